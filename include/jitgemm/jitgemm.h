@@ -1,0 +1,242 @@
+/* libjitgemm: GEMM kernels generated for each problem at run time, compiled
+ * with NVRTC, cached in memory and on disk, launched through the CUDA driver.
+ *
+ *   D[M,N] = alpha * A[M,K] * B[N,K]^T + beta * C[M,N]
+ *
+ * A and B are K-major (row-major [M,K] and [N,K]); C and D are row-major.
+ * Leading dimensions are in elements. All pointers are device pointers.
+ *
+ * Thread-safety: every function may be called from several threads at once
+ * on the same context, unless its comment says otherwise. Plans belong to
+ * their context and stay valid until jg_context_destroy.
+ *
+ * The library never prints unless asked (jg_options.log or JITGEMM_LOG) and
+ * never aborts the process: every failure is a jg_status plus a message from
+ * jg_context_last_error. */
+#ifndef JITGEMM_JITGEMM_H
+#define JITGEMM_JITGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitgemm/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define JG_API __attribute__((visibility("default")))
+#else
+#define JG_API
+#endif
+
+/* A CUDA stream: CUstream and cudaStream_t are both this type. NULL is the
+ * legacy default stream. */
+typedef struct CUstream_st *jg_stream;
+
+/* ---- statuses ---------------------------------------------------------- */
+
+/* X(name, value, text): one list makes the enum, jg_status_name and
+ * jg_status_string. Values are stable; new ones are only appended. */
+#define JG_STATUS_LIST(X)                                                       \
+    X(OK, 0, "success")                                                         \
+    X(ERR_INVALID, -1, "invalid argument: a value breaks a documented rule")   \
+    X(ERR_NULL_POINTER, -2, "a required pointer is NULL")                      \
+    X(ERR_MISALIGNED, -3, "a device pointer is not 16-byte aligned")           \
+    X(ERR_UNSUPPORTED, -4, "valid request that this version does not support") \
+    X(ERR_TOO_LARGE, -5, "a dimension exceeds what the kernels can index")     \
+    X(ERR_NO_DRIVER, -6, "the CUDA driver (libcuda.so.1) could not be loaded") \
+    X(ERR_NO_DEVICE, -7, "no current CUDA context or device")                  \
+    X(ERR_UNSUPPORTED_ARCH, -8, "the GPU architecture is not supported")       \
+    X(ERR_CUDA, -9, "a CUDA driver call failed")                               \
+    X(ERR_COMPILE, -10, "NVRTC failed to compile the generated kernel")        \
+    X(ERR_NO_MEMORY, -11, "out of host memory")                                \
+    X(ERR_OFFLINE, -12, "the context has no device: it can compile, not run")  \
+    X(ERR_CACHE, -13, "the kernel cache could not be used")
+
+typedef enum jg_status {
+#define JG_STATUS_ENUM_(name, value, text) JG_##name = value,
+    JG_STATUS_LIST(JG_STATUS_ENUM_)
+#undef JG_STATUS_ENUM_
+} jg_status;
+
+/* "JG_ERR_INVALID" etc.; "JG_UNKNOWN_STATUS" for values not in the list. */
+JG_API const char *jg_status_name(jg_status status);
+/* A sentence describing the status; never NULL. */
+JG_API const char *jg_status_string(jg_status status);
+
+/* "MAJOR.MINOR.PATCH" of the loaded library. */
+JG_API const char *jg_version(void);
+
+/* ---- types ------------------------------------------------------------- */
+
+typedef enum jg_dtype {
+    JG_DTYPE_NONE = 0, /* "no operand" (c_type only); the zero of a fresh struct */
+    JG_BF16 = 1,
+    JG_FP16 = 2,
+    JG_FP32 = 3,
+} jg_dtype;
+
+/* ---- context ----------------------------------------------------------- */
+
+typedef struct jg_context jg_context;
+typedef struct jg_plan jg_plan;
+
+typedef enum jg_cache_mode {
+    JG_CACHE_DEFAULT = 0,   /* $JITGEMM_CACHE (off|read|readwrite), else readwrite */
+    JG_CACHE_OFF = 1,       /* memory cache only */
+    JG_CACHE_READ = 2,      /* load from disk, never write */
+    JG_CACHE_READWRITE = 3, /* load, and store what was compiled */
+} jg_cache_mode;
+
+typedef enum jg_log_level {
+    JG_LOG_ERROR = 0,
+    JG_LOG_WARN = 1,
+    JG_LOG_INFO = 2,
+    JG_LOG_DEBUG = 3,
+} jg_log_level;
+
+/* Log categories (jg_options.log_mask, and the comma-separated words of
+ * JITGEMM_LOG: "plan,cache", "all" or "1"). Warnings and errors are sent
+ * whenever a callback or JITGEMM_LOG is set, whatever the mask. */
+#define JG_LOGC_PLAN 0x1u    /* why the planner chose each tile, stage, cluster */
+#define JG_LOGC_CACHE 0x2u   /* memory and disk cache hits, misses, writes */
+#define JG_LOGC_COMPILE 0x4u /* NVRTC compiles and their times */
+#define JG_LOGC_LAUNCH 0x8u  /* kernel launches (noisy) */
+#define JG_LOGC_ALL 0xffffffffu
+
+/* category is "plan", "cache", "compile", "launch" or "general". The message
+ * is valid only during the call. May be called from any thread. */
+typedef void (*jg_log_fn)(void *user, jg_log_level level, const char *category,
+                          const char *message);
+
+enum {
+    /* No GPU is used: kernels are compiled for jg_options.arch and stored in
+     * the caches; jg_gemm_run returns JG_ERR_OFFLINE. Works without a driver. */
+    JG_CONTEXT_OFFLINE = 1u << 0,
+};
+
+typedef struct jg_options {
+    uint32_t flags;          /* JG_CONTEXT_* */
+    const char *arch;        /* "sm_90a"; NULL: the current device's (required offline) */
+    const char *cache_dir;   /* NULL: $JITGEMM_CACHE_DIR, $XDG_CACHE_HOME/jitgemm,
+                                ~/.cache/jitgemm (in that order) */
+    jg_cache_mode cache_mode;
+    jg_log_fn log;           /* NULL: stderr, only if JITGEMM_LOG is set */
+    void *log_user;
+    uint32_t log_mask;       /* JG_LOGC_* for the callback; 0: from JITGEMM_LOG */
+    int sm_count;            /* offline: the target's multiprocessors, which the planner
+                                sizes tiles for (0: 132, an H100 SXM); ignored online */
+} jg_options;
+
+/* Creates a context bound to the CUDA context current on the calling thread
+ * (for example the primary context made current by the CUDA runtime).
+ * opt may be NULL (defaults). The strings in opt are copied.
+ * Returns JG_ERR_NO_DRIVER without a driver, JG_ERR_NO_DEVICE without a
+ * current CUDA context, JG_ERR_UNSUPPORTED_ARCH on a GPU other than sm_90,
+ * JG_ERR_INVALID for bad options. On failure *out is NULL and
+ * jg_context_last_error(NULL) tells why. */
+JG_API jg_status jg_context_create(const jg_options *opt, jg_context **out);
+
+/* Frees the context, its plans and loaded modules. NULL is ignored. Not to be
+ * called while other threads use the context or its kernels still run. */
+JG_API void jg_context_destroy(jg_context *ctx);
+
+/* The text of the context's last failure: the failing call's name, the
+ * CUresult name or the NVRTC log. ctx NULL: the calling thread's last failure
+ * of a call that had no context (jg_context_create). Never NULL; "" when
+ * nothing failed. Valid until the next failing call on the same context. */
+JG_API const char *jg_context_last_error(const jg_context *ctx);
+
+/* "sm_90a" etc.: what this context compiles for. */
+JG_API const char *jg_context_arch(const jg_context *ctx);
+
+typedef struct jg_context_stats {
+    uint64_t plans_memory;    /* jg_gemm_plan answered from the memory cache */
+    uint64_t plans_disk;      /* kernels loaded from the disk cache */
+    uint64_t plans_compiled;  /* kernels compiled by NVRTC */
+    uint64_t compile_failures;
+    double compile_ms;        /* wall time spent in NVRTC, all threads summed */
+} jg_context_stats;
+
+JG_API jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *out);
+
+/* ---- dense GEMM -------------------------------------------------------- */
+
+enum {
+    /* M is a run-time argument (jg_gemm_args.m): one compiled kernel serves
+     * every M. problem.m is then a hint the planner sizes tiles for. */
+    JG_GEMM_M_GENERIC = 1u << 0,
+};
+
+/* Everything that shapes the kernel. A zeroed struct plus the fields you need.
+ * Rules (checked before anything is compiled; JG_ERR_INVALID or
+ * JG_ERR_UNSUPPORTED with the rule in the message):
+ *   a_type == b_type, both BF16 or FP16; d_type BF16, FP16 or FP32;
+ *   c_type NONE or == d_type;
+ *   1 <= m, n, k <= 2^31 - 1 (JG_ERR_TOO_LARGE beyond);
+ *   lda, ldb >= k; ldd (and ldc) >= n; 0 means packed (k or n);
+ *   every leading dimension times the element size a multiple of 16 bytes
+ *   (TMA's rule), so with packed 16-bit operands k and n are multiples of 8. */
+typedef struct jg_gemm_problem {
+    uint32_t flags; /* JG_GEMM_* */
+    jg_dtype a_type, b_type, c_type, d_type;
+    int64_t m, n, k;
+    int64_t lda, ldb, ldc, ldd;
+} jg_gemm_problem;
+
+/* What changes from call to call. Pointers must be 16-byte aligned.
+ * c may equal d (in-place update). With c_type NONE, c and beta are ignored. */
+typedef struct jg_gemm_args {
+    const void *a;
+    const void *b;
+    const void *c;
+    void *d;
+    float alpha;
+    float beta;
+    int64_t m; /* M-generic plans: rows of this call (1..2^31-1); 0 = problem.m.
+                  Other plans: 0 or problem.m. */
+} jg_gemm_args;
+
+/* Finds or builds the plan for a problem: memory cache, then disk cache,
+ * then NVRTC. Thread-safe: threads asking for the same uncached kernel at
+ * once compile it once. *out is owned by ctx. In an offline context the
+ * kernel is compiled and cached but *out cannot be run. */
+JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
+                              jg_plan **out);
+
+/* Launches the plan on stream: no allocation, no synchronization, no
+ * compilation; capturable in a CUDA graph. The context's CUDA context must be
+ * current on the calling thread. Returns JG_ERR_NULL_POINTER,
+ * JG_ERR_MISALIGNED, JG_ERR_INVALID (args.m), JG_ERR_OFFLINE or JG_ERR_CUDA. */
+JG_API jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+
+/* jg_gemm_plan then jg_gemm_run. */
+JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
+                         const jg_gemm_args *args, jg_stream stream);
+
+/* ---- plan introspection ------------------------------------------------ */
+
+typedef enum jg_origin {
+    JG_ORIGIN_COMPILED = 1, /* NVRTC compiled it in this process */
+    JG_ORIGIN_DISK = 2,     /* loaded from the disk cache */
+} jg_origin;
+
+typedef struct jg_plan_info {
+    const char *kernel_name; /* e.g. "jg_gemm_bf16_bf16_sm90a_128x256x64_s4_c1"; owned by the plan */
+    jg_origin origin;        /* how the kernel reached this process */
+    uint32_t block_m, block_n, block_k, stages, cluster;
+    uint32_t grid;           /* CTAs launched (persistent) for problem.m */
+    uint32_t threads;        /* per CTA */
+    uint32_t smem_bytes;     /* dynamic shared memory per CTA */
+    uint64_t key_hash[2];    /* the XXH3-128 cache key */
+} jg_plan_info;
+
+JG_API jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITGEMM_JITGEMM_H */

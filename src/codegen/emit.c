@@ -1,0 +1,168 @@
+/* Source generation: a prelude of named constants, then the template text
+ * with our own #include lines replaced by the embedded files, so the result
+ * needs no include path and no toolkit header. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jg_internal.h"
+
+void jg__buf_append(jg__buf *b, const void *data, size_t len)
+{
+    if (b->failed)
+        return;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1)
+            cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = 0;
+}
+
+void jg__buf_puts(jg__buf *b, const char *s) { jg__buf_append(b, s, strlen(s)); }
+
+void jg__buf_printf(jg__buf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        jg__buf_append(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    jg__buf_append(b, big, (size_t)n);
+    free(big);
+}
+
+void jg__buf_free(jg__buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+const char *jg__dtype_name(uint32_t dtype)
+{
+    switch (dtype) {
+    case JG_BF16:
+        return "bf16";
+    case JG_FP16:
+        return "fp16";
+    case JG_FP32:
+        return "fp32";
+    }
+    return "none";
+}
+
+size_t jg__dtype_size(uint32_t dtype)
+{
+    switch (dtype) {
+    case JG_BF16:
+    case JG_FP16:
+        return 2;
+    case JG_FP32:
+        return 4;
+    }
+    return 0;
+}
+
+void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[128])
+{
+    char arch_id[16];
+    size_t j = 0;
+    for (const char *s = arch; *s && j + 1 < sizeof arch_id; ++s)
+        if (*s != '_')
+            arch_id[j++] = *s;
+    arch_id[j] = 0;
+    char m[24];
+    if (key->m)
+        snprintf(m, sizeof m, "%lld", (long long)key->m);
+    else
+        snprintf(m, sizeof m, "X");
+    snprintf(out, 128, "jg_gemm_%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld",
+             jg__dtype_name(key->a_type), jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
+             arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
+             key->cfg.consumers, key->cfg.cluster, m, (long long)key->n, (long long)key->k);
+}
+
+/* Appends a template, replacing `#include "x"` of embedded files by their
+ * text (each file once; they carry include guards anyway). */
+static void emit_template(jg__buf *out, const jg__template *t, unsigned *included)
+{
+    const char *p = t->text, *end = t->text + t->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *line_end = nl ? nl + 1 : end;
+        const char *inc = "#include \"";
+        size_t inc_len = strlen(inc);
+        if ((size_t)(line_end - p) > inc_len && !memcmp(p, inc, inc_len)) {
+            const char *name = p + inc_len;
+            const char *q = memchr(name, '"', (size_t)(line_end - name));
+            char file[64];
+            size_t n = q ? (size_t)(q - name) : 0;
+            if (q && n < sizeof file) {
+                memcpy(file, name, n);
+                file[n] = 0;
+                const jg__template *sub = jg__template_find(file);
+                if (sub) {
+                    unsigned bit = 1u << (unsigned)(sub - jg__templates);
+                    if (!(*included & bit)) {
+                        *included |= bit;
+                        emit_template(out, sub, included);
+                    }
+                    p = line_end;
+                    continue;
+                }
+            }
+        }
+        jg__buf_append(out, p, (size_t)(line_end - p));
+        p = line_end;
+    }
+}
+
+void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
+{
+    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
+    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+    jg__buf_printf(out, "#define JG_AB_DTYPE %u\n", key->a_type);
+    jg__buf_printf(out, "#define JG_D_DTYPE %u\n", key->d_type);
+    jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
+    jg__buf_printf(out, "#define JG_M %lld\n", (long long)key->m);
+    jg__buf_printf(out, "#define JG_N %lld\n", (long long)key->n);
+    jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);
+    jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);
+    jg__buf_printf(out, "#define JG_BLOCK_N %u\n", key->cfg.block_n);
+    jg__buf_printf(out, "#define JG_BLOCK_K %u\n", key->cfg.block_k);
+    jg__buf_printf(out, "#define JG_STAGES %u\n", key->cfg.stages);
+    jg__buf_printf(out, "#define JG_CONSUMERS %u\n", key->cfg.consumers);
+    jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
+    const jg__template *t = jg__template_find("sm90_gemm.cu");
+    if (!t) {
+        out->failed = true;
+        return;
+    }
+    unsigned included = 1u << (unsigned)(t - jg__templates);
+    emit_template(out, t, &included);
+}

@@ -1,0 +1,107 @@
+/* Cache keys: fixed-layout bytes, zeroed then filled, hashed with XXH3-128
+ * together with everything else that decides the cubin. Keys hold no
+ * pointers and no paths, so a cache built on one machine serves another. */
+#include <stdio.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "jg_internal.h"
+
+void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
+{
+    memset(out, 0, sizeof *out);
+    out->flags = p->flags;
+    out->a_type = (uint32_t)p->a_type;
+    out->b_type = (uint32_t)p->b_type;
+    out->c_type = (uint32_t)p->c_type;
+    out->d_type = (uint32_t)p->d_type;
+    out->m = p->m;
+    out->n = p->n;
+    out->k = p->k;
+    out->lda = p->lda ? p->lda : p->k;
+    out->ldb = p->ldb ? p->ldb : p->k;
+    out->ldd = p->ldd ? p->ldd : p->n;
+    out->ldc = p->c_type == JG_DTYPE_NONE ? 0 : (p->ldc ? p->ldc : p->n);
+}
+
+/* Leading dimensions live in the tensor maps and kernel arguments, not in
+ * the code: they are left out of the kernel key. */
+void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out)
+{
+    memset(out, 0, sizeof *out);
+    out->key_format = 1;
+    out->kind = 1;
+    out->a_type = p->a_type;
+    out->b_type = p->b_type;
+    out->c_type = p->c_type;
+    out->d_type = p->d_type;
+    out->flags = p->flags & JG_GEMM_M_GENERIC;
+    out->m = (p->flags & JG_GEMM_M_GENERIC) ? 0 : p->m;
+    out->n = p->n;
+    out->k = p->k;
+    out->cfg = *cfg;
+}
+
+jg__salt jg__salt_make(const char *arch, const char *options)
+{
+    int nv_major = 0, nv_minor = 0;
+    jg__nvrtc_version(&nv_major, &nv_minor);
+    jg__hash128 templates = jg__templates_hash();
+    char text[512];
+    int n = snprintf(text, sizeof text, "libjitgemm %s|nvrtc %d.%d|%s|%s|templates %016llx%016llx",
+                     JITGEMM_VERSION_STRING, nv_major, nv_minor, arch, options,
+                     (unsigned long long)templates.hi, (unsigned long long)templates.lo);
+    XXH128_hash_t h = XXH3_128bits(text, (size_t)n);
+    jg__salt s = {{h.low64, h.high64}};
+    return s;
+}
+
+jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len)
+{
+    unsigned char buf[16 + 512];
+    if (key_len > sizeof buf - 16) /* keys are small fixed structs */
+        key_len = sizeof buf - 16;
+    uint64_t s[2] = {salt->h.lo, salt->h.hi};
+    memcpy(buf, s, sizeof s);
+    memcpy(buf + sizeof s, key, key_len);
+    XXH128_hash_t h = XXH3_128bits(buf, sizeof s + key_len);
+    jg__hash128 out = {h.low64, h.high64};
+    return out;
+}
+
+void jg__hash_hex(jg__hash128 h, char out[33])
+{
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.hi, (unsigned long long)h.lo);
+}
+
+static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
+static jg__hash128 templates_hash;
+
+/* The hash of (name hash, text hash) pairs of every embedded template. */
+static void templates_hash_compute(void)
+{
+    uint64_t parts[2 * 32] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < jg__templates_count && n + 2 <= JG_ARRAY_LEN(parts); ++i) {
+        parts[n++] = XXH3_64bits(jg__templates[i].name, strlen(jg__templates[i].name));
+        parts[n++] = XXH3_64bits(jg__templates[i].text, jg__templates[i].len);
+    }
+    XXH128_hash_t h = XXH3_128bits(parts, n * sizeof parts[0]);
+    templates_hash.lo = h.low64;
+    templates_hash.hi = h.high64;
+}
+
+jg__hash128 jg__templates_hash(void)
+{
+    pthread_once(&templates_once, templates_hash_compute);
+    return templates_hash;
+}
+
+const jg__template *jg__template_find(const char *name)
+{
+    for (size_t i = 0; i < jg__templates_count; ++i)
+        if (!strcmp(jg__templates[i].name, name))
+            return &jg__templates[i];
+    return NULL;
+}

@@ -1,0 +1,327 @@
+/* Declarations shared between the library's files (prefix jg__). Not installed. */
+#ifndef JG_INTERNAL_H
+#define JG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "jitgemm/jitgemm.h"
+#include "jg_kargs.h"
+
+#if defined(__GNUC__)
+#define JG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define JG_PRINTF(f, a)
+#endif
+
+#define JG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- growable text/byte buffer (emit.c): the first failure sticks ----- */
+
+typedef struct jg__buf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed; later appends are ignored */
+} jg__buf;
+
+void jg__buf_append(jg__buf *b, const void *data, size_t len);
+void jg__buf_puts(jg__buf *b, const char *s);
+void jg__buf_printf(jg__buf *b, const char *fmt, ...) JG_PRINTF(2, 3);
+void jg__buf_free(jg__buf *b);
+
+/* ---- driver.c: libcuda.so.1 opened with dlopen ------------------------- */
+
+#define JG_DRIVER_FUNCS(X)                                                                 \
+    X(cuInit, CUresult, (unsigned int))                                                    \
+    X(cuDriverGetVersion, CUresult, (int *))                                               \
+    X(cuGetErrorName, CUresult, (CUresult, const char **))                                 \
+    X(cuGetErrorString, CUresult, (CUresult, const char **))                               \
+    X(cuCtxGetCurrent, CUresult, (CUcontext *))                                            \
+    X(cuCtxGetDevice, CUresult, (CUdevice *))                                              \
+    X(cuCtxPushCurrent, CUresult, (CUcontext))                                             \
+    X(cuCtxPopCurrent, CUresult, (CUcontext *))                                            \
+    X(cuDeviceGetAttribute, CUresult, (int *, CUdevice_attribute, CUdevice))               \
+    X(cuDeviceGetName, CUresult, (char *, int, CUdevice))                                  \
+    X(cuModuleLoadData, CUresult, (CUmodule *, const void *))                              \
+    X(cuModuleUnload, CUresult, (CUmodule))                                                \
+    X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *))               \
+    X(cuFuncSetAttribute, CUresult, (CUfunction, CUfunction_attribute, int))               \
+    X(cuLaunchKernelEx, CUresult, (const CUlaunchConfig *, CUfunction, void **, void **))  \
+    X(cuTensorMapEncodeTiled, CUresult,                                                    \
+      (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,         \
+       const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, \
+       CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
+
+typedef struct jg__driver {
+#define JG_DRIVER_FIELD_(name, ret, args) ret(*name) args;
+    JG_DRIVER_FUNCS(JG_DRIVER_FIELD_)
+#undef JG_DRIVER_FIELD_
+} jg__driver;
+
+/* Loads the driver once per process ($JITGEMM_LIBCUDA overrides the file
+ * name). On failure returns JG_ERR_NO_DRIVER (or JG_ERR_CUDA if cuInit
+ * fails) and writes why into err. */
+jg_status jg__driver_get(const jg__driver **out, char *err, size_t err_len);
+
+/* ---- error.c, log.c ------------------------------------------------------ */
+
+typedef struct jg__log {
+    jg_log_fn fn; /* NULL: nothing is logged */
+    void *user;
+    uint32_t mask; /* JG_LOGC_* */
+} jg__log;
+
+/* Reads JITGEMM_LOG into a mask; false when unset or empty. */
+bool jg__log_env_mask(uint32_t *mask);
+void jg__log_stderr(void *user, jg_log_level level, const char *category, const char *msg);
+void jg__logf(const jg__log *log, jg_log_level level, uint32_t category, const char *fmt, ...)
+    JG_PRINTF(4, 5);
+bool jg__log_on(const jg__log *log, uint32_t category);
+
+/* Records a failure in ctx (or, for NULL, the thread's context-less slot)
+ * and returns status, so callers can write `return jg__fail(...)`. */
+jg_status jg__fail(jg_context *ctx, jg_status status, const char *fmt, ...) JG_PRINTF(3, 4);
+/* Same for a failed driver call: "<call>: <CUDA_ERROR_NAME> (<text>)". */
+jg_status jg__fail_cu(jg_context *ctx, const char *call, CUresult r);
+
+/* ---- codegen: key.c ------------------------------------------------------ */
+
+/* The planner's choices: everything besides the problem that shapes code. */
+typedef struct jg__gemm_config {
+    uint32_t block_m, block_n, block_k;
+    uint32_t stages;
+    uint32_t consumers; /* consumer warpgroups */
+    uint32_t cluster;
+    uint32_t group_m;   /* tile rows per band of the grouped tile order */
+} jg__gemm_config;
+
+/* Fixed-layout bytes that decide a dense kernel's source: zeroed, then filled. */
+typedef struct jg__gemm_key {
+    uint32_t key_format; /* bumped when this struct changes meaning */
+    uint32_t kind;       /* 1: dense GEMM */
+    uint32_t a_type, b_type, c_type, d_type;
+    uint32_t flags;      /* JG_GEMM_* that shape code */
+    uint32_t reserved;
+    int64_t m;           /* 0 when M is a run-time argument */
+    int64_t n, k;
+    jg__gemm_config cfg;
+    uint32_t reserved2;
+} jg__gemm_key;
+
+typedef struct jg__hash128 {
+    uint64_t lo, hi;
+} jg__hash128;
+
+/* A problem normalized for lookup: fields copied into zeroed memory, packed
+ * leading dimensions filled in. Used as the plan table's key. */
+typedef struct jg__problem_key {
+    uint32_t flags;
+    uint32_t a_type, b_type, c_type, d_type;
+    uint32_t reserved;
+    int64_t m, n, k, lda, ldb, ldc, ldd;
+} jg__problem_key;
+
+void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
+void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
+
+/* Everything besides the key bytes that decides the cubin: library version,
+ * embedded templates, NVRTC version, arch, compile options. */
+typedef struct jg__salt {
+    jg__hash128 h;
+} jg__salt;
+
+jg__salt jg__salt_make(const char *arch, const char *options);
+jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len);
+void jg__hash_hex(jg__hash128 h, char out[33]);
+
+/* ---- codegen: templates (generated), emit.c, plan_sm90.c ----------------- */
+
+typedef struct jg__template {
+    const char *name; /* file name under templates/ */
+    const char *text;
+    size_t len;
+} jg__template;
+
+extern const jg__template jg__templates[];
+extern const size_t jg__templates_count;
+
+const jg__template *jg__template_find(const char *name);
+jg__hash128 jg__templates_hash(void);
+
+/* Kernel names encode their parameters; max 127 characters. */
+void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[128]);
+
+/* Writes the self-contained source of a dense GEMM kernel. */
+void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out);
+
+typedef struct jg__target {
+    const char *arch;     /* "sm_90a" (points at arch_name) */
+    char arch_name[16];
+    int sm_count;
+    int smem_per_block;   /* opt-in maximum of dynamic shared memory */
+} jg__target;
+
+/* Chooses tiles, stages, cluster for a valid problem; explains itself on
+ * JG_LOGC_PLAN. Returns JG_ERR_UNSUPPORTED_ARCH for arches without tables. */
+jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
+                             jg__gemm_config *out);
+uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg);
+uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
+
+/* ---- runtime: validate.c --------------------------------------------------- */
+
+jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p);
+
+/* ---- runtime: nvrtc.c ----------------------------------------------------- */
+
+/* Compiles source to a cubin for arch. On JG_ERR_COMPILE the NVRTC log is in
+ * log. PTX is returned too when ptx is non-NULL and NVRTC provides it. */
+jg_status jg__nvrtc_compile(const char *src, size_t src_len, const char *name, const char *arch,
+                            jg__buf *cubin, jg__buf *ptx, jg__buf *log);
+/* The option string that goes into every cache key. */
+const char *jg__nvrtc_options(void);
+void jg__nvrtc_version(int *major, int *minor);
+
+/* ---- runtime: cache_mem.c ---------------------------------------------------- */
+
+typedef struct jg__table_entry jg__table_entry;
+
+/* A hash table of fixed-size byte keys to pointers, with single-flight
+ * insertion: the first thread to miss a key builds it, the others wait. */
+typedef struct jg__table {
+    pthread_rwlock_t lock;
+    pthread_mutex_t wait_lock;
+    pthread_cond_t done;
+    jg__table_entry **buckets;
+    size_t nbuckets, count, key_size;
+} jg__table;
+
+int jg__table_init(jg__table *t, size_t key_size);
+void jg__table_destroy(jg__table *t, void (*free_value)(void *));
+/* The value for key if built; NULL otherwise. Cheap: one read lock. */
+void *jg__table_find(jg__table *t, const void *key);
+/* Returns the built value, or NULL after making the caller the builder of
+ * key, who must then call publish (value) or abandon (failure). Threads that
+ * claim a key being built wait for it. *status: JG_ERR_NO_MEMORY on failure. */
+void *jg__table_claim(jg__table *t, const void *key, jg_status *status);
+void jg__table_publish(jg__table *t, const void *key, void *value);
+void jg__table_abandon(jg__table *t, const void *key);
+
+/* ---- runtime: cache_disk.c --------------------------------------------------- */
+
+typedef struct jg__disk {
+    bool enabled;  /* false: memory-only */
+    bool writable;
+    char dir[4096]; /* the cache root; entries in <dir>/<arch>/ */
+} jg__disk;
+
+/* Resolves and checks the cache directory (creating it 0700 when writable).
+ * A directory owned by someone else or writable by group/others is refused
+ * with a warning: the cache turns memory-only. */
+void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const jg__log *log);
+
+/* Reads the entry for (arch, key). Any damage (bad magic, version, key,
+ * sizes, checksum) is a miss and logged. Returns true on a hit. */
+bool jg__disk_read(const jg__disk *d, const char *arch, jg__hash128 key, jg__buf *payload,
+                   const jg__log *log);
+/* Writes atomically: temp file in the same directory, fsync, rename. */
+bool jg__disk_write(const jg__disk *d, const char *arch, jg__hash128 key, const char *name,
+                    const void *payload, size_t len, const jg__log *log);
+/* Per-key lock across processes: returns an fd to pass to unlock, or -1. */
+int jg__disk_lock(const jg__disk *d, const char *arch, jg__hash128 key, const jg__log *log);
+void jg__disk_unlock(int fd);
+/* The path of an entry (for tests and tools). */
+void jg__disk_entry_path(const jg__disk *d, const char *arch, jg__hash128 key, char *out,
+                         size_t len);
+
+/* On-disk header: see cache/README.md. */
+#define JG_DISK_MAGIC "JGCUBIN\x1a"
+#define JG_DISK_FORMAT 1u
+
+typedef struct jg__disk_header {
+    char magic[8];
+    uint32_t format;
+    uint32_t header_size;
+    uint64_t key_lo, key_hi;
+    uint64_t payload_size;
+    uint64_t payload_checksum; /* XXH3-64 of the payload */
+    uint64_t created_unix;
+    char arch[16];
+    char name[128];
+    uint64_t header_checksum; /* XXH3-64 of every byte above */
+} jg__disk_header;
+
+/* ---- runtime: kernels, plans, context --------------------------------------- */
+
+typedef struct jg__kernel {
+    const jg__driver *cu; /* to unload the module */
+    CUmodule module;   /* NULL in an offline context */
+    CUfunction fn;
+    uint32_t smem_bytes;
+    jg_origin origin;
+    jg__hash128 key;
+    char name[128];
+} jg__kernel;
+
+#define JG_TMAP_SLOTS 4
+
+/* Tensor maps depend on pointers: the last few sets are kept per plan. */
+typedef struct jg__tmap_slot {
+    const void *a, *b;
+    int64_t m;
+    uint64_t stamp;
+    jg_tmap ta, tb;
+} jg__tmap_slot;
+
+struct jg_plan {
+    jg_context *ctx;
+    jg__problem_key problem;
+    jg__gemm_config cfg;
+    jg__kernel *kernel;
+    uint32_t threads, grid; /* grid for problem.m */
+    pthread_mutex_t tmap_lock;
+    uint64_t tmap_clock;
+    jg__tmap_slot tmaps[JG_TMAP_SLOTS];
+};
+
+struct jg_context {
+    const jg__driver *cu;   /* NULL when offline */
+    CUcontext cu_ctx;
+    CUdevice device;
+    bool offline;
+    jg__target target;
+    char arch[16];
+    jg__salt salt;
+    jg__log log;
+    jg__disk disk;
+    char dump_dir[4096];    /* JITGEMM_DUMP, "" when off */
+    jg__table plans;        /* jg__problem_key -> jg_plan* */
+    jg__table kernels;      /* jg__hash128 -> jg__kernel* */
+    pthread_mutex_t stats_lock;
+    jg_context_stats stats;
+    pthread_mutex_t error_lock;
+    char last_error[8192];
+};
+
+/* module.c: finds or builds the kernel for a key (memory, disk, NVRTC). */
+jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out);
+void jg__kernel_free(void *kernel);
+
+/* tensormap.c */
+jg_status jg__tmap_encode_kmajor(jg_context *ctx, jg_tmap *out, uint32_t dtype, const void *ptr,
+                                 uint64_t rows, uint64_t k, uint64_t ld, uint32_t box_rows,
+                                 uint32_t box_k);
+
+/* launch.c */
+jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
+
+size_t jg__dtype_size(uint32_t dtype);
+const char *jg__dtype_name(uint32_t dtype);
+
+#endif /* JG_INTERNAL_H */

@@ -1,0 +1,297 @@
+/* The on-disk cache: <dir>/<arch>/<key-hex>.cubin, a checked header and the
+ * cubin. Written to a temp file, fsync'd, renamed: readers see a whole entry
+ * or none. Damaged entries are misses that the next write replaces. A cubin
+ * is code we execute, so the directory must be ours and closed to others. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "jg_internal.h"
+
+static bool default_dir(char *out, size_t len)
+{
+    const char *env = getenv("JITGEMM_CACHE_DIR");
+    if (env && *env)
+        return (size_t)snprintf(out, len, "%s", env) < len;
+    env = getenv("XDG_CACHE_HOME");
+    if (env && *env)
+        return (size_t)snprintf(out, len, "%s/jitgemm", env) < len;
+    env = getenv("HOME");
+    if (env && *env)
+        return (size_t)snprintf(out, len, "%s/.cache/jitgemm", env) < len;
+    return false;
+}
+
+/* mkdir -p with mode 0700 for the parts we create. */
+static int make_dirs(const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return -1;
+    for (char *p = tmp + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* The directory must be a directory, ours, and not writable by others. */
+static bool dir_is_safe(const char *path, const jg__log *log)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cache directory %s: %s; using memory only",
+                 path, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cache path %s is not a directory; using memory only",
+                 path);
+        return false;
+    }
+    if (st.st_uid != geteuid()) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+                 "cache directory %s is owned by uid %u, not by us (uid %u): refused, using "
+                 "memory only",
+                 path, (unsigned)st.st_uid, (unsigned)geteuid());
+        return false;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+                 "cache directory %s is writable by group or others (mode %03o): refused, using "
+                 "memory only",
+                 path, (unsigned)(st.st_mode & 0777));
+        return false;
+    }
+    return true;
+}
+
+void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const jg__log *log)
+{
+    memset(d, 0, sizeof *d);
+    if (mode == JG_CACHE_OFF)
+        return;
+    if (dir_opt && *dir_opt) {
+        if ((size_t)snprintf(d->dir, sizeof d->dir, "%s", dir_opt) >= sizeof d->dir)
+            return;
+    } else if (!default_dir(d->dir, sizeof d->dir)) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+                 "no cache directory (JITGEMM_CACHE_DIR, XDG_CACHE_HOME and HOME unset); using "
+                 "memory only");
+        return;
+    }
+    d->writable = mode == JG_CACHE_READWRITE;
+    if (d->writable && make_dirs(d->dir) != 0) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cannot create cache directory %s: %s", d->dir,
+                 strerror(errno));
+        return;
+    }
+    if (!dir_is_safe(d->dir, log))
+        return;
+    d->enabled = true;
+    jg__logf(log, JG_LOG_INFO, JG_LOGC_CACHE, "disk cache %s (%s)", d->dir,
+             d->writable ? "read-write" : "read-only");
+}
+
+static void arch_dir(const jg__disk *d, const char *arch, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s", d->dir, arch);
+}
+
+void jg__disk_entry_path(const jg__disk *d, const char *arch, jg__hash128 key, char *out,
+                         size_t len)
+{
+    char hex[33];
+    jg__hash_hex(key, hex);
+    snprintf(out, len, "%s/%s/%s.cubin", d->dir, arch, hex);
+}
+
+static uint64_t header_checksum(const jg__disk_header *h)
+{
+    return XXH3_64bits(h, offsetof(jg__disk_header, header_checksum));
+}
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Why an entry is not usable, or NULL when it is. */
+static const char *check_header(const jg__disk_header *h, jg__hash128 key, off_t file_size)
+{
+    if (memcmp(h->magic, JG_DISK_MAGIC, sizeof h->magic))
+        return "bad magic";
+    if (h->format != JG_DISK_FORMAT)
+        return "other format version";
+    if (h->header_size != sizeof *h)
+        return "bad header size";
+    if (h->header_checksum != header_checksum(h))
+        return "header checksum mismatch";
+    if (h->key_lo != key.lo || h->key_hi != key.hi)
+        return "key mismatch";
+    if ((uint64_t)file_size != sizeof *h + h->payload_size)
+        return "size mismatch (truncated or extended)";
+    return NULL;
+}
+
+bool jg__disk_read(const jg__disk *d, const char *arch, jg__hash128 key, jg__buf *payload,
+                   const jg__log *log)
+{
+    if (!d->enabled)
+        return false;
+    char path[4200];
+    jg__disk_entry_path(d, arch, key, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        jg__logf(log, JG_LOG_DEBUG, JG_LOGC_CACHE, "disk miss %s", path);
+        return false;
+    }
+    struct stat st;
+    jg__disk_header h;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0 || !read_all(fd, &h, sizeof h))
+        why = "short header";
+    else
+        why = check_header(&h, key, st.st_size);
+    if (!why) {
+        size_t before = payload->len;
+        char *data = malloc(h.payload_size ? h.payload_size : 1);
+        if (!data || !read_all(fd, data, h.payload_size))
+            why = "short payload";
+        else if (XXH3_64bits(data, h.payload_size) != h.payload_checksum)
+            why = "payload checksum mismatch";
+        else
+            jg__buf_append(payload, data, h.payload_size);
+        free(data);
+        if (why || payload->failed)
+            payload->len = before;
+    }
+    close(fd);
+    if (why) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "ignoring damaged cache entry %s: %s", path, why);
+        return false;
+    }
+    jg__logf(log, JG_LOG_INFO, JG_LOGC_CACHE, "disk hit %s (%s)", path, h.name);
+    return true;
+}
+
+bool jg__disk_write(const jg__disk *d, const char *arch, jg__hash128 key, const char *name,
+                    const void *payload, size_t len, const jg__log *log)
+{
+    if (!d->enabled || !d->writable)
+        return false;
+    char dir[4200], tmp[4300], path[4200];
+    arch_dir(d, arch, dir, sizeof dir);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cannot create %s: %s", dir, strerror(errno));
+        return false;
+    }
+    jg__disk_entry_path(d, arch, key, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cannot create %s: %s", tmp, strerror(errno));
+        return false;
+    }
+    jg__disk_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, JG_DISK_MAGIC, sizeof h.magic);
+    h.format = JG_DISK_FORMAT;
+    h.header_size = sizeof h;
+    h.key_lo = key.lo;
+    h.key_hi = key.hi;
+    h.payload_size = len;
+    h.payload_checksum = XXH3_64bits(payload, len);
+    h.created_unix = (uint64_t)time(NULL);
+    snprintf(h.arch, sizeof h.arch, "%s", arch);
+    snprintf(h.name, sizeof h.name, "%s", name);
+    h.header_checksum = header_checksum(&h);
+    bool ok = write_all(fd, &h, sizeof h) && write_all(fd, payload, len) && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cannot write cache entry %s: %s", path,
+                 strerror(errno));
+        unlink(tmp);
+        return false;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { /* make the rename itself durable */
+        fsync(dfd);
+        close(dfd);
+    }
+    jg__logf(log, JG_LOG_INFO, JG_LOGC_CACHE, "wrote %s (%s, %zu bytes)", path, name, len);
+    return true;
+}
+
+int jg__disk_lock(const jg__disk *d, const char *arch, jg__hash128 key, const jg__log *log)
+{
+    if (!d->enabled || !d->writable)
+        return -1;
+    char dir[4200], path[4300], hex[33];
+    arch_dir(d, arch, dir, sizeof dir);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    jg__hash_hex(key, hex);
+    snprintf(path, sizeof path, "%s/%s.lock", dir, hex);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cannot open lock %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+void jg__disk_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}

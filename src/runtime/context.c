@@ -1,0 +1,207 @@
+/* Contexts: the bound CUDA context, device facts, options, caches. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jg_internal.h"
+
+/* Targets with kernel tables. Offline contexts may name any of these. */
+static const struct {
+    const char *arch;
+    int cc_major, cc_minor;
+    int default_sm_count;   /* offline planning without jg_options.sm_count */
+    int smem_per_block;     /* opt-in dynamic shared memory per block */
+} targets[] = {
+    {"sm_90a", 9, 0, 132, 232448},
+};
+
+const char *jg_version(void) { return JITGEMM_VERSION_STRING; }
+
+const char *jg_context_arch(const jg_context *ctx) { return ctx ? ctx->arch : ""; }
+
+static jg_cache_mode cache_mode_from_env(const jg__log *log)
+{
+    const char *env = getenv("JITGEMM_CACHE");
+    if (!env || !*env || !strcmp(env, "readwrite"))
+        return JG_CACHE_READWRITE;
+    if (!strcmp(env, "off"))
+        return JG_CACHE_OFF;
+    if (!strcmp(env, "read"))
+        return JG_CACHE_READ;
+    jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+             "JITGEMM_CACHE=%s is not off, read or readwrite: using readwrite", env);
+    return JG_CACHE_READWRITE;
+}
+
+static void setup_log(jg_context *ctx, const jg_options *o)
+{
+    uint32_t env_mask = 0;
+    bool env = jg__log_env_mask(&env_mask);
+    if (o->log) {
+        ctx->log.fn = o->log;
+        ctx->log.user = o->log_user;
+        ctx->log.mask = o->log_mask ? o->log_mask : env_mask;
+    } else if (env) {
+        ctx->log.fn = jg__log_stderr;
+        ctx->log.mask = env_mask;
+    }
+}
+
+static void setup_dump(jg_context *ctx)
+{
+    const char *dir = getenv("JITGEMM_DUMP");
+    if (!dir || !*dir)
+        return;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_COMPILE, "JITGEMM_DUMP=%s: %s", dir,
+                 strerror(errno));
+        return;
+    }
+    snprintf(ctx->dump_dir, sizeof ctx->dump_dir, "%s", dir);
+}
+
+static int find_target(const char *arch)
+{
+    for (size_t i = 0; i < JG_ARRAY_LEN(targets); ++i)
+        if (!strcmp(targets[i].arch, arch))
+            return (int)i;
+    return -1;
+}
+
+/* Binds the current CUDA context and reads the device's facts. */
+static jg_status bind_device(jg_context *ctx, const jg_options *o)
+{
+    char err[512];
+    jg_status st = jg__driver_get(&ctx->cu, err, sizeof err);
+    if (st != JG_OK)
+        return jg__fail(NULL, st, "%s", err);
+    const jg__driver *cu = ctx->cu;
+    CUresult r = cu->cuCtxGetCurrent(&ctx->cu_ctx);
+    if (r != CUDA_SUCCESS || !ctx->cu_ctx)
+        return jg__fail(NULL, JG_ERR_NO_DEVICE,
+                        "no CUDA context is current on this thread: make one current first "
+                        "(cudaSetDevice + cudaFree(0), or cuCtxSetCurrent)");
+    int major = 0, minor = 0, sms = 0, smem = 0;
+    if ((r = cu->cuCtxGetDevice(&ctx->device)) != CUDA_SUCCESS ||
+        (r = cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                      ctx->device)) != CUDA_SUCCESS ||
+        (r = cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                      ctx->device)) != CUDA_SUCCESS ||
+        (r = cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                      ctx->device)) != CUDA_SUCCESS ||
+        (r = cu->cuDeviceGetAttribute(&smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                      ctx->device)) != CUDA_SUCCESS) {
+        const char *name = "?";
+        cu->cuGetErrorName(r, &name);
+        return jg__fail(NULL, JG_ERR_CUDA, "reading device attributes: %s", name);
+    }
+    int t = -1;
+    for (size_t i = 0; i < JG_ARRAY_LEN(targets); ++i)
+        if (targets[i].cc_major == major && targets[i].cc_minor == minor)
+            t = (int)i;
+    if (t < 0)
+        return jg__fail(NULL, JG_ERR_UNSUPPORTED_ARCH,
+                        "the GPU has compute capability %d.%d; libjitgemm supports 9.0 (Hopper)",
+                        major, minor);
+    if (o->arch && strcmp(o->arch, targets[t].arch))
+        return jg__fail(NULL, JG_ERR_INVALID, "options.arch %s differs from the GPU's %s",
+                        o->arch, targets[t].arch);
+    snprintf(ctx->arch, sizeof ctx->arch, "%s", targets[t].arch);
+    ctx->target.sm_count = sms;
+    ctx->target.smem_per_block = smem;
+    return JG_OK;
+}
+
+static jg_status setup_offline(jg_context *ctx, const jg_options *o)
+{
+    if (!o->arch)
+        return jg__fail(NULL, JG_ERR_INVALID, "options.arch is required with JG_CONTEXT_OFFLINE");
+    int t = find_target(o->arch);
+    if (t < 0)
+        return jg__fail(NULL, JG_ERR_UNSUPPORTED_ARCH, "options.arch %s: supported is sm_90a",
+                        o->arch);
+    if (o->sm_count < 0)
+        return jg__fail(NULL, JG_ERR_INVALID, "options.sm_count %d < 0", o->sm_count);
+    ctx->offline = true;
+    snprintf(ctx->arch, sizeof ctx->arch, "%s", targets[t].arch);
+    ctx->target.sm_count = o->sm_count ? o->sm_count : targets[t].default_sm_count;
+    ctx->target.smem_per_block = targets[t].smem_per_block;
+    return JG_OK;
+}
+
+jg_status jg_context_create(const jg_options *opt, jg_context **out)
+{
+    if (!out)
+        return jg__fail(NULL, JG_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    if (opt)
+        o = *opt;
+    if (o.flags & ~(uint32_t)JG_CONTEXT_OFFLINE)
+        return jg__fail(NULL, JG_ERR_INVALID, "options.flags 0x%x: unknown bits", o.flags);
+    if ((unsigned)o.cache_mode > JG_CACHE_READWRITE)
+        return jg__fail(NULL, JG_ERR_INVALID, "options.cache_mode %d is not a jg_cache_mode",
+                        (int)o.cache_mode);
+    jg_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the context");
+    pthread_mutex_init(&ctx->stats_lock, NULL);
+    pthread_mutex_init(&ctx->error_lock, NULL);
+    if (jg__table_init(&ctx->plans, sizeof(jg__problem_key)) != 0 ||
+        jg__table_init(&ctx->kernels, sizeof(jg__hash128)) != 0) {
+        jg_context_destroy(ctx);
+        return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the caches");
+    }
+    setup_log(ctx, &o);
+    jg_status st = (o.flags & JG_CONTEXT_OFFLINE) ? setup_offline(ctx, &o) : bind_device(ctx, &o);
+    if (st != JG_OK) {
+        jg_context_destroy(ctx);
+        return st;
+    }
+    snprintf(ctx->target.arch_name, sizeof ctx->target.arch_name, "%s", ctx->arch);
+    ctx->target.arch = ctx->target.arch_name;
+    jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
+    jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);
+    setup_dump(ctx);
+    ctx->salt = jg__salt_make(ctx->arch, jg__nvrtc_options());
+    *out = ctx;
+    return JG_OK;
+}
+
+static void plan_free(void *p)
+{
+    jg_plan *plan = p;
+    pthread_mutex_destroy(&plan->tmap_lock);
+    free(plan);
+}
+
+void jg_context_destroy(jg_context *ctx)
+{
+    if (!ctx)
+        return;
+    jg__table_destroy(&ctx->plans, plan_free);
+    bool pushed = ctx->cu && ctx->cu_ctx && ctx->cu->cuCtxPushCurrent(ctx->cu_ctx) == CUDA_SUCCESS;
+    jg__table_destroy(&ctx->kernels, jg__kernel_free);
+    if (pushed) {
+        CUcontext popped;
+        ctx->cu->cuCtxPopCurrent(&popped);
+    }
+    pthread_mutex_destroy(&ctx->stats_lock);
+    pthread_mutex_destroy(&ctx->error_lock);
+    free(ctx);
+}
+
+jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *out)
+{
+    if (!ctx || !out)
+        return jg__fail(NULL, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
+    jg_context *c = (jg_context *)ctx;
+    pthread_mutex_lock(&c->stats_lock);
+    *out = c->stats;
+    out->plans_memory = __atomic_load_n(&c->stats.plans_memory, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&c->stats_lock);
+    return JG_OK;
+}

@@ -1,0 +1,125 @@
+/* The dense GEMM entry points: plan (validate, look up, build) and run. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jg_internal.h"
+
+static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
+{
+    jg__gemm_config cfg;
+    jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
+    if (st != JG_OK)
+        return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s", ctx->arch);
+    jg__gemm_key key;
+    jg__gemm_key_make(pk, &cfg, &key);
+    jg__kernel *kernel;
+    if ((st = jg__kernel_get(ctx, &key, &kernel)) != JG_OK)
+        return st;
+    jg_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a plan");
+    plan->ctx = ctx;
+    plan->problem = *pk;
+    plan->cfg = cfg;
+    plan->kernel = kernel;
+    plan->threads = jg__gemm_threads(&cfg);
+    pthread_mutex_init(&plan->tmap_lock, NULL);
+    plan->grid = jg__gemm_grid(plan, pk->m);
+    *out = plan;
+    return JG_OK;
+}
+
+jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem, jg_plan **out)
+{
+    if (!ctx || !out)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
+    *out = NULL;
+    jg_status st = jg__validate_gemm(ctx, problem);
+    if (st != JG_OK)
+        return st;
+    jg__problem_key pk;
+    jg__problem_key_make(problem, &pk);
+    jg_plan *plan = jg__table_find(&ctx->plans, &pk);
+    if (!plan)
+        plan = jg__table_claim(&ctx->plans, &pk, &st);
+    if (st != JG_OK)
+        return jg__fail(ctx, st, "plan table");
+    if (plan) {
+        __atomic_fetch_add(&ctx->stats.plans_memory, 1, __ATOMIC_RELAXED);
+        *out = plan;
+        return JG_OK;
+    }
+    if ((st = build_plan(ctx, &pk, &plan)) != JG_OK) {
+        jg__table_abandon(&ctx->plans, &pk);
+        return st;
+    }
+    jg__table_publish(&ctx->plans, &pk, plan);
+    *out = plan;
+    return JG_OK;
+}
+
+static jg_status check_ptr(jg_context *ctx, const char *name, const void *p)
+{
+    if (!p)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL", name);
+    if ((uintptr_t)p % 16)
+        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 16-byte aligned", name, p);
+    return JG_OK;
+}
+
+jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+{
+    if (!plan)
+        return jg__fail(NULL, JG_ERR_NULL_POINTER, "plan is NULL");
+    jg_context *ctx = plan->ctx;
+    if (!args)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
+    if (ctx->offline)
+        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
+                        ctx->arch);
+    jg_status st;
+    if ((st = check_ptr(ctx, "a", args->a)) || (st = check_ptr(ctx, "b", args->b)) ||
+        (st = check_ptr(ctx, "d", args->d)))
+        return st;
+    if (plan->problem.c_type != JG_DTYPE_NONE && (st = check_ptr(ctx, "c", args->c)))
+        return st;
+    if (args->m) {
+        bool generic = plan->problem.flags & JG_GEMM_M_GENERIC;
+        if (args->m < 0 || args->m > 2147483647LL || (!generic && args->m != plan->problem.m))
+            return jg__fail(ctx, JG_ERR_INVALID,
+                            generic ? "args.m = %lld: must be 0 or 1..2^31-1"
+                                    : "args.m = %lld: this plan's M is baked in (%lld); pass 0 "
+                                      "or plan with JG_GEMM_M_GENERIC",
+                            (long long)args->m, (long long)plan->problem.m);
+    }
+    return jg__gemm_launch(plan, args, stream);
+}
+
+jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm_args *args,
+                  jg_stream stream)
+{
+    jg_plan *plan;
+    jg_status st = jg_gemm_plan(ctx, problem, &plan);
+    return st != JG_OK ? st : jg_gemm_run(plan, args, stream);
+}
+
+jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out)
+{
+    if (!plan || !out)
+        return jg__fail(plan ? plan->ctx : NULL, JG_ERR_NULL_POINTER, "%s is NULL",
+                        plan ? "out" : "plan");
+    memset(out, 0, sizeof *out);
+    out->kernel_name = plan->kernel->name;
+    out->origin = plan->kernel->origin;
+    out->block_m = plan->cfg.block_m;
+    out->block_n = plan->cfg.block_n;
+    out->block_k = plan->cfg.block_k;
+    out->stages = plan->cfg.stages;
+    out->cluster = plan->cfg.cluster;
+    out->grid = plan->grid;
+    out->threads = plan->threads;
+    out->smem_bytes = plan->kernel->smem_bytes;
+    out->key_hash[0] = plan->kernel->key.lo;
+    out->key_hash[1] = plan->kernel->key.hi;
+    return JG_OK;
+}

@@ -1,0 +1,164 @@
+/* Kernels: found in memory, else on disk, else generated and compiled; then
+ * loaded into the context's CUDA context. One build per key per process
+ * (the memory table's claim), one compile per key across processes (the
+ * disk cache's per-key lock). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jg_internal.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void dump_file(jg_context *ctx, const char *name, const char *ext, const void *data,
+                      size_t len)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s.%s", ctx->dump_dir, name, ext);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len)
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_COMPILE, "JITGEMM_DUMP: cannot write %s", path);
+    if (f)
+        fclose(f);
+}
+
+static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *name,
+                         jg__buf *cubin)
+{
+    jg__buf src = {0}, ptx = {0}, log = {0};
+    jg__emit_gemm(key, name, &src);
+    if (src.failed) {
+        jg__buf_free(&src);
+        return jg__fail(ctx, JG_ERR_NO_MEMORY, "generating the source of %s", name);
+    }
+    double t0 = now_ms();
+    jg_status st = jg__nvrtc_compile(src.data, src.len, name, ctx->arch, cubin,
+                                     ctx->dump_dir[0] ? &ptx : NULL, &log);
+    double ms = now_ms() - t0;
+    pthread_mutex_lock(&ctx->stats_lock);
+    ctx->stats.compile_ms += ms;
+    if (st == JG_OK)
+        ctx->stats.plans_compiled++;
+    else
+        ctx->stats.compile_failures++;
+    pthread_mutex_unlock(&ctx->stats_lock);
+    if (ctx->dump_dir[0]) {
+        dump_file(ctx, name, "cu", src.data, src.len);
+        if (ptx.len)
+            dump_file(ctx, name, "ptx", ptx.data, ptx.len);
+        if (st == JG_OK)
+            dump_file(ctx, name, "cubin", cubin->data, cubin->len);
+    }
+    if (st == JG_OK)
+        jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE, "compiled %s for %s in %.1f ms (%zu bytes)",
+                 name, ctx->arch, ms, cubin->len);
+    else
+        st = jg__fail(ctx, st, "compiling %s for %s:\n%s", name, ctx->arch,
+                      log.data ? log.data : "(no log)");
+    jg__buf_free(&src);
+    jg__buf_free(&ptx);
+    jg__buf_free(&log);
+    return st;
+}
+
+/* Loads a cubin into the context's CUDA context and prepares the function. */
+static jg_status load(jg_context *ctx, jg__kernel *k, const jg__buf *cubin)
+{
+    const jg__driver *cu = ctx->cu;
+    CUresult r = cu->cuCtxPushCurrent(ctx->cu_ctx);
+    if (r != CUDA_SUCCESS)
+        return jg__fail_cu(ctx, "cuCtxPushCurrent", r);
+    const char *call = "cuModuleLoadData";
+    r = cu->cuModuleLoadData(&k->module, cubin->data);
+    if (r == CUDA_SUCCESS) {
+        call = "cuModuleGetFunction";
+        r = cu->cuModuleGetFunction(&k->fn, k->module, k->name);
+    }
+    if (r == CUDA_SUCCESS) {
+        call = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)";
+        r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   (int)k->smem_bytes);
+    }
+    if (r != CUDA_SUCCESS && k->module) {
+        cu->cuModuleUnload(k->module);
+        k->module = NULL;
+    }
+    CUcontext popped;
+    cu->cuCtxPopCurrent(&popped);
+    return r == CUDA_SUCCESS ? JG_OK : jg__fail_cu(ctx, call, r);
+}
+
+static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, jg__kernel **out)
+{
+    jg__kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a kernel");
+    k->key = h;
+    k->cu = ctx->cu;
+    k->smem_bytes = jg__gemm_smem_bytes(&key->cfg);
+    jg__gemm_kernel_name(key, ctx->arch, k->name);
+    jg__buf cubin = {0};
+    jg_status st = JG_OK;
+    k->origin = JG_ORIGIN_DISK;
+    if (!jg__disk_read(&ctx->disk, ctx->arch, h, &cubin, &ctx->log)) {
+        /* Another process may be compiling this key: wait for its lock,
+         * then look again before compiling ourselves. */
+        int lock = jg__disk_lock(&ctx->disk, ctx->arch, h, &ctx->log);
+        if (lock < 0 || !jg__disk_read(&ctx->disk, ctx->arch, h, &cubin, &ctx->log)) {
+            k->origin = JG_ORIGIN_COMPILED;
+            st = compile(ctx, key, k->name, &cubin);
+            if (st == JG_OK)
+                jg__disk_write(&ctx->disk, ctx->arch, h, k->name, cubin.data, cubin.len,
+                               &ctx->log);
+        }
+        jg__disk_unlock(lock);
+    }
+    if (st == JG_OK && k->origin == JG_ORIGIN_DISK) {
+        pthread_mutex_lock(&ctx->stats_lock);
+        ctx->stats.plans_disk++;
+        pthread_mutex_unlock(&ctx->stats_lock);
+    }
+    if (st == JG_OK && !ctx->offline)
+        st = load(ctx, k, &cubin);
+    jg__buf_free(&cubin);
+    if (st != JG_OK) {
+        free(k);
+        return st;
+    }
+    *out = k;
+    return JG_OK;
+}
+
+jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out)
+{
+    jg__hash128 h = jg__key_hash(&ctx->salt, key, sizeof *key);
+    jg_status st;
+    jg__kernel *k = jg__table_claim(&ctx->kernels, &h, &st);
+    if (st != JG_OK)
+        return jg__fail(ctx, st, "kernel table");
+    if (!k) {
+        st = build(ctx, key, h, &k);
+        if (st != JG_OK) {
+            jg__table_abandon(&ctx->kernels, &h);
+            return st;
+        }
+        jg__table_publish(&ctx->kernels, &h, k);
+    }
+    *out = k;
+    return JG_OK;
+}
+
+/* Called by jg_context_destroy with the context's CUDA context current. */
+void jg__kernel_free(void *p)
+{
+    jg__kernel *k = p;
+    if (k->module)
+        k->cu->cuModuleUnload(k->module);
+    free(k);
+}

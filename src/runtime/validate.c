@@ -1,0 +1,87 @@
+/* Problem validation: every rule checked before anything is compiled, each
+ * failure a specific status and a message naming the field and the rule. */
+#include <stdio.h>
+
+#include "jg_internal.h"
+
+#define JG_DIM_MAX 2147483647LL /* tile indices and coordinates are int32 */
+#define JG_TMA_STRIDE_MAX (1LL << 40) /* TMA global strides are < 2^40 bytes */
+
+static bool is_16bit(jg_dtype t) { return t == JG_BF16 || t == JG_FP16; }
+static bool is_known(jg_dtype t) { return t == JG_BF16 || t == JG_FP16 || t == JG_FP32; }
+
+static jg_status check_dim(jg_context *ctx, const char *name, int64_t v)
+{
+    if (v < 1)
+        return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be >= 1", name, (long long)v);
+    if (v > JG_DIM_MAX)
+        return jg__fail(ctx, JG_ERR_TOO_LARGE, "%s = %lld: must be <= 2^31-1", name, (long long)v);
+    return JG_OK;
+}
+
+/* A leading dimension: 0 (packed: `min`), else >= min; its byte stride a
+ * multiple of 16 and below 2^40 (TMA's rules for global strides). */
+static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t min,
+                          const char *min_name, jg_dtype t)
+{
+    int64_t eff = ld ? ld : min;
+    int64_t bytes = eff * (int64_t)jg__dtype_size(t);
+    if (ld < 0 || (ld && ld < min))
+        return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be 0 (packed) or >= %s (%lld)", name,
+                        (long long)ld, min_name, (long long)min);
+    if (bytes % 16)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "%s = %lld%s: rows of %s are %lld bytes apart, TMA needs a multiple of 16 "
+                        "(a multiple of %d elements)",
+                        name, (long long)eff, ld ? "" : " (packed)", jg__dtype_name(t),
+                        (long long)bytes, (int)(16 / jg__dtype_size(t)));
+    if (bytes >= JG_TMA_STRIDE_MAX)
+        return jg__fail(ctx, JG_ERR_TOO_LARGE, "%s = %lld: a row stride of 2^40 bytes or more",
+                        name, (long long)eff);
+    return JG_OK;
+}
+
+static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
+{
+    if (p->a_type == JG_DTYPE_NONE || p->b_type == JG_DTYPE_NONE || p->d_type == JG_DTYPE_NONE)
+        return jg__fail(ctx, JG_ERR_INVALID, "%s is not set (JG_DTYPE_NONE)",
+                        p->a_type == JG_DTYPE_NONE   ? "a_type"
+                        : p->b_type == JG_DTYPE_NONE ? "b_type"
+                                                     : "d_type");
+    if (!is_known(p->a_type) || !is_known(p->b_type) || !is_known(p->d_type) ||
+        (p->c_type != JG_DTYPE_NONE && !is_known(p->c_type)))
+        return jg__fail(ctx, JG_ERR_INVALID, "a dtype is not a jg_dtype value (a %d b %d c %d d %d)",
+                        (int)p->a_type, (int)p->b_type, (int)p->c_type, (int)p->d_type);
+    if (!is_16bit(p->a_type))
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a_type %s: A and B must be bf16 or fp16",
+                        jg__dtype_name(p->a_type));
+    if (p->b_type != p->a_type)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "b_type %s differs from a_type %s",
+                        jg__dtype_name(p->b_type), jg__dtype_name(p->a_type));
+    if (p->c_type != JG_DTYPE_NONE && p->c_type != p->d_type)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "c_type %s differs from d_type %s",
+                        jg__dtype_name(p->c_type), jg__dtype_name(p->d_type));
+    return JG_OK;
+}
+
+jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
+{
+    jg_status st;
+    if (!p)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
+    if (p->flags & ~(uint32_t)JG_GEMM_M_GENERIC)
+        return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: unknown bits 0x%x", p->flags,
+                        p->flags & ~(uint32_t)JG_GEMM_M_GENERIC);
+    if ((st = check_types(ctx, p)) != JG_OK)
+        return st;
+    if ((st = check_dim(ctx, "m", p->m)) != JG_OK || (st = check_dim(ctx, "n", p->n)) != JG_OK ||
+        (st = check_dim(ctx, "k", p->k)) != JG_OK)
+        return st;
+    if ((st = check_ld(ctx, "lda", p->lda, p->k, "k", p->a_type)) != JG_OK ||
+        (st = check_ld(ctx, "ldb", p->ldb, p->k, "k", p->b_type)) != JG_OK ||
+        (st = check_ld(ctx, "ldd", p->ldd, p->n, "n", p->d_type)) != JG_OK)
+        return st;
+    if (p->c_type != JG_DTYPE_NONE && (st = check_ld(ctx, "ldc", p->ldc, p->n, "n", p->c_type)))
+        return st;
+    return JG_OK;
+}

@@ -1,0 +1,248 @@
+/* Dense GEMM for sm_90a: D[M,N] = alpha * A[M,K] * B[N,K]^T + beta * C[M,N].
+ *
+ * One CTA = one producer warpgroup (one thread issues TMA loads) and
+ * JG_CONSUMERS consumer warpgroups (wgmma with FP32 accumulators in
+ * registers), joined by a ring of JG_STAGES shared-memory stages, each with
+ * a "full" and an "empty" mbarrier. The grid is persistent: each CTA walks
+ * output tiles tile = blockIdx.x, blockIdx.x + gridDim.x, ... in a grouped
+ * order that keeps a band of A rows and B columns hot in L2.
+ *
+ * The generator (src/codegen/emit.c) defines the JG_* constants below before
+ * this text; the defaults only let nvcc compile the file on its own:
+ *   nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -I templates templates/sm90_gemm.cu
+ */
+#ifndef JG_KERNEL_NAME
+#define JG_KERNEL_NAME jg_gemm_sm90_default
+#define JG_AB_DTYPE 1 /* 1 bf16, 2 fp16 (jg_dtype) */
+#define JG_D_DTYPE 1  /* 1 bf16, 2 fp16, 3 fp32 */
+#define JG_HAS_C 1
+#define JG_M 0        /* 0: M from the arguments */
+#define JG_N 4096
+#define JG_K 4096
+#define JG_BLOCK_M 128
+#define JG_BLOCK_N 256
+#define JG_BLOCK_K 64
+#define JG_STAGES 4
+#define JG_CONSUMERS 2
+#define JG_GROUP_M 8
+#endif
+
+#include "jg_kargs.h"
+#include "sm90_ptx.cuh"
+
+#define JG_MMA_N JG_BLOCK_N
+#include "sm90_wgmma_n.cuh"
+
+#if JG_AB_DTYPE == 1
+#define JG_AB_PTX "bf16"
+#else
+#define JG_AB_PTX "f16"
+#endif
+
+#define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
+#define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
+#define JG_THREADS (128 * (JG_CONSUMERS + 1))
+#define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * 2)
+#define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * 2)
+#define JG_STAGE_BYTES (JG_A_STAGE_BYTES + JG_B_STAGE_BYTES)
+#define JG_K_TILES ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K)
+#define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
+
+static_assert(JG_BLOCK_K == 64, "one 128-byte swizzle row of 16-bit elements per stage row");
+static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
+static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
+static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
+              "stage tiles stay 1024-byte aligned for the 128B swizzle");
+
+/* One m64nNk16 wgmma, A and B from shared memory through descriptors. */
+JG_DEV void jg_wgmma_ss(float (&d)[JG_MMA_N / 2], uint64_t da, uint64_t db, uint32_t accumulate)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, " JG_MMA_IN2 ", 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n" JG_STR(JG_MMA_N) "k16.f32." JG_AB_PTX
+                 "." JG_AB_PTX " " JG_MMA_REGS ", " JG_MMA_IN0 ", " JG_MMA_IN1
+                 ", p, 1, 1, 0, 0;\n"
+                 "}\n"
+                 : JG_MMA_ACC(d)
+                 : "l"(da), "l"(db), "r"(accumulate));
+}
+
+/* Tile t of the grouped order: JG_GROUP_M tile rows are swept column by
+ * column before moving on, so consecutive CTAs share A rows and B columns. */
+JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t &tm, uint32_t &tn)
+{
+    const uint32_t group_size = JG_GROUP_M * JG_TILES_N;
+    const uint32_t first_m = (t / group_size) * JG_GROUP_M;
+    const uint32_t rows = min(tiles_m - first_m, (uint32_t)JG_GROUP_M);
+    const uint32_t in_group = t % group_size;
+    tm = first_m + in_group % rows;
+    tn = in_group / rows;
+}
+
+JG_DEV void jg_store_pair(const jg_gemm_kargs &p, int32_t m, int32_t row, int32_t col, float v0,
+                          float v1)
+{
+    if (row >= m || col >= JG_N)
+        return;
+    const bool pair = col + 1 < JG_N;
+    const int64_t at = (int64_t)row * p.ldd + col;
+#if JG_HAS_C
+    const int64_t cat = (int64_t)row * p.ldc + col;
+#if JG_D_DTYPE == 3
+    const float *c = (const float *)p.c;
+    v0 = p.alpha * v0 + p.beta * c[cat];
+    v1 = pair ? p.alpha * v1 + p.beta * c[cat + 1] : 0.0f;
+#else
+    const uint16_t *c = (const uint16_t *)p.c;
+#if JG_D_DTYPE == 1
+    v0 = p.alpha * v0 + p.beta * jg_bf16_to_f32(c[cat]);
+    v1 = pair ? p.alpha * v1 + p.beta * jg_bf16_to_f32(c[cat + 1]) : 0.0f;
+#else
+    v0 = p.alpha * v0 + p.beta * jg_f16_to_f32(c[cat]);
+    v1 = pair ? p.alpha * v1 + p.beta * jg_f16_to_f32(c[cat + 1]) : 0.0f;
+#endif
+#endif
+#else
+    v0 *= p.alpha;
+    v1 *= p.alpha;
+#endif
+#if JG_D_DTYPE == 3
+    float *d = (float *)p.d + at;
+    if (pair) {
+        *(float2 *)d = make_float2(v0, v1);
+    } else {
+        d[0] = v0;
+    }
+#else
+#if JG_D_DTYPE == 1
+    const uint32_t packed = jg_pack_bf16x2(v0, v1);
+#else
+    const uint32_t packed = jg_pack_f16x2(v0, v1);
+#endif
+    uint16_t *d = (uint16_t *)p.d + at;
+    if (pair) {
+        *(uint32_t *)d = packed;
+    } else {
+        d[0] = (uint16_t)(packed & 0xFFFF);
+    }
+#endif
+}
+
+/* Writes one warpgroup's accumulators. wgmma's m64nN fragment: warp w of the
+ * warpgroup holds rows 16w..16w+15; in each group of 4 registers j, lane l
+ * holds (row l/4, cols 8j + 2(l%4) + {0,1}) then the same 8 rows lower. */
+JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MMAS][JG_MMA_N / 2],
+                        int32_t row0, int32_t col0)
+{
+    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+        const int32_t row = row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
+#pragma unroll
+        for (int j = 0; j < JG_MMA_N / 8; ++j) {
+            const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
+            jg_store_pair(p, m, row, col, acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
+            jg_store_pair(p, m, row + 8, col, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
+JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
+{
+    extern __shared__ uint8_t jg_smem_raw[];
+    /* The 128B swizzle needs 1024-byte aligned tiles; the host asks for 1 KB extra. */
+    uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
+    const uint32_t smem_a = jg_smem_addr(smem);
+    const uint32_t smem_b = smem_a + JG_STAGES * JG_A_STAGE_BYTES;
+    const uint32_t bar_full = smem_b + JG_STAGES * JG_B_STAGE_BYTES;
+    const uint32_t bar_empty = bar_full + JG_STAGES * 8;
+
+#if JG_M
+    const int32_t m = JG_M;
+#else
+    const int32_t m = p.m;
+#endif
+    const uint32_t tiles_m = ((uint32_t)m + JG_BLOCK_M - 1) / JG_BLOCK_M;
+    const uint32_t tiles = tiles_m * JG_TILES_N;
+    const uint32_t wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        jg_tma_prefetch_desc(&p.a);
+        jg_tma_prefetch_desc(&p.b);
+        for (int s = 0; s < JG_STAGES; ++s) {
+            jg_mbar_init(bar_full + 8 * s, 1);
+            jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4);
+        }
+        jg_mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* Producer: one thread keeps the ring full, running ahead across tiles. */
+        jg_setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            uint32_t stage = 0, phase = 0;
+            for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+                uint32_t tm, tn;
+                jg_tile_coords(t, tiles_m, tm, tn);
+                for (int kt = 0; kt < JG_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
+                    const uint32_t full = bar_full + 8 * stage;
+                    jg_mbar_arrive_expect_tx(full, JG_STAGE_BYTES);
+                    jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES, &p.a, full, kt * JG_BLOCK_K,
+                                   (int32_t)(tm * JG_BLOCK_M));
+                    jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES, &p.b, full, kt * JG_BLOCK_K,
+                                   (int32_t)(tn * JG_BLOCK_N));
+                    if (++stage == JG_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        /* Consumers: warpgroup c owns rows [c*JG_WG_M, (c+1)*JG_WG_M) of each tile. */
+        jg_setmaxnreg_inc<232>();
+        const uint32_t c = wg - 1;
+        float acc[JG_WG_MMAS][JG_MMA_N / 2];
+        uint32_t stage = 0, phase = 0;
+        for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+            uint32_t tm, tn;
+            jg_tile_coords(t, tiles_m, tm, tn);
+            uint32_t prev_stage = 0;
+            for (int kt = 0; kt < JG_K_TILES; ++kt) {
+                jg_mbar_wait(bar_full + 8 * stage, phase);
+                const uint32_t a_tile = smem_a + stage * JG_A_STAGE_BYTES + c * JG_WG_M * 128;
+                const uint32_t b_tile = smem_b + stage * JG_B_STAGE_BYTES;
+                jg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < JG_BLOCK_K / 16; ++kk) {
+                    const uint64_t db = jg_wgmma_desc_sw128(b_tile + kk * 32);
+#pragma unroll
+                    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+                        const uint64_t da = jg_wgmma_desc_sw128(a_tile + mi * 64 * 128 + kk * 32);
+                        jg_wgmma_ss(acc[mi], da, db, (kt > 0 || kk > 0) ? 1u : 0u);
+                    }
+                }
+                jg_wgmma_commit();
+                /* Keep this stage's wgmmas in flight; the previous stage is
+                 * now read completely and goes back to the producer. */
+                jg_wgmma_wait<1>();
+                if (kt > 0 && jg_lane_id() == 0)
+                    jg_mbar_arrive(bar_empty + 8 * prev_stage);
+                prev_stage = stage;
+                if (++stage == JG_STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+            }
+            jg_wgmma_wait<0>();
+            if (jg_lane_id() == 0)
+                jg_mbar_arrive(bar_empty + 8 * prev_stage);
+            jg_epilogue(p, m, acc, (int32_t)(tm * JG_BLOCK_M + c * JG_WG_M),
+                        (int32_t)(tn * JG_BLOCK_N));
+        }
+    }
+}

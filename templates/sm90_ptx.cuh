@@ -1,0 +1,145 @@
+/* PTX helpers for sm_90a kernels: mbarrier, TMA, wgmma, register control and
+ * conversions. Self-contained (no toolkit headers): NVRTC compiles it fast.
+ * Every helper is a thin wrapper over one PTX instruction of the PTX ISA;
+ * shared-memory addresses are 32-bit shared-window addresses. */
+#ifndef JG_SM90_PTX_CUH
+#define JG_SM90_PTX_CUH
+
+#include "jg_kargs.h"
+
+#define JG_DEV __device__ __forceinline__
+#define JG_STR_(x) #x
+#define JG_STR(x) JG_STR_(x)
+
+JG_DEV uint32_t jg_smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+JG_DEV uint32_t jg_warp_id() { return threadIdx.x / 32; }
+JG_DEV uint32_t jg_lane_id() { return threadIdx.x % 32; }
+
+/* ---- mbarrier ---------------------------------------------------------- */
+
+JG_DEV void jg_mbar_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+/* Makes the initialized barriers visible to the async proxy (TMA). */
+JG_DEV void jg_mbar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+JG_DEV void jg_mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+/* Arrives once and announces that `bytes` will land through TMA. */
+JG_DEV void jg_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+/* Waits until the barrier's phase with the given parity has completed. */
+JG_DEV void jg_mbar_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* ---- TMA --------------------------------------------------------------- */
+
+JG_DEV void jg_tma_prefetch_desc(const jg_tmap *map)
+{
+    asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)map) : "memory");
+}
+
+/* Loads the box at (c0 inner, c1 outer) of a 2D tensor map into shared
+ * memory; completion is counted in bytes on `bar`. Out-of-bounds elements
+ * of the box arrive as zeros and still count. */
+JG_DEV void jg_tma_load_2d(uint32_t dst, const jg_tmap *map, uint32_t bar, int32_t c0, int32_t c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+/* ---- wgmma ------------------------------------------------------------- */
+
+/* Shared-memory matrix descriptor for a K-major tile in 128-byte swizzle:
+ * rows of 128 bytes, 8-row atoms 1024 bytes apart (stride byte offset), the
+ * leading byte offset unused (1). The tile must be 1024-byte aligned. */
+JG_DEV uint64_t jg_wgmma_desc_sw128(uint32_t smem)
+{
+    uint64_t d = 0;
+    d |= (uint64_t)((smem & 0x3FFFF) >> 4);
+    d |= (uint64_t)1 << 16;
+    d |= (uint64_t)(1024 >> 4) << 32;
+    d |= (uint64_t)1 << 62;
+    return d;
+}
+
+JG_DEV void jg_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+JG_DEV void jg_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+
+template <int N>
+JG_DEV void jg_wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+/* ---- registers --------------------------------------------------------- */
+
+template <int R>
+JG_DEV void jg_setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+template <int R>
+JG_DEV void jg_setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+/* ---- conversions ------------------------------------------------------- */
+
+/* Round-to-nearest-even of (lo, hi) into one packed pair. */
+JG_DEV uint32_t jg_pack_bf16x2(float lo, float hi)
+{
+    uint32_t r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+JG_DEV uint32_t jg_pack_f16x2(float lo, float hi)
+{
+    uint32_t r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+JG_DEV float jg_bf16_to_f32(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }
+
+JG_DEV float jg_f16_to_f32(uint16_t h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+
+#endif /* JG_SM90_PTX_CUH */

@@ -1,0 +1,140 @@
+/* Small helpers shared by the tests: checks, a seeded RNG, 16-bit float
+ * conversions, and (GPU tests) CUDA runtime setup. Header-only. */
+#ifndef JG_TEST_H
+#define JG_TEST_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JG_TEST_SKIP 77
+
+static int jg_test_failures;
+
+/* Records a failure and goes on, so one run reports every broken case. */
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                 \
+            fprintf(stderr, "\n");                                        \
+            ++jg_test_failures;                                           \
+        }                                                                 \
+    } while (0)
+
+/* Exit status of a test: 0 when every CHECK held. */
+static inline int jg_test_result(const char *name)
+{
+    if (jg_test_failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", name, jg_test_failures);
+    else
+        printf("%s: all checks passed\n", name);
+    return jg_test_failures ? 1 : 0;
+}
+
+/* xoshiro256** seeded by splitmix64: fast, reproducible from one seed. */
+typedef struct jg_rng {
+    uint64_t s[4];
+} jg_rng;
+
+static inline uint64_t jg_splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline void jg_rng_seed(jg_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; ++i)
+        r->s[i] = jg_splitmix64(&seed);
+}
+
+static inline uint64_t jg_rng_next(jg_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t x = s[1] * 5;
+    uint64_t result = ((x << 7) | (x >> 57)) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return result;
+}
+
+/* Uniform in [0, 1). */
+static inline double jg_rng_uniform(jg_rng *r) { return (jg_rng_next(r) >> 11) * 0x1.0p-53; }
+
+static inline uint64_t jg_rng_below(jg_rng *r, uint64_t n) { return jg_rng_next(r) % n; }
+
+/* Standard normal (Box-Muller). */
+static inline double jg_rng_normal(jg_rng *r)
+{
+    double u1 = jg_rng_uniform(r), u2 = jg_rng_uniform(r);
+    if (u1 < 1e-300)
+        u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- 16-bit floats (round to nearest even) ---------------------------- */
+
+static inline uint16_t jg_f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+
+static inline float jg_bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static inline uint16_t jg_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u)
+        return sign | 0x7e00u; /* NaN */
+    if (ax >= 0x477ff000u)     /* rounds to infinity */
+        return sign | 0x7c00u;
+    if (ax < 0x38800000u) {    /* below 2^-14: a subnormal half, steps of 2^-24 */
+        float af;
+        memcpy(&af, &ax, 4);
+        return sign | (uint16_t)nearbyintf(af * 16777216.0f);
+    }
+    uint32_t h = ((((ax >> 23) - 127 + 15) & 0x1fu) << 10) | ((ax & 0x7fffffu) >> 13);
+    uint32_t rem = ax & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+        ++h; /* a carry into the exponent is still the right encoding */
+    return sign | (uint16_t)h;
+}
+
+static inline float jg_f16_to_f32(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(1024 + m), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+#endif
