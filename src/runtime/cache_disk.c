@@ -16,6 +16,8 @@
 
 #include "jg_internal.h"
 
+_Static_assert(sizeof(jg__disk_header) == 208, "the header layout of cache/README.md");
+
 static bool default_dir(char *out, size_t len)
 {
     const char *env = getenv("JITGEMM_CACHE_DIR");

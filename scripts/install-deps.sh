@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs what libjitgemm builds and tests with, from Debian's packages.
+# The CUDA toolkit (>= 12.4: nvcc, NVRTC and headers under /usr/local/cuda)
+# is a prerequisite that this script does not install.
+set -eu
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    meson ninja-build pkg-config gcc python3 python3-pip binutils \
+    libxxhash-dev libjansson-dev >/dev/null
+# The SASS test disassembles with cuobjdump and nvdisasm. Toolkits installed
+# without them (as on our CI image) get NVIDIA's own builds from PyPI.
+if ! command -v cuobjdump >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/cuobjdump ]; then
+    python3 -m pip install -q --disable-pip-version-check --break-system-packages \
+        nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm 2>/dev/null ||
+    python3 -m pip install -q --disable-pip-version-check \
+        nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+    bin=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "bin"))')
+    for tool in cuobjdump nvdisasm; do
+        $SUDO ln -sf "$bin/$tool" /usr/local/bin/$tool
+    done
+fi
+echo "dependencies installed"

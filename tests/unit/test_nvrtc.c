@@ -1,0 +1,161 @@
+/* NVRTC compiles generated kernels for sm_90a with no GPU present.
+ * Built twice: as `nvrtc` (one kernel, compile only) and, with JG_TEST_SASS,
+ * as `sass`: every configuration the planner emits over a grid of shapes is
+ * compiled and disassembled (argv[1] = cuobjdump), and its SASS must hold
+ * HGMMA and no local-memory traffic (LDL/STL: spills or a run-time-indexed
+ * register array). Exits 77 when the SASS test has no cuobjdump. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jg_internal.h"
+#include "jg_test.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static jg_status compile_key(const jg__gemm_key *key, jg__buf *cubin, double *ms)
+{
+    char name[128];
+    jg__gemm_kernel_name(key, "sm_90a", name);
+    jg__buf src = {0}, log = {0};
+    jg__emit_gemm(key, name, &src);
+    CHECK(!src.failed, "emitting %s", name);
+    double t0 = now_ms();
+    jg_status st = jg__nvrtc_compile(src.data, src.len, name, "sm_90a", cubin, NULL, &log);
+    *ms = now_ms() - t0;
+    CHECK(st == JG_OK, "%s: %s\n%s", name, jg_status_name(st), log.data ? log.data : "");
+    CHECK(strstr(src.data, "#include") == NULL || strstr(src.data, "#include \"") == NULL,
+          "%s: generated source still includes a file", name);
+    printf("%s: %.0f ms, %zu bytes\n", name, *ms, cubin->len);
+    jg__buf_free(&src);
+    jg__buf_free(&log);
+    return st;
+}
+
+/* Runs `cuobjdump <flag> <cubin>` and returns its output. */
+static char *disassemble(const char *cuobjdump, const char *flag, const jg__buf *cubin)
+{
+    char path[] = "/tmp/jg_sass_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, cubin->data, cubin->len) != (ssize_t)cubin->len)
+        return NULL;
+    close(fd);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "'%s' %s '%s' 2>&1", cuobjdump, flag, path);
+    FILE *p = popen(cmd, "r");
+    jg__buf out = {0};
+    char chunk[4096];
+    size_t n;
+    while (p && (n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        jg__buf_append(&out, chunk, n);
+    if (p)
+        pclose(p);
+    unlink(path);
+    return out.data;
+}
+
+static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
+{
+    char name[128];
+    jg__gemm_kernel_name(key, "sm_90a", name);
+    char *sass = disassemble(cuobjdump, "-sass", cubin);
+    char *res = disassemble(cuobjdump, "-res-usage", cubin);
+    CHECK(sass && strstr(sass, "HGMMA"), "%s: no HGMMA in SASS", name);
+    CHECK(sass && !strstr(sass, "LDL") && !strstr(sass, "STL"), "%s: local-memory traffic", name);
+    CHECK(res && strstr(res, "STACK:0") && strstr(res, "LOCAL:0"), "%s: stack or local use: %s",
+          name, res ? res : "(no output)");
+    free(sass);
+    free(res);
+}
+
+/* The distinct configurations the planner chooses over a grid of shapes. */
+static size_t planner_configs(jg__gemm_config *out, size_t cap)
+{
+    static const int64_t ms[] = {1, 16, 64, 128, 200, 1000, 4096, 8192};
+    static const int64_t ns[] = {8, 64, 128, 200, 1024, 4096, 7168, 16384};
+    jg__target t = {.sm_count = 132, .smem_per_block = 232448};
+    snprintf(t.arch_name, sizeof t.arch_name, "sm_90a");
+    t.arch = t.arch_name;
+    jg__log quiet = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(ms); ++i)
+        for (size_t j = 0; j < JG_ARRAY_LEN(ns); ++j) {
+            jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                                 .m = ms[i], .n = ns[j], .k = 4096};
+            jg__problem_key pk;
+            jg__problem_key_make(&p, &pk);
+            jg__gemm_config c;
+            CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &c) == JG_OK, "planning %lldx%lld",
+                  (long long)ms[i], (long long)ns[j]);
+            bool seen = false;
+            for (size_t q = 0; q < n; ++q)
+                seen |= !memcmp(&out[q], &c, sizeof c);
+            if (!seen && n < cap)
+                out[n++] = c;
+        }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef JG_TEST_SASS
+    const char *cuobjdump = argc > 1 ? argv[1] : "";
+    if (!*cuobjdump) {
+        printf("sass: cuobjdump not found at configure time: skipped\n");
+        return JG_TEST_SKIP;
+    }
+    jg__gemm_config cfgs[32];
+    size_t ncfg = planner_configs(cfgs, JG_ARRAY_LEN(cfgs));
+    printf("sass: %zu distinct planner configurations\n", ncfg);
+    for (size_t i = 0; i < ncfg; ++i) {
+        /* fp32 output with C: the epilogue with the most live registers. */
+        jg_gemm_problem p = {.a_type = i % 2 ? JG_FP16 : JG_BF16, .b_type = i % 2 ? JG_FP16 : JG_BF16,
+                             .c_type = JG_FP32, .d_type = JG_FP32, .m = 4096, .n = 4096, .k = 4096};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        jg__gemm_key key;
+        jg__gemm_key_make(&pk, &cfgs[i], &key);
+        jg__buf cubin = {0};
+        double ms;
+        if (compile_key(&key, &cubin, &ms) == JG_OK)
+            check_sass(cuobjdump, &key, &cubin);
+        jg__buf_free(&cubin);
+    }
+    return jg_test_result("sass");
+#else
+    (void)argc;
+    (void)argv;
+    (void)planner_configs;
+    (void)check_sass;
+    (void)compile_key;
+    /* One kernel through the public path of an offline context, then one
+     * through emit + NVRTC directly with a bf16 output and no C. */
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
+    jg_context *ctx = NULL;
+    CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                         .m = 4096, .n = 4096, .k = 4096};
+    jg_plan *plan = NULL;
+    CHECK(ctx && jg_gemm_plan(ctx, &p, &plan) == JG_OK, "plan: %s", jg_context_last_error(ctx));
+    jg_plan_info info;
+    if (plan && jg_plan_get_info(plan, &info) == JG_OK) {
+        CHECK(info.origin == JG_ORIGIN_COMPILED, "origin %d", (int)info.origin);
+        CHECK(!strncmp(info.kernel_name, "jg_gemm_bf16_bf16_sm90a_", 24), "name %s",
+              info.kernel_name);
+    }
+    jg_context_stats stats;
+    CHECK(ctx && jg_context_get_stats(ctx, &stats) == JG_OK && stats.plans_compiled == 1,
+          "one compile expected");
+    if (ctx)
+        printf("nvrtc: compiled %s in %.0f ms\n", plan ? info.kernel_name : "?", stats.compile_ms);
+    jg_context_destroy(ctx);
+    return jg_test_result("nvrtc");
+#endif
+}
