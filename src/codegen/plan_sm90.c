@@ -1,36 +1,46 @@
 /* The sm_90a planner: which tile, how many stages, which tile order.
- * Reads as a spec sheet: a table of tile shapes with the reason each
- * exists, then one cost rule over it. */
+ *
+ * Candidates are every BLOCK_M in {64, 128} (one or two consumer
+ * warpgroups) with every BLOCK_N wgmma allows (8..256, step 8: widths that
+ * are not powers of two cut wave quantization over the SM count). One rule
+ * picks among them: the estimated time
+ *
+ *     max(compute, memory) + 1/4 min(compute, memory) + waves * tile_overhead
+ *
+ * (compute and memory overlap, but not perfectly), with compute = waves * tile FLOPs / (SM rate * tile efficiency) and
+ * memory = unique bytes / min(HBM bandwidth, active SMs * per-SM bandwidth).
+ * Large problems are compute-bound and pick big, efficient tiles; decode
+ * problems (small M) are memory-bound and pick tiles that keep enough SMs
+ * streaming the weight matrix. JITGEMM_LOG=plan prints the winners. */
 #include <stdio.h>
 #include <string.h>
 
 #include "jg_internal.h"
 
-/* Hopper facts the choices rest on. */
+/* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
+#define SM90_PEAK_FLOPS 800e12   /* dense BF16 reached by good kernels, all SMs */
+#define SM90_HBM_BYTES_S 3.0e12  /* device-to-device copy, read + write */
+#define SM90_SMS_TO_SATURATE 64  /* SMs streaming at once that fill HBM bandwidth */
+#define SM90_TILE_OVERHEAD_S 1e-6 /* pipeline fill and epilogue per tile */
+#define SM90_OVERLAP_LOSS 0.25    /* share of the shorter of compute/memory not hidden */
+
 enum {
     SM90_BLOCK_K = 64,     /* 64 16-bit elements = one 128-byte swizzle row */
-    SM90_MAX_STAGES = 8,   /* past this, more stages buy no latency hiding */
+    SM90_MAX_STAGES = 12,  /* beyond this, more stages buy no latency hiding */
     SM90_MIN_STAGES = 2,
     SM90_ALIGN_PAD = 1024, /* the kernel aligns its tiles to 1024 bytes */
     SM90_GROUP_M = 8,      /* tile rows per band of the grouped order (L2 reuse) */
+    SM90_MMA_N_STEP = 8,   /* wgmma N: multiples of 8 ... */
+    SM90_MMA_N_MAX = 256,  /* ... up to 256 */
 };
 
-typedef struct sm90_tile {
-    uint32_t block_m, block_n, consumers;
-    /* Relative throughput of one SM on this tile when the pipeline is full:
-     * smaller tiles re-read more operand bytes per FLOP from shared memory
-     * and L2, and wgmma with small N issues less work per instruction. */
-    double efficiency;
-    const char *why;
-} sm90_tile;
-
-static const sm90_tile sm90_tiles[] = {
-    {128, 256, 2, 1.00, "largest tile: most reuse per byte loaded"},
-    {128, 192, 2, 0.96, "fewer columns per tile where N=256 leaves a partial wave"},
-    {128, 128, 2, 0.88, "medium problems: twice the tiles of 128x256"},
-    {128, 64, 2, 0.70, "narrow N"},
-    {64, 256, 1, 0.80, "short M: one consumer warpgroup, full width"},
-    {64, 128, 1, 0.68, "short M and narrow N"},
+/* BLOCK_M choices: rows per consumer warpgroup are one m64 wgmma slab. */
+static const struct {
+    uint32_t block_m, consumers;
+    double efficiency; /* one warpgroup hides less latency than two */
+} sm90_block_m[] = {
+    {128, 2, 1.00},
+    {64, 1, 0.85},
 };
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg) { return 128 * (cfg->consumers + 1); }
@@ -47,16 +57,46 @@ uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-/* Estimated time in arbitrary units: full waves of tiles times the cost of a
- * tile. Persistent CTAs still finish in ceil(tiles / SMs) rounds. */
-static double tile_cost(const jg__target *t, const jg__problem_key *p, const sm90_tile *e,
-                        uint64_t *tiles_out, uint64_t *waves_out)
+/* A wgmma of width N spends a roughly fixed cost per instruction besides
+ * its N columns: narrow tiles reach a smaller share of the peak. */
+static double width_efficiency(uint32_t block_n)
 {
-    uint64_t tiles = ceil_div((uint64_t)p->m, e->block_m) * ceil_div((uint64_t)p->n, e->block_n);
-    uint64_t waves = ceil_div(tiles, (uint64_t)t->sm_count);
-    *tiles_out = tiles;
-    *waves_out = waves;
-    return (double)waves * e->block_m * e->block_n / e->efficiency;
+    return (block_n / (block_n + 32.0)) / (256.0 / (256.0 + 32.0));
+}
+
+typedef struct estimate {
+    uint64_t tiles, waves;
+    double compute_s, memory_s, total_s;
+} estimate;
+
+static estimate estimate_time(const jg__target *t, const jg__problem_key *p, uint32_t block_m,
+                              uint32_t block_n, double efficiency)
+{
+    estimate e;
+    e.tiles = ceil_div((uint64_t)p->m, block_m) * ceil_div((uint64_t)p->n, block_n);
+    e.waves = ceil_div(e.tiles, (uint64_t)t->sm_count);
+    double tile_flops = 2.0 * block_m * block_n * (double)p->k;
+    double sm_rate = SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n);
+    e.compute_s = (double)e.waves * tile_flops / sm_rate;
+    double bytes = (double)jg__dtype_size(p->a_type) * ((double)p->m + p->n) * (double)p->k +
+                   (double)jg__dtype_size(p->d_type) * (double)p->m * p->n *
+                       (p->c_type ? 2.0 : 1.0);
+    uint64_t active = e.tiles < (uint64_t)t->sm_count ? e.tiles : (uint64_t)t->sm_count;
+    double bw = SM90_HBM_BYTES_S * (active < SM90_SMS_TO_SATURATE
+                                        ? (double)active / SM90_SMS_TO_SATURATE
+                                        : 1.0);
+    e.memory_s = bytes / bw;
+    double hi = e.compute_s > e.memory_s ? e.compute_s : e.memory_s;
+    double lo = e.compute_s > e.memory_s ? e.memory_s : e.compute_s;
+    e.total_s = hi + SM90_OVERLAP_LOSS * lo + (double)e.waves * SM90_TILE_OVERHEAD_S;
+    return e;
+}
+
+static uint32_t fit_stages(const jg__target *t, const jg__gemm_config *cfg)
+{
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD;
+    uint32_t stages = budget / (stage_bytes(cfg) + 16);
+    return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
 }
 
 jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
@@ -64,43 +104,38 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
 {
     if (strcmp(t->arch, "sm_90a") != 0)
         return JG_ERR_UNSUPPORTED_ARCH;
-    const sm90_tile *best = NULL;
-    double best_cost = 0;
-    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_tiles); ++i) {
-        const sm90_tile *e = &sm90_tiles[i];
-        uint64_t tiles, waves;
-        double cost = tile_cost(t, p, e, &tiles, &waves);
-        jg__logf(log, JG_LOG_DEBUG, JG_LOGC_PLAN,
-                 "m=%lld n=%lld k=%lld: tile %ux%u (%s): %llu tiles, %llu waves on %d SMs, "
-                 "cost %.0f",
-                 (long long)p->m, (long long)p->n, (long long)p->k, e->block_m, e->block_n, e->why,
-                 (unsigned long long)tiles, (unsigned long long)waves, t->sm_count, cost);
-        if (!best || cost < best_cost) {
-            best = e;
-            best_cost = cost;
+    estimate best = {0};
+    bool found = false;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i) {
+        for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
+            jg__gemm_config c = {.block_m = sm90_block_m[i].block_m, .block_n = bn,
+                                 .block_k = SM90_BLOCK_K,
+                                 .consumers = sm90_block_m[i].consumers, .cluster = 1,
+                                 .group_m = SM90_GROUP_M};
+            c.stages = fit_stages(t, &c);
+            if (c.stages < SM90_MIN_STAGES)
+                continue;
+            estimate e = estimate_time(t, p, c.block_m, bn, sm90_block_m[i].efficiency);
+            /* Ties go to the wider tile: fewer re-reads of A from L2. */
+            if (!found || e.total_s < best.total_s * (1 - 1e-9)) {
+                best = e;
+                *out = c;
+                found = true;
+            }
         }
     }
-    memset(out, 0, sizeof *out);
-    out->block_m = best->block_m;
-    out->block_n = best->block_n;
-    out->block_k = SM90_BLOCK_K;
-    out->consumers = best->consumers;
-    out->cluster = 1;
-    out->group_m = SM90_GROUP_M;
-    out->stages = 1;
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD;
-    uint32_t per_stage = stage_bytes(out) + 16;
-    uint32_t stages = budget / per_stage;
-    if (stages > SM90_MAX_STAGES)
-        stages = SM90_MAX_STAGES;
-    if (stages < SM90_MIN_STAGES)
+    if (!found)
         return JG_ERR_UNSUPPORTED;
-    out->stages = stages;
-    jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
-             "m=%lld n=%lld k=%lld: chose %ux%ux%u with %u consumer warpgroups (%s); "
-             "%u stages of %u bytes fit %d bytes of shared memory",
-             (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
-             out->block_k, out->consumers, best->why, out->stages, stage_bytes(out),
-             t->smem_per_block);
+    if (jg__log_on(log, JG_LOGC_PLAN))
+        jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
+                 "m=%lld n=%lld k=%lld: tile %ux%ux%u, %u consumer warpgroup(s), %u stages of %u "
+                 "bytes; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us (compute %.1f, "
+                 "memory %.1f: %s-bound)",
+                 (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
+                 out->block_k, out->consumers, out->stages, stage_bytes(out),
+                 (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
+                 best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,
+                 best.compute_s > best.memory_s ? "compute" : "memory");
     return JG_OK;
 }
