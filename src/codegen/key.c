@@ -57,11 +57,16 @@ jg__salt jg__salt_make(const char *arch, const char *options)
     return s;
 }
 
+/* Keys are small fixed structs, hashed from one stack buffer. */
+#define JG_KEY_MAX 512
+_Static_assert(sizeof(jg__gemm_key) <= JG_KEY_MAX, "grow JG_KEY_MAX");
+_Static_assert(sizeof(jg__problem_key) <= JG_KEY_MAX, "grow JG_KEY_MAX");
+
 jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len)
 {
-    unsigned char buf[16 + 512];
-    if (key_len > sizeof buf - 16) /* keys are small fixed structs */
-        key_len = sizeof buf - 16;
+    unsigned char buf[16 + JG_KEY_MAX];
+    if (key_len > JG_KEY_MAX) /* unreachable for the asserted key structs */
+        key_len = JG_KEY_MAX;
     uint64_t s[2] = {salt->h.lo, salt->h.hi};
     memcpy(buf, s, sizeof s);
     memcpy(buf + sizeof s, key, key_len);

@@ -25,7 +25,9 @@ static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t
                           const char *min_name, jg_dtype t)
 {
     int64_t eff = ld ? ld : min;
-    int64_t bytes = eff * (int64_t)jg__dtype_size(t);
+    /* Clamped: eff * size must not overflow (a huge ld is TOO_LARGE below). */
+    int64_t bytes = eff < 0 || eff > JG_TMA_STRIDE_MAX ? JG_TMA_STRIDE_MAX
+                                                       : eff * (int64_t)jg__dtype_size(t);
     if (ld < 0 || (ld && ld < min))
         return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be 0 (packed) or >= %s (%lld)", name,
                         (long long)ld, min_name, (long long)min);

@@ -1,0 +1,318 @@
+/* Cache keys: the same problem always gives the same key bytes and hash,
+ * every field that shapes code changes the hash, and nothing else (leading
+ * dimensions, pointers, paths, padding) ever enters it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jg_internal.h"
+#include "jg_test.h"
+
+static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8};
+
+static jg_gemm_problem base_problem(void)
+{
+    jg_gemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.a_type = JG_BF16;
+    p.b_type = JG_BF16;
+    p.d_type = JG_BF16;
+    p.m = 1024;
+    p.n = 2048;
+    p.k = 512;
+    return p;
+}
+
+static jg__salt default_salt(void) { return jg__salt_make("sm_90a", jg__nvrtc_options()); }
+
+/* Copies src's fields one by one into a struct whose padding holds `fill`,
+ * as a caller's stack garbage would. */
+static void copy_over_garbage(jg_gemm_problem *dst, const jg_gemm_problem *src, int fill)
+{
+    memset(dst, fill, sizeof *dst);
+    dst->flags = src->flags;
+    dst->a_type = src->a_type;
+    dst->b_type = src->b_type;
+    dst->c_type = src->c_type;
+    dst->d_type = src->d_type;
+    dst->m = src->m;
+    dst->n = src->n;
+    dst->k = src->k;
+    dst->lda = src->lda;
+    dst->ldb = src->ldb;
+    dst->ldc = src->ldc;
+    dst->ldd = src->ldd;
+}
+
+/* The kernel key of (p, cfg), its outputs first filled with `fill`. */
+static void make_keys(const jg_gemm_problem *p, const jg__gemm_config *cfg, int fill,
+                      jg__problem_key *pk, jg__gemm_key *gk)
+{
+    jg_gemm_problem in;
+    copy_over_garbage(&in, p, fill);
+    memset(pk, fill ^ 0xff, sizeof *pk);
+    memset(gk, fill ^ 0xff, sizeof *gk);
+    jg__problem_key_make(&in, pk);
+    jg__gemm_key_make(pk, cfg, gk);
+}
+
+static jg__hash128 kernel_hash(const jg_gemm_problem *p, const jg__gemm_config *cfg)
+{
+    jg__problem_key pk;
+    jg__gemm_key gk;
+    make_keys(p, cfg, 0xAB, &pk, &gk);
+    jg__salt salt = default_salt();
+    return jg__key_hash(&salt, &gk, sizeof gk);
+}
+
+static int hash_eq(jg__hash128 a, jg__hash128 b) { return a.lo == b.lo && a.hi == b.hi; }
+
+static void test_determinism(void)
+{
+    jg_gemm_problem p = base_problem();
+    p.c_type = JG_BF16;
+    jg__problem_key pk1, pk2;
+    jg__gemm_key gk1, gk2;
+    make_keys(&p, &base_cfg, 0xAB, &pk1, &gk1);
+    make_keys(&p, &base_cfg, 0x5C, &pk2, &gk2);
+    CHECK(!memcmp(&pk1, &pk2, sizeof pk1), "problem key bytes depend on padding garbage");
+    CHECK(!memcmp(&gk1, &gk2, sizeof gk1), "kernel key bytes depend on padding garbage");
+    jg__salt s1 = default_salt(), s2 = default_salt();
+    CHECK(hash_eq(s1.h, s2.h), "the salt is not deterministic");
+    CHECK(hash_eq(jg__key_hash(&s1, &gk1, sizeof gk1), jg__key_hash(&s2, &gk2, sizeof gk2)),
+          "same key, different hash");
+    char hex1[33], hex2[33];
+    jg__hash_hex(jg__key_hash(&s1, &gk1, sizeof gk1), hex1);
+    jg__hash_hex(jg__key_hash(&s2, &gk2, sizeof gk2), hex2);
+    CHECK(strlen(hex1) == 32 && !strcmp(hex1, hex2), "hex: %s vs %s", hex1, hex2);
+}
+
+/* One change to a field that shapes code, per row. */
+#define MUTATION(name, stmt)                                                 \
+    static void mut_##name(jg_gemm_problem *p, jg__gemm_config *c)            \
+    {                                                                        \
+        (void)p;                                                             \
+        (void)c;                                                             \
+        stmt;                                                                \
+    }
+MUTATION(a_type, p->a_type = JG_FP16)
+MUTATION(b_type, p->b_type = JG_FP16)
+MUTATION(c_type, p->c_type = JG_BF16)
+MUTATION(d_type_fp16, p->d_type = JG_FP16)
+MUTATION(d_type_fp32, p->d_type = JG_FP32)
+MUTATION(flags, p->flags = JG_GEMM_M_GENERIC)
+MUTATION(m, p->m = 1025)
+MUTATION(n, p->n = 2056)
+MUTATION(k, p->k = 520)
+MUTATION(block_m, c->block_m = 64)
+MUTATION(block_n, c->block_n = 128)
+MUTATION(block_k, c->block_k = 32)
+MUTATION(stages, c->stages = 5)
+MUTATION(consumers, c->consumers = 1)
+MUTATION(cluster, c->cluster = 2)
+MUTATION(group_m, c->group_m = 16)
+
+static const struct {
+    const char *name;
+    void (*apply)(jg_gemm_problem *, jg__gemm_config *);
+} mutations[] = {
+    {"a_type", mut_a_type},   {"b_type", mut_b_type},         {"c_type", mut_c_type},
+    {"d_type fp16", mut_d_type_fp16}, {"d_type fp32", mut_d_type_fp32}, {"flags", mut_flags},
+    {"m", mut_m},             {"n", mut_n},                   {"k", mut_k},
+    {"cfg.block_m", mut_block_m}, {"cfg.block_n", mut_block_n}, {"cfg.block_k", mut_block_k},
+    {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
+    {"cfg.group_m", mut_group_m},
+};
+
+/* Every mutation gives a hash different from the base and from each other. */
+static void test_fields_change_hash(void)
+{
+    enum { N = JG_ARRAY_LEN(mutations) };
+    jg__hash128 h[N + 1];
+    jg_gemm_problem p0 = base_problem();
+    h[N] = kernel_hash(&p0, &base_cfg);
+    for (size_t i = 0; i < N; ++i) {
+        jg_gemm_problem p = base_problem();
+        jg__gemm_config c = base_cfg;
+        mutations[i].apply(&p, &c);
+        h[i] = kernel_hash(&p, &c);
+    }
+    for (size_t i = 0; i <= N; ++i)
+        for (size_t j = i + 1; j <= N; ++j)
+            CHECK(!hash_eq(h[i], h[j]), "%s and %s give the same hash", mutations[i].name,
+                  j == N ? "the base problem" : mutations[j].name);
+}
+
+/* With JG_GEMM_M_GENERIC, M is a run-time argument: it must not split keys. */
+static void test_m_generic(void)
+{
+    jg_gemm_problem a = base_problem(), b = base_problem();
+    a.flags = b.flags = JG_GEMM_M_GENERIC;
+    a.m = 128;
+    b.m = 65536;
+    CHECK(hash_eq(kernel_hash(&a, &base_cfg), kernel_hash(&b, &base_cfg)),
+          "M-generic keys differ by problem.m");
+    jg__problem_key pk;
+    jg__gemm_key gk;
+    make_keys(&a, &base_cfg, 0xAB, &pk, &gk);
+    CHECK(gk.m == 0 && gk.flags == JG_GEMM_M_GENERIC, "M-generic key: m %lld flags %u",
+          (long long)gk.m, gk.flags);
+    a.flags = b.flags = 0;
+    CHECK(!hash_eq(kernel_hash(&a, &base_cfg), kernel_hash(&b, &base_cfg)),
+          "fixed-M keys ignore problem.m");
+}
+
+/* Leading dimensions live in tensor maps and kernel arguments: the kernel
+ * key ignores them, while the plan table's problem key keeps them. */
+static void test_leading_dims(void)
+{
+    jg_gemm_problem packed = base_problem();
+    packed.c_type = JG_BF16;
+    jg_gemm_problem explicit_ld = packed;
+    explicit_ld.lda = explicit_ld.ldb = packed.k;
+    explicit_ld.ldc = explicit_ld.ldd = packed.n;
+    jg_gemm_problem padded = packed;
+    padded.lda = 1024;
+    padded.ldb = 4096;
+    padded.ldc = 2112;
+    padded.ldd = 8192;
+
+    jg__problem_key pk_packed, pk_explicit, pk_padded;
+    jg__gemm_key gk_packed, gk_explicit, gk_padded;
+    make_keys(&packed, &base_cfg, 0xAB, &pk_packed, &gk_packed);
+    make_keys(&explicit_ld, &base_cfg, 0x11, &pk_explicit, &gk_explicit);
+    make_keys(&padded, &base_cfg, 0x22, &pk_padded, &gk_padded);
+    CHECK(!memcmp(&gk_packed, &gk_padded, sizeof gk_packed), "leading dims enter the kernel key");
+    CHECK(!memcmp(&gk_packed, &gk_explicit, sizeof gk_packed), "packed 0 vs explicit ld");
+    CHECK(!memcmp(&pk_packed, &pk_explicit, sizeof pk_packed),
+          "problem key: 0 (packed) and the packed value differ");
+    CHECK(memcmp(&pk_packed, &pk_padded, sizeof pk_packed) != 0,
+          "problem key ignores leading dims");
+
+    /* Without C, ldc means nothing and must not split the plan table. */
+    jg_gemm_problem no_c = base_problem(), no_c_ldc = base_problem();
+    no_c_ldc.ldc = 4096;
+    make_keys(&no_c, &base_cfg, 0x33, &pk_packed, &gk_packed);
+    make_keys(&no_c_ldc, &base_cfg, 0x44, &pk_padded, &gk_padded);
+    CHECK(!memcmp(&pk_packed, &pk_padded, sizeof pk_packed), "ldc without C splits problem keys");
+}
+
+/* The salt holds the arch and the compile options; so does every hash. */
+static void test_salt(void)
+{
+    const char *opts = jg__nvrtc_options();
+    char more_opts[512];
+    snprintf(more_opts, sizeof more_opts, "%s -lineinfo", opts);
+    jg__salt base = jg__salt_make("sm_90a", opts);
+    jg__salt arch = jg__salt_make("sm_90", opts);
+    jg__salt options = jg__salt_make("sm_90a", more_opts);
+    CHECK(!hash_eq(base.h, arch.h), "salt ignores the arch");
+    CHECK(!hash_eq(base.h, options.h), "salt ignores the compile options");
+    CHECK(!hash_eq(arch.h, options.h), "arch and option salts collide");
+
+    jg__problem_key pk;
+    jg__gemm_key gk;
+    jg_gemm_problem p = base_problem();
+    make_keys(&p, &base_cfg, 0xAB, &pk, &gk);
+    CHECK(!hash_eq(jg__key_hash(&base, &gk, sizeof gk), jg__key_hash(&arch, &gk, sizeof gk)),
+          "key hash ignores the arch");
+    CHECK(!hash_eq(jg__key_hash(&base, &gk, sizeof gk), jg__key_hash(&options, &gk, sizeof gk)),
+          "key hash ignores the compile options");
+}
+
+/* ---- keys seen through the public API: paths and cache modes never enter -- */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* Plans the small problem in an offline context; returns its info. */
+static jg_status plan_in(const char *dir, jg_cache_mode mode, jg_plan_info *info,
+                         jg__gemm_config *cfg, jg_context_stats *stats)
+{
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = JG_CONTEXT_OFFLINE;
+    o.arch = "sm_90a";
+    o.cache_dir = dir;
+    o.cache_mode = mode;
+    jg_context *ctx = NULL;
+    jg_status st = jg_context_create(&o, &ctx);
+    CHECK(st == JG_OK, "context (%s): %s", dir, jg_context_last_error(NULL));
+    if (st != JG_OK)
+        return st;
+    jg_gemm_problem p = base_problem();
+    p.m = p.n = 128;
+    p.k = 64;
+    jg_plan *plan = NULL;
+    st = jg_gemm_plan(ctx, &p, &plan);
+    CHECK(st == JG_OK, "plan (%s): %s", dir, jg_context_last_error(ctx));
+    if (st == JG_OK) {
+        jg_plan_get_info(plan, info);
+        *cfg = plan->cfg; /* internal: to recompute the key by hand */
+    }
+    jg_context_get_stats(ctx, stats);
+    jg_context_destroy(ctx);
+    return st;
+}
+
+static void test_public_key_ignores_paths(void)
+{
+    char dir_a[] = "/tmp/jg_key_a_XXXXXX", dir_b[] = "/tmp/jg_key_b_XXXXXX";
+    if (!mkdtemp(dir_a) || !mkdtemp(dir_b)) {
+        CHECK(0, "mkdtemp failed");
+        return;
+    }
+    chmod(dir_a, 0700);
+    chmod(dir_b, 0700);
+    jg_plan_info off, rw, ro;
+    jg__gemm_config cfg_off, cfg_rw, cfg_ro;
+    jg_context_stats s_off, s_rw, s_ro;
+    /* Cache off in dir A, read-write in dir B: two compiles. Read-only in
+     * dir B: the entry B wrote, found by its key, no compile. */
+    if (plan_in(dir_a, JG_CACHE_OFF, &off, &cfg_off, &s_off) == JG_OK &&
+        plan_in(dir_b, JG_CACHE_READWRITE, &rw, &cfg_rw, &s_rw) == JG_OK &&
+        plan_in(dir_b, JG_CACHE_READ, &ro, &cfg_ro, &s_ro) == JG_OK) {
+        CHECK(off.key_hash[0] == rw.key_hash[0] && off.key_hash[1] == rw.key_hash[1],
+              "key hash depends on the cache dir or mode");
+        CHECK(ro.key_hash[0] == rw.key_hash[0] && ro.key_hash[1] == rw.key_hash[1],
+              "read-only context: other key");
+        CHECK(s_off.plans_compiled == 1 && s_rw.plans_compiled == 1, "compiles: %llu, %llu",
+              (unsigned long long)s_off.plans_compiled, (unsigned long long)s_rw.plans_compiled);
+        CHECK(ro.origin == JG_ORIGIN_DISK && s_ro.plans_compiled == 0 && s_ro.plans_disk == 1,
+              "read-only context did not load B's entry (origin %d, compiled %llu)",
+              (int)ro.origin, (unsigned long long)s_ro.plans_compiled);
+
+        /* The public key is the internal hash of the key bytes, nothing more. */
+        jg_gemm_problem p = base_problem();
+        p.m = p.n = 128;
+        p.k = 64;
+        jg__hash128 h = kernel_hash(&p, &cfg_off);
+        CHECK(h.lo == off.key_hash[0] && h.hi == off.key_hash[1],
+              "plan key differs from jg__key_hash of the key bytes");
+    }
+    remove_tree(dir_a);
+    remove_tree(dir_b);
+}
+
+int main(void)
+{
+    test_determinism();
+    test_fields_change_hash();
+    test_m_generic();
+    test_leading_dims();
+    test_salt();
+    test_public_key_ignores_paths();
+    return jg_test_result("test_key");
+}

@@ -1,0 +1,231 @@
+/* Validation in an offline context (no GPU): every broken rule is refused
+ * before anything is compiled, with the right status and a message that
+ * names the field. Also: context options, offline runs, status names. */
+#include <stdio.h>
+#include <string.h>
+
+#include "jg_internal.h"
+#include "jg_test.h"
+
+#define NONE JG_DTYPE_NONE
+#define BF16 JG_BF16
+#define FP16 JG_FP16
+#define FP32 JG_FP32
+#define BAD ((jg_dtype)99)
+
+/* A jg_gemm_problem by position, so that each row below reads as one line. */
+#define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd}
+
+static const struct {
+    const char *what;
+    jg_gemm_problem p;
+    jg_status want;
+    const char *msg1, *msg2; /* both must appear in the message (msg2 may be NULL) */
+} rows[] = {
+    /* what              flags a     b     c     d     m             n    k    lda  ldb  ldc ldd */
+    {"m = 0",      P(0,  BF16, BF16, NONE, BF16, 0,            128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "m = 0", NULL},
+    {"n = -1",     P(0,  BF16, BF16, NONE, BF16, 128,          -1,  64,  0,   0,   0,  0), JG_ERR_INVALID, "n = -1", NULL},
+    {"k = 0",      P(0,  BF16, BF16, NONE, BF16, 128,          128, 0,   0,   0,   0,  0), JG_ERR_INVALID, "k = 0", NULL},
+    {"m = 2^31",   P(0,  BF16, BF16, NONE, BF16, 2147483648LL, 128, 64,  0,   0,   0,  0), JG_ERR_TOO_LARGE, "m = 2147483648", "2^31-1"},
+    {"k = 2^31",   P(0,  BF16, BF16, NONE, BF16, 128,          128, 2147483648LL, 0, 0, 0, 0), JG_ERR_TOO_LARGE, "k = 2147483648", NULL},
+    {"a NONE",     P(0,  NONE, BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "a_type", NULL},
+    {"b NONE",     P(0,  BF16, NONE, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "b_type", NULL},
+    {"d NONE",     P(0,  BF16, BF16, NONE, NONE, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "d_type", NULL},
+    {"a fp32",     P(0,  FP32, FP32, NONE, FP32, 128,          128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "a_type", NULL},
+    {"a bf16 b fp16", P(0, BF16, FP16, NONE, BF16, 128,        128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type", NULL},
+    {"c != d",     P(0,  BF16, BF16, FP32, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "c_type", NULL},
+    {"a = 99",     P(0,  BAD,  BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "a 99", NULL},
+    {"c = 99",     P(0,  BF16, BF16, BAD,  BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "c 99", NULL},
+    {"d = 99",     P(0,  BF16, BF16, NONE, BAD,  128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "d 99", NULL},
+    {"flags",      P(2,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags", NULL},
+    {"lda < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  32,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
+    {"lda < 0",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  -8,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
+    {"ldb < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   63,  0,  0), JG_ERR_INVALID, "ldb", NULL},
+    {"packed k=12", P(0, BF16, BF16, NONE, BF16, 128,          128, 12,  0,   0,   0,  0), JG_ERR_INVALID, "lda", "16"},
+    {"lda bytes",  P(0,  FP16, FP16, NONE, FP16, 128,          128, 64,  68,  0,   0,  0), JG_ERR_INVALID, "lda", "136 bytes"},
+    {"ldd < n",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  120), JG_ERR_INVALID, "ldd", NULL},
+    {"ldd bytes",  P(0,  BF16, BF16, NONE, FP32, 128,          64,  64,  0,   0,   0,  66), JG_ERR_INVALID, "ldd", "264 bytes"},
+    {"ldc bytes",  P(0,  BF16, BF16, FP32, FP32, 128,          64,  64,  0,   0,   66, 0), JG_ERR_INVALID, "ldc", NULL},
+    {"ldc < n",    P(0,  BF16, BF16, FP32, FP32, 128,          64,  64,  0,   0,   32, 0), JG_ERR_INVALID, "ldc", NULL},
+    {"lda 2^40 B", P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  1LL << 39, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", "2^40"},
+    {"lda huge",   P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  INT64_MAX - 7, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", NULL},
+    {"ldb INT64_MIN", P(0, BF16, BF16, NONE, BF16, 128,        128, 64,  0,   INT64_MIN, 0, 0), JG_ERR_INVALID, "ldb", NULL},
+    {"ldd huge",   P(0,  BF16, BF16, NONE, FP32, 128,          128, 64,  0,   0,   0,  INT64_MAX / 4 + 4), JG_ERR_TOO_LARGE, "ldd", NULL},
+    /* Valid: checked with jg__validate_gemm only, so nothing is compiled. */
+    {"ldc w/o C",  P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   3,  0), JG_OK, NULL, NULL},
+    {"padded",     P(1,  FP16, FP16, FP32, FP32, 1,            8,   8,   64,  72,  12, 16), JG_OK, NULL, NULL},
+};
+
+static jg_context *offline_context(void)
+{
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = JG_CONTEXT_OFFLINE;
+    o.arch = "sm_90a";
+    o.cache_mode = JG_CACHE_OFF;
+    jg_context *ctx = NULL;
+    jg_status st = jg_context_create(&o, &ctx);
+    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    return ctx;
+}
+
+static uint64_t compiles(const jg_context *ctx)
+{
+    jg_context_stats s;
+    memset(&s, 0xff, sizeof s);
+    jg_context_get_stats(ctx, &s);
+    return s.plans_compiled + s.compile_failures;
+}
+
+/* The message holds the status name and the row's words. */
+static void check_message(const char *what, const char *msg, jg_status want, const char *w1,
+                          const char *w2)
+{
+    CHECK(strstr(msg, jg_status_name(want)) != NULL, "%s: message lacks %s: \"%s\"", what,
+          jg_status_name(want), msg);
+    CHECK(!w1 || strstr(msg, w1), "%s: message lacks \"%s\": \"%s\"", what, w1, msg);
+    CHECK(!w2 || strstr(msg, w2), "%s: message lacks \"%s\": \"%s\"", what, w2, msg);
+}
+
+static void test_rows(jg_context *ctx)
+{
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        if (rows[i].want == JG_OK) {
+            jg_status st = jg__validate_gemm(ctx, &rows[i].p);
+            CHECK(st == JG_OK, "%s: %s (%s)", rows[i].what, jg_status_name(st),
+                  jg_context_last_error(ctx));
+            continue;
+        }
+        jg_plan *out = (jg_plan *)&out; /* any non-NULL value: it must be cleared */
+        jg_status st = jg_gemm_plan(ctx, &rows[i].p, &out);
+        CHECK(st == rows[i].want, "%s: got %s, want %s (%s)", rows[i].what, jg_status_name(st),
+              jg_status_name(rows[i].want), jg_context_last_error(ctx));
+        CHECK(out == NULL, "%s: *out not cleared", rows[i].what);
+        check_message(rows[i].what, jg_context_last_error(ctx), rows[i].want, rows[i].msg1,
+                      rows[i].msg2);
+        CHECK(compiles(ctx) == 0, "%s: something was compiled", rows[i].what);
+    }
+}
+
+static void test_null_pointers(jg_context *ctx)
+{
+    jg_gemm_problem valid = rows[JG_ARRAY_LEN(rows) - 1].p;
+    jg_plan *out = (jg_plan *)&out;
+    CHECK(jg_gemm_plan(ctx, NULL, &out) == JG_ERR_NULL_POINTER && out == NULL, "problem NULL");
+    check_message("problem NULL", jg_context_last_error(ctx), JG_ERR_NULL_POINTER, "problem", NULL);
+    CHECK(jg_gemm_plan(ctx, &valid, NULL) == JG_ERR_NULL_POINTER, "out NULL");
+    check_message("out NULL", jg_context_last_error(ctx), JG_ERR_NULL_POINTER, "out", NULL);
+    out = (jg_plan *)&out;
+    CHECK(jg_gemm_plan(NULL, &valid, &out) == JG_ERR_NULL_POINTER, "ctx NULL");
+    check_message("ctx NULL", jg_context_last_error(NULL), JG_ERR_NULL_POINTER, "ctx", NULL);
+    CHECK(jg_gemm_run(NULL, NULL, NULL) == JG_ERR_NULL_POINTER, "run: plan NULL");
+    CHECK(jg_context_get_stats(ctx, NULL) == JG_ERR_NULL_POINTER, "stats: out NULL");
+    CHECK(compiles(ctx) == 0, "null pointers: something was compiled");
+}
+
+/* One valid plan (one compile): it exists, but an offline context cannot run it. */
+static void test_offline_run(jg_context *ctx)
+{
+    jg_gemm_problem p = {0, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0};
+    jg_plan *plan = NULL;
+    jg_status st = jg_gemm_plan(ctx, &p, &plan);
+    CHECK(st == JG_OK && plan, "offline plan: %s", jg_context_last_error(ctx));
+    if (!plan)
+        return;
+    CHECK(compiles(ctx) == 1, "offline plan: %llu compiles", (unsigned long long)compiles(ctx));
+    static _Alignas(16) char buf[64];
+    jg_gemm_args args = {buf, buf, NULL, buf, 1.0f, 0.0f, 0};
+    CHECK(jg_gemm_run(plan, NULL, NULL) == JG_ERR_NULL_POINTER, "run: args NULL");
+    st = jg_gemm_run(plan, &args, NULL);
+    CHECK(st == JG_ERR_OFFLINE, "offline run: %s", jg_status_name(st));
+    check_message("offline run", jg_context_last_error(ctx), JG_ERR_OFFLINE, "offline", "sm_90a");
+    st = jg_gemm(ctx, &p, &args, NULL);
+    CHECK(st == JG_ERR_OFFLINE, "offline jg_gemm: %s", jg_status_name(st));
+    CHECK(compiles(ctx) == 1, "the second plan of one problem compiled again");
+}
+
+static jg_status create_with(uint32_t flags, const char *arch, int cache_mode, int sm_count)
+{
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    o.arch = arch;
+    o.cache_mode = (jg_cache_mode)cache_mode;
+    o.sm_count = sm_count;
+    jg_context *ctx = (jg_context *)&o; /* non-NULL: it must be cleared */
+    jg_status st = jg_context_create(&o, &ctx);
+    CHECK(ctx == NULL || st == JG_OK, "failed create left *out set");
+    jg_context_destroy(st == JG_OK ? ctx : NULL);
+    return st;
+}
+
+static void test_context_options(void)
+{
+    static const struct {
+        const char *what;
+        uint32_t flags;
+        const char *arch;
+        int cache_mode, sm_count;
+        jg_status want;
+        const char *word;
+    } cases[] = {
+        {"arch NULL", JG_CONTEXT_OFFLINE, NULL, JG_CACHE_OFF, 0, JG_ERR_INVALID, "arch"},
+        {"arch sm_80", JG_CONTEXT_OFFLINE, "sm_80", JG_CACHE_OFF, 0, JG_ERR_UNSUPPORTED_ARCH, "sm_80"},
+        {"cache_mode 99", JG_CONTEXT_OFFLINE, "sm_90a", 99, 0, JG_ERR_INVALID, "cache_mode"},
+        {"cache_mode -1", JG_CONTEXT_OFFLINE, "sm_90a", -1, 0, JG_ERR_INVALID, "cache_mode"},
+        {"flags bit 5", JG_CONTEXT_OFFLINE | 32u, "sm_90a", JG_CACHE_OFF, 0, JG_ERR_INVALID, "flags"},
+        {"sm_count -1", JG_CONTEXT_OFFLINE, "sm_90a", JG_CACHE_OFF, -1, JG_ERR_INVALID, "sm_count"},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(cases); ++i) {
+        jg_status st = create_with(cases[i].flags, cases[i].arch, cases[i].cache_mode,
+                                   cases[i].sm_count);
+        CHECK(st == cases[i].want, "%s: got %s, want %s (%s)", cases[i].what, jg_status_name(st),
+              jg_status_name(cases[i].want), jg_context_last_error(NULL));
+        check_message(cases[i].what, jg_context_last_error(NULL), cases[i].want, cases[i].word,
+                      NULL);
+    }
+    CHECK(jg_context_create(NULL, NULL) == JG_ERR_NULL_POINTER, "create: out NULL");
+    CHECK(create_with(JG_CONTEXT_OFFLINE, "sm_90a", JG_CACHE_OFF, 0) == JG_OK, "valid offline");
+}
+
+static void test_status_names(void)
+{
+    static const struct {
+        jg_status s;
+        const char *name;
+    } all[] = {
+#define JG_STATUS_ROW_(name, value, text) {JG_##name, "JG_" #name},
+        JG_STATUS_LIST(JG_STATUS_ROW_)
+#undef JG_STATUS_ROW_
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(all); ++i) {
+        const char *name = jg_status_name(all[i].s), *text = jg_status_string(all[i].s);
+        CHECK(name && !strcmp(name, all[i].name), "status %d: name %s", (int)all[i].s, name);
+        CHECK(text && *text, "status %s: empty text", all[i].name);
+        for (size_t j = 0; j < i; ++j) {
+            CHECK(strcmp(name, jg_status_name(all[j].s)) != 0, "%s: duplicate name", name);
+            CHECK(strcmp(text, jg_status_string(all[j].s)) != 0, "%s: duplicate text", name);
+        }
+    }
+    CHECK(!strcmp(jg_status_name((jg_status)1), "JG_UNKNOWN_STATUS"), "status 1");
+    CHECK(!strcmp(jg_status_name((jg_status)-1000), "JG_UNKNOWN_STATUS"), "status -1000");
+    CHECK(jg_status_string((jg_status)-1000) && *jg_status_string((jg_status)-1000),
+          "unknown status: empty text");
+}
+
+int main(void)
+{
+    test_status_names();
+    test_context_options();
+    jg_context *ctx = offline_context();
+    if (ctx) {
+        CHECK(!strcmp(jg_context_last_error(ctx), ""), "fresh context has an error");
+        CHECK(!strcmp(jg_context_arch(ctx), "sm_90a"), "arch %s", jg_context_arch(ctx));
+        test_rows(ctx);
+        test_null_pointers(ctx);
+        test_offline_run(ctx);
+        jg_context_destroy(ctx);
+    }
+    return jg_test_result("test_validate");
+}
