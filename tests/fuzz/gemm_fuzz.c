@@ -1,0 +1,300 @@
+/* Random-shape GEMM fuzz on an sm_90 GPU.
+ *
+ *   test_gemm_fuzz [--count N] [--seed S] [--only I] [--threads T]
+ *
+ * Draws N shapes (default 500) from a seed (default: from the clock; printed
+ * first, so `--seed S` replays a run and `--seed S --only I` one shape of
+ * it). M, N, K come half the time from tile-edge values, half uniformly from
+ * [1, 4096]; leading dimensions are rounded up to multiples of 8 elements
+ * where K or N is not (so TMA zero-fills a ragged K); A/B bf16 or fp16, D
+ * bf16, fp16 or fp32, C half the time, a quarter of the plans M-generic.
+ * All plans are built first, in parallel (each distinct problem is an NVRTC
+ * compile), then each shape runs and is checked against the FP64 reference
+ * of jg_test_gpu.h, one at a time. Exits 1 if any shape fails, 77 without
+ * an sm_90 GPU. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jg_test.h"
+#include "jg_test_gpu.h"
+
+#define FUZZ_DIM_MAX 4096
+#define FUZZ_MNK_MAX (INT64_C(1) << 34) /* keeps the run to a few minutes */
+
+static const int64_t edge_values[] = {1,   7,   8,   63,  64,  65,   127,  128,  129,  191,  192,
+                                      255, 256, 257, 511, 512, 513, 1000, 1024, 2047, 2048, 4096};
+
+typedef struct fuzz_shape {
+    jg_gemm_problem p;
+    int64_t m; /* rows of the launch (p.m is only a hint for M-generic plans) */
+    float alpha, beta;
+    uint64_t seed; /* of the data and the reference's samples */
+    jg_plan *plan;
+    jg_status plan_status;
+    char plan_error[256];
+} fuzz_shape;
+
+typedef struct fuzz_opts {
+    int64_t count, only; /* only: -1 runs all */
+    uint64_t seed;
+    int threads;
+} fuzz_opts;
+
+static int64_t draw_dim(jg_rng *r)
+{
+    const uint64_t nedges = sizeof edge_values / sizeof edge_values[0];
+    if (jg_rng_below(r, 2))
+        return edge_values[jg_rng_below(r, nedges)];
+    return 1 + (int64_t)jg_rng_below(r, FUZZ_DIM_MAX);
+}
+
+/* A leading dimension for `cols` 16-byte rows apart: packed (0) when cols
+ * is a multiple of 8 elements, else cols rounded up to one. */
+static int64_t ld_for(int64_t cols) { return cols % 8 ? (cols + 7) / 8 * 8 : 0; }
+
+static void draw_shape(jg_rng *r, fuzz_shape *s)
+{
+    static const jg_dtype ab_types[] = {JG_BF16, JG_FP16};
+    static const jg_dtype d_types[] = {JG_BF16, JG_FP16, JG_FP32};
+    int64_t m, n, k;
+    do {
+        m = draw_dim(r);
+        n = draw_dim(r);
+        k = draw_dim(r);
+    } while (m * n * k > FUZZ_MNK_MAX);
+    memset(s, 0, sizeof *s);
+    jg_gemm_problem *p = &s->p;
+    p->a_type = p->b_type = ab_types[jg_rng_below(r, 2)];
+    p->d_type = d_types[jg_rng_below(r, 3)];
+    p->c_type = jg_rng_below(r, 2) ? p->d_type : JG_DTYPE_NONE;
+    p->m = s->m = m;
+    p->n = n;
+    p->k = k;
+    p->lda = p->ldb = ld_for(k);
+    p->ldd = ld_for(n);
+    p->ldc = p->c_type != JG_DTYPE_NONE ? ld_for(n) : 0;
+    if (jg_rng_below(r, 4) == 0) {
+        p->flags = JG_GEMM_M_GENERIC;
+        p->m = draw_dim(r); /* the planner's hint, unrelated to the launch's m */
+    }
+    s->alpha = (float)(0.5 + 1.5 * jg_rng_uniform(r));
+    s->beta = p->c_type != JG_DTYPE_NONE ? (float)(2 * jg_rng_uniform(r) - 1) : 0.0f;
+    s->seed = jg_rng_next(r);
+}
+
+/* ---- phase 1: every plan, in parallel ----------------------------------- */
+
+typedef struct plan_pool {
+    jg_context *ctx;
+    fuzz_shape *shapes;
+    int64_t count, only;
+    atomic_llong next;
+} plan_pool;
+
+static void *plan_worker(void *arg)
+{
+    plan_pool *pool = arg;
+    for (;;) {
+        int64_t i = (int64_t)atomic_fetch_add(&pool->next, 1);
+        if (i >= pool->count)
+            return NULL;
+        if (pool->only >= 0 && i != pool->only)
+            continue;
+        fuzz_shape *s = &pool->shapes[i];
+        s->plan_status = jg_gemm_plan(pool->ctx, &s->p, &s->plan);
+        if (s->plan_status != JG_OK)
+            snprintf(s->plan_error, sizeof s->plan_error, "%s",
+                     jg_context_last_error(pool->ctx));
+    }
+}
+
+static void plan_all(jg_context *ctx, fuzz_shape *shapes, const fuzz_opts *o)
+{
+    plan_pool pool = {.ctx = ctx, .shapes = shapes, .count = o->count, .only = o->only};
+    atomic_init(&pool.next, 0);
+    pthread_t tid[64];
+    int nt = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
+    struct timespec t0, t1;
+    timespec_get(&t0, TIME_UTC);
+    for (int t = 0; t < nt; ++t)
+        if (pthread_create(&tid[t], NULL, plan_worker, &pool) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            exit(1);
+        }
+    for (int t = 0; t < nt; ++t)
+        pthread_join(tid[t], NULL);
+    timespec_get(&t1, TIME_UTC);
+    jg_context_stats st;
+    JG_REQUIRE(ctx, jg_context_get_stats(ctx, &st));
+    printf("gemm_fuzz: planned in %.1f s on %d threads: %llu compiled, %llu from disk, "
+           "%llu from memory\n",
+           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), nt,
+           (unsigned long long)st.plans_compiled, (unsigned long long)st.plans_disk,
+           (unsigned long long)st.plans_memory);
+}
+
+/* ---- phase 2: run and check, one at a time ------------------------------- */
+
+static void describe_shape(const fuzz_shape *s, int64_t idx, char *buf, size_t size)
+{
+    const jg_gemm_problem *p = &s->p;
+    char generic[48] = "";
+    if (p->flags & JG_GEMM_M_GENERIC)
+        snprintf(generic, sizeof generic, " m-generic(hint %lld)", (long long)p->m);
+    snprintf(buf, size,
+             "shape %lld: m=%lld n=%lld k=%lld %s->%s%s alpha=%.6g beta=%.6g "
+             "lda=%lld ldd=%lld%s",
+             (long long)idx, (long long)s->m, (long long)p->n, (long long)p->k,
+             jg_test_dtype_str(p->a_type), jg_test_dtype_str(p->d_type),
+             p->c_type != JG_DTYPE_NONE ? " +C" : "", s->alpha, s->beta, (long long)p->lda,
+             (long long)p->ldd, generic);
+}
+
+/* Runs one planned shape; returns true when it passes, else prints why.
+ * margin[0], margin[1]: the largest element and norm errors so far, as
+ * fractions of their bounds (how close correct results come to failing). */
+static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
+{
+    const jg_gemm_problem *p = &s->p;
+    const bool has_c = p->c_type != JG_DTYPE_NONE;
+    char what[256], line[512];
+    describe_shape(s, idx, what, sizeof what);
+    jg_rng r;
+    jg_rng_seed(&r, s->seed);
+    jg_mat a, b, c, d;
+    jg_mat_init(&a, p->a_type, s->m, p->k, p->lda);
+    jg_mat_init(&b, p->b_type, p->n, p->k, p->ldb);
+    jg_mat_init(&d, p->d_type, s->m, p->n, p->ldd);
+    jg_mat_fill_normal(&a, &r);
+    jg_mat_fill_normal(&b, &r);
+    jg_mat_upload(&a);
+    jg_mat_upload(&b);
+    if (has_c) {
+        jg_mat_init(&c, p->c_type, s->m, p->n, p->ldc);
+        jg_mat_fill_normal(&c, &r);
+        jg_mat_upload(&c);
+    }
+    jg_mat_poison(&d);
+    jg_gemm_args args = {.a = a.dev, .b = b.dev, .c = has_c ? c.dev : NULL, .d = d.dev,
+                         .alpha = s->alpha, .beta = s->beta,
+                         .m = (p->flags & JG_GEMM_M_GENERIC) ? s->m : 0};
+    jg_status st = jg_gemm_run(s->plan, &args, NULL);
+    bool ok = st == JG_OK;
+    if (!ok) {
+        snprintf(line, sizeof line, "jg_gemm_run: %s", jg_status_name(st));
+    } else {
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) { /* the CUDA context is lost: nothing more can run */
+            printf("FAIL %s: %s\ngemm_fuzz: aborted\n", what, cudaGetErrorString(e));
+            exit(1);
+        }
+        jg_mat_download(&d);
+        jg_gemm_check ck = {.a = &a, .b = &b, .c = has_c ? &c : NULL, .d = &d, .m = s->m,
+                            .alpha = s->alpha, .beta = s->beta};
+        ok = jg_gemm_verify(&ck, &r);
+        jg_check_describe(&ck, line, sizeof line);
+        margin[0] = fmax(margin[0], ck.worst);
+        margin[1] = fmax(margin[1], ck.norm_rel / ck.norm_bound);
+    }
+    if (!ok)
+        printf("FAIL %s: %s\n", what, line);
+    jg_mat_free(&a);
+    jg_mat_free(&b);
+    jg_mat_free(&d);
+    if (has_c)
+        jg_mat_free(&c);
+    return ok;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static uint64_t clock_seed(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    uint64_t x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return jg_splitmix64(&x) % 1000000000u; /* short enough to retype */
+}
+
+static void parse_args(int argc, char **argv, fuzz_opts *o)
+{
+    o->count = 500;
+    o->only = -1;
+    o->seed = clock_seed();
+    o->threads = 16;
+    for (int i = 1; i < argc; i += 2) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v && !strcmp(argv[i], "--count"))
+            o->count = strtoll(v, NULL, 0);
+        else if (v && !strcmp(argv[i], "--seed"))
+            o->seed = strtoull(v, NULL, 0);
+        else if (v && !strcmp(argv[i], "--only"))
+            o->only = strtoll(v, NULL, 0);
+        else if (v && !strcmp(argv[i], "--threads"))
+            o->threads = atoi(v);
+        else {
+            fprintf(stderr, "usage: %s [--count N] [--seed S] [--only I] [--threads T]\n",
+                    argv[0]);
+            exit(2);
+        }
+    }
+    if (o->count < 1 || o->only >= o->count) {
+        fprintf(stderr, "--count must be >= 1 and --only below it\n");
+        exit(2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    fuzz_opts o;
+    parse_args(argc, argv, &o);
+    printf("gemm_fuzz: seed %llu (replay with --seed %llu)\n", (unsigned long long)o.seed,
+           (unsigned long long)o.seed);
+    fflush(stdout);
+    jg_test_gpu_init();
+    jg_context *ctx = jg_test_context();
+    fuzz_shape *shapes = calloc((size_t)o.count, sizeof *shapes);
+    if (!shapes)
+        return 1;
+    jg_rng r;
+    jg_rng_seed(&r, o.seed);
+    for (int64_t i = 0; i < o.count; ++i)
+        draw_shape(&r, &shapes[i]);
+    plan_all(ctx, shapes, &o);
+    int64_t failed = 0, ran = 0;
+    double margin[2] = {0, 0};
+    for (int64_t i = 0; i < o.count; ++i) {
+        if (o.only >= 0 && i != o.only)
+            continue;
+        const fuzz_shape *s = &shapes[i];
+        ++ran;
+        if (s->plan_status != JG_OK) {
+            char what[256];
+            describe_shape(s, i, what, sizeof what);
+            printf("FAIL %s: jg_gemm_plan: %s: %s\n", what, jg_status_name(s->plan_status),
+                   s->plan_error);
+            ++failed;
+        } else if (!run_shape(s, i, margin)) {
+            ++failed;
+        }
+        fflush(stdout);
+    }
+    jg_context_destroy(ctx);
+    free(shapes);
+    /* Near 1 of the element bound is normal with 16-bit outputs: rounding to
+     * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */
+    printf("gemm_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
+           margin[0], margin[1]);
+    printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran,
+           (long long)failed, (unsigned long long)o.seed);
+    return failed ? 1 : 0;
+}
