@@ -1,0 +1,1275 @@
+/* jitgemm-bench: times libjitgemm against cuBLASLt on the shapes of a spec
+ * file, in one process, and reports each row against the speed of light
+ * measured in the same run.
+ *
+ *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]
+ *                 [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]
+ *                 [--no-peer] [--help]
+ *
+ * cuBLASLt is opened with dlopen here, in the tool, so that libjitgemm keeps
+ * no cuBLAS dependency; <cublasLt.h> supplies types and enums only.
+ * Exit status: 0 all rows fine, 1 a row failed or mismatched, 2 usage error,
+ * no GPU, or a failure before the first row. bench/README.md says more. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <jansson.h>
+
+#include <jitgemm/jitgemm.h>
+
+#include "jg_test.h" /* seeded RNG and 16-bit float conversions */
+
+#define EXIT_ROWS_FAILED 1
+#define EXIT_SETUP 2
+
+#define MIN_REPS 50
+#define WARMUP 10      /* launches of each implementation, at least */
+#define WARM_MS 300.0  /* and for at least this long: see warm_up */
+#define PICK_REPS 10   /* timed launches per cuBLASLt candidate algorithm */
+#define MAX_ALGOS 8
+#define COPY_REPS 20
+#define WORKSPACE_BYTES (32ull << 20)
+#define FLUSH_BYTES (256ull << 20)
+#define COPY_BYTES (1ull << 30)
+#define PEAK_DIM 8192
+#define MISMATCH_TOL 2e-2
+
+/* ---- small helpers ----------------------------------------------------- */
+
+/* Reports a failed CUDA runtime call and evaluates to true. */
+#define CUDA_FAILED(call) cuda_failed((call), #call, __LINE__)
+
+static bool cuda_failed(cudaError_t e, const char *what, int line)
+{
+    if (e == cudaSuccess)
+        return false;
+    fprintf(stderr, "jitgemm-bench:%d: %s: %s\n", line, what, cudaGetErrorString(e));
+    return true;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n), which it sorts. */
+static double median(float *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + v[n / 2]);
+}
+
+static const char *dtype_name(jg_dtype t)
+{
+    return t == JG_BF16 ? "bf16" : t == JG_FP16 ? "fp16" : t == JG_FP32 ? "fp32" : "none";
+}
+
+static size_t dtype_size(jg_dtype t) { return t == JG_FP32 ? 4 : 2; }
+
+static cudaDataType_t dtype_cuda(jg_dtype t)
+{
+    return t == JG_BF16 ? CUDA_R_16BF : t == JG_FP16 ? CUDA_R_16F : CUDA_R_32F;
+}
+
+static jg_dtype parse_dtype(const char *s, bool allow_fp32)
+{
+    if (!strcmp(s, "bf16"))
+        return JG_BF16;
+    if (!strcmp(s, "fp16"))
+        return JG_FP16;
+    if (allow_fp32 && !strcmp(s, "fp32"))
+        return JG_FP32;
+    return JG_DTYPE_NONE;
+}
+
+/* Element i of a bf16, fp16 or fp32 array, as a double. */
+static double load_elem(const void *p, size_t i, jg_dtype t)
+{
+    if (t == JG_FP32)
+        return ((const float *)p)[i];
+    uint16_t h = ((const uint16_t *)p)[i];
+    return t == JG_BF16 ? jg_bf16_to_f32(h) : jg_f16_to_f32(h);
+}
+
+/* Standard normal values rounded to bf16 or fp16. Box-Muller gives two
+ * values per draw; both are used because the large shapes need ~10^8. */
+static void fill_normal(uint16_t *x, size_t n, jg_dtype t, uint64_t seed)
+{
+    jg_rng r;
+    jg_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i += 2) {
+        double rad = sqrt(-2.0 * log(1.0 - jg_rng_uniform(&r))); /* 1 - u is in (0, 1] */
+        double phi = 6.283185307179586 * jg_rng_uniform(&r);
+        float v[2] = {(float)(rad * cos(phi)), (float)(rad * sin(phi))};
+        for (size_t j = 0; j < 2 && i + j < n; ++j)
+            x[i + j] = t == JG_BF16 ? jg_f32_to_bf16(v[j]) : jg_f32_to_f16(v[j]);
+    }
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+typedef struct options {
+    const char *spec;
+    const char *only; /* comma-separated names, or NULL for all */
+    jg_dtype dtype, out_dtype;
+    int reps;
+    const char *json;
+    bool no_peer;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]\n"
+            "                     [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]\n"
+            "                     [--no-peer] [--help]\n"
+            "\n"
+            "Times libjitgemm and cuBLASLt on each dense/decode shape of the spec file\n"
+            "(D[M,N] = A[M,K] * B[N,K]^T, row-major), L2 flushed before every launch, and\n"
+            "reports medians against the speed of light measured in the same run.\n"
+            "\n"
+            "  --spec FILE       JSON-lines shapes (default bench/shapes.jsonl)\n"
+            "  --only NAMES      run only these shapes (comma-separated names)\n"
+            "  --dtype T         A and B type: bf16 (default) or fp16\n"
+            "  --out-dtype T     D type: bf16, fp16 or fp32 (default: --dtype)\n"
+            "  --reps N          timed launches per measurement, >= %d (default 100)\n"
+            "  --json FILE       also write the rows as JSON\n"
+            "  --no-peer         do not time cuBLASLt per shape (still used for the peak)\n"
+            "\n"
+            "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
+            "(including no CUDA GPU). See bench/README.md.\n",
+            MIN_REPS);
+}
+
+/* Sets the option `name` to `v`; false (reported) for a bad value. */
+static bool set_option(options *o, const char *name, const char *v, const char **out)
+{
+    if (!strcmp(name, "--spec"))
+        o->spec = v;
+    else if (!strcmp(name, "--only"))
+        o->only = v;
+    else if (!strcmp(name, "--json"))
+        o->json = v;
+    else if (!strcmp(name, "--out-dtype"))
+        *out = v;
+    else if (!strcmp(name, "--dtype") && !(o->dtype = parse_dtype(v, false))) {
+        fprintf(stderr, "jitgemm-bench: --dtype must be bf16 or fp16, not '%s'\n", v);
+        return false;
+    } else if (!strcmp(name, "--reps")) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < MIN_REPS || n > 100000) {
+            fprintf(stderr, "jitgemm-bench: --reps must be an integer in [%d, 100000]\n",
+                    MIN_REPS);
+            return false;
+        }
+        o->reps = (int)n;
+    }
+    return true;
+}
+
+/* Returns 0 to go on (or after --help, with *done set), else an exit status. */
+static int parse_args(int argc, char **argv, options *o, bool *done)
+{
+    static const char *with_value[] = {"--spec", "--only", "--dtype", "--out-dtype", "--reps",
+                                       "--json"};
+    *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .reps = 100};
+    const char *out = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        bool known = false;
+        for (size_t j = 0; j < sizeof with_value / sizeof *with_value; ++j)
+            known |= !strcmp(a, with_value[j]);
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            *done = true;
+            return 0;
+        } else if (!strcmp(a, "--no-peer")) {
+            o->no_peer = true;
+        } else if (!known) {
+            fprintf(stderr, "jitgemm-bench: unknown argument '%s' (try --help)\n", a);
+            return EXIT_SETUP;
+        } else if (i + 1 >= argc) {
+            fprintf(stderr, "jitgemm-bench: %s needs a value\n", a);
+            return EXIT_SETUP;
+        } else if (!set_option(o, a, argv[++i], &out)) {
+            return EXIT_SETUP;
+        }
+    }
+    o->out_dtype = out ? parse_dtype(out, true) : o->dtype;
+    if (!o->out_dtype) {
+        fprintf(stderr, "jitgemm-bench: --out-dtype must be bf16, fp16 or fp32, not '%s'\n", out);
+        return EXIT_SETUP;
+    }
+    return 0;
+}
+
+/* ---- the spec file ----------------------------------------------------- */
+
+typedef struct shape {
+    char name[64];
+    char kind[16];
+    int64_t m, n, k;
+} shape;
+
+typedef struct shape_list {
+    shape *v;
+    size_t n, cap;
+} shape_list;
+
+/* A positive integer field; reports file:line and the field otherwise. */
+static bool get_dim(json_t *obj, const char *key, const char *file, int line, int64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+        json_integer_value(v) > INT32_MAX) {
+        fprintf(stderr, "%s:%d: field '%s': %s; line skipped\n", file, line, key,
+                v ? "expected an integer in [1, 2^31-1]" : "missing");
+        return false;
+    }
+    *out = json_integer_value(v);
+    return true;
+}
+
+/* A string field that must fit in `size` bytes. */
+static bool get_str(json_t *obj, const char *key, const char *file, int line, char *out,
+                    size_t size)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    if (!s || !*s || strlen(s) >= size) {
+        fprintf(stderr, "%s:%d: field '%s': expected a string of 1 to %zu characters; "
+                        "line skipped\n", file, line, key, size - 1);
+        return false;
+    }
+    memcpy(out, s, strlen(s) + 1);
+    return true;
+}
+
+/* One line: 1 a shape in *s, 0 skipped on purpose (grouped), -1 malformed. */
+static int parse_line(const char *text, const char *file, int line, shape *s)
+{
+    json_error_t err;
+    json_t *obj = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    if (!json_is_object(obj)) {
+        if (obj)
+            fprintf(stderr, "%s:%d: expected a JSON object; line skipped\n", file, line);
+        else
+            fprintf(stderr, "%s:%d:%d: invalid JSON: %s; line skipped\n", file, line,
+                    err.column, err.text);
+        json_decref(obj);
+        return -1;
+    }
+    int rc = -1;
+    if (get_str(obj, "name", file, line, s->name, sizeof s->name) &&
+        get_str(obj, "kind", file, line, s->kind, sizeof s->kind)) {
+        if (!strcmp(s->kind, "grouped")) {
+            printf("skipping %s: kind 'grouped' is not benchmarked yet\n", s->name);
+            rc = 0;
+        } else if (get_dim(obj, "m", file, line, &s->m) && get_dim(obj, "n", file, line, &s->n) &&
+                   get_dim(obj, "k", file, line, &s->k)) {
+            rc = 1;
+        }
+    }
+    json_decref(obj);
+    return rc;
+}
+
+static bool blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        ++s;
+    return !*s;
+}
+
+/* Reads every dense/decode line; false only if the file cannot be read. */
+static bool load_spec(const char *file, shape_list *out)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        perror(file);
+        return false;
+    }
+    char *text = NULL;
+    size_t cap = 0;
+    int line = 0;
+    shape s;
+    while (getline(&text, &cap, f) >= 0) {
+        ++line;
+        if (blank(text) || parse_line(text, file, line, &s) != 1)
+            continue;
+        if (out->n == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 32;
+            shape *v = realloc(out->v, out->cap * sizeof *v);
+            if (!v) {
+                fprintf(stderr, "jitgemm-bench: out of memory\n");
+                exit(EXIT_SETUP);
+            }
+            out->v = v;
+        }
+        out->v[out->n++] = s;
+    }
+    free(text);
+    fclose(f);
+    return true;
+}
+
+/* Keeps the shapes named in `only`; an unknown name is an error, so that a
+ * typo cannot silently shrink the run. */
+static bool filter_shapes(shape_list *l, const char *only)
+{
+    bool *keep = calloc(l->n + 1, sizeof *keep), ok = true;
+    const char *p = only;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (size_t i = 0; i < l->n; ++i)
+            if (strlen(l->v[i].name) == len && !strncmp(l->v[i].name, p, len))
+                keep[i] = found = true;
+        if (!found && len) {
+            fprintf(stderr, "jitgemm-bench: --only: no dense/decode shape '%.*s' in the spec\n",
+                    (int)len, p);
+            ok = false;
+        }
+        p += len + (p[len] == ',');
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; ++i)
+        if (keep[i])
+            l->v[n++] = l->v[i];
+    l->n = n;
+    free(keep);
+    return ok;
+}
+
+/* ---- cuBLASLt through dlopen ------------------------------------------- */
+
+/* X(name, parameter types): the only cuBLASLt functions the tool calls. */
+#define LT_FUNCS(X)                                                                          \
+    X(cublasLtCreate, (cublasLtHandle_t *))                                                  \
+    X(cublasLtDestroy, (cublasLtHandle_t))                                                   \
+    X(cublasLtMatmulDescCreate, (cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t)) \
+    X(cublasLtMatmulDescDestroy, (cublasLtMatmulDesc_t))                                     \
+    X(cublasLtMatmulDescSetAttribute,                                                        \
+      (cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t))          \
+    X(cublasLtMatrixLayoutCreate,                                                            \
+      (cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t))                 \
+    X(cublasLtMatrixLayoutDestroy, (cublasLtMatrixLayout_t))                                 \
+    X(cublasLtMatmulPreferenceCreate, (cublasLtMatmulPreference_t *))                        \
+    X(cublasLtMatmulPreferenceDestroy, (cublasLtMatmulPreference_t))                         \
+    X(cublasLtMatmulPreferenceSetAttribute,                                                  \
+      (cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t)) \
+    X(cublasLtMatmulAlgoGetHeuristic,                                                        \
+      (cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, \
+       cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,      \
+       cublasLtMatmulHeuristicResult_t *, int *))                                            \
+    X(cublasLtMatmul,                                                                        \
+      (cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *,                   \
+       cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t, const void *,           \
+       const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t,                 \
+       const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t))
+
+/* The prototypes above must match the header's, or calls through dlsym'd
+ * pointers would be wrong; _Generic does not evaluate (nor link) its operand. */
+#define LT_CHECK_(name, args)                                                       \
+    _Static_assert(_Generic(&name, cublasStatus_t(*) args : 1, default : 0),        \
+                   #name " does not match <cublasLt.h>");
+LT_FUNCS(LT_CHECK_)
+#undef LT_CHECK_
+
+typedef struct lt_api {
+#define LT_MEMBER_(name, args) cublasStatus_t (*name) args;
+    LT_FUNCS(LT_MEMBER_)
+#undef LT_MEMBER_
+} lt_api;
+
+static lt_api lt;
+
+/* Opens cuBLASLt and resolves LT_FUNCS; false (reported) on failure. */
+static bool lt_load(void)
+{
+    const char *names[] = {"libcublasLt.so.13", "libcublasLt.so"};
+    void *lib = NULL;
+    for (size_t i = 0; i < 2 && !lib; ++i)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        fprintf(stderr, "jitgemm-bench: cannot open cuBLASLt: %s\n", why ? why : "?");
+        return false;
+    }
+#define LT_RESOLVE_(name, args)                                                      \
+    {                                                                                \
+        void *sym = dlsym(lib, #name);                                               \
+        if (!sym) {                                                                  \
+            fprintf(stderr, "jitgemm-bench: cuBLASLt has no %s\n", #name);           \
+            return false;                                                            \
+        }                                                                            \
+        memcpy(&lt.name, &sym, sizeof sym); /* ISO C has no object-to-function cast */ \
+    }
+    LT_FUNCS(LT_RESOLVE_)
+#undef LT_RESOLVE_
+    return true;
+}
+
+#define LT_FAILED(call) lt_failed((call), #call)
+
+static bool lt_failed(cublasStatus_t s, const char *what)
+{
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return false;
+    what += strncmp(what, "lt.", 3) ? 0 : 3; /* "lt.cublasLtXxx(...)": the name only */
+    fprintf(stderr, "jitgemm-bench: %.*s: cuBLAS status %d\n", (int)strcspn(what, "("), what,
+            (int)s);
+    return true;
+}
+
+/* ---- the benchmark context and the timing loop ------------------------- */
+
+typedef struct bench {
+    options opt;
+    cudaStream_t stream;
+    cudaEvent_t *start, *stop; /* one pair per timed launch */
+    int nevents;
+    void *flush;
+    size_t flush_bytes;
+    jg_context *jg;
+    bool have_lt;
+    cublasLtHandle_t lth;
+    void *workspace;
+    double copy_gbs, peak_tflops; /* peak_tflops NAN without cuBLASLt */
+    int peak_algo;                /* the heuristic's algorithm that the peak used */
+} bench;
+
+/* Enqueues one launch on the stream; false if it could not be launched. */
+typedef bool (*launch_fn)(void *arg, cudaStream_t stream);
+
+/* One implementation to time: a launch function and its argument. */
+typedef struct timed {
+    launch_fn fn;
+    void *arg;
+} timed;
+
+/* Launches the implementations in turn, WARMUP rounds at least and for at
+ * least WARM_MS. A GPU that was idle (while the host made the inputs) runs
+ * its first ~100 ms of heavy work at a clock it cannot hold under its power
+ * limit, which would favour whatever is timed first. Returns -1, or the
+ * index of an implementation that failed to launch. */
+static int warm_up(bench *b, const timed *impl, int n)
+{
+    double t0 = now_ms();
+    for (int round = 0;; ++round) {
+        for (int j = 0; j < n; ++j)
+            if (!impl[j].fn(impl[j].arg, b->stream))
+                return j;
+        if (round + 1 >= WARMUP && round % 8 == 7) {
+            if (CUDA_FAILED(cudaStreamSynchronize(b->stream)))
+                return 0;
+            if (now_ms() - t0 >= WARM_MS)
+                return -1;
+        }
+    }
+}
+
+/* Times n implementations in alternation (rep i of each, then rep i + 1),
+ * so that clock and temperature drift hit them alike: median of `reps`
+ * launches each into us[j], in microseconds. Each launch has its own pair
+ * of events; with `flush`, a memset of a buffer larger than L2 runs before
+ * it, outside the events, so every launch reads its inputs from DRAM as in
+ * a real model. Returns -1, or the index of an implementation that failed
+ * (0 also for a CUDA error). */
+static int time_interleaved(bench *b, const timed *impl, int n, int reps, bool flush, double *us)
+{
+    int bad = n * reps > b->nevents ? 0 : warm_up(b, impl, n);
+    for (int i = 0; i < reps && bad < 0; ++i)
+        for (int j = 0; j < n && bad < 0; ++j) {
+            int e = i * n + j;
+            if ((flush && CUDA_FAILED(cudaMemsetAsync(b->flush, i & 0xff, b->flush_bytes,
+                                                      b->stream))) ||
+                CUDA_FAILED(cudaEventRecord(b->start[e], b->stream)))
+                bad = 0;
+            else if (!impl[j].fn(impl[j].arg, b->stream))
+                bad = j;
+            else if (CUDA_FAILED(cudaEventRecord(b->stop[e], b->stream)))
+                bad = 0;
+        }
+    if (CUDA_FAILED(cudaStreamSynchronize(b->stream)) && bad < 0)
+        bad = 0;
+    float *ms = malloc((size_t)reps * sizeof *ms);
+    for (int j = 0; j < n && bad < 0; ++j) {
+        for (int i = 0; i < reps && bad < 0; ++i)
+            if (CUDA_FAILED(cudaEventElapsedTime(&ms[i], b->start[i * n + j], b->stop[i * n + j])))
+                bad = 0;
+        if (bad < 0)
+            us[j] = median(ms, reps) * 1e3;
+    }
+    free(ms);
+    return bad;
+}
+
+/* ---- one cuBLASLt GEMM in our row-major terms -------------------------- */
+
+/* D[M,N] = A[M,K] B[N,K]^T row-major is, column-major, D^T[N,M] =
+ * B[N,K] * A^T: cuBLAS's "A" is our B (K x N, ld K, transposed), its "B" is
+ * our A (K x M, ld K), and C = D is N x M with ld N. */
+typedef struct lt_gemm {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t lay_b, lay_a, lay_d; /* cuBLAS's A, B, and C = D */
+    cublasLtMatmulHeuristicResult_t algo[MAX_ALGOS];
+    int nalgo;
+    const void *a, *b; /* our A and B */
+    void *d;
+    bench *bench;
+} lt_gemm;
+
+static void lt_gemm_destroy(lt_gemm *g)
+{
+    if (g->op)
+        lt.cublasLtMatmulDescDestroy(g->op);
+    if (g->lay_b)
+        lt.cublasLtMatrixLayoutDestroy(g->lay_b);
+    if (g->lay_a)
+        lt.cublasLtMatrixLayoutDestroy(g->lay_a);
+    if (g->lay_d)
+        lt.cublasLtMatrixLayoutDestroy(g->lay_d);
+    memset(g, 0, sizeof *g);
+}
+
+/* Describes the problem and asks the heuristic for up to MAX_ALGOS
+ * algorithms that fit in the workspace. */
+static bool lt_gemm_init(lt_gemm *g, bench *b, const shape *s, jg_dtype in, jg_dtype out)
+{
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    uint64_t ws = WORKSPACE_BYTES;
+    cublasLtMatmulPreference_t pref = NULL;
+    memset(g, 0, sizeof *g);
+    g->bench = b;
+    bool ok =
+        !LT_FAILED(lt.cublasLtMatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
+        !LT_FAILED(lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+                                                     sizeof ta)) &&
+        !LT_FAILED(lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
+                                                     sizeof tb)) &&
+        !LT_FAILED(lt.cublasLtMatrixLayoutCreate(&g->lay_b, dtype_cuda(in), (uint64_t)s->k,
+                                                 (uint64_t)s->n, s->k)) &&
+        !LT_FAILED(lt.cublasLtMatrixLayoutCreate(&g->lay_a, dtype_cuda(in), (uint64_t)s->k,
+                                                 (uint64_t)s->m, s->k)) &&
+        !LT_FAILED(lt.cublasLtMatrixLayoutCreate(&g->lay_d, dtype_cuda(out), (uint64_t)s->n,
+                                                 (uint64_t)s->m, s->n)) &&
+        !LT_FAILED(lt.cublasLtMatmulPreferenceCreate(&pref)) &&
+        !LT_FAILED(lt.cublasLtMatmulPreferenceSetAttribute(
+            pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    cublasStatus_t st = ok ? lt.cublasLtMatmulAlgoGetHeuristic(b->lth, g->op, g->lay_b, g->lay_a,
+                                                               g->lay_d, g->lay_d, pref,
+                                                               MAX_ALGOS, g->algo, &g->nalgo)
+                           : CUBLAS_STATUS_SUCCESS;
+    if (pref)
+        lt.cublasLtMatmulPreferenceDestroy(pref);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED || (ok && st == CUBLAS_STATUS_SUCCESS && g->nalgo < 1))
+        fprintf(stderr, "jitgemm-bench: cuBLASLt has no %s x %s -> %s algorithm for %s: "
+                        "its columns stay empty\n", dtype_name(in), dtype_name(in),
+                dtype_name(out), s->name);
+    else if (ok)
+        LT_FAILED(st);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        g->nalgo = 0;
+    return ok && st == CUBLAS_STATUS_SUCCESS && g->nalgo >= 1;
+}
+
+/* One of the heuristic's algorithms, as a launchable implementation. */
+typedef struct lt_cand {
+    lt_gemm *g;
+    int algo;
+} lt_cand;
+
+static bool lt_launch(void *arg, cudaStream_t stream)
+{
+    const lt_cand *c = arg;
+    const lt_gemm *g = c->g;
+    const float alpha = 1.0f, beta = 0.0f;
+    bench *b = g->bench;
+    return lt.cublasLtMatmul(b->lth, g->op, &alpha, g->b, g->lay_b, g->a, g->lay_a, &beta, g->d,
+                             g->lay_d, g->d, g->lay_d, &g->algo[c->algo].algo, b->workspace,
+                             WORKSPACE_BYTES, stream) == CUBLAS_STATUS_SUCCESS;
+}
+
+/* "Best heuristic algorithm": times every algorithm the heuristic offered,
+ * in alternation, PICK_REPS flushed launches each after a common warm-up,
+ * and keeps the fastest in *best. One that fails to launch is dropped.
+ * False if none runs. */
+static bool lt_pick(lt_gemm *g, lt_cand *best)
+{
+    lt_cand c[MAX_ALGOS];
+    timed t[MAX_ALGOS];
+    double us[MAX_ALGOS];
+    int n = 0;
+    for (int i = 0; i < g->nalgo; ++i)
+        if (g->algo[i].state == CUBLAS_STATUS_SUCCESS)
+            c[n++] = (lt_cand){g, i};
+    for (;;) {
+        for (int j = 0; j < n; ++j)
+            t[j] = (timed){lt_launch, &c[j]};
+        int bad = n ? time_interleaved(g->bench, t, n, PICK_REPS, true, us) : -1;
+        if (bad < 0)
+            break;
+        fprintf(stderr, "jitgemm-bench: cuBLASLt algorithm %d failed to launch: dropped\n",
+                c[bad].algo);
+        c[bad] = c[--n];
+    }
+    if (!n) {
+        fprintf(stderr, "jitgemm-bench: no cuBLASLt algorithm could be launched\n");
+        return false;
+    }
+    int k = 0;
+    for (int j = 1; j < n; ++j)
+        k = us[j] < us[k] ? j : k;
+    *best = c[k];
+    return true;
+}
+
+/* ---- device buffers for one problem ------------------------------------ */
+
+typedef struct operands {
+    uint16_t *ha, *hb; /* host copies: inputs of the no-peer check */
+    void *a, *b, *d_ours, *d_peer;
+    size_t a_bytes, b_bytes, d_bytes;
+} operands;
+
+static void operands_free(operands *o)
+{
+    free(o->ha);
+    free(o->hb);
+    cudaFree(o->a);
+    cudaFree(o->b);
+    cudaFree(o->d_ours);
+    cudaFree(o->d_peer);
+    memset(o, 0, sizeof *o);
+}
+
+/* Random normal A and B uploaded; both D poisoned with NaN (0xff bytes) so
+ * that an output the kernel never writes cannot pass the check. */
+static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, bool peer)
+{
+    memset(o, 0, sizeof *o);
+    size_t na = (size_t)(s->m * s->k), nb = (size_t)(s->n * s->k);
+    o->a_bytes = na * dtype_size(in);
+    o->b_bytes = nb * dtype_size(in);
+    o->d_bytes = (size_t)(s->m * s->n) * dtype_size(out);
+    o->ha = malloc(o->a_bytes);
+    o->hb = malloc(o->b_bytes);
+    if (!o->ha || !o->hb) {
+        fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", s->name);
+        return false;
+    }
+    fill_normal(o->ha, na, in, 1);
+    fill_normal(o->hb, nb, in, 2);
+    return !CUDA_FAILED(cudaMalloc(&o->a, o->a_bytes)) &&
+           !CUDA_FAILED(cudaMalloc(&o->b, o->b_bytes)) &&
+           !CUDA_FAILED(cudaMalloc(&o->d_ours, o->d_bytes)) &&
+           (!peer || !CUDA_FAILED(cudaMalloc(&o->d_peer, o->d_bytes))) &&
+           !CUDA_FAILED(cudaMemcpy(o->a, o->ha, o->a_bytes, cudaMemcpyHostToDevice)) &&
+           !CUDA_FAILED(cudaMemcpy(o->b, o->hb, o->b_bytes, cudaMemcpyHostToDevice)) &&
+           !CUDA_FAILED(cudaMemset(o->d_ours, 0xff, o->d_bytes)) &&
+           (!peer || !CUDA_FAILED(cudaMemset(o->d_peer, 0xff, o->d_bytes))) &&
+           /* These ran on the legacy stream, which the timing stream (non-
+            * blocking) does not wait for. */
+           !CUDA_FAILED(cudaDeviceSynchronize());
+}
+
+/* ---- ceilings: copy bandwidth and matmul peak --------------------------- */
+
+typedef struct copy_job {
+    void *dst, *src;
+} copy_job;
+
+static bool copy_launch(void *arg, cudaStream_t stream)
+{
+    copy_job *c = arg;
+    return cudaMemcpyAsync(c->dst, c->src, COPY_BYTES, cudaMemcpyDeviceToDevice, stream) ==
+           cudaSuccess;
+}
+
+/* A 1 GiB device-to-device copy reads and writes 1 GiB each: GB/s (1e9)
+ * of bytes read + written, median of COPY_REPS. No flush: 2 GiB >> L2. */
+static double measure_copy_gbs(bench *b)
+{
+    copy_job c = {NULL, NULL};
+    double us = -1;
+    if (!CUDA_FAILED(cudaMalloc(&c.dst, COPY_BYTES)) &&
+        !CUDA_FAILED(cudaMalloc(&c.src, COPY_BYTES)) &&
+        !CUDA_FAILED(cudaMemset(c.src, 1, COPY_BYTES)) &&
+        !CUDA_FAILED(cudaDeviceSynchronize())) { /* the timing stream does not wait for it */
+        timed t = {copy_launch, &c};
+        if (time_interleaved(b, &t, 1, COPY_REPS, false, &us) >= 0)
+            us = -1;
+    }
+    cudaFree(c.dst);
+    cudaFree(c.src);
+    return us > 0 ? 2.0 * COPY_BYTES / (us * 1e-6) / 1e9 : -1;
+}
+
+/* cuBLASLt BF16 (in and out) 8192^3 on random normal inputs, median TFLOP/s:
+ * the compute ceiling. Random data, not zeros, because tensor-core power
+ * and therefore clocks depend on the values. */
+static double measure_peak_tflops(bench *b)
+{
+    shape s = {.name = "peak", .kind = "peak", .m = PEAK_DIM, .n = PEAK_DIM, .k = PEAK_DIM};
+    operands o;
+    lt_gemm g;
+    lt_cand best;
+    double us = -1;
+    memset(&g, 0, sizeof g);
+    if (operands_init(&o, &s, JG_BF16, JG_BF16, false) &&
+        lt_gemm_init(&g, b, &s, JG_BF16, JG_BF16)) {
+        g.a = o.a;
+        g.b = o.b;
+        g.d = o.d_ours;
+        timed t = {lt_launch, &best};
+        if (!lt_pick(&g, &best) || time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
+            us = -1;
+        else
+            b->peak_algo = best.algo;
+    }
+    lt_gemm_destroy(&g);
+    operands_free(&o);
+    return us > 0 ? 2.0 * PEAK_DIM * PEAK_DIM * PEAK_DIM / (us * 1e-6) / 1e12 : -1;
+}
+
+/* ---- one row ----------------------------------------------------------- */
+
+typedef struct row {
+    const shape *s;
+    double plan_ms;
+    const char *origin; /* "nvrtc" or "disk" */
+    char kernel[128];
+    double ours_us, peer_us; /* NAN when not measured */
+    int peer_algo;           /* index of the chosen heuristic result */
+    const char *check;       /* "cublas" (whole D) or "fp64_rows" (3 rows) */
+    double rel_diff;         /* max |ours - ref| / max |ref| */
+    bool mismatch;
+    char error[256]; /* "" when the row ran */
+} row;
+
+typedef struct ours_job {
+    jg_plan *plan;
+    jg_gemm_args args;
+} ours_job;
+
+static bool ours_launch(void *arg, cudaStream_t stream)
+{
+    ours_job *j = arg;
+    return jg_gemm_run(j->plan, &j->args, stream) == JG_OK;
+}
+
+/* Plans the shape (timed: the compile or disk load, excluded from the GEMM
+ * time) and fills the kernel columns of the row. */
+static jg_plan *plan_shape(bench *b, const shape *s, row *r)
+{
+    jg_gemm_problem p = {.a_type = b->opt.dtype, .b_type = b->opt.dtype,
+                         .d_type = b->opt.out_dtype, .m = s->m, .n = s->n, .k = s->k};
+    jg_plan *plan = NULL;
+    jg_plan_info info;
+    double t0 = now_ms();
+    if (jg_gemm_plan(b->jg, &p, &plan) != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
+        snprintf(r->error, sizeof r->error, "plan: %s", jg_context_last_error(b->jg));
+        return NULL;
+    }
+    r->plan_ms = now_ms() - t0;
+    r->origin = info.origin == JG_ORIGIN_COMPILED ? "nvrtc" : "disk";
+    snprintf(r->kernel, sizeof r->kernel, "%s", info.kernel_name);
+    return plan;
+}
+
+/* Max |x - ref| over the whole output, relative to max |ref|; a NaN in
+ * either counts as an infinite difference. */
+static double rel_diff(const void *x, const void *ref, size_t n, jg_dtype t)
+{
+    double err = 0, scale = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double u = load_elem(x, i, t), v = load_elem(ref, i, t);
+        err = isnan(u) || isnan(v) ? INFINITY : fmax(err, fabs(u - v));
+        if (isinf(err))
+            break;
+        scale = fmax(scale, fabs(v));
+    }
+    return err / (scale > 0 ? scale : 1);
+}
+
+/* Without a peer result: rows 0, M/2 and M-1 of our D against FP64 on the
+ * host (the whole output would take minutes for the large shapes). */
+static double check_sampled_rows(const operands *o, const shape *s, const void *d, jg_dtype in,
+                                 jg_dtype out)
+{
+    int64_t rows[3] = {0, s->m / 2, s->m - 1};
+    double err = 0, scale = 0;
+    for (int r = 0; r < 3; ++r) {
+        if (r > 0 && rows[r] == rows[r - 1])
+            continue; /* M = 1 or 2 */
+        for (int64_t j = 0; j < s->n; ++j) {
+            double ref = 0;
+            for (int64_t q = 0; q < s->k; ++q)
+                ref += load_elem(o->ha, (size_t)(rows[r] * s->k + q), in) *
+                       load_elem(o->hb, (size_t)(j * s->k + q), in);
+            double got = load_elem(d, (size_t)(rows[r] * s->n + j), out);
+            err = isnan(got) ? INFINITY : fmax(err, fabs(got - ref));
+            scale = fmax(scale, fabs(ref));
+        }
+    }
+    return err / (scale > 0 ? scale : 1);
+}
+
+/* Downloads our D (and the peer's, if it ran) and sets rel_diff and mismatch. */
+static bool check_row(const operands *o, const shape *s, const options *opt, row *r)
+{
+    bool has_peer = isfinite(r->peer_us);
+    void *ours = malloc(o->d_bytes), *peer = has_peer ? malloc(o->d_bytes) : NULL;
+    bool ok = ours && (peer || !has_peer) &&
+              !CUDA_FAILED(cudaMemcpy(ours, o->d_ours, o->d_bytes, cudaMemcpyDeviceToHost)) &&
+              (!peer || !CUDA_FAILED(cudaMemcpy(peer, o->d_peer, o->d_bytes,
+                                                cudaMemcpyDeviceToHost)));
+    if (ok) {
+        size_t n = o->d_bytes / dtype_size(opt->out_dtype);
+        r->rel_diff = peer ? rel_diff(ours, peer, n, opt->out_dtype)
+                           : check_sampled_rows(o, s, ours, opt->dtype, opt->out_dtype);
+        r->mismatch = !(r->rel_diff <= MISMATCH_TOL);
+        r->check = peer ? "cublas" : "fp64_rows";
+    }
+    free(ours);
+    free(peer);
+    return ok;
+}
+
+/* Times libjitgemm, and cuBLASLt's best algorithm when `g` has one, in
+ * alternation on the same operands; sets the times or r->error. A type
+ * combination that cuBLASLt lacks (no algorithm, e.g. bf16 -> fp16) leaves
+ * the peer columns empty. */
+static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
+{
+    lt_cand best;
+    timed t[2] = {{ours_launch, job}, {lt_launch, &best}};
+    double us[2];
+    int n = 1;
+    if (g->op && g->nalgo > 0) {
+        if (!lt_pick(g, &best)) {
+            snprintf(r->error, sizeof r->error, "cuBLASLt failed (see above)");
+            return;
+        }
+        n = 2;
+    }
+    int bad = time_interleaved(b, t, n, b->opt.reps, true, us);
+    if (bad == 0)
+        snprintf(r->error, sizeof r->error, "libjitgemm launch failed: %s",
+                 jg_context_last_error(b->jg));
+    else if (bad == 1)
+        snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
+                 best.algo);
+    if (bad >= 0)
+        return;
+    r->ours_us = us[0];
+    if (n == 2) {
+        r->peer_us = us[1];
+        r->peer_algo = best.algo;
+    }
+}
+
+/* Plans, sets up and times one shape, then checks it; r->error says why if
+ * it could not. */
+static void run_shape(bench *b, const shape *s, row *r)
+{
+    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .peer_algo = -1, .rel_diff = NAN};
+    bool peer = b->have_lt && !b->opt.no_peer;
+    ours_job job = {.plan = plan_shape(b, s, r)};
+    operands o;
+    lt_gemm g;
+    memset(&g, 0, sizeof g);
+    if (!job.plan)
+        return;
+    if (!operands_init(&o, s, b->opt.dtype, b->opt.out_dtype, peer)) {
+        snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
+        operands_free(&o);
+        return;
+    }
+    job.args = (jg_gemm_args){.a = o.a, .b = o.b, .d = o.d_ours, .alpha = 1.0f};
+    if (peer && lt_gemm_init(&g, b, s, b->opt.dtype, b->opt.out_dtype)) {
+        g.a = o.a;
+        g.b = o.b;
+        g.d = o.d_peer;
+    }
+    time_row(b, &job, &g, r);
+    if (!r->error[0] && !check_row(&o, s, &b->opt, r))
+        snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+    lt_gemm_destroy(&g);
+    operands_free(&o);
+}
+
+/* ---- metrics, printing, JSON ------------------------------------------- */
+
+typedef struct metrics {
+    double ratio, tflops, gbs, sol; /* NAN when unknown */
+} metrics;
+
+static metrics row_metrics(const bench *b, const row *r)
+{
+    const shape *s = r->s;
+    double flops = 2.0 * s->m * s->n * s->k;
+    double bytes = (double)dtype_size(b->opt.dtype) * (s->m * s->k + s->n * s->k) +
+                   (double)dtype_size(b->opt.out_dtype) * s->m * s->n;
+    double t = r->ours_us * 1e-6;
+    /* Both ceilings or none: fmax would silently drop a NAN peak. */
+    double sol_t = isfinite(b->peak_tflops)
+                       ? fmax(flops / (b->peak_tflops * 1e12), bytes / (b->copy_gbs * 1e9))
+                       : NAN;
+    return (metrics){.ratio = r->peer_us / r->ours_us, .tflops = flops / t / 1e12,
+                     .gbs = bytes / t / 1e9, .sol = sol_t / t};
+}
+
+static void print_table_header(void)
+{
+    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s  %s\n", "name", "M", "N", "K",
+           "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
+           "kernel");
+}
+
+/* A number, or "-" where it is unknown. */
+static void print_num(int width, int prec, double v)
+{
+    if (isfinite(v))
+        printf(" %*.*f", width, prec, v);
+    else
+        printf(" %*s", width, "-");
+}
+
+static void print_row(const bench *b, const row *r)
+{
+    const shape *s = r->s;
+    printf("%-24s %6lld %6lld %6lld", s->name, (long long)s->m, (long long)s->n,
+           (long long)s->k);
+    if (!r->origin) {
+        printf("  ERROR %s\n", r->error);
+        return;
+    }
+    metrics m = row_metrics(b, r);
+    print_num(8, 1, r->plan_ms);
+    printf(" %5s", r->origin);
+    print_num(9, 1, r->ours_us);
+    print_num(9, 1, r->peer_us);
+    print_num(6, 2, m.ratio);
+    print_num(7, 1, m.tflops);
+    print_num(7, 0, m.gbs);
+    print_num(5, 2, m.sol);
+    printf("  %s", r->kernel);
+    if (r->error[0])
+        printf("  ERROR %s", r->error);
+    else if (r->mismatch)
+        printf("  MISMATCH (max rel diff %.2e, %s)", r->rel_diff, r->check);
+    printf("\n");
+}
+
+/* A JSON number, or null for NAN and infinities (which JSON lacks). */
+static json_t *json_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *row_json(const bench *b, const row *r)
+{
+    metrics m = r->origin ? row_metrics(b, r) : (metrics){NAN, NAN, NAN, NAN};
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->s->name));
+    json_object_set_new(o, "kind", json_string(r->s->kind));
+    json_object_set_new(o, "m", json_integer(r->s->m));
+    json_object_set_new(o, "n", json_integer(r->s->n));
+    json_object_set_new(o, "k", json_integer(r->s->k));
+    json_object_set_new(o, "dtype", json_string(dtype_name(b->opt.dtype)));
+    json_object_set_new(o, "out_dtype", json_string(dtype_name(b->opt.out_dtype)));
+    json_object_set_new(o, "plan_ms", json_num(r->origin ? r->plan_ms : NAN));
+    json_object_set_new(o, "origin", r->origin ? json_string(r->origin) : json_null());
+    json_object_set_new(o, "kernel", r->kernel[0] ? json_string(r->kernel) : json_null());
+    json_object_set_new(o, "ours_us", json_num(r->ours_us));
+    json_object_set_new(o, "cublas_us", json_num(r->peer_us));
+    json_object_set_new(o, "cublas_algo", r->peer_algo >= 0 ? json_integer(r->peer_algo)
+                                                            : json_null());
+    json_object_set_new(o, "ratio", json_num(m.ratio));
+    json_object_set_new(o, "tflops", json_num(m.tflops));
+    json_object_set_new(o, "gbs", json_num(m.gbs));
+    json_object_set_new(o, "sol_fraction", json_num(m.sol));
+    json_object_set_new(o, "check", r->check ? json_string(r->check) : json_null());
+    json_object_set_new(o, "rel_diff", json_num(r->rel_diff));
+    json_object_set_new(o, "mismatch", json_boolean(r->mismatch));
+    json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
+    return o;
+}
+
+/* Geometric mean of the ratio per kind, in order of first appearance, over
+ * the rows that ran and matched; printed, and stored in `out` (a JSON
+ * object) when not NULL. */
+static void geomean_by_kind(const bench *b, const row *rows, size_t n, json_t *out)
+{
+    for (size_t i = 0; i < n; ++i) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; ++j)
+            first = strcmp(rows[j].s->kind, rows[i].s->kind) != 0;
+        if (!first)
+            continue;
+        double sum = 0;
+        int count = 0;
+        for (size_t j = i; j < n; ++j) {
+            double ratio = row_metrics(b, &rows[j]).ratio;
+            if (!strcmp(rows[j].s->kind, rows[i].s->kind) && rows[j].origin &&
+                !rows[j].error[0] && !rows[j].mismatch && isfinite(ratio) && ratio > 0) {
+                sum += log(ratio);
+                ++count;
+            }
+        }
+        double g = count ? exp(sum / count) : NAN;
+        if (count)
+            printf("geomean ratio (cuBLAS us / ours us), %-8s %.3f over %d shape(s)\n",
+                   rows[i].s->kind, g, count);
+        else
+            printf("geomean ratio (cuBLAS us / ours us), %-8s - (no row with both times)\n",
+                   rows[i].s->kind);
+        if (out)
+            json_object_set_new(out, rows[i].s->kind, json_num(g));
+    }
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+typedef struct device_info {
+    char name[256];
+    int major, minor, sms, clock_mhz, l2_bytes, driver, runtime;
+    char date[32]; /* ISO 8601, UTC */
+} device_info;
+
+static bool device_info_get(device_info *d)
+{
+    struct cudaDeviceProp prop;
+    memset(d, 0, sizeof *d);
+    if (CUDA_FAILED(cudaGetDeviceProperties(&prop, 0)))
+        return false;
+    snprintf(d->name, sizeof d->name, "%s", prop.name);
+    cudaDeviceGetAttribute(&d->major, cudaDevAttrComputeCapabilityMajor, 0);
+    cudaDeviceGetAttribute(&d->minor, cudaDevAttrComputeCapabilityMinor, 0);
+    cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceGetAttribute(&d->l2_bytes, cudaDevAttrL2CacheSize, 0);
+    int khz = 0; /* the peak (boost) SM clock; 0 where the runtime does not say */
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) == cudaSuccess)
+        d->clock_mhz = khz / 1000;
+    cudaDriverGetVersion(&d->driver);
+    cudaRuntimeGetVersion(&d->runtime);
+    cudaGetLastError(); /* an attribute this runtime lacks is not an error here */
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(d->date, sizeof d->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return true;
+}
+
+/* Streams, events, the flush buffer, our context and cuBLASLt. */
+static bool bench_init(bench *b, const device_info *d)
+{
+    /* Room for two implementations interleaved, or MAX_ALGOS x PICK_REPS. */
+    b->nevents = 2 * (b->opt.reps > COPY_REPS ? b->opt.reps : COPY_REPS);
+    b->start = calloc((size_t)b->nevents, sizeof *b->start);
+    b->stop = calloc((size_t)b->nevents, sizeof *b->stop);
+    /* Flushing must evict everything: at least 256 MiB and 4x the L2. */
+    b->flush_bytes = FLUSH_BYTES;
+    if ((size_t)d->l2_bytes * 4 > b->flush_bytes)
+        b->flush_bytes = (size_t)d->l2_bytes * 4;
+    if (!b->start || !b->stop ||
+        CUDA_FAILED(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking)) ||
+        CUDA_FAILED(cudaMalloc(&b->flush, b->flush_bytes)))
+        return false;
+    for (int i = 0; i < b->nevents; ++i)
+        if (CUDA_FAILED(cudaEventCreate(&b->start[i])) ||
+            CUDA_FAILED(cudaEventCreate(&b->stop[i])))
+            return false;
+    if (jg_context_create(NULL, &b->jg) != JG_OK) {
+        fprintf(stderr, "jitgemm-bench: jg_context_create: %s\n", jg_context_last_error(NULL));
+        return false;
+    }
+    b->have_lt = lt_load() && !LT_FAILED(lt.cublasLtCreate(&b->lth)) &&
+                 !CUDA_FAILED(cudaMalloc(&b->workspace, WORKSPACE_BYTES));
+    if (!b->have_lt && !b->opt.no_peer) {
+        fprintf(stderr, "jitgemm-bench: cuBLASLt is needed as the peer (or pass --no-peer)\n");
+        return false;
+    }
+    return true;
+}
+
+static void bench_destroy(bench *b)
+{
+    if (b->lth)
+        lt.cublasLtDestroy(b->lth);
+    cudaFree(b->workspace);
+    jg_context_destroy(b->jg);
+    for (int i = 0; i < b->nevents; ++i) {
+        if (b->start && b->start[i])
+            cudaEventDestroy(b->start[i]);
+        if (b->stop && b->stop[i])
+            cudaEventDestroy(b->stop[i]);
+    }
+    free(b->start);
+    free(b->stop);
+    cudaFree(b->flush);
+    if (b->stream)
+        cudaStreamDestroy(b->stream);
+}
+
+/* Both ceilings, once per run, before any row. */
+static bool measure_ceilings(bench *b)
+{
+    b->copy_gbs = measure_copy_gbs(b);
+    b->peak_tflops = b->have_lt ? measure_peak_tflops(b) : NAN;
+    if (!(b->copy_gbs > 0) || (b->have_lt && !(b->peak_tflops > 0))) {
+        fprintf(stderr, "jitgemm-bench: cannot measure the ceilings (see above)\n");
+        return false;
+    }
+    return true;
+}
+
+static void print_header(const bench *b, const device_info *d)
+{
+    printf("jitgemm-bench, libjitgemm %s\n", jg_version());
+    printf("device         %s (sm_%d%d, %d SMs, L2 %d MiB), SM clock ", d->name, d->major,
+           d->minor, d->sms, d->l2_bytes >> 20);
+    if (d->clock_mhz)
+        printf("%d MHz", d->clock_mhz);
+    else
+        printf("n/a");
+    printf(", driver %d.%d, runtime %d.%d\n", d->driver / 1000, d->driver % 1000 / 10,
+           d->runtime / 1000, d->runtime % 1000 / 10);
+    printf("date           %s\n", d->date);
+    printf("types          %s x %s -> %s, fp32 accumulate\n", dtype_name(b->opt.dtype),
+           dtype_name(b->opt.dtype), dtype_name(b->opt.out_dtype));
+    printf("timing         median of %d launches, ours and cuBLAS alternating after >= %.0f ms "
+           "of warm-up,\n               L2 flushed (%zu MiB memset) before each\n",
+           b->opt.reps, WARM_MS, b->flush_bytes >> 20);
+    if (b->opt.no_peer)
+        printf("peer           none (--no-peer): rows checked on 3 sampled rows against FP64\n");
+    printf("measuring the ceilings...\n");
+    fflush(stdout);
+}
+
+static void print_ceilings(const bench *b)
+{
+    printf("copy bandwidth %.0f GB/s (1 GiB device-to-device copy, read + write, median of %d)\n",
+           b->copy_gbs, COPY_REPS);
+    if (b->have_lt)
+        printf("matmul peak    %.1f TFLOP/s (cuBLASLt bf16 %d^3, heuristic algorithm %d, "
+               "median of %d)\n", b->peak_tflops, PEAK_DIM, b->peak_algo, b->opt.reps);
+    else
+        printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
+    fflush(stdout);
+}
+
+/* ---- JSON output and main ---------------------------------------------- */
+
+/* Writes the run to --json FILE; takes `geo` (the geomeans by kind). */
+static bool write_json(const bench *b, const device_info *d, const row *rows, size_t n,
+                       json_t *geo)
+{
+    json_t *root = json_object(), *list = json_array();
+    const char *commit = getenv("JITGEMM_COMMIT");
+    json_object_set_new(root, "device", json_string(d->name));
+    json_object_set_new(root, "date", json_string(d->date));
+    json_object_set_new(root, "commit", commit && *commit ? json_string(commit) : json_null());
+    json_object_set_new(root, "libjitgemm", json_string(jg_version()));
+    json_object_set_new(root, "sm_clock_mhz", d->clock_mhz ? json_integer(d->clock_mhz)
+                                                           : json_null());
+    json_object_set_new(root, "driver_version", json_integer(d->driver));
+    json_object_set_new(root, "dtype", json_string(dtype_name(b->opt.dtype)));
+    json_object_set_new(root, "out_dtype", json_string(dtype_name(b->opt.out_dtype)));
+    json_object_set_new(root, "reps", json_integer(b->opt.reps));
+    json_object_set_new(root, "copy_bw_gbs", json_num(b->copy_gbs));
+    json_object_set_new(root, "peak_tflops", json_num(b->peak_tflops));
+    for (size_t i = 0; i < n; ++i)
+        json_array_append_new(list, row_json(b, &rows[i]));
+    json_object_set_new(root, "rows", list);
+    json_object_set_new(root, "geomean_ratio", geo);
+    int rc = json_dump_file(root, b->opt.json, JSON_INDENT(2));
+    json_decref(root);
+    if (rc)
+        fprintf(stderr, "jitgemm-bench: cannot write %s\n", b->opt.json);
+    return rc == 0;
+}
+
+/* Runs every shape, printing each row as it completes; returns the exit
+ * status. */
+static int run_all(bench *b, const device_info *d, const shape_list *shapes)
+{
+    row *rows = calloc(shapes->n, sizeof *rows);
+    int failed = 0;
+    if (!rows)
+        return EXIT_SETUP;
+    print_table_header();
+    for (size_t i = 0; i < shapes->n; ++i) {
+        run_shape(b, &shapes->v[i], &rows[i]);
+        print_row(b, &rows[i]);
+        fflush(stdout);
+        failed += rows[i].error[0] || rows[i].mismatch;
+    }
+    printf("\n");
+    json_t *geo = json_object();
+    geomean_by_kind(b, rows, shapes->n, geo);
+    if (b->opt.json && !write_json(b, d, rows, shapes->n, geo))
+        ++failed;
+    else if (!b->opt.json)
+        json_decref(geo);
+    if (failed)
+        printf("%d row(s) failed or mismatched (tolerance %.0e)\n", failed, MISMATCH_TOL);
+    free(rows);
+    return failed ? EXIT_ROWS_FAILED : 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench b;
+    memset(&b, 0, sizeof b);
+    bool done = false;
+    int rc = parse_args(argc, argv, &b.opt, &done);
+    if (rc || done)
+        return rc;
+    /* The spec is read before looking for a GPU, so that it can be checked
+     * anywhere. */
+    shape_list shapes = {NULL, 0, 0};
+    if (!load_spec(b.opt.spec, &shapes) || (b.opt.only && !filter_shapes(&shapes, b.opt.only)))
+        return EXIT_SETUP;
+    if (!shapes.n) {
+        fprintf(stderr, "jitgemm-bench: no dense/decode shape to run in %s\n", b.opt.spec);
+        return EXIT_SETUP;
+    }
+    int devices = 0;
+    cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0) {
+        fprintf(stderr, "jitgemm-bench: no CUDA GPU (cudaGetDeviceCount: %s): nothing to time "
+                        "(%zu shape(s) read)\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "0 devices", shapes.n);
+        free(shapes.v);
+        return EXIT_SETUP;
+    }
+    device_info d;
+    rc = EXIT_SETUP;
+    if (!CUDA_FAILED(cudaSetDevice(0)) && !CUDA_FAILED(cudaFree(0)) && device_info_get(&d) &&
+        bench_init(&b, &d)) {
+        print_header(&b, &d);
+        if (measure_ceilings(&b)) {
+            print_ceilings(&b);
+            rc = run_all(&b, &d, &shapes);
+        }
+    }
+    bench_destroy(&b);
+    free(shapes.v);
+    return rc;
+}
