@@ -39,6 +39,7 @@
 #define JG_AB_PTX "f16"
 #endif
 
+#define JG_K_ATOMS (JG_BLOCK_K / 64)        /* 128-byte swizzle atoms along K per stage */
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
 #define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
 #define JG_THREADS (128 * (JG_CONSUMERS + 1))
@@ -48,7 +49,8 @@
 #define JG_K_TILES ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 
-static_assert(JG_BLOCK_K == 64, "one 128-byte swizzle row of 16-bit elements per stage row");
+static_assert(JG_BLOCK_K == 64 || JG_BLOCK_K == 128,
+              "a stage holds one or two 128-byte swizzle atoms (64 16-bit elements) along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
 static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
@@ -191,10 +193,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
                     jg_mbar_arrive_expect_tx(full, JG_STAGE_BYTES);
-                    jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES, &p.a, full, kt * JG_BLOCK_K,
-                                   (int32_t)(tm * JG_BLOCK_M));
-                    jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES, &p.b, full, kt * JG_BLOCK_K,
-                                   (int32_t)(tn * JG_BLOCK_N));
+                    /* One box per swizzle atom; a box wholly past K arrives as
+                     * zeros and still counts its bytes. */
+#pragma unroll
+                    for (int a = 0; a < JG_K_ATOMS; ++a) {
+                        const int32_t k0 = kt * JG_BLOCK_K + a * 64;
+                        jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
+                                       &p.a, full, k0, (int32_t)(tm * JG_BLOCK_M));
+                        jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
+                                       &p.b, full, k0, (int32_t)(tn * JG_BLOCK_N));
+                    }
                     if (++stage == JG_STAGES) {
                         stage = 0;
                         phase ^= 1;
@@ -219,10 +227,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
                 jg_wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < JG_BLOCK_K / 16; ++kk) {
-                    const uint64_t db = jg_wgmma_desc_sw128(b_tile + kk * 32);
+                    /* k16 step kk: atom kk/4, 32 bytes per step inside the atom. */
+                    const uint32_t in_atom = (kk % 4) * 32;
+                    const uint64_t db = jg_wgmma_desc_sw128(b_tile + (kk / 4) * JG_BLOCK_N * 128 +
+                                                            in_atom);
 #pragma unroll
                     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-                        const uint64_t da = jg_wgmma_desc_sw128(a_tile + mi * 64 * 128 + kk * 32);
+                        const uint64_t da = jg_wgmma_desc_sw128(
+                            a_tile + (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
                         jg_wgmma_ss(acc[mi], da, db, (kt > 0 || kk > 0) ? 1u : 0u);
                     }
                 }

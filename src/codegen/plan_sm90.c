@@ -25,7 +25,6 @@
 #define SM90_OVERLAP_LOSS 0.25    /* share of the shorter of compute/memory not hidden */
 
 enum {
-    SM90_BLOCK_K = 64,     /* 64 16-bit elements = one 128-byte swizzle row */
     SM90_MAX_STAGES = 12,  /* beyond this, more stages buy no latency hiding */
     SM90_MIN_STAGES = 2,
     SM90_ALIGN_PAD = 1024, /* the kernel aligns its tiles to 1024 bytes */
@@ -33,6 +32,22 @@ enum {
     SM90_MMA_N_STEP = 8,   /* wgmma N: multiples of 8 ... */
     SM90_MMA_N_MAX = 256,  /* ... up to 256 */
 };
+
+/* BLOCK_K choices: one or two 128-byte swizzle atoms (64 16-bit elements)
+ * per stage. Each TMA box reads 128 or 256 contiguous bytes of every row:
+ * when streaming a weight matrix from HBM, 128-byte pieces of rows 2*K
+ * bytes apart waste part of each DRAM burst. Two atoms halve the stages
+ * that fit, so big compute-bound tiles keep one. */
+static const struct {
+    uint32_t block_k;
+    double dram_efficiency;
+} sm90_block_k[] = {
+    {64, 0.80},
+    {128, 1.00},
+};
+
+/* Fewer stages than this cannot cover TMA latency at full wgmma rate. */
+#define SM90_STAGES_FOR_FULL_RATE 4.0
 
 /* BLOCK_M choices: rows per consumer warpgroup are one m64 wgmma slab. */
 static const struct {
@@ -69,20 +84,25 @@ typedef struct estimate {
     double compute_s, memory_s, total_s;
 } estimate;
 
-static estimate estimate_time(const jg__target *t, const jg__problem_key *p, uint32_t block_m,
-                              uint32_t block_n, double efficiency)
+static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
+                              const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
     estimate e;
+    const uint32_t block_m = c->block_m, block_n = c->block_n;
     e.tiles = ceil_div((uint64_t)p->m, block_m) * ceil_div((uint64_t)p->n, block_n);
     e.waves = ceil_div(e.tiles, (uint64_t)t->sm_count);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k;
-    double sm_rate = SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n);
+    double stage_eff = c->stages >= SM90_STAGES_FOR_FULL_RATE
+                           ? 1.0
+                           : c->stages / SM90_STAGES_FOR_FULL_RATE;
+    double sm_rate = SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) *
+                     stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     double bytes = (double)jg__dtype_size(p->a_type) * ((double)p->m + p->n) * (double)p->k +
                    (double)jg__dtype_size(p->d_type) * (double)p->m * p->n *
                        (p->c_type ? 2.0 : 1.0);
     uint64_t active = e.tiles < (uint64_t)t->sm_count ? e.tiles : (uint64_t)t->sm_count;
-    double bw = SM90_HBM_BYTES_S * (active < SM90_SMS_TO_SATURATE
+    double bw = SM90_HBM_BYTES_S * dram_efficiency * (active < SM90_SMS_TO_SATURATE
                                         ? (double)active / SM90_SMS_TO_SATURATE
                                         : 1.0);
     e.memory_s = bytes / bw;
@@ -107,24 +127,25 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     estimate best = {0};
     bool found = false;
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i) {
-        for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
-            jg__gemm_config c = {.block_m = sm90_block_m[i].block_m, .block_n = bn,
-                                 .block_k = SM90_BLOCK_K,
-                                 .consumers = sm90_block_m[i].consumers, .cluster = 1,
-                                 .group_m = SM90_GROUP_M};
-            c.stages = fit_stages(t, &c);
-            if (c.stages < SM90_MIN_STAGES)
-                continue;
-            estimate e = estimate_time(t, p, c.block_m, bn, sm90_block_m[i].efficiency);
-            /* Ties go to the wider tile: fewer re-reads of A from L2. */
-            if (!found || e.total_s < best.total_s * (1 - 1e-9)) {
-                best = e;
-                *out = c;
-                found = true;
+    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
+        for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
+            for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
+                jg__gemm_config c = {.block_m = sm90_block_m[i].block_m, .block_n = bn,
+                                     .block_k = sm90_block_k[j].block_k,
+                                     .consumers = sm90_block_m[i].consumers, .cluster = 1,
+                                     .group_m = SM90_GROUP_M};
+                c.stages = fit_stages(t, &c);
+                if (c.stages < SM90_MIN_STAGES)
+                    continue;
+                estimate e = estimate_time(t, p, &c, sm90_block_m[i].efficiency,
+                                           sm90_block_k[j].dram_efficiency);
+                /* Ties go to the earlier candidate: wider tiles re-read A less. */
+                if (!found || e.total_s < best.total_s * (1 - 1e-9)) {
+                    best = e;
+                    *out = c;
+                    found = true;
+                }
             }
-        }
-    }
     if (!found)
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN))

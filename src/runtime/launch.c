@@ -32,15 +32,17 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     }
     if (!slot) {
         const jg__problem_key *p = &plan->problem;
+        /* Boxes are one 128-byte swizzle atom wide along K (64 16-bit
+         * elements); a stage of BLOCK_K = 128 loads two of them. */
+        const uint32_t box_k = 64;
         slot = oldest;
         slot->stamp = 0;
         st = jg__tmap_encode_kmajor(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
-                                    (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.block_m,
-                                    plan->cfg.block_k);
+                                    (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.block_m, box_k);
         if (st == JG_OK)
             st = jg__tmap_encode_kmajor(plan->ctx, &slot->tb, p->b_type, args->b,
                                         (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
-                                        plan->cfg.block_n, plan->cfg.block_k);
+                                        plan->cfg.block_n, box_k);
         if (st == JG_OK) {
             slot->a = args->a;
             slot->b = args->b;
