@@ -1,0 +1,25 @@
+#!/bin/sh
+# One device run: build, every test suite, the example, the benchmark.
+# Logs and bench JSON go to $OUT (default ./bench/tmp). Usage on a GPU host:
+#   sh bench/run-device.sh
+set -u
+OUT=${OUT:-bench/tmp}
+mkdir -p "$OUT"
+for f in .devdeps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,power.limit \
+    --format=csv | tee "$OUT/gpu.txt"
+export JITGEMM_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+rm -rf build
+{ meson setup build -Dbuildtype=release && ninja -C build; } > "$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
+meson test -C build --print-errorlogs > "$OUT/tests.log" 2>&1
+grep -E "^ *[0-9]+/|^Ok:|^Fail:|^Skipped:" "$OUT/tests.log"
+grep -E "gemm_fuzz: [0-9]+ shapes|seed" build/meson-logs/testlog.txt | head -4
+cp build/meson-logs/testlog.txt "$OUT/testlog.txt"
+# The example twice: a cold compile into an empty cache, then a disk hit.
+export JITGEMM_CACHE_DIR=$(mktemp -d)
+./build/examples/gemm > "$OUT/example.log" 2>&1
+./build/examples/gemm >> "$OUT/example.log" 2>&1
+cat "$OUT/example.log"
+./build/tools/jitgemm-bench --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
+cut -c1-180 "$OUT/bench.log" | tail -26
