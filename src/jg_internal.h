@@ -98,6 +98,7 @@ typedef struct jg__gemm_config {
     uint32_t consumers; /* consumer warpgroups */
     uint32_t cluster;
     uint32_t group_m;   /* tile rows per band of the grouped tile order */
+    uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128 */
 } jg__gemm_config;
 
 /* Fixed-layout bytes that decide a dense kernel's source: zeroed, then filled. */
@@ -110,7 +111,6 @@ typedef struct jg__gemm_key {
     int64_t m;           /* 0 when M is a run-time argument */
     int64_t n, k;
     jg__gemm_config cfg;
-    uint32_t reserved2;
 } jg__gemm_key;
 
 typedef struct jg__hash128 {
@@ -272,10 +272,10 @@ typedef struct jg__kernel {
 
 /* Tensor maps depend on pointers: the last few sets are kept per plan. */
 typedef struct jg__tmap_slot {
-    const void *a, *b;
+    const void *a, *b, *d;
     int64_t m;
     uint64_t stamp;
-    jg_tmap ta, tb;
+    jg_tmap ta, tb, td;
 } jg__tmap_slot;
 
 struct jg_plan {
@@ -312,10 +312,12 @@ struct jg_context {
 jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out);
 void jg__kernel_free(void *kernel);
 
-/* tensormap.c */
-jg_status jg__tmap_encode_kmajor(jg_context *ctx, jg_tmap *out, uint32_t dtype, const void *ptr,
-                                 uint64_t rows, uint64_t k, uint64_t ld, uint32_t box_rows,
-                                 uint32_t box_k);
+/* tensormap.c: a row-major [rows, cols] matrix with row stride ld elements,
+ * read or written in boxes of box_rows x box_cols; box_cols * size bytes is
+ * also the swizzle span (16: none, 32, 64, 128). */
+jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, const void *ptr,
+                             uint64_t rows, uint64_t cols, uint64_t ld, uint32_t box_rows,
+                             uint32_t box_cols);
 
 /* launch.c */
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);

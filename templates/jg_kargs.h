@@ -32,11 +32,10 @@ typedef struct jg_tmap {
 
 /* Dense GEMM: D = alpha * A * B^T + beta * C. */
 typedef struct jg_gemm_kargs {
-    jg_tmap a;         /* A [m, k], K-major, box {BLOCK_K, BLOCK_M}, 128B swizzle */
-    jg_tmap b;         /* B [n, k], K-major, box {BLOCK_K, BLOCK_N}, 128B swizzle */
-    void *d;           /* D [m, n], row stride ldd elements */
+    jg_tmap a;         /* A [m, k], K-major, box {64, BLOCK_M}, 128B swizzle */
+    jg_tmap b;         /* B [n, k], K-major, box {64, BLOCK_N}, 128B swizzle */
+    jg_tmap d;         /* D [m, n], box {epi_bytes / size, 64}, swizzle of epi_bytes */
     const void *c;     /* C [m, n], row stride ldc elements; unused without C */
-    int64_t ldd;
     int64_t ldc;
     int32_t m;         /* rows of this launch (baked kernels ignore it) */
     float alpha;

@@ -25,6 +25,7 @@
 #define JG_STAGES 4
 #define JG_CONSUMERS 2
 #define JG_GROUP_M 8
+#define JG_EPI_BYTES 128 /* bytes per row of an epilogue chunk: 16, 32, 64 or 128 */
 #endif
 
 #include "jg_kargs.h"
@@ -47,12 +48,20 @@
 #define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * 2)
 #define JG_STAGE_BYTES (JG_A_STAGE_BYTES + JG_B_STAGE_BYTES)
 #define JG_K_TILES ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K)
+#if JG_D_DTYPE == 3
+#define JG_D_SIZE 4
+#else
+#define JG_D_SIZE 2
+#endif
+#define JG_EPI_W (JG_EPI_BYTES / JG_D_SIZE)   /* columns per epilogue chunk */
+#define JG_EPI_BUF_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 
 static_assert(JG_BLOCK_K == 64 || JG_BLOCK_K == 128,
               "a stage holds one or two 128-byte swizzle atoms (64 16-bit elements) along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
+static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
               "stage tiles stay 1024-byte aligned for the 128B swizzle");
 
@@ -82,70 +91,97 @@ JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t &tm, uint32_t 
     tn = in_group / rows;
 }
 
-JG_DEV void jg_store_pair(const jg_gemm_kargs &p, int32_t m, int32_t row, int32_t col, float v0,
-                          float v1)
+/* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.
+ * C is read directly (masked to the matrix); D leaves through TMA. */
+JG_DEV void jg_apply_c(const jg_gemm_kargs &p, int32_t m, int32_t row, int32_t col, float &v0,
+                       float &v1)
 {
-    if (row >= m || col >= JG_N)
-        return;
-    const bool pair = col + 1 < JG_N;
-    const int64_t at = (int64_t)row * p.ldd + col;
 #if JG_HAS_C
-    const int64_t cat = (int64_t)row * p.ldc + col;
+    float c0 = 0.0f, c1 = 0.0f;
+    if (row < m && col < JG_N) {
+        const int64_t at = (int64_t)row * p.ldc + col;
+        const bool pair = col + 1 < JG_N;
 #if JG_D_DTYPE == 3
-    const float *c = (const float *)p.c;
-    v0 = p.alpha * v0 + p.beta * c[cat];
-    v1 = pair ? p.alpha * v1 + p.beta * c[cat + 1] : 0.0f;
+        c0 = ((const float *)p.c)[at];
+        c1 = pair ? ((const float *)p.c)[at + 1] : 0.0f;
+#elif JG_D_DTYPE == 1
+        c0 = jg_bf16_to_f32(((const uint16_t *)p.c)[at]);
+        c1 = pair ? jg_bf16_to_f32(((const uint16_t *)p.c)[at + 1]) : 0.0f;
 #else
-    const uint16_t *c = (const uint16_t *)p.c;
-#if JG_D_DTYPE == 1
-    v0 = p.alpha * v0 + p.beta * jg_bf16_to_f32(c[cat]);
-    v1 = pair ? p.alpha * v1 + p.beta * jg_bf16_to_f32(c[cat + 1]) : 0.0f;
-#else
-    v0 = p.alpha * v0 + p.beta * jg_f16_to_f32(c[cat]);
-    v1 = pair ? p.alpha * v1 + p.beta * jg_f16_to_f32(c[cat + 1]) : 0.0f;
+        c0 = jg_f16_to_f32(((const uint16_t *)p.c)[at]);
+        c1 = pair ? jg_f16_to_f32(((const uint16_t *)p.c)[at + 1]) : 0.0f;
 #endif
-#endif
+    }
+    v0 = p.alpha * v0 + p.beta * c0;
+    v1 = p.alpha * v1 + p.beta * c1;
 #else
+    (void)p, (void)m, (void)row, (void)col;
     v0 *= p.alpha;
     v1 *= p.alpha;
 #endif
+}
+
+/* Byte offset of (row, byte) in a staging buffer of JG_EPI_BYTES-wide rows,
+ * swizzled as TMA expects for that width (16-byte units XORed with address
+ * bits 7..9); the same XOR also spreads a warp's stores over all banks. */
+JG_DEV uint32_t jg_epi_offset(uint32_t row, uint32_t byte)
+{
+    const uint32_t addr = row * JG_EPI_BYTES + byte;
+    return addr ^ (((addr >> 7) & (JG_EPI_BYTES / 16 - 1)) << 4);
+}
+
+JG_DEV void jg_epi_store_pair(uint32_t buf, uint32_t row, uint32_t col, float v0, float v1)
+{
 #if JG_D_DTYPE == 3
-    float *d = (float *)p.d + at;
-    if (pair) {
-        *(float2 *)d = make_float2(v0, v1);
-    } else {
-        d[0] = v0;
-    }
+    jg_st_shared_v2_f32(buf + jg_epi_offset(row, col * 4), v0, v1);
+#elif JG_D_DTYPE == 1
+    jg_st_shared_b32(buf + jg_epi_offset(row, col * 2), jg_pack_bf16x2(v0, v1));
 #else
-#if JG_D_DTYPE == 1
-    const uint32_t packed = jg_pack_bf16x2(v0, v1);
-#else
-    const uint32_t packed = jg_pack_f16x2(v0, v1);
-#endif
-    uint16_t *d = (uint16_t *)p.d + at;
-    if (pair) {
-        *(uint32_t *)d = packed;
-    } else {
-        d[0] = (uint16_t)(packed & 0xFFFF);
-    }
+    jg_st_shared_b32(buf + jg_epi_offset(row, col * 2), jg_pack_f16x2(v0, v1));
 #endif
 }
 
-/* Writes one warpgroup's accumulators. wgmma's m64nN fragment: warp w of the
+/* Writes one warpgroup's accumulators through shared memory and TMA stores,
+ * in chunks of 64 rows x JG_EPI_W columns alternating between two staging
+ * buffers (chunk counts on across tiles, so the alternation never repeats a
+ * buffer whose store may still read it); the stores drain while the next
+ * tile's mainloop runs. TMA clips
+ * rows and columns past the matrix. wgmma's m64nN fragment: warp w of the
  * warpgroup holds rows 16w..16w+15; in each group of 4 registers j, lane l
  * holds (row l/4, cols 8j + 2(l%4) + {0,1}) then the same 8 rows lower. */
 JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MMAS][JG_MMA_N / 2],
-                        int32_t row0, int32_t col0)
+                        int32_t row0, int32_t col0, uint32_t bufs, uint32_t bar_id,
+                        uint32_t &chunk)
 {
     const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
+    const bool leader = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-        const int32_t row = row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
+        const uint32_t r = w * 16 + l / 4;
 #pragma unroll
-        for (int j = 0; j < JG_MMA_N / 8; ++j) {
-            const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
-            jg_store_pair(p, m, row, col, acc[mi][4 * j + 0], acc[mi][4 * j + 1]);
-            jg_store_pair(p, m, row + 8, col, acc[mi][4 * j + 2], acc[mi][4 * j + 3]);
+        for (int ch = 0; ch < JG_MMA_N / JG_EPI_W; ++ch, ++chunk) {
+            const uint32_t buf = bufs + (chunk % 2) * JG_EPI_BUF_BYTES;
+            if (leader) /* the store issued from this buffer two chunks ago has read it */
+                jg_bulk_wait_read<1>();
+            jg_named_barrier(bar_id, 128);
+#pragma unroll
+            for (int g = 0; g < JG_EPI_W / 8; ++g) {
+                const int j = ch * (JG_EPI_W / 8) + g;
+                const uint32_t c = g * 8 + (l % 4) * 2;
+                const int32_t row = row0 + mi * 64 + (int32_t)r, col = col0 + j * 8 + (int32_t)c;
+                float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
+                float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
+                jg_apply_c(p, m, row, col, v0, v1);
+                jg_apply_c(p, m, row + 8, col, v2, v3);
+                jg_epi_store_pair(buf, r, c, v0, v1);
+                jg_epi_store_pair(buf, r + 8, c, v2, v3);
+            }
+            jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
+            jg_named_barrier(bar_id, 128);
+            if (leader) {
+                jg_tma_store_2d(&p.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
+                jg_bulk_commit();
+            }
         }
     }
 }
@@ -158,7 +194,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
     uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
     const uint32_t smem_a = jg_smem_addr(smem);
     const uint32_t smem_b = smem_a + JG_STAGES * JG_A_STAGE_BYTES;
-    const uint32_t bar_full = smem_b + JG_STAGES * JG_B_STAGE_BYTES;
+    const uint32_t smem_epi = smem_b + JG_STAGES * JG_B_STAGE_BYTES; /* 2 buffers per consumer */
+    const uint32_t bar_full = smem_epi + JG_CONSUMERS * 2 * JG_EPI_BUF_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
 
 #if JG_M
@@ -173,6 +210,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
     if (threadIdx.x == 0) {
         jg_tma_prefetch_desc(&p.a);
         jg_tma_prefetch_desc(&p.b);
+        jg_tma_prefetch_desc(&p.d);
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
             jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4);
@@ -215,7 +253,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
         jg_setmaxnreg_inc<232>();
         const uint32_t c = wg - 1;
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
-        uint32_t stage = 0, phase = 0;
+        uint32_t stage = 0, phase = 0, chunk = 0;
         for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
             uint32_t tm, tn;
             jg_tile_coords(t, tiles_m, tm, tn);
@@ -254,7 +292,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
             if (jg_lane_id() == 0)
                 jg_mbar_arrive(bar_empty + 8 * prev_stage);
             jg_epilogue(p, m, acc, (int32_t)(tm * JG_BLOCK_M + c * JG_WG_M),
-                        (int32_t)(tn * JG_BLOCK_N));
+                        (int32_t)(tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c, chunk);
         }
+        if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */
+            jg_bulk_wait<0>();
     }
 }

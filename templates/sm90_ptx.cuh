@@ -78,6 +78,56 @@ JG_DEV void jg_tma_load_2d(uint32_t dst, const jg_tmap *map, uint32_t bar, int32
                  : "memory");
 }
 
+/* Stores a box from shared memory to the tensor at (c0, c1); TMA drops the
+ * parts of the box outside the tensor. Completion is tracked per thread in
+ * bulk groups (jg_bulk_commit, jg_bulk_wait_read, jg_bulk_wait). */
+JG_DEV void jg_tma_store_2d(const jg_tmap *map, uint32_t src, int32_t c0, int32_t c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                     (uint64_t)map),
+                 "r"(src), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+JG_DEV void jg_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+/* Waits until at most N bulk groups still read their shared memory. */
+template <int N>
+JG_DEV void jg_bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+/* Waits until at most N bulk groups are incomplete. */
+template <int N>
+JG_DEV void jg_bulk_wait()
+{
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/* Orders this thread's generic-proxy shared-memory writes before later
+ * async-proxy (TMA, wgmma) reads of them. */
+JG_DEV void jg_fence_proxy_async_smem()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/* Barrier among `threads` threads (a multiple of 32) on hardware barrier id. */
+JG_DEV void jg_named_barrier(uint32_t id, uint32_t threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+JG_DEV void jg_st_shared_b32(uint32_t addr, uint32_t v)
+{
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
+JG_DEV void jg_st_shared_v2_f32(uint32_t addr, float a, float b)
+{
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+
 /* ---- wgmma ------------------------------------------------------------- */
 
 /* Shared-memory matrix descriptor for a K-major tile in 128-byte swizzle:

@@ -158,6 +158,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_STAGES %u\n", key->cfg.stages);
     jg__buf_printf(out, "#define JG_CONSUMERS %u\n", key->cfg.consumers);
     jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
+    jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
     const jg__template *t = jg__template_find("sm90_gemm.cu");
     if (!t) {
         out->failed = true;

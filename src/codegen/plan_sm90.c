@@ -65,9 +65,25 @@ static uint32_t stage_bytes(const jg__gemm_config *cfg)
     return (cfg->block_m + cfg->block_n) * cfg->block_k * 2;
 }
 
+/* Two staging buffers of 64 rows x epi_bytes per consumer warpgroup. */
+static uint32_t epilogue_bytes(const jg__gemm_config *cfg)
+{
+    return cfg->consumers * 2 * 64 * cfg->epi_bytes;
+}
+
 uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg)
 {
-    return SM90_ALIGN_PAD + cfg->stages * (stage_bytes(cfg) + 16);
+    return SM90_ALIGN_PAD + epilogue_bytes(cfg) + cfg->stages * (stage_bytes(cfg) + 16);
+}
+
+/* The widest TMA store box row (a swizzle span) that tiles BLOCK_N exactly. */
+static uint32_t epi_bytes_for(uint32_t block_n, uint32_t d_type)
+{
+    uint32_t row = block_n * (uint32_t)jg__dtype_size(d_type);
+    for (uint32_t b = 128; b > 16; b /= 2)
+        if (row % b == 0)
+            return b;
+    return 16;
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -114,7 +130,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
 
 static uint32_t fit_stages(const jg__target *t, const jg__gemm_config *cfg)
 {
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD;
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
 }
@@ -133,7 +149,8 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                 jg__gemm_config c = {.block_m = sm90_block_m[i].block_m, .block_n = bn,
                                      .block_k = sm90_block_k[j].block_k,
                                      .consumers = sm90_block_m[i].consumers, .cluster = 1,
-                                     .group_m = SM90_GROUP_M};
+                                     .group_m = SM90_GROUP_M,
+                                     .epi_bytes = epi_bytes_for(bn, p->d_type)};
                 c.stages = fit_stages(t, &c);
                 if (c.stages < SM90_MIN_STAGES)
                     continue;

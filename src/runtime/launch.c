@@ -23,7 +23,7 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     jg__tmap_slot *slot = NULL, *oldest = &plan->tmaps[0];
     for (int i = 0; i < JG_TMAP_SLOTS; ++i) {
         jg__tmap_slot *s = &plan->tmaps[i];
-        if (s->stamp && s->a == args->a && s->b == args->b && s->m == m) {
+        if (s->stamp && s->a == args->a && s->b == args->b && s->d == args->d && s->m == m) {
             slot = s;
             break;
         }
@@ -37,15 +37,20 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         const uint32_t box_k = 64;
         slot = oldest;
         slot->stamp = 0;
-        st = jg__tmap_encode_kmajor(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
-                                    (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.block_m, box_k);
+        /* The epilogue stores chunks of 64 rows x epi_bytes. */
+        const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
+        st = jg__tmap_encode_2d(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
+                                (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.block_m, box_k);
         if (st == JG_OK)
-            st = jg__tmap_encode_kmajor(plan->ctx, &slot->tb, p->b_type, args->b,
-                                        (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
-                                        plan->cfg.block_n, box_k);
+            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b, (uint64_t)p->n,
+                                    (uint64_t)p->k, (uint64_t)p->ldb, plan->cfg.block_n, box_k);
+        if (st == JG_OK)
+            st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
+                                    (uint64_t)p->n, (uint64_t)p->ldd, 64, epi_cols);
         if (st == JG_OK) {
             slot->a = args->a;
             slot->b = args->b;
+            slot->d = args->d;
             slot->m = m;
         }
     }
@@ -53,6 +58,7 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         slot->stamp = ++plan->tmap_clock;
         ka->a = slot->ta;
         ka->b = slot->tb;
+        ka->d = slot->td;
     }
     pthread_mutex_unlock(&plan->tmap_lock);
     return st;
@@ -67,9 +73,7 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     jg_status st = tensor_maps(plan, args, m, &ka);
     if (st != JG_OK)
         return st;
-    ka.d = args->d;
     ka.c = args->c;
-    ka.ldd = plan->problem.ldd;
     ka.ldc = plan->problem.ldc;
     ka.m = (int32_t)m;
     ka.alpha = args->alpha;

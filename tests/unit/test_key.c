@@ -13,7 +13,7 @@
 #include "jg_internal.h"
 #include "jg_test.h"
 
-static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8};
+static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128};
 
 static jg_gemm_problem base_problem(void)
 {
@@ -116,6 +116,7 @@ MUTATION(stages, c->stages = 5)
 MUTATION(consumers, c->consumers = 1)
 MUTATION(cluster, c->cluster = 2)
 MUTATION(group_m, c->group_m = 16)
+MUTATION(epi_bytes, c->epi_bytes = 64)
 
 static const struct {
     const char *name;
@@ -126,7 +127,7 @@ static const struct {
     {"m", mut_m},             {"n", mut_n},                   {"k", mut_k},
     {"cfg.block_m", mut_block_m}, {"cfg.block_n", mut_block_n}, {"cfg.block_k", mut_block_k},
     {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
-    {"cfg.group_m", mut_group_m},
+    {"cfg.group_m", mut_group_m}, {"cfg.epi_bytes", mut_epi_bytes},
 };
 
 /* Every mutation gives a hash different from the base and from each other. */
