@@ -54,6 +54,10 @@
 #define JG_D_SIZE 2
 #endif
 #define JG_EPI_W (JG_EPI_BYTES / JG_D_SIZE)   /* columns per epilogue chunk */
+/* TMA stores whole 16-byte pieces of a row, even past the tensor's last
+ * column: the D map ends at the last 16-byte boundary within N, and the few
+ * columns after it are stored by the threads themselves. */
+#define JG_N_TMA ((JG_N * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
 #define JG_EPI_BUF_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 
@@ -130,6 +134,31 @@ JG_DEV uint32_t jg_epi_offset(uint32_t row, uint32_t byte)
     return addr ^ (((addr >> 7) & (JG_EPI_BYTES / 16 - 1)) << 4);
 }
 
+/* A direct, masked store of (col, col + 1) of a row, for columns >= JG_N_TMA. */
+JG_DEV void jg_store_pair_global(const jg_gemm_kargs &p, int32_t m, int32_t row, int32_t col,
+                                 float v0, float v1)
+{
+    if (row >= m || col >= JG_N)
+        return;
+    const int64_t at = (int64_t)row * p.ldd + col;
+#if JG_D_DTYPE == 3
+    float *d = (float *)p.d_ptr + at;
+    d[0] = v0;
+    if (col + 1 < JG_N)
+        d[1] = v1;
+#else
+#if JG_D_DTYPE == 1
+    const uint32_t packed = jg_pack_bf16x2(v0, v1);
+#else
+    const uint32_t packed = jg_pack_f16x2(v0, v1);
+#endif
+    uint16_t *d = (uint16_t *)p.d_ptr + at;
+    d[0] = (uint16_t)(packed & 0xFFFF);
+    if (col + 1 < JG_N)
+        d[1] = (uint16_t)(packed >> 16);
+#endif
+}
+
 JG_DEV void jg_epi_store_pair(uint32_t buf, uint32_t row, uint32_t col, float v0, float v1)
 {
 #if JG_D_DTYPE == 3
@@ -168,17 +197,22 @@ JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MM
             for (int g = 0; g < JG_EPI_W / 8; ++g) {
                 const int j = ch * (JG_EPI_W / 8) + g;
                 const uint32_t c = g * 8 + (l % 4) * 2;
-                const int32_t row = row0 + mi * 64 + (int32_t)r, col = col0 + j * 8 + (int32_t)c;
+                const int32_t row = row0 + mi * 64 + (int32_t)r;
+                const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
                 float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
                 float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
                 jg_apply_c(p, m, row, col, v0, v1);
                 jg_apply_c(p, m, row + 8, col, v2, v3);
                 jg_epi_store_pair(buf, r, c, v0, v1);
                 jg_epi_store_pair(buf, r + 8, c, v2, v3);
+                if (JG_N_TMA < JG_N && col >= JG_N_TMA) {
+                    jg_store_pair_global(p, m, row, col, v0, v1);
+                    jg_store_pair_global(p, m, row + 8, col, v2, v3);
+                }
             }
             jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
             jg_named_barrier(bar_id, 128);
-            if (leader) {
+            if (leader && col0 + ch * JG_EPI_W < JG_N_TMA) {
                 jg_tma_store_2d(&p.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
                 jg_bulk_commit();
             }

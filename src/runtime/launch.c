@@ -44,9 +44,13 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b, (uint64_t)p->n,
                                     (uint64_t)p->k, (uint64_t)p->ldb, plan->cfg.block_n, box_k);
+        /* TMA writes whole 16-byte pieces of a row: the map stops at the last
+         * whole piece within n, the kernel stores the rest (JG_N_TMA). */
+        const uint64_t per16 = 16 / jg__dtype_size(p->d_type);
+        const uint64_t n16 = (uint64_t)p->n / per16 * per16;
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
-                                    (uint64_t)p->n, (uint64_t)p->ldd, 64, epi_cols);
+                                    n16 ? n16 : per16, (uint64_t)p->ldd, 64, epi_cols);
         if (st == JG_OK) {
             slot->a = args->a;
             slot->b = args->b;
@@ -73,6 +77,8 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     jg_status st = tensor_maps(plan, args, m, &ka);
     if (st != JG_OK)
         return st;
+    ka.d_ptr = args->d;
+    ka.ldd = plan->problem.ldd;
     ka.c = args->c;
     ka.ldc = plan->problem.ldc;
     ka.m = (int32_t)m;
