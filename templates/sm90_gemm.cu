@@ -212,8 +212,11 @@ JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MM
             }
             jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
             jg_named_barrier(bar_id, 128);
-            if (leader && col0 + ch * JG_EPI_W < JG_N_TMA) {
-                jg_tma_store_2d(&p.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
+            if (leader) {
+                /* One bulk group per chunk, empty for chunks past JG_N_TMA,
+                 * so that "one group pending" always means the other buffer. */
+                if (col0 + ch * JG_EPI_W < JG_N_TMA)
+                    jg_tma_store_2d(&p.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
                 jg_bulk_commit();
             }
         }
