@@ -8,7 +8,7 @@ mkdir -p "$OUT"
 for f in .devdeps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,power.limit \
     --format=csv | tee "$OUT/gpu.txt"
-export JITGEMM_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+export JITGEMM_COMMIT=${JITGEMM_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 rm -rf build
 { meson setup build -Dbuildtype=release && ninja -C build; } > "$OUT/build.log" 2>&1 ||
     { tail -40 "$OUT/build.log"; exit 1; }
