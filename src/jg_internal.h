@@ -164,6 +164,9 @@ typedef struct jg__target {
     char arch_name[16];
     int sm_count;
     int smem_per_block;   /* opt-in maximum of dynamic shared memory */
+    /* JITGEMM_TILE=MxNxK: only tiles with these sizes (0: any), for
+     * experiments and for comparing the planner's choice with others. */
+    uint32_t force_m, force_n, force_k;
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

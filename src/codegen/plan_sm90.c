@@ -151,6 +151,10 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                                      .consumers = sm90_block_m[i].consumers, .cluster = 1,
                                      .group_m = SM90_GROUP_M,
                                      .epi_bytes = epi_bytes_for(bn, p->d_type)};
+                if ((t->force_m && t->force_m != c.block_m) ||
+                    (t->force_n && t->force_n != c.block_n) ||
+                    (t->force_k && t->force_k != c.block_k))
+                    continue;
                 c.stages = fit_stages(t, &c);
                 if (c.stages < SM90_MIN_STAGES)
                     continue;

@@ -62,6 +62,29 @@ static void setup_dump(jg_context *ctx)
     snprintf(ctx->dump_dir, sizeof ctx->dump_dir, "%s", dir);
 }
 
+/* JITGEMM_TILE=MxNxK restricts the planner's tiles; 0 or a missing part
+ * leaves that size free ("64x32" or "x32x128"). */
+static void read_forced_tile(jg_context *ctx)
+{
+    const char *env = getenv("JITGEMM_TILE");
+    if (!env || !*env)
+        return;
+    unsigned v[3] = {0, 0, 0};
+    const char *p = env;
+    for (int i = 0; i < 3 && *p; ++i) {
+        char *end;
+        v[i] = (unsigned)strtoul(p, &end, 10);
+        p = *end == 'x' ? end + 1 : end;
+        if (*end != 'x')
+            break;
+    }
+    ctx->target.force_m = v[0];
+    ctx->target.force_n = v[1];
+    ctx->target.force_k = v[2];
+    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_TILE=%s: tiles restricted to %ux%ux%u",
+             env, v[0], v[1], v[2]);
+}
+
 static int find_target(const char *arch)
 {
     for (size_t i = 0; i < JG_ARRAY_LEN(targets); ++i)
@@ -162,6 +185,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
         return st;
     }
     snprintf(ctx->target.arch_name, sizeof ctx->target.arch_name, "%s", ctx->arch);
+    read_forced_tile(ctx);
     ctx->target.arch = ctx->target.arch_name;
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);

@@ -9,7 +9,8 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
     jg__gemm_config cfg;
     jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
     if (st != JG_OK)
-        return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s", ctx->arch);
+        return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s%s", ctx->arch,
+                        getenv("JITGEMM_TILE") ? " (JITGEMM_TILE restricts the tiles)" : "");
     jg__gemm_key key;
     jg__gemm_key_make(pk, &cfg, &key);
     jg__kernel *kernel;
