@@ -75,9 +75,6 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
     jg_context *ctx = plan->ctx;
     if (!args)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
-    if (ctx->offline)
-        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
-                        ctx->arch);
     jg_status st;
     if ((st = check_ptr(ctx, "a", args->a)) || (st = check_ptr(ctx, "b", args->b)) ||
         (st = check_ptr(ctx, "d", args->d)))
@@ -93,6 +90,9 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
                                       "or plan with JG_GEMM_M_GENERIC",
                             (long long)args->m, (long long)plan->problem.m);
     }
+    if (ctx->offline) /* after the argument checks, so offline contexts test them too */
+        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
+                        ctx->arch);
     return jg__gemm_launch(plan, args, stream);
 }
 
