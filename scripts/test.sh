@@ -7,13 +7,5 @@ cd "$(dirname "$0")/.."
 sh scripts/build.sh || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 meson test -C build --print-errorlogs "$@"
 status=$?
-python3 - build/meson-logs/testlog.json <<'PY'
-import json, sys
-counts = {"passed": 0, "failed": 0, "skipped": 0}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    key = {"OK": "passed", "SKIP": "skipped", "EXPECTEDFAIL": "passed"}.get(r, "failed")
-    counts[key] += 1
-print("%(passed)d passed, %(failed)d failed, %(skipped)d skipped" % counts)
-PY
+python3 scripts/summarize.py build/meson-logs/testlog.json
 exit $status

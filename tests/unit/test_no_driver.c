@@ -85,6 +85,8 @@ int main(int argc, char **argv)
         expect_offline_works();
         expect_no_driver(libcuda, 3);
     }
-    dlclose(lib);
+    /* No dlclose: unloading libstdc++ (pulled in by NVRTC) would orphan its
+     * exception-handling pool, which LeakSanitizer then reports as a leak. */
+    (void)lib;
     return jg_test_result("test_no_driver");
 }
