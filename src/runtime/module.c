@@ -50,8 +50,8 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
     pthread_mutex_unlock(&ctx->stats_lock);
     if (ctx->dump_dir[0]) {
         dump_file(ctx, name, "cu", src.data, src.len);
-        if (ptx.len)
-            dump_file(ctx, name, "ptx", ptx.data, ptx.len);
+        if (ptx.len) /* NVRTC's PTX size counts its terminating NUL */
+            dump_file(ctx, name, "ptx", ptx.data, ptx.data[ptx.len - 1] ? ptx.len : ptx.len - 1);
         if (st == JG_OK)
             dump_file(ctx, name, "cubin", cubin->data, cubin->len);
     }
