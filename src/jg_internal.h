@@ -259,6 +259,13 @@ typedef struct jg__disk_header {
     uint64_t header_checksum; /* XXH3-64 of every byte above */
 } jg__disk_header;
 
+/* Every check jg__disk_read makes (header, key against the file name
+ * "<32 hex>.cubin", sizes, both checksums), on any entry file: for tools
+ * that list, verify or prune a cache. *hdr receives the header as read
+ * (zeroed when shorter); on false *why says what is wrong ("missing" when
+ * there is no such file). */
+bool jg__disk_check_file(const char *path, jg__disk_header *hdr, const char **why);
+
 /* ---- runtime: kernels, plans, context --------------------------------------- */
 
 typedef struct jg__kernel {
@@ -313,7 +320,14 @@ struct jg_context {
 
 /* module.c: finds or builds the kernel for a key (memory, disk, NVRTC). */
 jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out);
+/* The cache key of a kernel in this context (what jg_plan_info.key_hash shows). */
+jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key);
 void jg__kernel_free(void *kernel);
+
+/* gemm.c: the key of the kernel a problem needs, without building it:
+ * validation, then the planner's choice. jg_gemm_plan builds from the same
+ * key, so a tool that counts kernels first (jitgemm-warm) agrees with it. */
+jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gemm_key *out);
 
 /* tensormap.c: a row-major [rows, cols] matrix with row stride ld elements,
  * read or written in boxes of box_rows x box_cols; box_cols * size bytes is

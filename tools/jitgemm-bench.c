@@ -26,6 +26,7 @@
 #include <jitgemm/jitgemm.h>
 
 #include "jg_test.h" /* seeded RNG and 16-bit float conversions */
+#include "spec.h"      /* the shape-spec parser every tool shares */
 
 #define EXIT_ROWS_FAILED 1
 #define EXIT_SETUP 2
@@ -233,68 +234,35 @@ typedef struct shape_list {
     size_t n, cap;
 } shape_list;
 
-/* A positive integer field; reports file:line and the field otherwise. */
-static bool get_dim(json_t *obj, const char *key, const char *file, int line, int64_t *out)
+/* One line: 1 a shape in *s, 0 skipped (blank, comment, or a kind or dtype
+ * not benchmarked yet), -1 malformed (reported by spec.c's message). */
+static int parse_line(const char *text, size_t len, const char *file, int line, shape *s)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-        json_integer_value(v) > INT32_MAX) {
-        fprintf(stderr, "%s:%d: field '%s': %s; line skipped\n", file, line, key,
-                v ? "expected an integer in [1, 2^31-1]" : "missing");
-        return false;
-    }
-    *out = json_integer_value(v);
-    return true;
-}
-
-/* A string field that must fit in `size` bytes. */
-static bool get_str(json_t *obj, const char *key, const char *file, int line, char *out,
-                    size_t size)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-    if (!s || !*s || strlen(s) >= size) {
-        fprintf(stderr, "%s:%d: field '%s': expected a string of 1 to %zu characters; "
-                        "line skipped\n", file, line, key, size - 1);
-        return false;
-    }
-    memcpy(out, s, strlen(s) + 1);
-    return true;
-}
-
-/* One line: 1 a shape in *s, 0 skipped on purpose (grouped), -1 malformed. */
-static int parse_line(const char *text, const char *file, int line, shape *s)
-{
-    json_error_t err;
-    json_t *obj = json_loads(text, JSON_REJECT_DUPLICATES, &err);
-    if (!json_is_object(obj)) {
-        if (obj)
-            fprintf(stderr, "%s:%d: expected a JSON object; line skipped\n", file, line);
-        else
-            fprintf(stderr, "%s:%d:%d: invalid JSON: %s; line skipped\n", file, line,
-                    err.column, err.text);
-        json_decref(obj);
+    struct spec sp;
+    char err[512];
+    int rc = spec_parse_line(text, len, line, &sp, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "%s: %s; line skipped\n", file, err);
         return -1;
     }
-    int rc = -1;
-    if (get_str(obj, "name", file, line, s->name, sizeof s->name) &&
-        get_str(obj, "kind", file, line, s->kind, sizeof s->kind)) {
-        if (!strcmp(s->kind, "grouped")) {
-            printf("skipping %s: kind 'grouped' is not benchmarked yet\n", s->name);
-            rc = 0;
-        } else if (get_dim(obj, "m", file, line, &s->m) && get_dim(obj, "n", file, line, &s->n) &&
-                   get_dim(obj, "k", file, line, &s->k)) {
-            rc = 1;
-        }
+    if (rc > 0)
+        return 0;
+    rc = 0;
+    if (sp.kind == SPEC_GROUPED)
+        printf("skipping %s: kind 'grouped' is not benchmarked yet\n", sp.name);
+    else if (sp.dtype == SPEC_FP8 || sp.dtype == SPEC_NVFP4)
+        printf("skipping %s: dtype '%s' is not benchmarked yet\n", sp.name,
+               spec_dtype_name(sp.dtype));
+    else {
+        snprintf(s->name, sizeof s->name, "%s", sp.name);
+        snprintf(s->kind, sizeof s->kind, "%s", spec_kind_name(sp.kind));
+        s->m = sp.m[0];
+        s->n = sp.n[0];
+        s->k = sp.k[0];
+        rc = 1;
     }
-    json_decref(obj);
+    spec_free(&sp);
     return rc;
-}
-
-static bool blank(const char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-        ++s;
-    return !*s;
 }
 
 /* Reads every dense/decode line; false only if the file cannot be read. */
@@ -307,11 +275,11 @@ static bool load_spec(const char *file, shape_list *out)
     }
     char *text = NULL;
     size_t cap = 0;
+    ssize_t len;
     int line = 0;
     shape s;
-    while (getline(&text, &cap, f) >= 0) {
-        ++line;
-        if (blank(text) || parse_line(text, file, line, &s) != 1)
+    while ((len = getline(&text, &cap, f)) >= 0) {
+        if (parse_line(text, (size_t)len, file, ++line, &s) != 1)
             continue;
         if (out->n == out->cap) {
             out->cap = out->cap ? 2 * out->cap : 32;

@@ -88,12 +88,18 @@ void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const j
     if (mode == JG_CACHE_OFF)
         return;
     if (dir_opt && *dir_opt) {
-        if ((size_t)snprintf(d->dir, sizeof d->dir, "%s", dir_opt) >= sizeof d->dir)
+        if ((size_t)snprintf(d->dir, sizeof d->dir, "%s", dir_opt) >= sizeof d->dir) {
+            jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+                     "cache directory %.64s... is longer than %zu bytes; using memory only",
+                     dir_opt, sizeof d->dir - 1);
+            d->dir[0] = 0;
             return;
+        }
     } else if (!default_dir(d->dir, sizeof d->dir)) {
         jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
-                 "no cache directory (JITGEMM_CACHE_DIR, XDG_CACHE_HOME and HOME unset); using "
-                 "memory only");
+                 "no usable cache directory (JITGEMM_CACHE_DIR, XDG_CACHE_HOME and HOME unset, "
+                 "or the path longer than %zu bytes); using memory only",
+                 sizeof d->dir - 1);
         return;
     }
     d->writable = mode == JG_CACHE_READWRITE;
@@ -157,7 +163,7 @@ static bool write_all(int fd, const void *buf, size_t len)
     return true;
 }
 
-/* Why an entry is not usable, or NULL when it is. */
+/* Why a header is not usable, or NULL when it is. */
 static const char *check_header(const jg__disk_header *h, jg__hash128 key, off_t file_size)
 {
     if (memcmp(h->magic, JG_DISK_MAGIC, sizeof h->magic))
@@ -175,6 +181,71 @@ static const char *check_header(const jg__disk_header *h, jg__hash128 key, off_t
     return NULL;
 }
 
+/* Every check of cache/README.md on the entry open on fd, whose name says
+ * `key`. The payload is appended to `payload` when that is not NULL. Returns
+ * NULL when the entry is usable, else why not; *h is what was read. */
+static const char *check_entry(int fd, jg__hash128 key, jg__disk_header *h, jg__buf *payload)
+{
+    struct stat st;
+    memset(h, 0, sizeof *h);
+    if (fstat(fd, &st) != 0 || !read_all(fd, h, sizeof *h))
+        return "short header";
+    const char *why = check_header(h, key, st.st_size);
+    if (why)
+        return why;
+    char *data = malloc(h->payload_size ? h->payload_size : 1);
+    if (!data || !read_all(fd, data, h->payload_size))
+        why = "short payload";
+    else if (XXH3_64bits(data, h->payload_size) != h->payload_checksum)
+        why = "payload checksum mismatch";
+    else if (payload) { /* a failed append sticks in payload->failed for the caller */
+        size_t before = payload->len;
+        jg__buf_append(payload, data, h->payload_size);
+        if (payload->failed)
+            payload->len = before;
+    }
+    free(data);
+    return why;
+}
+
+/* "<32 hex digits>.cubin" at the end of path: the key it must hold. */
+static bool key_from_path(const char *path, jg__hash128 *key)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strlen(base) != 32 + strlen(".cubin") || strcmp(base + 32, ".cubin"))
+        return false;
+    uint64_t half[2] = {0, 0}; /* hi first, as jg__hash_hex writes it */
+    for (int i = 0; i < 32; ++i) {
+        char c = base[i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return false;
+        half[i / 16] = half[i / 16] << 4 | (uint64_t)v;
+    }
+    key->hi = half[0];
+    key->lo = half[1];
+    return true;
+}
+
+bool jg__disk_check_file(const char *path, jg__disk_header *hdr, const char **why)
+{
+    jg__hash128 key;
+    memset(hdr, 0, sizeof *hdr);
+    if (!key_from_path(path, &key)) {
+        *why = "file name is not <32 hex digits>.cubin";
+        return false;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *why = errno == ENOENT ? "missing" : "cannot open";
+        return false;
+    }
+    *why = check_entry(fd, key, hdr, NULL);
+    close(fd);
+    return *why == NULL;
+}
+
 bool jg__disk_read(const jg__disk *d, const char *arch, jg__hash128 key, jg__buf *payload,
                    const jg__log *log)
 {
@@ -187,26 +258,8 @@ bool jg__disk_read(const jg__disk *d, const char *arch, jg__hash128 key, jg__buf
         jg__logf(log, JG_LOG_DEBUG, JG_LOGC_CACHE, "disk miss %s", path);
         return false;
     }
-    struct stat st;
     jg__disk_header h;
-    const char *why = NULL;
-    if (fstat(fd, &st) != 0 || !read_all(fd, &h, sizeof h))
-        why = "short header";
-    else
-        why = check_header(&h, key, st.st_size);
-    if (!why) {
-        size_t before = payload->len;
-        char *data = malloc(h.payload_size ? h.payload_size : 1);
-        if (!data || !read_all(fd, data, h.payload_size))
-            why = "short payload";
-        else if (XXH3_64bits(data, h.payload_size) != h.payload_checksum)
-            why = "payload checksum mismatch";
-        else
-            jg__buf_append(payload, data, h.payload_size);
-        free(data);
-        if (why || payload->failed)
-            payload->len = before;
-    }
+    const char *why = check_entry(fd, key, &h, payload);
     close(fd);
     if (why) {
         jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "ignoring damaged cache entry %s: %s", path, why);

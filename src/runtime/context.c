@@ -220,9 +220,9 @@ void jg_context_destroy(jg_context *ctx)
 
 jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *out)
 {
+    jg_context *c = (jg_context *)ctx; /* the stats and error locks change */
     if (!ctx || !out)
-        return jg__fail(NULL, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
-    jg_context *c = (jg_context *)ctx;
+        return jg__fail(c, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
     pthread_mutex_lock(&c->stats_lock);
     *out = c->stats;
     out->plans_memory = __atomic_load_n(&c->stats.plans_memory, __ATOMIC_RELAXED);

@@ -4,15 +4,35 @@
 
 #include "jg_internal.h"
 
-static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
+/* The planner's choice for a validated problem, as key bytes. */
+static jg_status key_for(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)
 {
     jg__gemm_config cfg;
     jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
     if (st != JG_OK)
         return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s%s", ctx->arch,
                         getenv("JITGEMM_TILE") ? " (JITGEMM_TILE restricts the tiles)" : "");
+    jg__gemm_key_make(pk, &cfg, key);
+    return JG_OK;
+}
+
+jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gemm_key *out)
+{
+    jg_status st = jg__validate_gemm(ctx, p);
+    if (st != JG_OK)
+        return st;
+    jg__problem_key pk;
+    jg__problem_key_make(p, &pk);
+    return key_for(ctx, &pk, out);
+}
+
+static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
+{
     jg__gemm_key key;
-    jg__gemm_key_make(pk, &cfg, &key);
+    jg_status st = key_for(ctx, pk, &key);
+    if (st != JG_OK)
+        return st;
+    jg__gemm_config cfg = key.cfg;
     jg__kernel *kernel;
     if ((st = jg__kernel_get(ctx, &key, &kernel)) != JG_OK)
         return st;
@@ -32,9 +52,10 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
 
 jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem, jg_plan **out)
 {
+    if (out)
+        *out = NULL;
     if (!ctx || !out)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
-    *out = NULL;
     jg_status st = jg__validate_gemm(ctx, problem);
     if (st != JG_OK)
         return st;
@@ -99,6 +120,8 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
 jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm_args *args,
                   jg_stream stream)
 {
+    if (ctx && !args) /* before planning: a bad call compiles nothing */
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
     jg_plan *plan;
     jg_status st = jg_gemm_plan(ctx, problem, &plan);
     return st != JG_OK ? st : jg_gemm_run(plan, args, stream);

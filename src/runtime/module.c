@@ -135,9 +135,14 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
     return JG_OK;
 }
 
+jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key)
+{
+    return jg__key_hash(&ctx->salt, key, sizeof *key);
+}
+
 jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out)
 {
-    jg__hash128 h = jg__key_hash(&ctx->salt, key, sizeof *key);
+    jg__hash128 h = jg__kernel_hash(ctx, key);
     jg_status st;
     jg__kernel *k = jg__table_claim(&ctx->kernels, &h, &st);
     if (st != JG_OK)

@@ -50,10 +50,15 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
                         p->a_type == JG_DTYPE_NONE   ? "a_type"
                         : p->b_type == JG_DTYPE_NONE ? "b_type"
                                                      : "d_type");
-    if (!is_known(p->a_type) || !is_known(p->b_type) || !is_known(p->d_type) ||
-        (p->c_type != JG_DTYPE_NONE && !is_known(p->c_type)))
-        return jg__fail(ctx, JG_ERR_INVALID, "a dtype is not a jg_dtype value (a %d b %d c %d d %d)",
-                        (int)p->a_type, (int)p->b_type, (int)p->c_type, (int)p->d_type);
+    const struct {
+        const char *name;
+        jg_dtype value;
+    } fields[] = {{"a_type", p->a_type}, {"b_type", p->b_type}, {"c_type", p->c_type},
+                  {"d_type", p->d_type}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(fields); ++i)
+        if (fields[i].value != JG_DTYPE_NONE && !is_known(fields[i].value))
+            return jg__fail(ctx, JG_ERR_INVALID, "%s = %d: not a jg_dtype value", fields[i].name,
+                            (int)fields[i].value);
     if (!is_16bit(p->a_type))
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a_type %s: A and B must be bf16 or fp16",
                         jg__dtype_name(p->a_type));

@@ -1,0 +1,623 @@
+/* Bad input to every public function of jitgemm.h, table by table: NULLs,
+ * zero, negative and oversized sizes, misaligned pointers and leading
+ * dimensions, unsupported type combinations, invalid enum values, unknown
+ * flags. Each row expects its specific status and a message (from
+ * jg_context_last_error of the context, or of NULL for calls without one)
+ * that starts with the status name and names the field. Nothing crashes,
+ * nothing is compiled for a rejected problem, nothing is launched: the
+ * contexts are offline (no GPU), and jg_gemm_run checks its arguments
+ * before it reports JG_ERR_OFFLINE. Device pointers are fake addresses.
+ *
+ * Grouped GEMM does not exist yet, so "too many groups" has no row: add
+ * one when a grouped entry point appears. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jg_internal.h"
+#include "jg_test.h"
+
+#define NONE JG_DTYPE_NONE
+#define BF16 JG_BF16
+#define FP16 JG_FP16
+#define FP32 JG_FP32
+#define BADT ((jg_dtype)99)
+#define NEGT ((jg_dtype)-1)
+
+/* ---- the error log callback: every failure on a context is logged -------- */
+
+typedef struct captured {
+    int errors;
+    char last[8192];
+} captured;
+
+static void capture_log(void *user, jg_log_level level, const char *category, const char *msg)
+{
+    captured *c = user;
+    (void)category;
+    if (level != JG_LOG_ERROR)
+        return;
+    c->errors++;
+    snprintf(c->last, sizeof c->last, "%s", msg);
+}
+
+static captured ctx_log;
+
+/* ---- message checks ------------------------------------------------------- */
+
+/* Puts a known failure into the slot a row reads (the context's or the
+ * thread's), so that a row whose call writes nothing is caught. */
+#define PRIMER_CTX "m = -777"
+#define PRIMER_NULL "options.sm_count -777"
+
+static void prime(jg_context *ctx)
+{
+    if (ctx) {
+        jg_gemm_problem p;
+        memset(&p, 0, sizeof p);
+        p.a_type = p.b_type = p.d_type = BF16;
+        p.m = -777;
+        p.n = p.k = 64;
+        jg_plan *out;
+        jg_gemm_plan(ctx, &p, &out);
+        CHECK(strstr(jg_context_last_error(ctx), PRIMER_CTX), "priming the context's error");
+    } else {
+        jg_options o;
+        memset(&o, 0, sizeof o);
+        o.flags = JG_CONTEXT_OFFLINE;
+        o.arch = "sm_90a";
+        o.sm_count = -777;
+        jg_context *out;
+        jg_context_create(&o, &out);
+        CHECK(strstr(jg_context_last_error(NULL), PRIMER_NULL), "priming the thread's error");
+    }
+    ctx_log.errors = 0;
+    ctx_log.last[0] = 0;
+}
+
+/* The row's message: "<STATUS NAME>: ...", holding w1 and w2 (either may be
+ * NULL). For a context's failure, the same text went to the log callback. */
+static void check_message(const char *what, const jg_context *ctx, jg_status want,
+                          const char *w1, const char *w2)
+{
+    const char *msg = jg_context_last_error(ctx);
+    CHECK(msg != NULL, "%s: last error is NULL", what);
+    if (!msg)
+        return;
+    char head[64];
+    snprintf(head, sizeof head, "%s: ", jg_status_name(want));
+    CHECK(!strncmp(msg, head, strlen(head)), "%s: message does not start with \"%s\": \"%s\"", what,
+          head, msg);
+    CHECK(!strstr(msg, ctx ? PRIMER_CTX : PRIMER_NULL), "%s: the call left no message of its own",
+          what);
+    CHECK(!w1 || strstr(msg, w1), "%s: message lacks \"%s\": \"%s\"", what, w1, msg);
+    CHECK(!w2 || strstr(msg, w2), "%s: message lacks \"%s\": \"%s\"", what, w2, msg);
+    if (ctx)
+        CHECK(ctx_log.errors == 1 && !strcmp(ctx_log.last, msg),
+              "%s: %d errors logged, last \"%s\"", what, ctx_log.errors, ctx_log.last);
+}
+
+/* ---- the fixture: an offline context and two plans ---------------------------- */
+
+typedef struct fixture {
+    jg_context *ctx;
+    jg_gemm_problem baked_p, generic_p;
+    jg_plan *baked;   /* m = n = k = 64 baked in, no C */
+    jg_plan *generic; /* JG_GEMM_M_GENERIC, with C (bf16) */
+} fixture;
+
+static fixture fx;
+
+static uint64_t compiles(void)
+{
+    jg_context_stats s;
+    memset(&s, 0xff, sizeof s);
+    jg_context_get_stats(fx.ctx, &s);
+    return s.plans_compiled + s.compile_failures;
+}
+
+static bool setup(void)
+{
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = JG_CONTEXT_OFFLINE;
+    o.arch = "sm_90a";
+    o.cache_mode = JG_CACHE_OFF;
+    o.log = capture_log;
+    o.log_user = &ctx_log;
+    jg_status st = jg_context_create(&o, &fx.ctx);
+    CHECK(st == JG_OK && fx.ctx, "offline context: %s", jg_context_last_error(NULL));
+    if (st != JG_OK)
+        return false;
+    CHECK(!strcmp(jg_context_last_error(fx.ctx), ""), "a fresh context has an error");
+    memset(&fx.baked_p, 0, sizeof fx.baked_p);
+    fx.baked_p.a_type = fx.baked_p.b_type = fx.baked_p.d_type = BF16;
+    fx.baked_p.m = fx.baked_p.n = fx.baked_p.k = 64;
+    fx.generic_p = fx.baked_p;
+    fx.generic_p.flags = JG_GEMM_M_GENERIC;
+    fx.generic_p.c_type = BF16;
+    st = jg_gemm_plan(fx.ctx, &fx.baked_p, &fx.baked);
+    CHECK(st == JG_OK, "baked plan: %s", jg_context_last_error(fx.ctx));
+    st = jg_gemm_plan(fx.ctx, &fx.generic_p, &fx.generic);
+    CHECK(st == JG_OK, "generic plan: %s", jg_context_last_error(fx.ctx));
+    CHECK(compiles() == 2, "setup: %llu compiles", (unsigned long long)compiles());
+    return fx.baked && fx.generic;
+}
+
+/* ---- jg_status_name, jg_status_string, jg_version --------------------------------- */
+
+static void test_status_functions(void)
+{
+    static const int unknown[] = {1, 2, 100, -14, -100, INT_MAX, INT_MIN, INT_MIN + 1};
+    for (size_t i = 0; i < JG_ARRAY_LEN(unknown); ++i) {
+        jg_status s = (jg_status)unknown[i];
+        const char *name = jg_status_name(s), *text = jg_status_string(s);
+        CHECK(name && !strcmp(name, "JG_UNKNOWN_STATUS"), "status %d: name \"%s\"", unknown[i],
+              name ? name : "(null)");
+        CHECK(text && !strcmp(text, "unknown status"), "status %d: text \"%s\"", unknown[i],
+              text ? text : "(null)");
+    }
+    /* Every listed status has its own name and text. */
+#define JG_STATUS_CHECK_(name, value, text)                                              \
+    CHECK(!strcmp(jg_status_name(JG_##name), "JG_" #name), "name of %d", value);        \
+    CHECK(!strcmp(jg_status_string(JG_##name), text), "text of %d", value);
+    JG_STATUS_LIST(JG_STATUS_CHECK_)
+#undef JG_STATUS_CHECK_
+    CHECK(jg_version() && !strcmp(jg_version(), JITGEMM_VERSION_STRING), "jg_version: %s",
+          jg_version() ? jg_version() : "(null)");
+}
+
+/* ---- jg_context_create ------------------------------------------------------------ */
+
+static char long_arch[300];
+static char long_dir[6000];
+
+static const struct {
+    const char *what;
+    bool opt_null, out_null;
+    uint32_t flags;
+    const char *arch;
+    int cache_mode, sm_count;
+    const char *cache_dir;
+    jg_status want;
+    const char *w1, *w2;
+} create_rows[] = {
+#define OFF JG_CONTEXT_OFFLINE
+#define OFFC JG_CACHE_OFF
+    /* what                  opt_null out_null flags        arch      cache_mode  sm  dir */
+    {"out NULL",             false, true,  OFF,         "sm_90a", OFFC,       0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
+    {"opt and out NULL",     true,  true,  0,           NULL,     0,          0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
+    {"flags bit 1",          false, false, OFF | 2u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x3"},
+    {"flags bit 31",         false, false, 0x80000000u, "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x80000000"},
+    {"cache_mode 4",         false, false, OFF,         "sm_90a", 4,          0,   NULL, JG_ERR_INVALID, "options.cache_mode 4", NULL},
+    {"cache_mode -1",        false, false, OFF,         "sm_90a", -1,         0,   NULL, JG_ERR_INVALID, "options.cache_mode -1", NULL},
+    {"cache_mode INT_MAX",   false, false, OFF,         "sm_90a", INT_MAX,    0,   NULL, JG_ERR_INVALID, "options.cache_mode", NULL},
+    {"offline, arch NULL",   false, false, OFF,         NULL,     OFFC,       0,   NULL, JG_ERR_INVALID, "options.arch", "OFFLINE"},
+    {"arch \"\"",            false, false, OFF,         "",       OFFC,       0,   NULL, JG_ERR_UNSUPPORTED_ARCH, "options.arch", "sm_90a"},
+    {"arch sm_80",           false, false, OFF,         "sm_80",  OFFC,       0,   NULL, JG_ERR_UNSUPPORTED_ARCH, "options.arch sm_80", NULL},
+    {"arch sm_90 (no a)",    false, false, OFF,         "sm_90",  OFFC,       0,   NULL, JG_ERR_UNSUPPORTED_ARCH, "options.arch sm_90:", NULL},
+    {"arch SM_90A",          false, false, OFF,         "SM_90A", OFFC,       0,   NULL, JG_ERR_UNSUPPORTED_ARCH, "options.arch SM_90A", NULL},
+    {"arch 299 chars",       false, false, OFF,         long_arch, OFFC,      0,   NULL, JG_ERR_UNSUPPORTED_ARCH, "options.arch xxxx", NULL},
+    {"sm_count -1",          false, false, OFF,         "sm_90a", OFFC,       -1,  NULL, JG_ERR_INVALID, "options.sm_count -1", NULL},
+    {"sm_count INT_MIN",     false, false, OFF,         "sm_90a", OFFC,       INT_MIN, NULL, JG_ERR_INVALID, "options.sm_count", NULL},
+    /* Online: the test points JITGEMM_LIBCUDA at nothing, so this is the
+     * same on machines with and without a GPU. */
+    {"online, no driver",    false, false, 0,           NULL,     OFFC,       0,   NULL, JG_ERR_NO_DRIVER, "/nonexistent/libcuda.so.1", NULL},
+    {"opt NULL, no driver",  true,  false, 0,           NULL,     0,          0,   NULL, JG_ERR_NO_DRIVER, "/nonexistent/libcuda.so.1", NULL},
+    /* Valid. */
+    {"offline",              false, false, OFF,         "sm_90a", OFFC,       0,   NULL, JG_OK, NULL, NULL},
+    {"sm_count INT_MAX",     false, false, OFF,         "sm_90a", OFFC,       INT_MAX, NULL, JG_OK, NULL, NULL},
+    {"sm_count 1",           false, false, OFF,         "sm_90a", OFFC,       1,   NULL, JG_OK, NULL, NULL},
+    /* An unusable cache directory is not an error: a warning, memory only. */
+    {"cache_dir too long",   false, false, OFF,         "sm_90a", JG_CACHE_READWRITE, 0, long_dir, JG_OK, NULL, NULL},
+    {"cache_dir missing, read-only", false, false, OFF, "sm_90a", JG_CACHE_READ, 0, "/nonexistent/jg_cache", JG_OK, NULL, NULL},
+#undef OFF
+#undef OFFC
+};
+
+typedef struct warnings {
+    int n;
+    char text[8192];
+} warnings;
+
+static void capture_warnings(void *user, jg_log_level level, const char *category, const char *msg)
+{
+    warnings *w = user;
+    (void)category;
+    if (level > JG_LOG_WARN)
+        return;
+    w->n++;
+    size_t used = strlen(w->text);
+    snprintf(w->text + used, sizeof w->text - used, "%s\n", msg);
+}
+
+static void test_context_create(void)
+{
+    memset(long_arch, 'x', sizeof long_arch - 1);
+    memcpy(long_arch, "xxxx", 4);
+    memset(long_dir, 'd', sizeof long_dir - 1);
+    long_dir[0] = '/';
+    for (size_t i = 0; i < JG_ARRAY_LEN(create_rows); ++i) {
+        const char *what = create_rows[i].what;
+        jg_options o;
+        memset(&o, 0, sizeof o);
+        o.flags = create_rows[i].flags;
+        o.arch = create_rows[i].arch;
+        o.cache_mode = (jg_cache_mode)create_rows[i].cache_mode;
+        o.sm_count = create_rows[i].sm_count;
+        o.cache_dir = create_rows[i].cache_dir;
+        warnings w;
+        memset(&w, 0, sizeof w);
+        o.log = capture_warnings;
+        o.log_user = &w;
+        prime(NULL);
+        jg_context *ctx = (jg_context *)&o; /* not NULL: a failure must clear it */
+        jg_status st = jg_context_create(create_rows[i].opt_null ? NULL : &o,
+                                         create_rows[i].out_null ? NULL : &ctx);
+        CHECK(st == create_rows[i].want, "%s: got %s, want %s (%s)", what, jg_status_name(st),
+              jg_status_name(create_rows[i].want), jg_context_last_error(NULL));
+        if (st == JG_OK) {
+            CHECK(ctx && ctx != (jg_context *)&o && !strcmp(jg_context_arch(ctx), "sm_90a"),
+                  "%s: no context", what);
+            CHECK(ctx && !strcmp(jg_context_last_error(ctx), ""), "%s: a fresh context has an error",
+                  what);
+            if (create_rows[i].cache_dir == long_dir)
+                CHECK(w.n == 1 && strstr(w.text, "cache directory") && strstr(w.text, "memory only"),
+                      "%s: expected one warning, got %d: %s", what, w.n, w.text);
+            if (ctx && ctx != (jg_context *)&o)
+                jg_context_destroy(ctx);
+            continue;
+        }
+        if (!create_rows[i].out_null)
+            CHECK(ctx == NULL, "%s: *out not cleared", what);
+        if (st == create_rows[i].want)
+            check_message(what, NULL, create_rows[i].want, create_rows[i].w1, create_rows[i].w2);
+    }
+}
+
+/* ---- NULL pointers, one wrapper per (function, argument) --------------------------- */
+
+static jg_gemm_args good_args(void)
+{
+    jg_gemm_args a;
+    memset(&a, 0, sizeof a);
+    a.a = (const void *)(uintptr_t)0x10000;
+    a.b = (const void *)(uintptr_t)0x20000;
+    a.c = (const void *)(uintptr_t)0x30000;
+    a.d = (void *)(uintptr_t)0x40000;
+    a.alpha = 1.0f;
+    return a;
+}
+
+static jg_plan *plan_sentinel(void) { return (jg_plan *)(uintptr_t)0x1230; }
+
+static jg_status n_stats_ctx(void)
+{
+    jg_context_stats s;
+    return jg_context_get_stats(NULL, &s);
+}
+static jg_status n_stats_out(void) { return jg_context_get_stats(fx.ctx, NULL); }
+static jg_status n_stats_both(void) { return jg_context_get_stats(NULL, NULL); }
+static jg_status n_plan_ctx(void)
+{
+    jg_plan *out = plan_sentinel();
+    jg_status st = jg_gemm_plan(NULL, &fx.baked_p, &out);
+    CHECK(out == NULL, "jg_gemm_plan(NULL ctx): *out not cleared");
+    return st;
+}
+static jg_status n_plan_problem(void)
+{
+    jg_plan *out = plan_sentinel();
+    jg_status st = jg_gemm_plan(fx.ctx, NULL, &out);
+    CHECK(out == NULL, "jg_gemm_plan(NULL problem): *out not cleared");
+    return st;
+}
+static jg_status n_plan_out(void) { return jg_gemm_plan(fx.ctx, &fx.baked_p, NULL); }
+static jg_status n_plan_all(void) { return jg_gemm_plan(NULL, NULL, NULL); }
+static jg_status n_run_plan(void)
+{
+    jg_gemm_args a = good_args();
+    return jg_gemm_run(NULL, &a, NULL);
+}
+static jg_status n_run_args(void) { return jg_gemm_run(fx.baked, NULL, NULL); }
+static jg_status n_run_both(void) { return jg_gemm_run(NULL, NULL, NULL); }
+static jg_status n_gemm_ctx(void)
+{
+    jg_gemm_args a = good_args();
+    return jg_gemm(NULL, &fx.baked_p, &a, NULL);
+}
+static jg_status n_gemm_problem(void)
+{
+    jg_gemm_args a = good_args();
+    return jg_gemm(fx.ctx, NULL, &a, NULL);
+}
+static jg_status n_gemm_args(void) { return jg_gemm(fx.ctx, &fx.baked_p, NULL, NULL); }
+static jg_status n_gemm_all(void) { return jg_gemm(NULL, NULL, NULL, NULL); }
+static jg_status n_info_plan(void)
+{
+    jg_plan_info info;
+    return jg_plan_get_info(NULL, &info);
+}
+static jg_status n_info_out(void) { return jg_plan_get_info(fx.baked, NULL); }
+static jg_status n_info_both(void) { return jg_plan_get_info(NULL, NULL); }
+
+static const struct {
+    const char *what;
+    jg_status (*call)(void);
+    bool ctx_error; /* the message is the context's (else the thread's) */
+    const char *w1;
+} null_rows[] = {
+    {"jg_context_get_stats(NULL, &s)", n_stats_ctx, false, "ctx is NULL"},
+    {"jg_context_get_stats(ctx, NULL)", n_stats_out, true, "out is NULL"},
+    {"jg_context_get_stats(NULL, NULL)", n_stats_both, false, "ctx is NULL"},
+    {"jg_gemm_plan(NULL, p, &out)", n_plan_ctx, false, "ctx is NULL"},
+    {"jg_gemm_plan(ctx, NULL, &out)", n_plan_problem, true, "problem is NULL"},
+    {"jg_gemm_plan(ctx, p, NULL)", n_plan_out, true, "out is NULL"},
+    {"jg_gemm_plan(NULL, NULL, NULL)", n_plan_all, false, "ctx is NULL"},
+    {"jg_gemm_run(NULL, &args)", n_run_plan, false, "plan is NULL"},
+    {"jg_gemm_run(plan, NULL)", n_run_args, true, "args is NULL"},
+    {"jg_gemm_run(NULL, NULL)", n_run_both, false, "plan is NULL"},
+    {"jg_gemm(NULL, p, &args)", n_gemm_ctx, false, "ctx is NULL"},
+    {"jg_gemm(ctx, NULL, &args)", n_gemm_problem, true, "problem is NULL"},
+    {"jg_gemm(ctx, p, NULL)", n_gemm_args, true, "args is NULL"},
+    {"jg_gemm(NULL, NULL, NULL)", n_gemm_all, false, "ctx is NULL"},
+    {"jg_plan_get_info(NULL, &info)", n_info_plan, false, "plan is NULL"},
+    {"jg_plan_get_info(plan, NULL)", n_info_out, true, "out is NULL"},
+    {"jg_plan_get_info(NULL, NULL)", n_info_both, false, "plan is NULL"},
+};
+
+static void test_null_pointers(void)
+{
+    for (size_t i = 0; i < JG_ARRAY_LEN(null_rows); ++i) {
+        jg_context *ctx = null_rows[i].ctx_error ? fx.ctx : NULL;
+        prime(ctx);
+        jg_status st = null_rows[i].call();
+        CHECK(st == JG_ERR_NULL_POINTER, "%s: got %s", null_rows[i].what, jg_status_name(st));
+        if (st == JG_ERR_NULL_POINTER)
+            check_message(null_rows[i].what, ctx, JG_ERR_NULL_POINTER, null_rows[i].w1, NULL);
+    }
+    /* The functions that cannot fail take NULL too. */
+    jg_context_destroy(NULL);
+    CHECK(jg_context_arch(NULL) && !strcmp(jg_context_arch(NULL), ""), "jg_context_arch(NULL)");
+    CHECK(jg_context_last_error(NULL) != NULL, "jg_context_last_error(NULL) is NULL");
+    CHECK(jg_context_last_error(fx.ctx) != NULL, "jg_context_last_error(ctx) is NULL");
+    CHECK(!strcmp(jg_context_arch(fx.ctx), "sm_90a"), "arch %s", jg_context_arch(fx.ctx));
+}
+
+/* ---- jg_gemm_plan and jg_gemm: problems ------------------------------------------------ */
+
+/* A jg_gemm_problem by position, so that each row below reads as one line. */
+#define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd}
+#define I32P1 2147483648LL /* INT32_MAX + 1 */
+
+static const struct {
+    const char *what;
+    jg_gemm_problem p;
+    jg_status want;
+    const char *w1, *w2;
+} problem_rows[] = {
+    /* what                 flags a     b     c     d     m          n       k      lda  ldb  ldc  ldd */
+    /* sizes: zero, negative, past 2^31-1 */
+    {"m = 0",          P(0, BF16, BF16, NONE, BF16, 0,         64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "m = 0", ">= 1"},
+    {"m = -1",         P(0, BF16, BF16, NONE, BF16, -1,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "m = -1", NULL},
+    {"m = INT64_MIN",  P(0, BF16, BF16, NONE, BF16, INT64_MIN, 64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "m = -9223372036854775808", NULL},
+    {"n = 0",          P(0, BF16, BF16, NONE, BF16, 64,        0,      64,    0,   0,   0,   0), JG_ERR_INVALID, "n = 0", NULL},
+    {"n = -64",        P(0, BF16, BF16, NONE, BF16, 64,        -64,    64,    0,   0,   0,   0), JG_ERR_INVALID, "n = -64", NULL},
+    {"k = 0",          P(0, BF16, BF16, NONE, BF16, 64,        64,     0,     0,   0,   0,   0), JG_ERR_INVALID, "k = 0", NULL},
+    {"k = -8",         P(0, BF16, BF16, NONE, BF16, 64,        64,     -8,    0,   0,   0,   0), JG_ERR_INVALID, "k = -8", NULL},
+    {"m = 2^31",       P(0, BF16, BF16, NONE, BF16, I32P1,     64,     64,    0,   0,   0,   0), JG_ERR_TOO_LARGE, "m = 2147483648", "2^31-1"},
+    {"n = 2^31",       P(0, BF16, BF16, NONE, BF16, 64,        I32P1,  64,    0,   0,   0,   0), JG_ERR_TOO_LARGE, "n = 2147483648", NULL},
+    {"k = 2^31",       P(0, BF16, BF16, NONE, BF16, 64,        64,     I32P1, 0,   0,   0,   0), JG_ERR_TOO_LARGE, "k = 2147483648", NULL},
+    {"m = INT64_MAX",  P(0, BF16, BF16, NONE, BF16, INT64_MAX, 64,     64,    0,   0,   0,   0), JG_ERR_TOO_LARGE, "m = 9223372036854775807", NULL},
+    {"m-generic m=2^31", P(1, BF16, BF16, NONE, BF16, I32P1,   64,     64,    0,   0,   0,   0), JG_ERR_TOO_LARGE, "m = 2147483648", NULL},
+    /* leading dimensions: below the minimum, negative, extreme */
+    {"lda < k",        P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    32,  0,   0,   0), JG_ERR_INVALID, "lda = 32", ">= k (64)"},
+    {"ldb < k",        P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   56,  0,   0), JG_ERR_INVALID, "ldb = 56", ">= k"},
+    {"ldd < n",        P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   32), JG_ERR_INVALID, "ldd = 32", ">= n (64)"},
+    {"ldc < n",        P(0, BF16, BF16, BF16, BF16, 64,        64,     64,    0,   0,   8,   0), JG_ERR_INVALID, "ldc = 8", ">= n"},
+    {"lda = -8",       P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    -8,  0,   0,   0), JG_ERR_INVALID, "lda = -8", NULL},
+    {"lda INT64_MIN",  P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    INT64_MIN, 0, 0, 0), JG_ERR_INVALID, "lda = -9223372036854775808", NULL},
+    {"ldb INT64_MIN",  P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   INT64_MIN, 0, 0), JG_ERR_INVALID, "ldb", NULL},
+    {"ldc INT64_MIN",  P(0, FP16, FP16, FP32, FP32, 64,        64,     64,    0,   0,   INT64_MIN, 0), JG_ERR_INVALID, "ldc", NULL},
+    {"ldd INT64_MIN",  P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   INT64_MIN), JG_ERR_INVALID, "ldd", NULL},
+    {"lda INT64_MAX",  P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    INT64_MAX, 0, 0, 0), JG_ERR_TOO_LARGE, "lda = 9223372036854775807", "2^40"},
+    {"ldb INT64_MAX",  P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   INT64_MAX, 0, 0), JG_ERR_TOO_LARGE, "ldb", NULL},
+    {"ldc INT64_MAX",  P(0, BF16, BF16, FP32, FP32, 64,        64,     64,    0,   0,   INT64_MAX, 0), JG_ERR_TOO_LARGE, "ldc", NULL},
+    {"ldd INT64_MAX",  P(0, BF16, BF16, NONE, FP32, 64,        64,     64,    0,   0,   0,   INT64_MAX), JG_ERR_TOO_LARGE, "ldd", NULL},
+    {"lda 2^39 bf16",  P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    1LL << 39, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", "2^40"},
+    {"ldd 2^38 fp32",  P(0, BF16, BF16, NONE, FP32, 64,        64,     64,    0,   0,   0,   1LL << 38), JG_ERR_TOO_LARGE, "ldd", NULL},
+    /* leading dimensions that are not a multiple of 16 bytes */
+    {"lda 68 fp16",    P(0, FP16, FP16, NONE, FP16, 64,        64,     64,    68,  0,   0,   0), JG_ERR_INVALID, "lda = 68", "136 bytes"},
+    {"ldb 65 bf16",    P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   65,  0,   0), JG_ERR_INVALID, "ldb = 65", "multiple of 16"},
+    {"ldd 66 fp32",    P(0, BF16, BF16, NONE, FP32, 64,        64,     64,    0,   0,   0,   66), JG_ERR_INVALID, "ldd = 66", "264 bytes"},
+    {"ldc 65 bf16",    P(0, BF16, BF16, BF16, BF16, 64,        64,     64,    0,   0,   65,  0), JG_ERR_INVALID, "ldc = 65", NULL},
+    {"packed k = 12",  P(0, BF16, BF16, NONE, BF16, 64,        64,     12,    0,   0,   0,   0), JG_ERR_INVALID, "lda = 12 (packed)", "multiple of 8"},
+    {"packed n = 12",  P(0, BF16, BF16, NONE, BF16, 64,        12,     64,    0,   0,   0,   0), JG_ERR_INVALID, "ldd = 12 (packed)", NULL},
+    {"packed n=6 fp32", P(0, BF16, BF16, FP32, FP32, 64,       6,      64,    0,   0,   0,   0), JG_ERR_INVALID, "ldd = 6 (packed)", "multiple of 4"},
+    {"packed k = 1",   P(0, FP16, FP16, NONE, FP16, 64,        64,     1,     0,   0,   0,   0), JG_ERR_INVALID, "lda = 1 (packed)", NULL},
+    /* dtypes: missing, unsupported combinations, not enum values */
+    {"a NONE",         P(0, NONE, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "a_type", "JG_DTYPE_NONE"},
+    {"b NONE",         P(0, BF16, NONE, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "b_type", NULL},
+    {"d NONE",         P(0, BF16, BF16, NONE, NONE, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "d_type", NULL},
+    {"d NONE, c bf16", P(0, BF16, BF16, BF16, NONE, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "d_type", NULL},
+    {"a,b fp32",       P(0, FP32, FP32, NONE, FP32, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "a_type fp32", NULL},
+    {"a fp32 b bf16",  P(0, FP32, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "a_type fp32", NULL},
+    {"a bf16 b fp16",  P(0, BF16, FP16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "b_type fp16", "a_type bf16"},
+    {"a fp16 b bf16",  P(0, FP16, BF16, NONE, FP16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "b_type bf16", NULL},
+    {"a fp16 b fp32",  P(0, FP16, FP32, NONE, FP16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "b_type fp32", NULL},
+    {"c fp32 d bf16",  P(0, BF16, BF16, FP32, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "c_type fp32", "d_type bf16"},
+    {"c bf16 d fp32",  P(0, BF16, BF16, BF16, FP32, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "c_type bf16", NULL},
+    {"c fp16 d bf16",  P(0, FP16, FP16, FP16, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_UNSUPPORTED, "c_type fp16", NULL},
+    {"a = 99",         P(0, BADT, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "a_type = 99", "jg_dtype"},
+    {"b = 99",         P(0, BF16, BADT, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "b_type = 99", NULL},
+    {"c = 99",         P(0, BF16, BF16, BADT, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "c_type = 99", NULL},
+    {"d = 99",         P(0, BF16, BF16, NONE, BADT, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "d_type = 99", NULL},
+    {"a = -1",         P(0, NEGT, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "a_type = -1", NULL},
+    {"c = -1",         P(0, BF16, BF16, NEGT, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "c_type = -1", NULL},
+    /* flags */
+    {"flags 0x2",      P(2, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "flags 0x2", "unknown bits 0x2"},
+    {"flags 0x80000001", P(0x80000001u, BF16, BF16, NONE, BF16, 64, 64, 64,   0,   0,   0,   0), JG_ERR_INVALID, "flags 0x80000001", "unknown bits 0x80000000"},
+    {"flags all",      P(0xffffffffu, BF16, BF16, NONE, BF16, 64, 64,  64,    0,   0,   0,   0), JG_ERR_INVALID, "flags", "0xfffffffe"},
+    /* Valid boundaries, checked with jg__validate_gemm only (nothing compiled). */
+    {"m = 2^31-1",     P(0, BF16, BF16, NONE, BF16, 2147483647LL, 64,  64,    0,   0,   0,   0), JG_OK, NULL, NULL},
+    {"n = k = 2^31-9", P(0, BF16, BF16, NONE, FP32, 1, 2147483640LL, 2147483640LL, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"lda = k exactly", P(0, FP16, FP16, FP16, FP16, 64,       64,     64,    64,  64,  64,  64), JG_OK, NULL, NULL},
+    {"ld just < 2^40 B", P(0, BF16, BF16, NONE, BF16, 64,      64,     64,    (1LL << 39) - 8, 0, 0, 0), JG_OK, NULL, NULL},
+    {"ldc ignored w/o C", P(0, BF16, BF16, NONE, BF16, 64,     64,     64,    0,   0,   INT64_MIN, 0), JG_OK, NULL, NULL},
+    {"m-generic, C",   P(1, FP16, FP16, FP32, FP32, 1,         8,      8,     0,   0,   0,   0), JG_OK, NULL, NULL},
+};
+
+static void test_problems(void)
+{
+    const uint64_t before = compiles();
+    for (size_t i = 0; i < JG_ARRAY_LEN(problem_rows); ++i) {
+        const char *what = problem_rows[i].what;
+        const jg_status want = problem_rows[i].want;
+        if (want == JG_OK) {
+            prime(fx.ctx);
+            jg_status st = jg__validate_gemm(fx.ctx, &problem_rows[i].p);
+            CHECK(st == JG_OK, "%s: %s (%s)", what, jg_status_name(st), jg_context_last_error(fx.ctx));
+            continue;
+        }
+        prime(fx.ctx);
+        jg_plan *out = plan_sentinel();
+        jg_status st = jg_gemm_plan(fx.ctx, &problem_rows[i].p, &out);
+        CHECK(st == want, "jg_gemm_plan %s: got %s, want %s (%s)", what, jg_status_name(st),
+              jg_status_name(want), jg_context_last_error(fx.ctx));
+        CHECK(out == NULL, "jg_gemm_plan %s: *out not cleared", what);
+        if (st == want)
+            check_message(what, fx.ctx, want, problem_rows[i].w1, problem_rows[i].w2);
+
+        /* jg_gemm: the same refusal, with valid arguments. */
+        prime(fx.ctx);
+        jg_gemm_args args = good_args();
+        st = jg_gemm(fx.ctx, &problem_rows[i].p, &args, NULL);
+        CHECK(st == want, "jg_gemm %s: got %s, want %s (%s)", what, jg_status_name(st),
+              jg_status_name(want), jg_context_last_error(fx.ctx));
+        if (st == want)
+            check_message(what, fx.ctx, want, problem_rows[i].w1, problem_rows[i].w2);
+    }
+    CHECK(compiles() == before, "rejected problems compiled %llu kernels",
+          (unsigned long long)(compiles() - before));
+}
+
+/* ---- jg_gemm_run and jg_gemm: arguments --------------------------------------------------- */
+
+#define A0 0x10000u
+#define B0 0x20000u
+#define C0 0x30000u
+#define D0 0x40000u
+
+static const struct {
+    const char *what;
+    bool generic; /* the M-generic plan with C, else the baked plan without C */
+    uintptr_t a, b, c, d;
+    int64_t m;
+    jg_status want;
+    const char *w1, *w2;
+} run_rows[] = {
+    /* what                    generic a          b          c          d          m */
+    {"a NULL",                 false, 0,         B0,        0,         D0,        0, JG_ERR_NULL_POINTER, "args.a is NULL", NULL},
+    {"b NULL",                 false, A0,        0,         0,         D0,        0, JG_ERR_NULL_POINTER, "args.b is NULL", NULL},
+    {"d NULL",                 false, A0,        B0,        0,         0,         0, JG_ERR_NULL_POINTER, "args.d is NULL", NULL},
+    {"all NULL",               false, 0,         0,         0,         0,         0, JG_ERR_NULL_POINTER, "args.a is NULL", NULL},
+    {"c NULL with c_type",     true,  A0,        B0,        0,         D0,        0, JG_ERR_NULL_POINTER, "args.c is NULL", NULL},
+    {"a + 2",                  false, A0 + 2,    B0,        0,         D0,        0, JG_ERR_MISALIGNED, "args.a", "16-byte"},
+    {"a + 8",                  false, A0 + 8,    B0,        0,         D0,        0, JG_ERR_MISALIGNED, "args.a", NULL},
+    {"b + 2",                  false, A0,        B0 + 2,    0,         D0,        0, JG_ERR_MISALIGNED, "args.b", NULL},
+    {"b + 8",                  true,  A0,        B0 + 8,    C0,        D0,        0, JG_ERR_MISALIGNED, "args.b", NULL},
+    {"d + 2",                  false, A0,        B0,        0,         D0 + 2,    0, JG_ERR_MISALIGNED, "args.d", NULL},
+    {"d + 8",                  true,  A0,        B0,        C0,        D0 + 8,    0, JG_ERR_MISALIGNED, "args.d", NULL},
+    {"c + 2 with c_type",      true,  A0,        B0,        C0 + 2,    D0,        0, JG_ERR_MISALIGNED, "args.c", NULL},
+    {"c + 8 with c_type",      true,  A0,        B0,        C0 + 8,    D0,        0, JG_ERR_MISALIGNED, "args.c", NULL},
+    {"a + 1 (odd)",            false, A0 + 1,    B0,        0,         D0,        0, JG_ERR_MISALIGNED, "args.a", NULL},
+    {"m = -1, baked",          false, A0,        B0,        0,         D0,        -1, JG_ERR_INVALID, "args.m = -1", NULL},
+    {"m = 65 != 64, baked",    false, A0,        B0,        0,         D0,        65, JG_ERR_INVALID, "args.m = 65", "baked in (64)"},
+    {"m = 1 != 64, baked",     false, A0,        B0,        0,         D0,        1, JG_ERR_INVALID, "args.m = 1", "JG_GEMM_M_GENERIC"},
+    {"m = 2^31, baked",        false, A0,        B0,        0,         D0,        I32P1, JG_ERR_INVALID, "args.m = 2147483648", NULL},
+    {"m = -1, generic",        true,  A0,        B0,        C0,        D0,        -1, JG_ERR_INVALID, "args.m = -1", "1..2^31-1"},
+    {"m = 2^31, generic",      true,  A0,        B0,        C0,        D0,        I32P1, JG_ERR_INVALID, "args.m = 2147483648", "1..2^31-1"},
+    {"m = INT64_MIN, generic", true,  A0,        B0,        C0,        D0,        INT64_MIN, JG_ERR_INVALID, "args.m = -9223372036854775808", NULL},
+    {"m = INT64_MAX, generic", true,  A0,        B0,        C0,        D0,        INT64_MAX, JG_ERR_INVALID, "args.m = 9223372036854775807", NULL},
+    /* Pointer checks come before the M check, which comes before "offline". */
+    {"a NULL and bad m",       true,  0,         B0,        C0,        D0,        -1, JG_ERR_NULL_POINTER, "args.a", NULL},
+    /* Valid arguments: an offline context never launches. */
+    {"valid, baked",           false, A0,        B0,        0,         D0,        0, JG_ERR_OFFLINE, "offline", "sm_90a"},
+    {"valid, m = problem.m",   false, A0,        B0,        0,         D0,        64, JG_ERR_OFFLINE, "offline", NULL},
+    {"c ignored without c_type", false, A0,      B0,        C0 + 2,    D0,        0, JG_ERR_OFFLINE, "offline", NULL},
+    {"c = d (in place)",       true,  A0,        B0,        D0,        D0,        0, JG_ERR_OFFLINE, "offline", NULL},
+    {"valid, generic m = 1",   true,  A0,        B0,        C0,        D0,        1, JG_ERR_OFFLINE, "offline", NULL},
+    {"valid, generic m = 2^31-1", true, A0,      B0,        C0,        D0,        2147483647LL, JG_ERR_OFFLINE, "offline", NULL},
+};
+
+static void test_run_args(void)
+{
+    const uint64_t before = compiles();
+    for (size_t i = 0; i < JG_ARRAY_LEN(run_rows); ++i) {
+        const char *what = run_rows[i].what;
+        const jg_status want = run_rows[i].want;
+        jg_gemm_args args;
+        memset(&args, 0, sizeof args);
+        args.a = (const void *)run_rows[i].a;
+        args.b = (const void *)run_rows[i].b;
+        args.c = (const void *)run_rows[i].c;
+        args.d = (void *)run_rows[i].d;
+        args.alpha = 1.0f;
+        args.beta = 1.0f;
+        args.m = run_rows[i].m;
+        jg_plan *plan = run_rows[i].generic ? fx.generic : fx.baked;
+        const jg_gemm_problem *p = run_rows[i].generic ? &fx.generic_p : &fx.baked_p;
+
+        prime(fx.ctx);
+        jg_status st = jg_gemm_run(plan, &args, NULL);
+        CHECK(st == want, "jg_gemm_run %s: got %s, want %s (%s)", what, jg_status_name(st),
+              jg_status_name(want), jg_context_last_error(fx.ctx));
+        if (st == want)
+            check_message(what, fx.ctx, want, run_rows[i].w1, run_rows[i].w2);
+
+        prime(fx.ctx);
+        st = jg_gemm(fx.ctx, p, &args, NULL);
+        CHECK(st == want, "jg_gemm %s: got %s, want %s (%s)", what, jg_status_name(st),
+              jg_status_name(want), jg_context_last_error(fx.ctx));
+        if (st == want)
+            check_message(what, fx.ctx, want, run_rows[i].w1, run_rows[i].w2);
+    }
+    CHECK(compiles() == before, "runs compiled %llu kernels", (unsigned long long)(compiles() - before));
+}
+
+/* ---- jg_plan_get_info and jg_context_get_stats on good input ------------------------------- */
+
+static void test_good_queries(void)
+{
+    jg_plan_info info;
+    memset(&info, 0xff, sizeof info);
+    CHECK(jg_plan_get_info(fx.generic, &info) == JG_OK, "jg_plan_get_info");
+    CHECK(info.kernel_name && info.kernel_name[0] && info.origin == JG_ORIGIN_COMPILED &&
+              info.threads > 0 && info.block_m > 0 && info.smem_bytes > 0,
+          "plan info: name %s, origin %d, threads %u", info.kernel_name ? info.kernel_name : "(null)",
+          (int)info.origin, info.threads);
+    jg_context_stats s;
+    CHECK(jg_context_get_stats(fx.ctx, &s) == JG_OK, "jg_context_get_stats");
+    CHECK(s.plans_compiled == 2 && s.compile_failures == 0 && s.plans_disk == 0,
+          "stats: compiled %llu, failures %llu, disk %llu", (unsigned long long)s.plans_compiled,
+          (unsigned long long)s.compile_failures, (unsigned long long)s.plans_disk);
+}
+
+int main(void)
+{
+    /* Online contexts must fail the same way with and without a GPU. */
+    setenv("JITGEMM_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    unsetenv("JITGEMM_TILE");
+    test_status_functions();
+    test_context_create();
+    if (setup()) {
+        test_null_pointers();
+        test_problems();
+        test_run_args();
+        test_good_queries();
+    }
+    jg_context_destroy(fx.ctx);
+    return jg_test_result("test_api_bad_input");
+}

@@ -1,0 +1,179 @@
+#!/bin/sh
+# jitgemm-warm end to end, offline (--arch sm_90a: no GPU needed), into a
+# temporary cache: two kernels compiled, then found cached; malformed and
+# unsupported lines; --dry-run and --m-generic counting; stdin; --list;
+# a damaged entry caught by --verify and removed by --prune; a directory
+# the library refuses. Three compiles in all (~0.3-0.6 s each).
+#
+#   test_warm.sh path/to/jitgemm-warm
+set -u
+warm=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cache=$tmp/cache
+export JITGEMM_CACHE_DIR="$tmp/env-cache" # never the user's own cache
+unset JITGEMM_LOG JITGEMM_TILE JITGEMM_DUMP
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+# Runs the tool; its output (both streams) in $out, its status in $rc.
+run() {
+    echo "\$ jitgemm-warm $*"
+    out=$("$warm" "$@" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | sed 's/^/    /'
+}
+expect() { printf '%s\n' "$out" | grep -q -- "$1" || fail "$2: the output lacks '$1'"; }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "$2: exit status $rc, expected $1"; }
+entries() { ls "$cache"/sm_90a/*.cubin 2>/dev/null | wc -l; }
+
+cat >"$tmp/two.jsonl" <<'EOF'
+# two small problems, two kernels
+{"name": "t_dense", "kind": "dense", "m": 128, "n": 256, "k": 256}
+{"name": "t_decode", "kind": "decode", "m": 64, "n": 512, "k": 128}
+EOF
+cat >"$tmp/bad.jsonl" <<'EOF'
+{"name": "t_dense", "kind": "dense", "m": 128, "n": 256, "k": 256}
+{"name": "oops", "kind": "dense", "m": 128, "n": -256, "k": 256}
+{"name": "cut", "m": 128,
+EOF
+cat >"$tmp/unsupported.jsonl" <<'EOF'
+{"m": [80, 176], "n": [4096, 4096], "k": [7168, 7168], "g": 2, "seed": 1111}
+{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}
+EOF
+cat >"$tmp/generic.jsonl" <<'EOF'
+{"name": "decode_m1", "kind": "decode", "m": 1, "n": 4096, "k": 7168}
+{"name": "decode_m16", "kind": "decode", "m": 16, "n": 4096, "k": 7168}
+{"name": "decode_m64", "kind": "decode", "m": 64, "n": 4096, "k": 7168}
+EOF
+
+# ---- compile, then find cached --------------------------------------------
+run --arch sm_90a --cache-dir "$cache" -j 2 "$tmp/two.jsonl"
+expect_rc 0 "first warm"
+expect "^compiled 2$" "first warm"
+expect "^already cached 0$" "first warm"
+expect "^failed 0$" "first warm"
+expect "\[2/2\] compiled jg_gemm_bf16_bf16_sm90a_" "first warm (one plain line per kernel)"
+[ "$(entries)" -eq 2 ] || fail "first warm: $(entries) entries on disk, expected 2"
+
+run --arch sm_90a --cache-dir "$cache" "$tmp/two.jsonl"
+expect_rc 0 "second warm"
+expect "^compiled 0$" "second warm"
+expect "^already cached 2$" "second warm"
+expect "NVRTC 0.00 s" "second warm (no compile)"
+
+echo "--- from stdin"
+out=$("$warm" --arch sm_90a --cache-dir "$cache" <"$tmp/two.jsonl" 2>&1)
+rc=$?
+expect_rc 0 "stdin"
+expect "^already cached 2$" "stdin"
+
+# ---- lines that fail -----------------------------------------------------
+run --arch sm_90a --cache-dir "$cache" "$tmp/bad.jsonl"
+expect_rc 1 "malformed lines"
+expect "bad.jsonl: line 2: field 'n'" "malformed lines"
+expect "bad.jsonl: line 3, column" "malformed lines"
+expect "^already cached 1$" "malformed lines (the good line is still warmed)"
+expect "^failed 2$" "malformed lines"
+
+run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
+expect_rc 1 "unsupported lines"
+expect "unsupported: kind grouped .*line 1" "unsupported lines"
+expect "unsupported: dtype fp8 .*line 2" "unsupported lines"
+run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
+expect_rc 0 "--skip-unsupported"
+expect "^skipped 2 " "--skip-unsupported"
+
+# ---- counting kernels without compiling ------------------------------------
+run --arch sm_90a --cache-dir "$cache" -n "$tmp/generic.jsonl"
+expect_rc 0 "dry run"
+expect "^jitgemm-warm: 3 distinct kernels" "dry run (M baked in: one kernel per M)"
+run --arch sm_90a --cache-dir "$cache" -n --m-generic "$tmp/generic.jsonl"
+expect_rc 0 "dry run, M-generic"
+expect "^jitgemm-warm: 1 distinct kernel " "dry run, M-generic (one kernel serves the three M)"
+expect "^missing .*_mXn4096k7168 .*and 2 more lines" "dry run, M-generic"
+run --arch sm_90a --cache-dir "$cache" -n "$tmp/two.jsonl"
+expect "^2 kernels: 2 cached, 0 to compile" "dry run of cached kernels"
+[ "$(entries)" -eq 2 ] || fail "dry runs compiled something: $(entries) entries"
+
+# ---- list, verify, damage, prune ------------------------------------------
+run --list --cache-dir "$cache"
+expect_rc 0 "--list"
+expect "^jg_gemm_bf16_bf16_sm90a_.*_m128n256k256  *sm_90a .*KiB" "--list"
+expect "^jg_gemm_bf16_bf16_sm90a_.*_m64n512k128  *sm_90a .*KiB" "--list"
+expect "^2 entries (0 bad)" "--list"
+run --verify --cache-dir "$cache"
+expect_rc 0 "--verify of a sound cache"
+
+victim=$(ls "$cache"/sm_90a/*.cubin | head -n 1)
+python3 - "$victim" <<'EOF'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+data[-1] ^= 0x01  # one bit of the cubin: only the payload checksum sees it
+open(path, "wb").write(data)
+EOF
+hex=0123456789abcdef0123456789abcdef
+touch -d '2 minutes ago' "$cache/sm_90a/$hex.cubin.tmp.AbC123" # a killed writer's
+touch "$cache/sm_90a/$hex.cubin.tmp.XyZ789"                    # a write in progress
+touch "$cache/sm_90a/fedcba9876543210fedcba9876543210.lock"    # a lock, no entry
+touch "$cache/sm_90a/notes.txt"                                # not the library's
+
+run --list --cache-dir "$cache"
+expect "CORRUPT (payload checksum mismatch)" "--list of a damaged entry"
+run --verify --cache-dir "$cache"
+expect_rc 1 "--verify of a damaged entry"
+expect "BAD .*$(basename "$victim")" "--verify of a damaged entry"
+run --prune --cache-dir "$cache"
+expect_rc 0 "--prune"
+expect "removed sm_90a/$(basename "$victim"): CORRUPT" "--prune"
+expect "removed sm_90a/$hex.cubin.tmp.AbC123" "--prune"
+expect "removed sm_90a/fedcba9876543210fedcba9876543210.lock" "--prune"
+[ ! -e "$victim" ] || fail "--prune left the damaged entry"
+[ -e "$cache/sm_90a/$hex.cubin.tmp.XyZ789" ] || fail "--prune removed a fresh temp file"
+[ -e "$cache/sm_90a/notes.txt" ] || fail "--prune removed a file that is not the library's"
+[ "$(entries)" -eq 1 ] || fail "--prune: $(entries) entries left, expected 1"
+run --verify --cache-dir "$cache"
+expect_rc 0 "--verify after --prune"
+expect "1 ok, 0 bad" "--verify after --prune"
+
+run --arch sm_90a --cache-dir "$cache" "$tmp/two.jsonl"
+expect_rc 0 "warm after --prune"
+expect "^compiled 1$" "warm after --prune (the removed kernel again)"
+expect "^already cached 1$" "warm after --prune"
+
+# ---- setups that cannot work ------------------------------------------------
+mkdir "$tmp/open" && chmod 777 "$tmp/open"
+run --arch sm_90a --cache-dir "$tmp/open" "$tmp/two.jsonl"
+[ "$rc" -ne 0 ] || fail "a group-writable cache directory: exit status 0"
+expect "writable by group or others" "a group-writable cache directory"
+
+run --cache-dir "$cache" "$tmp/two.jsonl" # no --arch: the local GPU, if any
+if [ "$rc" -eq 2 ]; then
+    expect "no GPU: use --arch sm_90a" "no GPU"
+elif [ "$rc" -ne 0 ]; then
+    fail "without --arch: exit status $rc"
+fi
+
+run --list "$tmp/two.jsonl"
+expect_rc 2 "--list with a spec file"
+run -j 0 "$tmp/two.jsonl"
+expect_rc 2 "-j 0"
+run --bogus
+expect_rc 2 "an unknown option"
+out=$("$warm" --help 2>&1)
+rc=$?
+expect_rc 0 "--help"
+for section in NAME SYNOPSIS DESCRIPTION OPTIONS "SPEC FORMAT" ENVIRONMENT "EXIT STATUS" \
+    EXAMPLES JITGEMM_CACHE_DIR; do
+    expect "$section" "--help"
+done
+
+if [ "$failures" -ne 0 ]; then
+    echo "test_warm: $failures check(s) failed" >&2
+    exit 1
+fi
+echo "test_warm: all checks passed"

@@ -1,0 +1,254 @@
+/* jitgemm-latency: the host-side costs of libjitgemm, measured on a GPU host.
+ *
+ *   cold compile      jg_gemm_plan of distinct problems with the disk cache off,
+ *                     one thread (plan + emit + NVRTC + module load)
+ *   disk hit          a fresh process: jg_context_create .. first launch returned,
+ *                     the kernel in a warmed disk cache (CUDA context made before)
+ *   memory hit        host time of jg_gemm (lookup + launch) per call
+ *   run vs bare       jg_gemm_run on a held plan against cuLaunchKernelEx of the
+ *                     same function with a prebuilt parameter block
+ *
+ * Usage: jitgemm-latency [--compiles N] [--calls N]
+ * Time NVRTC with CUDA_CACHE_DISABLE=1 so the driver's compute cache does
+ * not answer for it. Links the internal library for the bare launch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "jg_internal.h"
+
+#define CUDA_OK(call)                                                                   \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
+                    cudaGetErrorString(e_));                                            \
+            exit(2);                                                                    \
+        }                                                                               \
+    } while (0)
+
+#define JG_OK_OR_DIE(ctx, call)                                                         \
+    do {                                                                                \
+        if ((call) != JG_OK) {                                                          \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
+                    jg_context_last_error(ctx));                                        \
+            exit(2);                                                                    \
+        }                                                                               \
+    } while (0)
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static jg_gemm_problem problem(int64_t m, int64_t n, int64_t k)
+{
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                         .m = m, .n = n, .k = k};
+    return p;
+}
+
+static jg_context *context(const char *cache_dir, jg_cache_mode mode)
+{
+    jg_options o = {.cache_dir = cache_dir, .cache_mode = mode};
+    jg_context *ctx;
+    JG_OK_OR_DIE(NULL, jg_context_create(&o, &ctx));
+    return ctx;
+}
+
+/* Distinct K per compile: a new kernel each time, same tile. */
+static void cold_compiles(int count)
+{
+    jg_context *ctx = context(NULL, JG_CACHE_OFF);
+    double *t = malloc(sizeof *t * (size_t)count);
+    for (int i = 0; i < count; ++i) {
+        jg_gemm_problem p = problem(4096, 4096, 4096 + 64 * (i + 1));
+        jg_plan *plan;
+        double t0 = now_us();
+        JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
+        t[i] = (now_us() - t0) / 1e3;
+    }
+    jg_context_stats s;
+    jg_context_get_stats(ctx, &s);
+    double med = median(t, count);
+    printf("cold compile      median %.1f ms, min %.1f, max %.1f over %d kernels "
+           "(NVRTC alone: mean %.1f ms)\n",
+           med, t[0], t[count - 1], count, s.compile_ms / count);
+    free(t);
+    jg_context_destroy(ctx);
+}
+
+/* The child of disk_hits(): everything after the CUDA context exists. */
+static int child_disk_hit(const char *dir)
+{
+    CUDA_OK(cudaSetDevice(0));
+    CUDA_OK(cudaFree(0));
+    void *a, *b, *d;
+    CUDA_OK(cudaMalloc(&a, 4096 * 4096 * 2));
+    CUDA_OK(cudaMalloc(&b, 4096 * 4096 * 2));
+    CUDA_OK(cudaMalloc(&d, 4096 * 4096 * 2));
+    jg_gemm_problem p = problem(4096, 4096, 4096);
+    jg_gemm_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
+    double t0 = now_us();
+    jg_context *ctx = context(dir, JG_CACHE_READ);
+    jg_plan *plan;
+    JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    JG_OK_OR_DIE(ctx, jg_gemm_run(plan, &args, NULL));
+    double t1 = now_us();
+    jg_plan_info info;
+    jg_plan_get_info(plan, &info);
+    CUDA_OK(cudaDeviceSynchronize());
+    printf("%.3f %d\n", (t1 - t0) / 1e3, (int)info.origin);
+    return 0;
+}
+
+static void disk_hits(const char *self)
+{
+    char dir[] = "/tmp/jg_latency_XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+    jg_context *ctx = context(dir, JG_CACHE_READWRITE);
+    jg_gemm_problem p = problem(4096, 4096, 4096);
+    jg_plan *plan;
+    JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    jg_context_destroy(ctx);
+    enum { RUNS = 7 };
+    double t[RUNS];
+    int hits = 0;
+    for (int i = 0; i < RUNS; ++i) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "'%s' --child-disk-hit '%s'", self, dir);
+        FILE *f = popen(cmd, "r");
+        int origin = 0;
+        if (!f || fscanf(f, "%lf %d", &t[i], &origin) != 2) {
+            fprintf(stderr, "disk-hit child failed\n");
+            exit(2);
+        }
+        pclose(f);
+        hits += origin == JG_ORIGIN_DISK;
+    }
+    printf("disk hit          median %.2f ms from jg_context_create to the first launch, "
+           "fresh processes (%d/%d loaded from disk)\n",
+           median(t, RUNS), hits, RUNS);
+    char rm[600];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    if (system(rm) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* Host time per call of jg_gemm (memory hit) and of jg_gemm_run, against a
+ * bare cuLaunchKernelEx of the same kernel and parameters. A small problem,
+ * so the GPU keeps up and the queue does not back up into the host loop. */
+static void host_costs(int calls)
+{
+    jg_context *ctx = context(NULL, JG_CACHE_OFF);
+    jg_gemm_problem p = problem(128, 256, 64);
+    void *a, *b, *d;
+    CUDA_OK(cudaMalloc(&a, 1 << 20));
+    CUDA_OK(cudaMalloc(&b, 1 << 20));
+    CUDA_OK(cudaMalloc(&d, 1 << 20));
+    jg_gemm_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
+    jg_plan *plan;
+    JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    JG_OK_OR_DIE(ctx, jg_gemm_run(plan, &args, NULL));
+    CUDA_OK(cudaDeviceSynchronize());
+
+    double t0 = now_us();
+    for (int i = 0; i < calls; ++i)
+        jg_gemm(ctx, &p, &args, NULL);
+    double gemm_us = (now_us() - t0) / calls;
+    CUDA_OK(cudaDeviceSynchronize());
+
+    t0 = now_us();
+    for (int i = 0; i < calls; ++i)
+        jg_gemm_run(plan, &args, NULL);
+    double run_us = (now_us() - t0) / calls;
+    CUDA_OK(cudaDeviceSynchronize());
+
+    /* The same launch, parameters prepared once. */
+    jg_gemm_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    ka.a = plan->tmaps[0].ta;
+    ka.b = plan->tmaps[0].tb;
+    ka.d = plan->tmaps[0].td;
+    ka.d_ptr = d;
+    ka.ldd = plan->problem.ldd;
+    ka.m = (int32_t)p.m;
+    ka.alpha = 1.0f;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = plan->grid;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = plan->threads;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = plan->kernel->smem_bytes;
+    void *params[] = {&ka};
+    t0 = now_us();
+    for (int i = 0; i < calls; ++i)
+        ctx->cu->cuLaunchKernelEx(&cfg, plan->kernel->fn, params, NULL);
+    double bare_us = (now_us() - t0) / calls;
+    CUDA_OK(cudaDeviceSynchronize());
+
+    printf("memory hit        jg_gemm %.2f us per call (lookup + launch), %d calls\n", gemm_us,
+           calls);
+    printf("run vs bare       jg_gemm_run %.2f us, bare cuLaunchKernelEx %.2f us: +%.2f us\n",
+           run_us, bare_us, run_us - bare_us);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+    jg_context_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    int compiles = 9, calls = 100000;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--child-disk-hit") && i + 1 < argc)
+            return child_disk_hit(argv[i + 1]);
+        if (!strcmp(argv[i], "--compiles") && i + 1 < argc)
+            compiles = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+            calls = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--compiles N] [--calls N]\n", argv[0]);
+            return 2;
+        }
+    }
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        fprintf(stderr, "jitgemm-latency: no CUDA GPU\n");
+        return 2;
+    }
+    CUDA_OK(cudaSetDevice(0));
+    CUDA_OK(cudaFree(0));
+    if (compiles < 1 || calls < 1) {
+        fprintf(stderr, "--compiles and --calls must be >= 1\n");
+        return 2;
+    }
+    cold_compiles(compiles);
+    disk_hits(argv[0]);
+    host_costs(calls);
+    return 0;
+}

@@ -1,0 +1,1291 @@
+/* jitgemm-warm: compiles the kernels that a set of shape specs needs into
+ * libjitgemm's disk cache ahead of time (for the local GPU, or with --arch
+ * for GPUs elsewhere), and lists, verifies and prunes that cache.
+ * `jitgemm-warm --help` is its manual.
+ *
+ * It links the library's internal archive, not libjitgemm.so: it counts the
+ * distinct kernels before compiling any (jg__gemm_kernel_key, the planner's
+ * own path), so the progress line knows the total and no two threads wait
+ * on one kernel; and it reads cache entries with the library's own checks
+ * (jg__disk_check_file). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "jg_internal.h"
+#include "spec.h"
+
+#define EXIT_FAILED 1  /* a line, a kernel or a cache entry failed */
+#define EXIT_SETUP 2   /* usage, unreadable input, no GPU, no usable cache */
+#define JOBS_MAX 1024
+#define TMP_MIN_AGE 60 /* seconds: a younger temp file may be a write in progress */
+/* A cache root (< 4096 bytes), an arch directory and a file name (< 256). */
+#define PATH_LEN 4608
+
+enum mode { MODE_WARM, MODE_LIST, MODE_VERIFY, MODE_PRUNE };
+
+typedef struct options {
+    const char **files; /* spec files; none: stdin */
+    int nfiles;
+    const char *arch, *cache_dir;
+    int sm_count, jobs;
+    jg_dtype out_dtype; /* JG_DTYPE_NONE: the line's dtype */
+    bool m_generic, skip_unsupported, dry_run;
+    enum mode mode;
+    int modes; /* how many of --list/--verify/--prune were given */
+} options;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static long online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > JOBS_MAX ? JOBS_MAX : n;
+}
+
+static bool parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* "3h": the largest unit that keeps the number small. */
+static void format_age(int64_t s, char *out, size_t len)
+{
+    if (s < 0)
+        s = 0;
+    if (s < 120)
+        snprintf(out, len, "%llds", (long long)s);
+    else if (s < 120 * 60)
+        snprintf(out, len, "%lldm", (long long)(s / 60));
+    else if (s < 48 * 3600)
+        snprintf(out, len, "%lldh", (long long)(s / 3600));
+    else
+        snprintf(out, len, "%lldd", (long long)(s / 86400));
+}
+
+static void format_size(uint64_t b, char *out, size_t len)
+{
+    if (b < 1024)
+        snprintf(out, len, "%llu B", (unsigned long long)b);
+    else if (b < 1024 * 1024)
+        snprintf(out, len, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(out, len, "%.1f MiB", b / (1024.0 * 1024.0));
+}
+
+/* A library message as one line: its first, and for a compile failure
+ * ("compiling X for sm_90a:" then NVRTC's log) the log's first error. */
+static void one_line(const char *msg, char *out, size_t len)
+{
+    int n = (int)strcspn(msg, "\n");
+    const char *pick = NULL, *first = NULL;
+    if (msg[n] && n > 0 && msg[n - 1] == ':')
+        for (const char *p = msg + n + 1; *p && !pick; p += strcspn(p, "\n"), p += *p == '\n') {
+            size_t l = strcspn(p, "\n");
+            if (l && !first)
+                first = p;
+            if (l && memmem(p, l, "error", 5))
+                pick = p;
+        }
+    if (!pick)
+        pick = first;
+    if (pick)
+        snprintf(out, len, "%.*s %.*s", n, msg, (int)strcspn(pick, "\n"), pick);
+    else
+        snprintf(out, len, "%.*s", n, msg);
+}
+
+/* ---- the manual ------------------------------------------------------- */
+
+/* The manual, a section per string (C limits one string to 4095 bytes). */
+static const char *const manual[] = {
+    "NAME\n"
+    "    jitgemm-warm - compile libjitgemm's kernels into its disk cache ahead of time\n"
+    "\n",
+    "SYNOPSIS\n"
+    "    jitgemm-warm [-j N] [--arch ARCH [--sm-count N]] [--cache-dir DIR]\n"
+    "                 [--out-dtype T] [--m-generic] [--skip-unsupported] [-n]\n"
+    "                 [SPEC-FILE...]\n"
+    "    jitgemm-warm --list | --verify | --prune [--cache-dir DIR]\n"
+    "\n",
+    "DESCRIPTION\n"
+    "    Reads shape specs, one JSON object per line, from the SPEC-FILEs (standard\n"
+    "    input when there are none, or for \"-\"), works out the distinct kernels\n"
+    "    they need, and compiles those not in the disk cache yet with NVRTC, N at a\n"
+    "    time. A process that later plans the same problems with the same library,\n"
+    "    NVRTC and GPU architecture loads them from the cache in milliseconds\n"
+    "    instead of compiling each for a few hundred.\n"
+    "\n"
+    "    Without --arch it compiles for the local GPU, which must be an sm_90 one.\n"
+    "    With --arch it needs neither GPU nor driver: a build box can fill a cache\n"
+    "    directory for the GPU machines that will mount or receive it.\n"
+    "\n"
+    "    A dense or decode line needs one kernel per problem; with --m-generic one\n"
+    "    kernel serves every M that the planner sizes alike, so fewer kernels\n"
+    "    serve many lines. Lines of kind grouped, and of dtype fp8 or nvfp4, have\n"
+    "    no kernels in this libjitgemm yet: each is reported as unsupported, with\n"
+    "    its line, and makes the exit status 1 (unless --skip-unsupported).\n"
+    "\n"
+    "    On a terminal one progress line on standard error is kept up to date;\n"
+    "    otherwise a line is printed there per kernel finished. A summary follows\n"
+    "    on standard output: kernels compiled, already cached, failed (each with\n"
+    "    the reason) and the wall time.\n"
+    "\n",
+    "OPTIONS\n"
+    "    -j N, --jobs N       compile N kernels at once (default: the online CPUs)\n"
+    "    --arch ARCH          compile for ARCH (sm_90a) with no GPU, instead of for\n"
+    "                         the local GPU\n"
+    "    --sm-count N         with --arch: the target's multiprocessors, which the\n"
+    "                         planner sizes tiles for (default 132, an H100 SXM;\n"
+    "                         an H100 PCIe has 114). Warm with the count of the\n"
+    "                         GPUs that will load the kernels: another count may\n"
+    "                         plan other kernels.\n"
+    "    --cache-dir DIR      the cache directory (default: see ENVIRONMENT)\n"
+    "    --out-dtype T        the D (output) type: bf16, fp16 or fp32 (default: the\n"
+    "                         line's dtype)\n"
+    "    --m-generic          plan M-generic kernels (JG_GEMM_M_GENERIC) with the\n"
+    "                         line's M as the planner's hint, as servers whose M\n"
+    "                         changes every call do\n"
+    "    --skip-unsupported   count lines that have no kernels yet as skipped, not\n"
+    "                         failed\n"
+    "    -n, --dry-run        print the kernels the specs need and whether each is\n"
+    "                         cached; compile nothing\n"
+    "    --list               list the cache's entries (every arch): kernel, arch,\n"
+    "                         size, age, and CORRUPT (why) for damaged ones\n"
+    "    --verify             check every entry's header and checksums, as the\n"
+    "                         library does before loading one\n"
+    "    --prune              remove damaged entries and those of an older format\n"
+    "                         version, temp files left by killed writers (older\n"
+    "                         than a minute) and lock files without an entry;\n"
+    "                         print each removal\n"
+    "    -h, --help           print this manual\n"
+    "    --version            print the libjitgemm version\n"
+    "\n",
+    "SPEC FORMAT\n"
+    "    One JSON object per line; blank lines and lines starting with # are\n"
+    "    skipped, unknown fields ignored. Both of these are lines:\n"
+    "      {\"name\": \"square4096\", \"kind\": \"dense\", \"m\": 4096, \"n\": 4096, \"k\": 4096}\n"
+    "      {\"m\": [80, 176], \"n\": [4096, 4096], \"k\": [7168, 7168], \"g\": 2, \"seed\": 1111}\n"
+    "    name      1 to 63 characters (default line<N>)\n"
+    "    kind      dense, decode or grouped (default: grouped when g is given or\n"
+    "              m, n and k are all lists, else dense)\n"
+    "    m, n, k   integers in [1, 2^31-1]; for grouped, lists of g of them\n"
+    "    g         the number of groups (default: the lists' length)\n"
+    "    layout    grouped: list (default), contiguous or masked\n"
+    "    m_max     masked: the rows any group may reach (default: the largest m)\n"
+    "    dtype     the A and B type: bf16 (default), fp16, fp8 or nvfp4\n"
+    "    scale     fp8 and nvfp4: tensor, row or block\n"
+    "    seed      an integer >= 0, for tools that fill operands\n"
+    "    A malformed line is reported as \"FILE: line N: field 'X': why\" and counted\n"
+    "    as failed; the other lines are still warmed.\n"
+    "\n",
+    "ENVIRONMENT\n"
+    "    JITGEMM_CACHE_DIR    the cache directory when --cache-dir is not given;\n"
+    "                         else $XDG_CACHE_HOME/jitgemm, else ~/.cache/jitgemm\n"
+    "    JITGEMM_LOG          library logging on standard error: 1 or all, or\n"
+    "                         words among plan,cache,compile (warnings always show)\n"
+    "    JITGEMM_TILE         restricts the planner's tiles (MxNxK): kernels warmed\n"
+    "                         under it are not those a plain process plans\n"
+    "    JITGEMM_DUMP         a directory that receives the source, PTX and cubin\n"
+    "                         of each kernel compiled\n"
+    "    JITGEMM_LIBCUDA      the driver library to open instead of libcuda.so.1\n"
+    "    JITGEMM_CACHE        ignored: warming always reads and writes the cache\n"
+    "\n",
+    "EXIT STATUS\n"
+    "    0   every line was used and every kernel it needs is in the cache; or the\n"
+    "        listing, verification or pruning found nothing wrong\n"
+    "    1   a line was malformed or unsupported, a kernel failed to compile or to\n"
+    "        be stored, --verify found a bad entry, or --prune could not remove one\n"
+    "    2   usage error, an unreadable spec file, no GPU and no --arch, or a cache\n"
+    "        directory the library refuses (not yours, or writable by others)\n"
+    "\n",
+    "EXAMPLES\n"
+    "    Warm the benchmark shapes for this machine's GPU, 8 compiles at a time:\n"
+    "        jitgemm-warm -j 8 bench/shapes.jsonl\n"
+    "    On a build box without GPU, for H100 SXM servers, into a shipped directory:\n"
+    "        jitgemm-warm --arch sm_90a --cache-dir /srv/jitgemm-cache shapes.jsonl\n"
+    "    One kernel for many M, skipping grouped and FP8 lines:\n"
+    "        jitgemm-warm --m-generic --skip-unsupported shapes.jsonl\n"
+    "    A single shape from the shell:\n"
+    "        echo '{\"m\": 128, \"n\": 4096, \"k\": 7168}' | jitgemm-warm --arch sm_90a\n"
+    "    Check a cache received from elsewhere, and clean it if needed:\n"
+    "        jitgemm-warm --verify --cache-dir DIR || jitgemm-warm --prune --cache-dir DIR\n"
+    "\n",
+    "SEE ALSO\n"
+    "    cache/README.md (where entries live, their format), bench/README.md (the\n"
+    "    benchmark shapes), include/jitgemm/jitgemm.h (the API)\n",
+};
+
+static void usage(FILE *f)
+{
+    for (size_t i = 0; i < JG_ARRAY_LEN(manual); ++i)
+        fputs(manual[i], f);
+}
+
+/* ---- arguments ---------------------------------------------------------- */
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "jitgemm-warm: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    return EXIT_SETUP;
+}
+
+/* Options without a value; false when `a` is none of them. */
+static bool set_flag(options *o, const char *a)
+{
+    static const struct {
+        const char *name;
+        enum mode mode;
+    } modes[] = {{"--list", MODE_LIST}, {"--verify", MODE_VERIFY}, {"--prune", MODE_PRUNE}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(modes); ++i)
+        if (!strcmp(a, modes[i].name)) {
+            o->mode = modes[i].mode;
+            o->modes++;
+            return true;
+        }
+    if (!strcmp(a, "--m-generic"))
+        o->m_generic = true;
+    else if (!strcmp(a, "--skip-unsupported"))
+        o->skip_unsupported = true;
+    else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run"))
+        o->dry_run = true;
+    else
+        return false;
+    return true;
+}
+
+static bool is_value_option(const char *name)
+{
+    static const char *names[] = {"-j", "--jobs", "--arch", "--sm-count", "--cache-dir",
+                                  "--out-dtype"};
+    for (size_t i = 0; i < JG_ARRAY_LEN(names); ++i)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+static int set_value(options *o, const char *name, const char *v)
+{
+    if (!strcmp(name, "--arch"))
+        o->arch = v;
+    else if (!strcmp(name, "--cache-dir"))
+        o->cache_dir = v;
+    else if (!strcmp(name, "--sm-count") && !parse_int(v, 1, 100000, &o->sm_count))
+        return usage_error("--sm-count must be an integer in [1, 100000], not '%s'", v);
+    else if ((!strcmp(name, "-j") || !strcmp(name, "--jobs")) &&
+             !parse_int(v, 1, JOBS_MAX, &o->jobs))
+        return usage_error("-j must be an integer in [1, %d], not '%s'", JOBS_MAX, v);
+    else if (!strcmp(name, "--out-dtype")) {
+        o->out_dtype = !strcmp(v, "bf16")   ? JG_BF16
+                       : !strcmp(v, "fp16") ? JG_FP16
+                       : !strcmp(v, "fp32") ? JG_FP32
+                                            : JG_DTYPE_NONE;
+        if (!o->out_dtype)
+            return usage_error("--out-dtype must be bf16, fp16 or fp32, not '%s'", v);
+    }
+    return 0;
+}
+
+/* One option with a value, as "--name value", "--name=value" or "-jN". */
+static int value_option(options *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *eq = strchr(a, '='), *v = NULL;
+    char name[32];
+    if (a[1] == 'j' && a[2]) {
+        snprintf(name, sizeof name, "-j");
+        v = a + 2;
+    } else if (a[1] == '-' && eq && (size_t)(eq - a) < sizeof name) {
+        snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+        v = eq + 1;
+    } else {
+        snprintf(name, sizeof name, "%s", strlen(a) < sizeof name ? a : "?");
+    }
+    if (!is_value_option(name))
+        return usage_error("unknown option '%s'", a);
+    if (!v) {
+        if (*i + 1 >= argc)
+            return usage_error("%s needs a value", a);
+        v = argv[++*i];
+    }
+    return set_value(o, name, v);
+}
+
+/* Combinations that make no sense are refused rather than half-honoured. */
+static int check_args(const options *o)
+{
+    if (o->modes > 1)
+        return usage_error("--list, --verify and --prune go one at a time");
+    if (o->mode != MODE_WARM && o->nfiles)
+        return usage_error("--list, --verify and --prune take no spec files");
+    if (o->mode != MODE_WARM && (o->dry_run || o->m_generic || o->arch || o->out_dtype))
+        return usage_error("--list, --verify and --prune take only --cache-dir");
+    if (o->sm_count && !o->arch)
+        return usage_error("--sm-count goes with --arch (a local GPU has its own count)");
+    return 0;
+}
+
+/* Returns 0 to go on (*done after --help or --version), else an exit status. */
+static int parse_args(int argc, char **argv, options *o, bool *done)
+{
+    *o = (options){.jobs = (int)online_cpus()};
+    o->files = calloc((size_t)argc, sizeof *o->files);
+    if (!o->files)
+        return EXIT_SETUP;
+    bool only_files = false;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        int rc = 0;
+        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            o->files[o->nfiles++] = a;
+        } else if (!strcmp(a, "--")) {
+            only_files = true;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            *done = true;
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("jitgemm-warm (libjitgemm %s)\n", jg_version());
+            *done = true;
+            return 0;
+        } else if (!set_flag(o, a) && (rc = value_option(o, argc, argv, &i))) {
+            return rc;
+        }
+    }
+    return check_args(o);
+}
+
+/* ---- state shared by the threads ------------------------------------------ */
+
+enum result { RESULT_PENDING, RESULT_COMPILED, RESULT_CACHED, RESULT_FAILED };
+
+/* One distinct kernel, and the first spec line that needs it. */
+typedef struct job {
+    jg_gemm_problem problem;
+    jg__hash128 hash;
+    char name[128];
+    const char *file;
+    int line;
+    size_t order; /* the first line's position among all lines: output order */
+    int lines;    /* how many spec lines need this kernel */
+    enum result result;
+    double seconds;
+    char why[512];
+} job;
+
+typedef struct spec_item {
+    struct spec s;
+    const char *file;
+} spec_item;
+
+typedef struct warm {
+    options opt;
+    spec_item *specs;
+    size_t nspecs, specs_cap;
+    char **failed; /* lines and problems that failed before compiling */
+    size_t nfailed, failed_cap;
+    size_t failed_total; /* nfailed, plus any whose text found no memory */
+    size_t malformed, skipped;
+    jg_context *ctx;
+    job *jobs;
+    size_t njobs;
+    pthread_mutex_t lock; /* guards what follows, and writes to stderr */
+    size_t next, done, compiled, cached, failures;
+    const char *current;
+    bool tty;
+    bool capturing;       /* jg_context_create runs: keep warnings for later */
+    char captured[2048];  /* those warnings */
+} warm;
+
+/* The library reports a failure to the log callback on the failing thread
+ * (jg__fail): kept per thread, it cannot be another thread's, unlike the
+ * context's shared last-error text. */
+static _Thread_local char thread_error[8192];
+static _Thread_local char thread_warning[1024];
+
+static void add_failed(warm *w, const char *fmt, ...) JG_PRINTF(2, 3);
+static void add_failed(warm *w, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    w->failed_total++; /* counted even if its text cannot be kept */
+    if (w->nfailed == w->failed_cap) {
+        size_t cap = w->failed_cap ? 2 * w->failed_cap : 16;
+        char **v = realloc(w->failed, cap * sizeof *v);
+        if (!v)
+            return;
+        w->failed = v;
+        w->failed_cap = cap;
+    }
+    w->failed[w->nfailed] = strdup(text);
+    if (w->failed[w->nfailed])
+        w->nfailed++;
+}
+
+/* Clears the progress line, so that a message can take its place. */
+static void progress_clear(const warm *w)
+{
+    if (w->tty)
+        fputs("\r\x1b[K", stderr);
+}
+
+static void progress_draw(const warm *w)
+{
+    if (!w->tty)
+        return;
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col : 80;
+    char head[64], tail[64];
+    snprintf(head, sizeof head, "[%zu/%zu] compiling ", w->done, w->njobs);
+    snprintf(tail, sizeof tail, " (%zu failed)", w->failures);
+    /* The name gives way: a line wider than the terminal wraps, and \r
+     * would then rewrite only its last part. */
+    int room = cols - 1 - (int)strlen(head) - (int)strlen(tail);
+    const char *name = w->current ? w->current : "";
+    if (room < 4)
+        fprintf(stderr, "\r%.*s\x1b[K", cols - 1, head);
+    else if ((int)strlen(name) <= room)
+        fprintf(stderr, "\r%s%s%s\x1b[K", head, name, tail);
+    else
+        fprintf(stderr, "\r%s%.*s...%s\x1b[K", head, room - 3, name, tail);
+    fflush(stderr);
+}
+
+static void on_log(void *user, jg_log_level level, const char *category, const char *msg)
+{
+    warm *w = user;
+    if (level == JG_LOG_ERROR) {
+        snprintf(thread_error, sizeof thread_error, "%s", msg);
+        if (!getenv("JITGEMM_LOG"))
+            return;
+    }
+    if (level == JG_LOG_WARN)
+        snprintf(thread_warning, sizeof thread_warning, "%s", msg);
+    pthread_mutex_lock(&w->lock);
+    if (w->capturing && level == JG_LOG_WARN) {
+        size_t used = strlen(w->captured);
+        snprintf(w->captured + used, sizeof w->captured - used, "%s%s", used ? "; " : "", msg);
+    } else {
+        progress_clear(w);
+        jg__log_stderr(NULL, level, category, msg);
+        progress_draw(w);
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- reading the specs -------------------------------------------------- */
+
+static bool add_spec(warm *w, const struct spec *s, const char *file)
+{
+    if (w->nspecs == w->specs_cap) {
+        size_t cap = w->specs_cap ? 2 * w->specs_cap : 64;
+        spec_item *v = realloc(w->specs, cap * sizeof *v);
+        if (!v)
+            return false;
+        w->specs = v;
+        w->specs_cap = cap;
+    }
+    w->specs[w->nspecs++] = (spec_item){*s, file};
+    return true;
+}
+
+/* Every line of one file; a malformed one is reported and counted, not
+ * fatal. Returns 0, or EXIT_SETUP when the file cannot be read. */
+static int read_file(warm *w, const char *path)
+{
+    bool std_in = !strcmp(path, "-");
+    const char *label = std_in ? "<stdin>" : path;
+    FILE *f = std_in ? stdin : fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "jitgemm-warm: cannot open %s: %s\n", path, strerror(errno));
+        return EXIT_SETUP;
+    }
+    if (std_in && isatty(STDIN_FILENO))
+        fprintf(stderr, "jitgemm-warm: reading specs from the terminal (end with Ctrl-D)\n");
+    char *text = NULL, err[512];
+    size_t cap = 0;
+    ssize_t n;
+    int line = 0, rc = 0;
+    while (rc == 0 && line < 2147483647 && (n = getline(&text, &cap, f)) >= 0) {
+        struct spec s;
+        int got = spec_parse_line(text, (size_t)n, ++line, &s, err, sizeof err);
+        if (got < 0) {
+            fprintf(stderr, "jitgemm-warm: %s: %s\n", label, err);
+            add_failed(w, "%s: %s", label, err);
+            w->malformed++;
+        } else if (got == 0 && !add_spec(w, &s, label)) {
+            spec_free(&s);
+            fprintf(stderr, "jitgemm-warm: out of memory\n");
+            rc = EXIT_SETUP;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "jitgemm-warm: reading %s: %s\n", label, strerror(errno));
+        rc = EXIT_SETUP;
+    }
+    free(text);
+    if (!std_in)
+        fclose(f);
+    return rc;
+}
+
+static int read_inputs(warm *w)
+{
+    static const char *std_in[] = {"-"};
+    const char **files = w->opt.nfiles ? w->opt.files : std_in;
+    int n = w->opt.nfiles ? w->opt.nfiles : 1;
+    for (int i = 0; i < n; ++i) {
+        int rc = read_file(w, files[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- the context -------------------------------------------------------- */
+
+/* Whether there is a GPU, whose primary context (GPU 0's) it then makes
+ * current for jg_context_create. */
+static bool gpu_current(void)
+{
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        cudaGetLastError(); /* no GPU is an answer here, not an error to keep */
+        return false;
+    }
+    return cudaSetDevice(0) == cudaSuccess && cudaFree(0) == cudaSuccess;
+}
+
+/* Online or offline as asked, always read-write; a cache the library turns
+ * off (directory not ours, open to others, not creatable) makes warming
+ * pointless, so that is an error with the library's reason. */
+static int open_context(warm *w)
+{
+    jg_options o = {.cache_dir = w->opt.cache_dir, .cache_mode = JG_CACHE_READWRITE,
+                    .log = on_log, .log_user = w};
+    if (w->opt.arch) {
+        o.flags = JG_CONTEXT_OFFLINE;
+        o.arch = w->opt.arch;
+        o.sm_count = w->opt.sm_count;
+    } else if (!gpu_current()) {
+        fprintf(stderr, "jitgemm-warm: no GPU: use --arch sm_90a to compile for one\n");
+        return EXIT_SETUP;
+    }
+    w->capturing = true;
+    jg_status st = jg_context_create(&o, &w->ctx);
+    w->capturing = false;
+    if (st != JG_OK) {
+        fprintf(stderr, "jitgemm-warm: %s%s\n", jg_context_last_error(NULL),
+                w->opt.arch ? "" : " (--arch sm_90a compiles for another GPU)");
+        return EXIT_SETUP;
+    }
+    if (!w->ctx->disk.enabled || !w->ctx->disk.writable) {
+        fprintf(stderr, "jitgemm-warm: the disk cache is off, so nothing would be kept: %s\n",
+                w->captured[0] ? w->captured : "no cache directory");
+        return EXIT_SETUP;
+    }
+    if (w->captured[0])
+        fprintf(stderr, "jitgemm-warm: warning: %s\n", w->captured);
+    return 0;
+}
+
+/* ---- which kernels ------------------------------------------------------ */
+
+/* Why no kernel exists for a line yet, or NULL. */
+static const char *unsupported(const struct spec *s)
+{
+    if (s->kind == SPEC_GROUPED)
+        return "kind grouped has no kernels in libjitgemm yet";
+    if (s->dtype == SPEC_FP8)
+        return "dtype fp8 has no kernels in libjitgemm yet";
+    if (s->dtype == SPEC_NVFP4)
+        return "dtype nvfp4 has no kernels in libjitgemm yet";
+    return NULL;
+}
+
+static jg_gemm_problem problem_of(const options *o, const struct spec *s)
+{
+    jg_dtype in = s->dtype == SPEC_FP16 ? JG_FP16 : JG_BF16;
+    jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = o->out_dtype ? o->out_dtype : in,
+                         .m = s->m[0], .n = s->n[0], .k = s->k[0]};
+    if (o->m_generic)
+        p.flags = JG_GEMM_M_GENERIC;
+    return p;
+}
+
+/* The kernel of one line as a job, or false (counted) when it has none. */
+static bool job_of(warm *w, size_t i, job *j)
+{
+    const spec_item *it = &w->specs[i];
+    const char *why = unsupported(&it->s);
+    if (why && w->opt.skip_unsupported) {
+        w->skipped++;
+        return false;
+    }
+    if (why) {
+        add_failed(w, "unsupported: %s (%s line %d, %s)", why, it->file, it->s.line, it->s.name);
+        return false;
+    }
+    memset(j, 0, sizeof *j);
+    j->problem = problem_of(&w->opt, &it->s);
+    jg__gemm_key key;
+    thread_error[0] = 0;
+    if (jg__gemm_kernel_key(w->ctx, &j->problem, &key) != JG_OK) {
+        char reason[512];
+        one_line(thread_error[0] ? thread_error : jg_context_last_error(w->ctx), reason,
+                 sizeof reason);
+        add_failed(w, "%s line %d (%s): %s", it->file, it->s.line, it->s.name, reason);
+        return false;
+    }
+    j->hash = jg__kernel_hash(w->ctx, &key);
+    jg__gemm_kernel_name(&key, jg_context_arch(w->ctx), j->name);
+    j->file = it->file;
+    j->line = it->s.line;
+    j->order = i;
+    j->lines = 1;
+    return true;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    const job *x = a, *y = b;
+    if (x->hash.hi != y->hash.hi)
+        return x->hash.hi < y->hash.hi ? -1 : 1;
+    if (x->hash.lo != y->hash.lo)
+        return x->hash.lo < y->hash.lo ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const job *x = a, *y = b;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* One job per distinct kernel (by cache key), in the order of the lines
+ * that first need them. Sorting keeps this O(n log n) for long files. */
+static bool enumerate(warm *w)
+{
+    w->jobs = calloc(w->nspecs ? w->nspecs : 1, sizeof *w->jobs);
+    if (!w->jobs)
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < w->nspecs; ++i)
+        n += job_of(w, i, &w->jobs[n]);
+    qsort(w->jobs, n, sizeof *w->jobs, by_hash);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+        job *last = kept ? &w->jobs[kept - 1] : NULL;
+        if (last && last->hash.lo == w->jobs[i].hash.lo && last->hash.hi == w->jobs[i].hash.hi)
+            last->lines++;
+        else
+            w->jobs[kept++] = w->jobs[i];
+    }
+    qsort(w->jobs, kept, sizeof *w->jobs, by_order);
+    w->njobs = kept;
+    return true;
+}
+
+/* ---- compiling ---------------------------------------------------------- */
+
+/* Whether the kernel's entry is on disk and whole; why not in *why. */
+static bool entry_ok(const warm *w, const job *j, const char **why)
+{
+    char path[PATH_LEN];
+    jg__disk_header h;
+    jg__disk_entry_path(&w->ctx->disk, jg_context_arch(w->ctx), j->hash, path, sizeof path);
+    return jg__disk_check_file(path, &h, why);
+}
+
+/* Plans one kernel: compiled, or loaded from the disk cache. Then checks
+ * its entry, since a failed write (disk full) is only a warning to the
+ * library but leaves the cache cold. */
+static void run_job(warm *w, job *j)
+{
+    jg_plan *plan;
+    jg_plan_info info;
+    const char *why;
+    thread_error[0] = thread_warning[0] = 0;
+    double t0 = now_s();
+    jg_status st = jg_gemm_plan(w->ctx, &j->problem, &plan);
+    if (st == JG_OK)
+        st = jg_plan_get_info(plan, &info);
+    j->seconds = now_s() - t0;
+    j->result = RESULT_FAILED;
+    if (st != JG_OK)
+        one_line(thread_error[0] ? thread_error : jg_context_last_error(w->ctx), j->why,
+                 sizeof j->why);
+    else if (info.key_hash[0] != j->hash.lo || info.key_hash[1] != j->hash.hi)
+        snprintf(j->why, sizeof j->why, "planned another kernel than counted (%s)",
+                 info.kernel_name);
+    else if (!entry_ok(w, j, &why))
+        snprintf(j->why, sizeof j->why, "not stored in the cache (entry %s)%s%.400s", why,
+                 thread_warning[0] ? ": " : "", thread_warning);
+    else
+        j->result = info.origin == JG_ORIGIN_COMPILED ? RESULT_COMPILED : RESULT_CACHED;
+}
+
+/* Counts a finished job and tells the user, under w->lock. */
+static void job_done(warm *w, const job *j)
+{
+    w->done++;
+    w->compiled += j->result == RESULT_COMPILED;
+    w->cached += j->result == RESULT_CACHED;
+    w->failures += j->result == RESULT_FAILED;
+    if (w->tty) {
+        if (j->result == RESULT_FAILED) {
+            progress_clear(w);
+            fprintf(stderr, "FAILED %s: %s\n", j->name, j->why);
+        }
+        progress_draw(w);
+        return;
+    }
+    if (j->result == RESULT_COMPILED)
+        fprintf(stderr, "[%zu/%zu] compiled %s (%.2f s)\n", w->done, w->njobs, j->name,
+                j->seconds);
+    else if (j->result == RESULT_CACHED)
+        fprintf(stderr, "[%zu/%zu] already cached %s\n", w->done, w->njobs, j->name);
+    else
+        fprintf(stderr, "[%zu/%zu] FAILED %s: %s\n", w->done, w->njobs, j->name, j->why);
+    fflush(stderr);
+}
+
+static void *worker(void *arg)
+{
+    warm *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        job *j = w->next < w->njobs ? &w->jobs[w->next++] : NULL;
+        if (j) {
+            w->current = j->name;
+            progress_draw(w);
+        }
+        pthread_mutex_unlock(&w->lock);
+        if (!j)
+            return NULL;
+        run_job(w, j);
+        pthread_mutex_lock(&w->lock);
+        job_done(w, j);
+        pthread_mutex_unlock(&w->lock);
+    }
+}
+
+/* -j threads on the one context; the library makes that safe. */
+static void run_pool(warm *w)
+{
+    size_t n = (size_t)w->opt.jobs < w->njobs ? (size_t)w->opt.jobs : w->njobs;
+    pthread_t *t = calloc(n ? n : 1, sizeof *t);
+    size_t started = 0;
+    while (t && started < n && pthread_create(&t[started], NULL, worker, w) == 0)
+        ++started;
+    if (started == 0) /* no thread could start: work here, one at a time */
+        worker(w);
+    for (size_t i = 0; i < started; ++i)
+        pthread_join(t[i], NULL);
+    free(t);
+    pthread_mutex_lock(&w->lock);
+    if (w->njobs)
+        progress_clear(w);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- the summary -------------------------------------------------------- */
+
+static void print_summary(const warm *w, double wall)
+{
+    jg_context_stats st;
+    jg_context_get_stats(w->ctx, &st);
+    printf("compiled %zu\nalready cached %zu\nfailed %zu\n", w->compiled, w->cached,
+           w->failures + w->failed_total);
+    for (size_t i = 0; i < w->nfailed; ++i)
+        printf("  %s\n", w->failed[i]);
+    for (size_t i = 0; i < w->njobs; ++i)
+        if (w->jobs[i].result == RESULT_FAILED)
+            printf("  %s (%s line %d): %s\n", w->jobs[i].name, w->jobs[i].file, w->jobs[i].line,
+                   w->jobs[i].why);
+    if (w->opt.skip_unsupported)
+        printf("skipped %zu (unsupported: grouped, fp8 or nvfp4; --skip-unsupported)\n",
+               w->skipped);
+    printf("wall time %.2f s (NVRTC %.2f s summed over the threads)\n", wall,
+           st.compile_ms / 1e3);
+}
+
+/* -n: what a run would do. */
+static void print_dry_run(const warm *w)
+{
+    size_t cached = 0;
+    for (size_t i = 0; i < w->njobs; ++i) {
+        const job *j = &w->jobs[i];
+        const char *why;
+        bool ok = entry_ok(w, j, &why);
+        cached += ok;
+        printf("%-8s %s (%s line %d", ok ? "cached" : "missing", j->name, j->file, j->line);
+        if (j->lines > 1)
+            printf(", and %d more line%s", j->lines - 1, j->lines > 2 ? "s" : "");
+        printf(")%s%s\n", ok || !strcmp(why, "missing") ? "" : ": damaged entry: ",
+               ok || !strcmp(why, "missing") ? "" : why);
+    }
+    printf("%zu kernel%s: %zu cached, %zu to compile\n", w->njobs, w->njobs == 1 ? "" : "s",
+           cached, w->njobs - cached);
+    for (size_t i = 0; i < w->nfailed; ++i)
+        printf("  %s\n", w->failed[i]);
+    if (w->opt.skip_unsupported)
+        printf("skipped %zu (unsupported: grouped, fp8 or nvfp4; --skip-unsupported)\n",
+               w->skipped);
+}
+
+static int warm_run(warm *w)
+{
+    int rc = read_inputs(w);
+    if (rc || (rc = open_context(w)))
+        return rc;
+    double t0 = now_s();
+    if (!enumerate(w)) {
+        fprintf(stderr, "jitgemm-warm: out of memory\n");
+        return EXIT_SETUP;
+    }
+    size_t threads = (size_t)w->opt.jobs < w->njobs ? (size_t)w->opt.jobs : w->njobs, used = 0;
+    for (size_t i = 0; i < w->njobs; ++i)
+        used += (size_t)w->jobs[i].lines;
+    printf("jitgemm-warm: %zu distinct kernel%s for %s from %zu of %zu spec line%s; cache %s; "
+           "%zu thread%s\n",
+           w->njobs, w->njobs == 1 ? "" : "s", jg_context_arch(w->ctx), used,
+           w->nspecs + w->malformed, w->nspecs + w->malformed == 1 ? "" : "s", w->ctx->disk.dir,
+           threads, threads == 1 ? "" : "s");
+    fflush(stdout);
+    if (w->opt.dry_run) {
+        print_dry_run(w);
+        return w->failed_total ? EXIT_FAILED : 0;
+    }
+    w->tty = isatty(STDERR_FILENO);
+    run_pool(w);
+    w->tty = false; /* no progress line to redraw any more */
+    print_summary(w, now_s() - t0);
+    return w->failed_total || w->failures ? EXIT_FAILED : 0;
+}
+
+static void warm_free(warm *w)
+{
+    for (size_t i = 0; i < w->nspecs; ++i)
+        spec_free(&w->specs[i].s);
+    for (size_t i = 0; i < w->nfailed; ++i)
+        free(w->failed[i]);
+    free(w->specs);
+    free(w->failed);
+    free(w->jobs);
+    jg_context_destroy(w->ctx);
+}
+
+/* ---- the cache directory: --list, --verify, --prune ------------------------- */
+
+enum file_type { FILE_ENTRY, FILE_LOCK, FILE_TMP };
+
+/* A file the library wrote: <dir>/<arch>/<name>. Nothing else is touched,
+ * so a --cache-dir pointed at the wrong directory cannot lose files. */
+typedef struct cache_file {
+    char arch[32];
+    char name[64];
+    enum file_type type;
+    struct stat st;
+} cache_file;
+
+typedef struct cache_files {
+    cache_file *v;
+    size_t n, cap;
+} cache_files;
+
+static bool is_hex32(const char *s)
+{
+    for (int i = 0; i < 32; ++i)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* <key>.cubin, <key>.lock, <key>.cubin.tmp.XXXXXX (mkstemp's six). */
+static bool classify(const char *name, enum file_type *t)
+{
+    if (strlen(name) < 32 || !is_hex32(name))
+        return false;
+    const char *rest = name + 32;
+    if (!strcmp(rest, ".cubin"))
+        *t = FILE_ENTRY;
+    else if (!strcmp(rest, ".lock"))
+        *t = FILE_LOCK;
+    else if (!strncmp(rest, ".cubin.tmp.", 11) && strlen(rest) == 17)
+        *t = FILE_TMP;
+    else
+        return false;
+    return true;
+}
+
+static bool is_arch_name(const char *s)
+{
+    if (strncmp(s, "sm_", 3) || !s[3] || strlen(s) >= 32)
+        return false;
+    for (s += 3; *s; ++s)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z')))
+            return false;
+    return true;
+}
+
+static bool add_file(cache_files *out, const char *arch, const char *name, enum file_type t,
+                     const struct stat *st)
+{
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? 2 * out->cap : 64;
+        cache_file *v = realloc(out->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        out->v = v;
+        out->cap = cap;
+    }
+    cache_file *f = &out->v[out->n++];
+    snprintf(f->arch, sizeof f->arch, "%s", arch);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->type = t;
+    f->st = *st;
+    return true;
+}
+
+/* The library's files of one <dir>/<arch>. */
+static bool collect_arch(const char *root, const char *arch, cache_files *out)
+{
+    char dir[4200], path[PATH_LEN]; /* dir: a root (< 4096) and an arch (< 32) */
+    snprintf(dir, sizeof dir, "%s/%s", root, arch);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool ok = true;
+    enum file_type t;
+    struct stat st;
+    while (ok && (e = readdir(d)))
+        if (classify(e->d_name, &t)) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+                ok = add_file(out, arch, e->d_name, t, &st);
+        }
+    closedir(d);
+    return ok;
+}
+
+static int by_arch_name(const void *a, const void *b)
+{
+    const cache_file *x = a, *y = b;
+    int c = strcmp(x->arch, y->arch);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static bool collect(const char *root, cache_files *out)
+{
+    DIR *d = opendir(root);
+    if (!d) {
+        fprintf(stderr, "jitgemm-warm: cannot read %s: %s\n", root, strerror(errno));
+        return false;
+    }
+    struct dirent *e;
+    bool ok = true;
+    char path[PATH_LEN];
+    struct stat st;
+    while (ok && (e = readdir(d))) {
+        snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+        if (is_arch_name(e->d_name) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            ok = collect_arch(root, e->d_name, out);
+    }
+    closedir(d);
+    if (!ok)
+        fprintf(stderr, "jitgemm-warm: cannot read %s: %s\n", root, strerror(errno));
+    qsort(out->v, out->n, sizeof *out->v, by_arch_name);
+    return ok;
+}
+
+static void file_path(const char *root, const cache_file *f, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s/%s", root, f->arch, f->name);
+}
+
+static void capture_warning(void *user, jg_log_level level, const char *category,
+                            const char *msg)
+{
+    (void)category;
+    if (level <= JG_LOG_WARN)
+        snprintf(user, 1024, "%s", msg);
+}
+
+/* The cache directory as the library resolves and checks it. *exists is
+ * false for one not created yet (nothing to list). */
+static int cache_root(const options *o, char *out, size_t len, bool *exists)
+{
+    char warning[1024] = "";
+    jg__log log = {capture_warning, warning, 0};
+    jg__disk d;
+    struct stat st;
+    jg__disk_open(&d, o->cache_dir, JG_CACHE_READ, &log);
+    snprintf(out, len, "%s", d.dir);
+    *exists = d.enabled;
+    if (d.enabled || (d.dir[0] && stat(d.dir, &st) != 0 && errno == ENOENT))
+        return 0;
+    fprintf(stderr, "jitgemm-warm: %s\n", warning[0] ? warning : "no usable cache directory");
+    return EXIT_SETUP;
+}
+
+/* Checks an entry; the label says what is wrong ("" when nothing). */
+static bool entry_check(const char *path, jg__disk_header *h, char *label, size_t len)
+{
+    const char *why;
+    bool ok = jg__disk_check_file(path, h, &why);
+    h->name[sizeof h->name - 1] = 0; /* read from a file: trust no terminator */
+    if (ok)
+        label[0] = 0;
+    else if (!strcmp(why, "other format version"))
+        snprintf(label, len, "OTHER FORMAT (version %u; this library writes %u)", h->format,
+                 JG_DISK_FORMAT);
+    else
+        snprintf(label, len, "CORRUPT (%s)", why);
+    return ok;
+}
+
+/* ---- --list ---------------------------------------------------------- */
+
+typedef struct list_row {
+    char kernel[128], size[32], age[32], status[160];
+    const char *arch;
+} list_row;
+
+static void list_row_make(const char *root, const cache_file *f, time_t now, list_row *r)
+{
+    char path[PATH_LEN];
+    jg__disk_header h;
+    file_path(root, f, path, sizeof path);
+    bool ok = entry_check(path, &h, r->status, sizeof r->status);
+    snprintf(r->kernel, sizeof r->kernel, "%s", ok ? h.name : f->name);
+    format_size((uint64_t)f->st.st_size, r->size, sizeof r->size);
+    format_age(ok ? (int64_t)now - (int64_t)h.created_unix : (int64_t)(now - f->st.st_mtime),
+               r->age, sizeof r->age);
+    r->arch = f->arch;
+}
+
+static int by_kernel(const void *a, const void *b)
+{
+    const list_row *x = a, *y = b;
+    int c = strcmp(x->arch, y->arch);
+    return c ? c : strcmp(x->kernel, y->kernel);
+}
+
+static int list_cache(const char *root, const cache_files *files)
+{
+    list_row *rows = calloc(files->n ? files->n : 1, sizeof *rows);
+    if (!rows)
+        return EXIT_SETUP;
+    size_t n = 0, bad = 0, width = 6;
+    uint64_t bytes = 0;
+    time_t now = time(NULL);
+    for (size_t i = 0; i < files->n; ++i)
+        if (files->v[i].type == FILE_ENTRY) {
+            list_row_make(root, &files->v[i], now, &rows[n]);
+            bad += rows[n].status[0] != 0;
+            bytes += (uint64_t)files->v[i].st.st_size;
+            if (strlen(rows[n].kernel) > width)
+                width = strlen(rows[n].kernel);
+            ++n;
+        }
+    qsort(rows, n, sizeof *rows, by_kernel);
+    if (n)
+        printf("%-*s  %-8s %10s %5s\n", (int)width, "KERNEL", "ARCH", "SIZE", "AGE");
+    for (size_t i = 0; i < n; ++i)
+        printf("%-*s  %-8s %10s %5s%s%s\n", (int)width, rows[i].kernel, rows[i].arch,
+               rows[i].size, rows[i].age, rows[i].status[0] ? "  " : "", rows[i].status);
+    char total[32];
+    format_size(bytes, total, sizeof total);
+    printf("%zu entr%s (%zu bad), %s, in %s\n", n, n == 1 ? "y" : "ies", bad, total, root);
+    free(rows);
+    return 0;
+}
+
+/* ---- --verify and --prune ------------------------------------------------ */
+
+static int verify_cache(const char *root, const cache_files *files)
+{
+    size_t n = 0, bad = 0;
+    for (size_t i = 0; i < files->n; ++i) {
+        const cache_file *f = &files->v[i];
+        char path[PATH_LEN], label[160];
+        jg__disk_header h;
+        if (f->type != FILE_ENTRY)
+            continue;
+        ++n;
+        file_path(root, f, path, sizeof path);
+        if (!entry_check(path, &h, label, sizeof label)) {
+            printf("BAD %s: %s\n", path, label);
+            ++bad;
+        }
+    }
+    printf("verified %zu entr%s in %s: %zu ok, %zu bad\n", n, n == 1 ? "y" : "ies", root, n - bad,
+           bad);
+    return bad ? EXIT_FAILED : 0;
+}
+
+enum removal { REMOVED, GONE, BUSY, NOT_REMOVED };
+
+/* Unlinks a file; a lock file only when nobody holds it, since a held one
+ * is a compile in progress whose entry is about to appear. */
+static enum removal remove_file(const char *path, bool is_lock)
+{
+    int fd = -1;
+    if (is_lock) {
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+            return errno == ENOENT ? GONE : NOT_REMOVED;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            close(fd);
+            return BUSY;
+        }
+    }
+    enum removal r = unlink(path) == 0 ? REMOVED : errno == ENOENT ? GONE : NOT_REMOVED;
+    int saved = errno;
+    if (fd >= 0)
+        close(fd); /* releases the lock */
+    errno = saved;
+    return r;
+}
+
+/* Why `f` should go, or NULL to keep it. Entries first: a lock is idle
+ * only once its entry's fate is known. */
+static const char *prune_reason(const char *root, const cache_file *f, time_t now, char *buf,
+                                size_t len)
+{
+    char path[PATH_LEN];
+    jg__disk_header h;
+    if (f->type == FILE_ENTRY) {
+        file_path(root, f, path, sizeof path);
+        if (entry_check(path, &h, buf, len))
+            return NULL;
+        /* A newer library sharing this cache wrote it: not ours to remove. */
+        if (!strncmp(buf, "OTHER FORMAT", 12) && h.format > JG_DISK_FORMAT)
+            return NULL;
+        return buf;
+    }
+    if (f->type == FILE_TMP) {
+        if (now - f->st.st_mtime < TMP_MIN_AGE)
+            return NULL;
+        snprintf(buf, len, "temp file left by an interrupted write");
+        return buf;
+    }
+    char entry[PATH_LEN];
+    snprintf(entry, sizeof entry, "%s/%s/%.32s.cubin", root, f->arch, f->name);
+    if (access(entry, F_OK) == 0)
+        return NULL;
+    snprintf(buf, len, "lock file without an entry");
+    return buf;
+}
+
+/* Removes one file and says so; false when it stays against our will. */
+static bool prune_one(const char *root, const cache_file *f, const char *why, size_t *removed,
+                      uint64_t *bytes)
+{
+    char path[PATH_LEN];
+    file_path(root, f, path, sizeof path);
+    enum removal r = remove_file(path, f->type == FILE_LOCK);
+    if (r == REMOVED) {
+        printf("removed %s/%s: %s\n", f->arch, f->name, why);
+        ++*removed;
+        *bytes += (uint64_t)f->st.st_size;
+    } else if (r == BUSY) {
+        printf("kept %s/%s: held by a compile in progress\n", f->arch, f->name);
+    } else if (r == NOT_REMOVED) {
+        printf("cannot remove %s: %s\n", path, strerror(errno));
+    }
+    return r != NOT_REMOVED;
+}
+
+static int prune_cache(const char *root, const cache_files *files)
+{
+    size_t removed = 0;
+    bool ok = true;
+    uint64_t bytes = 0;
+    time_t now = time(NULL);
+    for (int pass = FILE_ENTRY; pass <= FILE_TMP; ++pass)
+        for (size_t i = 0; i < files->n; ++i) {
+            const cache_file *f = &files->v[i];
+            char buf[160];
+            const char *why = (int)f->type == pass ? prune_reason(root, f, now, buf, sizeof buf)
+                                                   : NULL;
+            if (why)
+                ok &= prune_one(root, f, why, &removed, &bytes);
+        }
+    char total[32];
+    format_size(bytes, total, sizeof total);
+    printf("pruned %zu file%s (%s) in %s\n", removed, removed == 1 ? "" : "s", total, root);
+    return ok ? 0 : EXIT_FAILED;
+}
+
+static int cache_command(const options *o)
+{
+    char root[sizeof ((jg__disk *)0)->dir];
+    bool exists;
+    int rc = cache_root(o, root, sizeof root, &exists);
+    if (rc)
+        return rc;
+    if (!exists) {
+        printf("no cache at %s (nothing compiled there yet)\n", root);
+        return 0;
+    }
+    cache_files files = {NULL, 0, 0};
+    if (!collect(root, &files))
+        rc = EXIT_SETUP;
+    else if (o->mode == MODE_LIST)
+        rc = list_cache(root, &files);
+    else if (o->mode == MODE_VERIFY)
+        rc = verify_cache(root, &files);
+    else
+        rc = prune_cache(root, &files);
+    free(files.v);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static warm w; /* zeroed; large (the captured text) */
+    bool done = false;
+    int rc = parse_args(argc, argv, &w.opt, &done);
+    if (!rc && !done) {
+        pthread_mutex_init(&w.lock, NULL);
+        rc = w.opt.mode == MODE_WARM ? warm_run(&w) : cache_command(&w.opt);
+        warm_free(&w);
+    }
+    free(w.opt.files);
+    return rc;
+}
