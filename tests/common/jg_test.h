@@ -9,7 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jitgemm/jitgemm.h"
+
 #define JG_TEST_SKIP 77
+
+/* Collects the warnings and errors sent to a jg_log_fn (user = captured *). */
+typedef struct captured {
+    int warnings;
+    char text[16384];
+} captured;
+
+static inline void capture_log(void *user, jg_log_level level, const char *category,
+                               const char *msg)
+{
+    captured *c = user;
+    (void)category;
+    if (level > JG_LOG_WARN)
+        return;
+    c->warnings++;
+    size_t used = strlen(c->text);
+    snprintf(c->text + used, sizeof c->text - used, "%s\n", msg);
+}
 
 static int jg_test_failures;
 

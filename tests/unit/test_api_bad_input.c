@@ -27,14 +27,14 @@
 
 /* ---- the error log callback: every failure on a context is logged -------- */
 
-typedef struct captured {
+typedef struct error_log {
     int errors;
     char last[8192];
-} captured;
+} error_log;
 
-static void capture_log(void *user, jg_log_level level, const char *category, const char *msg)
+static void capture_errors(void *user, jg_log_level level, const char *category, const char *msg)
 {
-    captured *c = user;
+    error_log *c = user;
     (void)category;
     if (level != JG_LOG_ERROR)
         return;
@@ -42,7 +42,7 @@ static void capture_log(void *user, jg_log_level level, const char *category, co
     snprintf(c->last, sizeof c->last, "%s", msg);
 }
 
-static captured ctx_log;
+static error_log ctx_log;
 
 /* ---- message checks ------------------------------------------------------- */
 
@@ -124,7 +124,7 @@ static bool setup(void)
     o.flags = JG_CONTEXT_OFFLINE;
     o.arch = "sm_90a";
     o.cache_mode = JG_CACHE_OFF;
-    o.log = capture_log;
+    o.log = capture_errors;
     o.log_user = &ctx_log;
     jg_status st = jg_context_create(&o, &fx.ctx);
     CHECK(st == JG_OK && fx.ctx, "offline context: %s", jg_context_last_error(NULL));

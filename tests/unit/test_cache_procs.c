@@ -37,22 +37,6 @@ static char root[] = "/tmp/jg_procs_XXXXXX";
 
 /* ---- helpers ------------------------------------------------------------ */
 
-typedef struct captured {
-    int warnings;
-    char text[16384];
-} captured;
-
-static void capture_log(void *user, jg_log_level level, const char *category, const char *msg)
-{
-    captured *c = user;
-    (void)category;
-    if (level > JG_LOG_WARN)
-        return;
-    c->warnings++;
-    size_t used = strlen(c->text);
-    snprintf(c->text + used, sizeof c->text - used, "%s\n", msg);
-}
-
 static jg__log log_to(captured *c)
 {
     memset(c, 0, sizeof *c);
