@@ -1,0 +1,24 @@
+#!/bin/sh
+# One device run for the host-side targets (issue 5) plus a GPU smoke test:
+# build, unit suite, gemm_basic, a short fuzz, jitgemm-latency, jitgemm-warm
+# on 64 kernels, and compute-sanitizer memcheck/racecheck. Logs to $OUT.
+set -u
+OUT=${OUT:-bench/tmp}
+mkdir -p "$OUT"
+for f in .devdeps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+nproc
+{ meson setup build -Dbuildtype=release && ninja -C build; } > "$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
+meson test -C build --suite unit --print-errorlogs > "$OUT/unit.log" 2>&1
+grep -E "^Ok:|^Fail:|FAIL" "$OUT/unit.log"
+./build/tests/test_gemm_basic > "$OUT/basic.log" 2>&1; echo "gemm_basic rc=$?"
+./build/tests/test_gemm_fuzz --count 100 > "$OUT/fuzz.log" 2>&1; echo "fuzz rc=$?"; tail -1 "$OUT/fuzz.log"
+CUDA_CACHE_DISABLE=1 ./build/tools/jitgemm-latency 2>&1 | tee "$OUT/latency.log"
+d=$(mktemp -d)
+/usr/bin/time -f "warm wall %e s" ./build/tools/jitgemm-warm -j "$(nproc)" --cache-dir "$d" \
+    bench/warm64.jsonl > "$OUT/warm.log" 2>&1
+tail -6 "$OUT/warm.log"
+timeout 90 compute-sanitizer --tool memcheck ./build/tests/test_gemm_fuzz --count 8 --seed 5 \
+    > "$OUT/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.log"
+timeout 90 compute-sanitizer --tool racecheck ./build/tests/test_gemm_fuzz --count 4 --seed 6 \
+    > "$OUT/racecheck.log" 2>&1; echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log"
