@@ -107,9 +107,17 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
              key->cfg.consumers, key->cfg.cluster, m, (long long)key->n, (long long)key->k);
 }
 
+/* An include the emitter redirects: the template names the header with every
+ * wgmma N (so nvcc compiles it standalone); the kernel gets its N's alone. */
+typedef struct include_alias {
+    const char *from;
+    const jg__template *to;
+} include_alias;
+
 /* Appends a template, replacing `#include "x"` of embedded files by their
  * text (each file once; they carry include guards anyway). */
-static void emit_template(jg__buf *out, const jg__template *t, unsigned *included)
+static void emit_template(jg__buf *out, const jg__template *t, uint64_t *included,
+                          const include_alias *alias)
 {
     const char *p = t->text, *end = t->text + t->len;
     while (p < end) {
@@ -125,12 +133,18 @@ static void emit_template(jg__buf *out, const jg__template *t, unsigned *include
             if (q && n < sizeof file) {
                 memcpy(file, name, n);
                 file[n] = 0;
-                const jg__template *sub = jg__template_find(file);
+                const jg__template *sub = !strcmp(file, alias->from) && alias->to
+                                              ? alias->to
+                                              : jg__template_find(file);
+                if (sub && sub - jg__templates >= 64) { /* the included set is 64 bits */
+                    out->failed = true;
+                    return;
+                }
                 if (sub) {
-                    unsigned bit = 1u << (unsigned)(sub - jg__templates);
+                    uint64_t bit = 1ull << (unsigned)(sub - jg__templates);
                     if (!(*included & bit)) {
                         *included |= bit;
-                        emit_template(out, sub, included);
+                        emit_template(out, sub, included, alias);
                     }
                     p = line_end;
                     continue;
@@ -164,6 +178,9 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
         out->failed = true;
         return;
     }
-    unsigned included = 1u << (unsigned)(t - jg__templates);
-    emit_template(out, t, &included);
+    char wgmma[64];
+    snprintf(wgmma, sizeof wgmma, "sm90_wgmma_n%u.cuh", key->cfg.block_n);
+    include_alias alias = {"sm90_wgmma_n.cuh", jg__template_find(wgmma)};
+    uint64_t included = 1ull << (unsigned)(t - jg__templates);
+    emit_template(out, t, &included, &alias);
 }

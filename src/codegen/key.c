@@ -83,18 +83,20 @@ void jg__hash_hex(jg__hash128 h, char out[33])
 static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
 static jg__hash128 templates_hash;
 
-/* The hash of (name hash, text hash) pairs of every embedded template. */
+/* Folds every embedded template, name and text, into one running hash:
+ * h = XXH3-128(h, hash(name), hash(text)) per template, in embedding order. */
 static void templates_hash_compute(void)
 {
-    uint64_t parts[2 * 32] = {0};
-    size_t n = 0;
-    for (size_t i = 0; i < jg__templates_count && n + 2 <= JG_ARRAY_LEN(parts); ++i) {
-        parts[n++] = XXH3_64bits(jg__templates[i].name, strlen(jg__templates[i].name));
-        parts[n++] = XXH3_64bits(jg__templates[i].text, jg__templates[i].len);
+    uint64_t state[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < jg__templates_count; ++i) {
+        state[2] = XXH3_64bits(jg__templates[i].name, strlen(jg__templates[i].name));
+        state[3] = XXH3_64bits(jg__templates[i].text, jg__templates[i].len);
+        XXH128_hash_t h = XXH3_128bits(state, sizeof state);
+        state[0] = h.low64;
+        state[1] = h.high64;
     }
-    XXH128_hash_t h = XXH3_128bits(parts, n * sizeof parts[0]);
-    templates_hash.lo = h.low64;
-    templates_hash.hi = h.high64;
+    templates_hash.lo = state[0];
+    templates_hash.hi = state[1];
 }
 
 jg__hash128 jg__templates_hash(void)
