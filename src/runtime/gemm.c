@@ -11,7 +11,9 @@ static jg_status key_for(jg_context *ctx, const jg__problem_key *pk, jg__gemm_ke
     jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
     if (st != JG_OK)
         return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s%s", ctx->arch,
-                        getenv("JITGEMM_TILE") ? " (JITGEMM_TILE restricts the tiles)" : "");
+                        ctx->target.force_m || ctx->target.force_n || ctx->target.force_k
+                            ? " (JITGEMM_TILE restricts the tiles)"
+                            : "");
     jg__gemm_key_make(pk, &cfg, key);
     return JG_OK;
 }
