@@ -103,9 +103,112 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     return n;
 }
 
+/* Counts the info messages of each category the context logs. */
+typedef struct plan_log {
+    int plan, compile;
+} plan_log;
+
+static void count_log(void *user, jg_log_level level, const char *category, const char *msg)
+{
+    plan_log *l = user;
+    (void)level;
+    (void)msg;
+    l->plan += !strcmp(category, "plan");
+    l->compile += !strcmp(category, "compile");
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    jg__buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        jg__buf_append(&b, chunk, n);
+    fclose(f);
+    *len = b.len;
+    return b.data;
+}
+
+/* JITGEMM_DUMP writes the kernel's source, PTX and cubin under its name. */
+static void check_dump(const char *dir, const char *name)
+{
+    char path[512];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s.cu", dir, name);
+    char *src = read_file(path, &len);
+    CHECK(src && strstr(src, name) && strstr(src, "#define JG_KERNEL_NAME"), "%s", path);
+    free(src);
+    snprintf(path, sizeof path, "%s/%s.ptx", dir, name);
+    char *ptx = read_file(path, &len);
+    CHECK(ptx && strstr(ptx, ".entry") && strstr(ptx, name) && len && ptx[len - 1] != 0,
+          "%s: PTX with the entry, no trailing NUL", path);
+    free(ptx);
+    snprintf(path, sizeof path, "%s/%s.cubin", dir, name);
+    char *cubin = read_file(path, &len);
+    CHECK(cubin && len > 4 && !memcmp(cubin, "\x7f" "ELF", 4), "%s: an ELF cubin", path);
+    free(cubin);
+}
+
+/* One kernel through the public path of an offline context, with
+ * JITGEMM_DUMP set and the plan and compile logs captured. */
+static void test_public_path_with_dump(void)
+{
+    char dir[] = "/tmp/jg_dump_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    setenv("JITGEMM_DUMP", dir, 1);
+    plan_log logged = {0};
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF,
+                    .log = count_log, .log_user = &logged,
+                    .log_mask = JG_LOGC_PLAN | JG_LOGC_COMPILE};
+    jg_context *ctx = NULL;
+    CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    unsetenv("JITGEMM_DUMP");
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                         .m = 4096, .n = 4096, .k = 4096};
+    jg_plan *plan = NULL;
+    CHECK(ctx && jg_gemm_plan(ctx, &p, &plan) == JG_OK, "plan: %s", jg_context_last_error(ctx));
+    jg_plan_info info;
+    if (plan && jg_plan_get_info(plan, &info) == JG_OK) {
+        CHECK(info.origin == JG_ORIGIN_COMPILED, "origin %d", (int)info.origin);
+        CHECK(!strncmp(info.kernel_name, "jg_gemm_bf16_bf16_sm90a_", 24), "name %s",
+              info.kernel_name);
+        check_dump(dir, info.kernel_name);
+    }
+    CHECK(logged.plan >= 1 && logged.compile >= 1, "plan %d and compile %d log lines",
+          logged.plan, logged.compile);
+    jg_context_stats stats;
+    CHECK(ctx && jg_context_get_stats(ctx, &stats) == JG_OK && stats.plans_compiled == 1,
+          "one compile expected");
+    if (ctx && plan)
+        printf("nvrtc: compiled %s in %.0f ms\n", info.kernel_name, stats.compile_ms);
+    jg_context_destroy(ctx);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "removing %s", dir);
+}
+
+/* A source NVRTC rejects: JG_ERR_COMPILE with the compiler's log. */
+static void test_compile_error(void)
+{
+    static const char bad[] = "extern \"C\" __global__ void broken() { undeclared_name(); }";
+    jg__buf cubin = {0}, log = {0};
+    jg_status st = jg__nvrtc_compile(bad, sizeof bad - 1, "broken", "sm_90a", &cubin, NULL, &log);
+    CHECK(st == JG_ERR_COMPILE, "status %s", jg_status_name(st));
+    CHECK(log.data && strstr(log.data, "undeclared_name") && strstr(log.data, "error"),
+          "the log names the error: %s", log.data ? log.data : "(none)");
+    CHECK(cubin.len == 0, "no cubin from a failed compile");
+    jg__buf_free(&cubin);
+    jg__buf_free(&log);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef JG_TEST_SASS
+    (void)test_public_path_with_dump;
+    (void)test_compile_error;
     const char *cuobjdump = argc > 1 ? argv[1] : "";
     if (!*cuobjdump) {
         printf("sass: cuobjdump not found at configure time: skipped\n");
@@ -135,27 +238,8 @@ int main(int argc, char **argv)
     (void)planner_configs;
     (void)check_sass;
     (void)compile_key;
-    /* One kernel through the public path of an offline context, then one
-     * through emit + NVRTC directly with a bf16 output and no C. */
-    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
-    jg_context *ctx = NULL;
-    CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s", jg_context_last_error(NULL));
-    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
-                         .m = 4096, .n = 4096, .k = 4096};
-    jg_plan *plan = NULL;
-    CHECK(ctx && jg_gemm_plan(ctx, &p, &plan) == JG_OK, "plan: %s", jg_context_last_error(ctx));
-    jg_plan_info info;
-    if (plan && jg_plan_get_info(plan, &info) == JG_OK) {
-        CHECK(info.origin == JG_ORIGIN_COMPILED, "origin %d", (int)info.origin);
-        CHECK(!strncmp(info.kernel_name, "jg_gemm_bf16_bf16_sm90a_", 24), "name %s",
-              info.kernel_name);
-    }
-    jg_context_stats stats;
-    CHECK(ctx && jg_context_get_stats(ctx, &stats) == JG_OK && stats.plans_compiled == 1,
-          "one compile expected");
-    if (ctx)
-        printf("nvrtc: compiled %s in %.0f ms\n", plan ? info.kernel_name : "?", stats.compile_ms);
-    jg_context_destroy(ctx);
+    test_public_path_with_dump();
+    test_compile_error();
     return jg_test_result("nvrtc");
 #endif
 }
