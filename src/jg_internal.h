@@ -242,6 +242,10 @@ void jg__disk_unlock(int fd);
 void jg__disk_entry_path(const jg__disk *d, const char *arch, jg__hash128 key, char *out,
                          size_t len);
 
+/* read(2)/write(2) of exactly len bytes (short transfers and EINTR retried). */
+bool jg__read_all(int fd, void *buf, size_t len);
+bool jg__write_all(int fd, const void *buf, size_t len);
+
 /* On-disk header: see cache/README.md. */
 #define JG_DISK_MAGIC "JGCUBIN\x1a"
 #define JG_DISK_FORMAT 1u

@@ -133,11 +133,11 @@ static uint64_t header_checksum(const jg__disk_header *h)
     return XXH3_64bits(h, offsetof(jg__disk_header, header_checksum));
 }
 
-static bool read_all(int fd, void *buf, size_t len)
+/* Moves exactly len bytes, retrying short transfers and EINTR. */
+static bool transfer_all(int fd, char *p, size_t len, bool writing)
 {
-    char *p = buf;
     while (len) {
-        ssize_t n = read(fd, p, len);
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -148,19 +148,11 @@ static bool read_all(int fd, void *buf, size_t len)
     return true;
 }
 
-static bool write_all(int fd, const void *buf, size_t len)
+bool jg__read_all(int fd, void *buf, size_t len) { return transfer_all(fd, buf, len, false); }
+
+bool jg__write_all(int fd, const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
+    return transfer_all(fd, (char *)buf, len, true);
 }
 
 /* Why a header is not usable, or NULL when it is. */
@@ -188,13 +180,13 @@ static const char *check_entry(int fd, jg__hash128 key, jg__disk_header *h, jg__
 {
     struct stat st;
     memset(h, 0, sizeof *h);
-    if (fstat(fd, &st) != 0 || !read_all(fd, h, sizeof *h))
+    if (fstat(fd, &st) != 0 || !jg__read_all(fd, h, sizeof *h))
         return "short header";
     const char *why = check_header(h, key, st.st_size);
     if (why)
         return why;
     char *data = malloc(h->payload_size ? h->payload_size : 1);
-    if (!data || !read_all(fd, data, h->payload_size))
+    if (!data || !jg__read_all(fd, data, h->payload_size))
         why = "short payload";
     else if (XXH3_64bits(data, h->payload_size) != h->payload_checksum)
         why = "payload checksum mismatch";
@@ -300,7 +292,7 @@ bool jg__disk_write(const jg__disk *d, const char *arch, jg__hash128 key, const 
     snprintf(h.arch, sizeof h.arch, "%s", arch);
     snprintf(h.name, sizeof h.name, "%s", name);
     h.header_checksum = header_checksum(&h);
-    bool ok = write_all(fd, &h, sizeof h) && write_all(fd, payload, len) && fsync(fd) == 0;
+    bool ok = jg__write_all(fd, &h, sizeof h) && jg__write_all(fd, payload, len) && fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
     if (ok && rename(tmp, path) != 0)
         ok = false;

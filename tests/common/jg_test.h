@@ -54,6 +54,16 @@ static inline int jg_test_result(const char *name)
     return jg_test_failures ? 1 : 0;
 }
 
+#ifdef JG_INTERNAL_H
+/* An internal log that captures into c (tests of internal functions). */
+static inline jg__log log_to(captured *c)
+{
+    memset(c, 0, sizeof *c);
+    jg__log log = {capture_log, c, JG_LOGC_ALL};
+    return log;
+}
+#endif
+
 /* xoshiro256** seeded by splitmix64: fast, reproducible from one seed. */
 typedef struct jg_rng {
     uint64_t s[4];

@@ -29,13 +29,6 @@ static char root[] = "/tmp/jg_disk_XXXXXX";
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static jg__log log_to(captured *c)
-{
-    memset(c, 0, sizeof *c);
-    jg__log log = {capture_log, c, JG_LOGC_ALL};
-    return log;
-}
-
 static void path_in_root(char *out, size_t len, const char *name)
 {
     snprintf(out, len, "%s/%s", root, name);

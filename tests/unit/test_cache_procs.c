@@ -37,13 +37,6 @@ static char root[] = "/tmp/jg_procs_XXXXXX";
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static jg__log log_to(captured *c)
-{
-    memset(c, 0, sizeof *c);
-    jg__log log = {capture_log, c, JG_LOGC_ALL};
-    return log;
-}
-
 static void path_in_root(char *out, size_t len, const char *name)
 {
     snprintf(out, len, "%s/%s", root, name);
@@ -72,35 +65,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static bool read_all(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-static bool write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
 
 /* Whole-file read into malloc'd memory; NULL on failure. */
 static unsigned char *slurp(const char *path, size_t *len)
@@ -113,7 +77,7 @@ static unsigned char *slurp(const char *path, size_t *len)
         return NULL;
     }
     unsigned char *data = malloc((size_t)st.st_size + 1);
-    if (data && !read_all(fd, data, (size_t)st.st_size)) {
+    if (data && !jg__read_all(fd, data, (size_t)st.st_size)) {
         free(data);
         data = NULL;
     }
@@ -125,7 +89,7 @@ static unsigned char *slurp(const char *path, size_t *len)
 static bool spit(const char *path, const void *data, size_t len, unsigned mode)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    bool ok = fd >= 0 && write_all(fd, data, len);
+    bool ok = fd >= 0 && jg__write_all(fd, data, len);
     if (fd >= 0)
         ok = close(fd) == 0 && ok;
     return ok;
@@ -350,7 +314,7 @@ static _Noreturn void planning_child(int index, const char *dir, int ready_fd, i
     if (r.status != JG_OK)
         snprintf(r.error, sizeof r.error, "create: %s", jg_context_last_error(NULL));
     char byte = 'r';
-    if (!write_all(ready_fd, &byte, 1))
+    if (!jg__write_all(ready_fd, &byte, 1))
         r.status = -1001;
     /* The start line: read() returns 0 when the parent closes the pipe,
      * for all children at once. */
@@ -382,7 +346,7 @@ static _Noreturn void planning_child(int index, const char *dir, int ready_fd, i
     jg_context_destroy(ctx);
     /* One write smaller than PIPE_BUF: atomic among the 16 writers. */
     _Static_assert(sizeof r < 4096, "a result fits in one atomic pipe write");
-    _exit(write_all(result_fd, &r, sizeof r) ? 0 : 3);
+    _exit(jg__write_all(result_fd, &r, sizeof r) ? 0 : 3);
 }
 
 /* Leaves the compiled entry in dir; returns its key. */
@@ -417,13 +381,13 @@ static jg__hash128 test_many_processes(const char *dir)
     close(result[1]);
     /* Every child has made its context and waits at the line: go. */
     char bytes[NPROCS];
-    CHECK(read_all(ready[0], bytes, (size_t)started), "children did not all report ready");
+    CHECK(jg__read_all(ready[0], bytes, (size_t)started), "children did not all report ready");
     close(go[1]);
 
     child_result r[NPROCS];
     int got = 0;
     for (; got < started; ++got)
-        if (!read_all(result[0], &r[got], sizeof r[got]))
+        if (!jg__read_all(result[0], &r[got], sizeof r[got]))
             break;
     close(ready[0]);
     close(result[0]);
@@ -518,7 +482,7 @@ static _Noreturn void writer_child(const char *dir, int round, int ready_fd, boo
     if (!d.enabled || !buf)
         _exit(2);
     char byte = 'r';
-    if (!ready_after_write && !write_all(ready_fd, &byte, 1))
+    if (!ready_after_write && !jg__write_all(ready_fd, &byte, 1))
         _exit(2);
     for (uint64_t i = 0;; ++i) {
         uint64_t gen = ((uint64_t)round << 32) | i;
@@ -526,7 +490,7 @@ static _Noreturn void writer_child(const char *dir, int round, int ready_fd, boo
             kill_payload(buf, k, gen);
             if (!jg__disk_write(&d, ARCH, kill_key(k), "killed_writer", buf, KILL_PAYLOAD, &quiet))
                 _exit(3);
-            if (ready_after_write && i == 0 && k == 0 && !write_all(ready_fd, &byte, 1))
+            if (ready_after_write && i == 0 && k == 0 && !jg__write_all(ready_fd, &byte, 1))
                 _exit(2);
         }
     }
@@ -569,7 +533,7 @@ static void test_killed_writers(const char *dir)
             break;
         }
         char byte;
-        bool ready_ok = read_all(ready[0], &byte, 1);
+        bool ready_ok = jg__read_all(ready[0], &byte, 1);
         close(ready[0]);
         if (ready_ok)
             sleep_us((long)jg_rng_below(&rng, KILL_MAX_DELAY_US + 1));
