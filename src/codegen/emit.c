@@ -133,9 +133,8 @@ static void emit_template(jg__buf *out, const jg__template *t, uint64_t *include
             if (q && n < sizeof file) {
                 memcpy(file, name, n);
                 file[n] = 0;
-                const jg__template *sub = !strcmp(file, alias->from) && alias->to
-                                              ? alias->to
-                                              : jg__template_find(file);
+                const jg__template *sub =
+                    !strcmp(file, alias->from) && alias->to ? alias->to : jg__template_find(file);
                 if (sub && sub - jg__templates >= 64) { /* the included set is 64 bits */
                     out->failed = true;
                     return;

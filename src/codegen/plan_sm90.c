@@ -7,8 +7,8 @@
  *
  *     max(compute, memory) + 1/4 min(compute, memory) + waves * tile_overhead
  *
- * (compute and memory overlap, but not perfectly), with compute = waves * tile FLOPs / (SM rate * tile efficiency) and
- * memory = unique bytes / min(HBM bandwidth, active SMs * per-SM bandwidth).
+ * (compute and memory overlap, but not perfectly), with compute = waves * tile FLOPs / (SM rate *
+ * tile efficiency) and memory = unique bytes / min(HBM bandwidth, active SMs * per-SM bandwidth).
  * Large problems are compute-bound and pick big, efficient tiles; decode
  * problems (small M) are memory-bound and pick tiles that keep enough SMs
  * streaming the weight matrix. JITGEMM_LOG=plan prints the winners. */
@@ -18,14 +18,14 @@
 #include "jg_internal.h"
 
 /* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
-#define SM90_PEAK_FLOPS 800e12   /* dense BF16 reached by good kernels, all SMs */
-#define SM90_HBM_BYTES_S 3.0e12  /* device-to-device copy, read + write */
-#define SM90_SMS_TO_SATURATE 64  /* SMs streaming at once that fill HBM bandwidth */
+#define SM90_PEAK_FLOPS 800e12    /* dense BF16 reached by good kernels, all SMs */
+#define SM90_HBM_BYTES_S 3.0e12   /* device-to-device copy, read + write */
+#define SM90_SMS_TO_SATURATE 64   /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6 /* pipeline fill and epilogue per tile */
 #define SM90_OVERLAP_LOSS 0.25    /* share of the shorter of compute/memory not hidden */
 
 enum {
-    SM90_MAX_STAGES = 12,  /* beyond this, more stages buy no latency hiding */
+    SM90_MAX_STAGES = 12, /* beyond this, more stages buy no latency hiding */
     SM90_MIN_STAGES = 2,
     SM90_ALIGN_PAD = 1024, /* the kernel aligns its tiles to 1024 bytes */
     SM90_GROUP_M = 8,      /* tile rows per band of the grouped order (L2 reuse) */
@@ -108,19 +108,17 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     e.tiles = ceil_div((uint64_t)p->m, block_m) * ceil_div((uint64_t)p->n, block_n);
     e.waves = ceil_div(e.tiles, (uint64_t)t->sm_count);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k;
-    double stage_eff = c->stages >= SM90_STAGES_FOR_FULL_RATE
-                           ? 1.0
-                           : c->stages / SM90_STAGES_FOR_FULL_RATE;
-    double sm_rate = SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) *
-                     stage_eff;
+    double stage_eff =
+        c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
+    double sm_rate =
+        SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
-    double bytes = (double)jg__dtype_size(p->a_type) * ((double)p->m + p->n) * (double)p->k +
-                   (double)jg__dtype_size(p->d_type) * (double)p->m * p->n *
-                       (p->c_type ? 2.0 : 1.0);
+    double bytes =
+        (double)jg__dtype_size(p->a_type) * ((double)p->m + p->n) * (double)p->k +
+        (double)jg__dtype_size(p->d_type) * (double)p->m * p->n * (p->c_type ? 2.0 : 1.0);
     uint64_t active = e.tiles < (uint64_t)t->sm_count ? e.tiles : (uint64_t)t->sm_count;
-    double bw = SM90_HBM_BYTES_S * dram_efficiency * (active < SM90_SMS_TO_SATURATE
-                                        ? (double)active / SM90_SMS_TO_SATURATE
-                                        : 1.0);
+    double bw = SM90_HBM_BYTES_S * dram_efficiency *
+                (active < SM90_SMS_TO_SATURATE ? (double)active / SM90_SMS_TO_SATURATE : 1.0);
     e.memory_s = bytes / bw;
     double hi = e.compute_s > e.memory_s ? e.compute_s : e.memory_s;
     double lo = e.compute_s > e.memory_s ? e.memory_s : e.compute_s;
@@ -146,9 +144,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
-                jg__gemm_config c = {.block_m = sm90_block_m[i].block_m, .block_n = bn,
+                jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
+                                     .block_n = bn,
                                      .block_k = sm90_block_k[j].block_k,
-                                     .consumers = sm90_block_m[i].consumers, .cluster = 1,
+                                     .consumers = sm90_block_m[i].consumers,
+                                     .cluster = 1,
                                      .group_m = SM90_GROUP_M,
                                      .epi_bytes = epi_bytes_for(bn, p->d_type)};
                 if ((t->force_m && t->force_m != c.block_m) ||

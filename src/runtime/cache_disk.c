@@ -56,13 +56,13 @@ static bool dir_is_safe(const char *path, const jg__log *log)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cache directory %s: %s; using memory only",
-                 path, strerror(errno));
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cache directory %s: %s; using memory only", path,
+                 strerror(errno));
         return false;
     }
     if (!S_ISDIR(st.st_mode)) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cache path %s is not a directory; using memory only",
-                 path);
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+                 "cache path %s is not a directory; using memory only", path);
         return false;
     }
     if (st.st_uid != geteuid()) {

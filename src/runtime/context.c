@@ -11,8 +11,8 @@
 static const struct {
     const char *arch;
     int cc_major, cc_minor;
-    int default_sm_count;   /* offline planning without jg_options.sm_count */
-    int smem_per_block;     /* opt-in dynamic shared memory per block */
+    int default_sm_count; /* offline planning without jg_options.sm_count */
+    int smem_per_block;   /* opt-in dynamic shared memory per block */
 } targets[] = {
     {"sm_90a", 9, 0, 132, 232448},
 };
@@ -129,8 +129,8 @@ static jg_status bind_device(jg_context *ctx, const jg_options *o)
                         "the GPU has compute capability %d.%d; libjitgemm supports 9.0 (Hopper)",
                         major, minor);
     if (o->arch && strcmp(o->arch, targets[t].arch))
-        return jg__fail(NULL, JG_ERR_INVALID, "options.arch %s differs from the GPU's %s",
-                        o->arch, targets[t].arch);
+        return jg__fail(NULL, JG_ERR_INVALID, "options.arch %s differs from the GPU's %s", o->arch,
+                        targets[t].arch);
     snprintf(ctx->arch, sizeof ctx->arch, "%s", targets[t].arch);
     ctx->target.sm_count = sms;
     ctx->target.smem_per_block = smem;

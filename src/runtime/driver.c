@@ -41,17 +41,17 @@ static void driver_load(void)
         driver_status = JG_ERR_NO_DRIVER;
         return;
     }
-#define JG_DRIVER_RESOLVE_(name, ret, args)                                                   \
-    {                                                                                         \
-        void *fn = NULL;                                                                      \
-        CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;              \
-        if (get_proc(#name, &fn, JG_DRIVER_ABI, CU_GET_PROC_ADDRESS_DEFAULT, &q) != 0 || !fn) { \
-            snprintf(driver_error, sizeof driver_error,                                      \
-                     "cuGetProcAddress(%s) failed: the driver is too old", #name);           \
-            driver_status = JG_ERR_NO_DRIVER;                                                 \
-            return;                                                                           \
-        }                                                                                     \
-        memcpy(&driver.name, &fn, sizeof fn);                                                 \
+#define JG_DRIVER_RESOLVE_(name, ret, args)                                                        \
+    {                                                                                              \
+        void *fn = NULL;                                                                           \
+        CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                   \
+        if (get_proc(#name, &fn, JG_DRIVER_ABI, CU_GET_PROC_ADDRESS_DEFAULT, &q) != 0 || !fn) {    \
+            snprintf(driver_error, sizeof driver_error,                                            \
+                     "cuGetProcAddress(%s) failed: the driver is too old", #name);                 \
+            driver_status = JG_ERR_NO_DRIVER;                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        memcpy(&driver.name, &fn, sizeof fn);                                                      \
     }
     JG_DRIVER_FUNCS(JG_DRIVER_RESOLVE_)
 #undef JG_DRIVER_RESOLVE_

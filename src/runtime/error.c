@@ -7,8 +7,8 @@
 const char *jg_status_name(jg_status status)
 {
     switch (status) {
-#define JG_STATUS_NAME_(name, value, text) \
-    case JG_##name:                        \
+#define JG_STATUS_NAME_(name, value, text)                                                         \
+    case JG_##name:                                                                                \
         return "JG_" #name;
         JG_STATUS_LIST(JG_STATUS_NAME_)
 #undef JG_STATUS_NAME_
@@ -19,8 +19,8 @@ const char *jg_status_name(jg_status status)
 const char *jg_status_string(jg_status status)
 {
     switch (status) {
-#define JG_STATUS_TEXT_(name, value, text) \
-    case JG_##name:                        \
+#define JG_STATUS_TEXT_(name, value, text)                                                         \
+    case JG_##name:                                                                                \
         return text;
         JG_STATUS_LIST(JG_STATUS_TEXT_)
 #undef JG_STATUS_TEXT_

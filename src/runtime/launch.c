@@ -15,8 +15,7 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 }
 
 /* Finds or encodes the tensor maps for (a, b, m) under the plan's lock. */
-static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
-                             jg_gemm_kargs *ka)
+static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_gemm_kargs *ka)
 {
     jg_status st = JG_OK;
     pthread_mutex_lock(&plan->tmap_lock);
@@ -109,7 +108,8 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(ctx, "cuLaunchKernelEx", r);
     if (jg__log_on(&ctx->log, JG_LOGC_LAUNCH))
-        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH, "launched %s: grid %u, %u threads, m %lld",
-                 plan->kernel->name, cfg.gridDimX, cfg.blockDimX, (long long)m);
+        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH,
+                 "launched %s: grid %u, %u threads, m %lld", plan->kernel->name, cfg.gridDimX,
+                 cfg.blockDimX, (long long)m);
     return JG_OK;
 }

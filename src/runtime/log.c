@@ -59,10 +59,7 @@ void jg__log_stderr(void *user, jg_log_level level, const char *category, const 
     fprintf(stderr, "jitgemm %s [%s]: %s\n", levels[level & 3], category, msg);
 }
 
-bool jg__log_on(const jg__log *log, uint32_t category)
-{
-    return log->fn && (log->mask & category);
-}
+bool jg__log_on(const jg__log *log, uint32_t category) { return log->fn && (log->mask & category); }
 
 void jg__logf(const jg__log *log, jg_log_level level, uint32_t category, const char *fmt, ...)
 {

@@ -28,8 +28,7 @@ static void dump_file(jg_context *ctx, const char *name, const char *ext, const 
         fclose(f);
 }
 
-static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *name,
-                         jg__buf *cubin)
+static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *name, jg__buf *cubin)
 {
     jg__buf src = {0}, ptx = {0}, log = {0};
     jg__emit_gemm(key, name, &src);
@@ -56,8 +55,8 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
             dump_file(ctx, name, "cubin", cubin->data, cubin->len);
     }
     if (st == JG_OK)
-        jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE, "compiled %s for %s in %.1f ms (%zu bytes)",
-                 name, ctx->arch, ms, cubin->len);
+        jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE,
+                 "compiled %s for %s in %.1f ms (%zu bytes)", name, ctx->arch, ms, cubin->len);
     else
         st = jg__fail(ctx, st, "compiling %s for %s:\n%s", name, ctx->arch,
                       log.data ? log.data : "(no log)");
@@ -114,8 +113,7 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
             k->origin = JG_ORIGIN_COMPILED;
             st = compile(ctx, key, k->name, &cubin);
             if (st == JG_OK)
-                jg__disk_write(&ctx->disk, ctx->arch, h, k->name, cubin.data, cubin.len,
-                               &ctx->log);
+                jg__disk_write(&ctx->disk, ctx->arch, h, k->name, cubin.data, cubin.len, &ctx->log);
         }
         jg__disk_unlock(lock);
     }

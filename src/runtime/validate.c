@@ -4,7 +4,7 @@
 
 #include "jg_internal.h"
 
-#define JG_DIM_MAX 2147483647LL /* tile indices and coordinates are int32 */
+#define JG_DIM_MAX 2147483647LL       /* tile indices and coordinates are int32 */
 #define JG_TMA_STRIDE_MAX (1LL << 40) /* TMA global strides are < 2^40 bytes */
 
 static bool is_16bit(jg_dtype t) { return t == JG_BF16 || t == JG_FP16; }
@@ -26,8 +26,8 @@ static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t
 {
     int64_t eff = ld ? ld : min;
     /* Clamped: eff * size must not overflow (a huge ld is TOO_LARGE below). */
-    int64_t bytes = eff < 0 || eff > JG_TMA_STRIDE_MAX ? JG_TMA_STRIDE_MAX
-                                                       : eff * (int64_t)jg__dtype_size(t);
+    int64_t bytes =
+        eff < 0 || eff > JG_TMA_STRIDE_MAX ? JG_TMA_STRIDE_MAX : eff * (int64_t)jg__dtype_size(t);
     if (ld < 0 || (ld && ld < min))
         return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be 0 (packed) or >= %s (%lld)", name,
                         (long long)ld, min_name, (long long)min);
@@ -53,8 +53,8 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
     const struct {
         const char *name;
         jg_dtype value;
-    } fields[] = {{"a_type", p->a_type}, {"b_type", p->b_type}, {"c_type", p->c_type},
-                  {"d_type", p->d_type}};
+    } fields[] = {
+        {"a_type", p->a_type}, {"b_type", p->b_type}, {"c_type", p->c_type}, {"d_type", p->d_type}};
     for (size_t i = 0; i < JG_ARRAY_LEN(fields); ++i)
         if (fields[i].value != JG_DTYPE_NONE && !is_known(fields[i].value))
             return jg__fail(ctx, JG_ERR_INVALID, "%s = %d: not a jg_dtype value", fields[i].name,
