@@ -101,16 +101,19 @@ typedef struct jg__gemm_config {
     uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128 */
 } jg__gemm_config;
 
-/* Fixed-layout bytes that decide a dense kernel's source: zeroed, then filled. */
+/* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
     uint32_t key_format; /* bumped when this struct changes meaning */
-    uint32_t kind;       /* 1: dense GEMM */
+    uint32_t kind;       /* 1: dense GEMM, 2: grouped, list layout */
     uint32_t a_type, b_type, c_type, d_type;
     uint32_t flags;      /* JG_GEMM_* that shape code */
     uint32_t reserved;
     int64_t m;           /* 0 when M is a run-time argument */
     int64_t n, k;
     jg__gemm_config cfg;
+    uint32_t groups;     /* list layout: the groups and their rows, baked in */
+    uint32_t reserved2;
+    int64_t group_m[JG_GROUPED_MAX_GROUPS];
 } jg__gemm_key;
 
 typedef struct jg__hash128 {
@@ -122,11 +125,13 @@ typedef struct jg__hash128 {
 typedef struct jg__problem_key {
     uint32_t flags;
     uint32_t a_type, b_type, c_type, d_type;
-    uint32_t reserved;
+    uint32_t groups; /* 0: dense; else grouped (list layout), rows in group_m */
     int64_t m, n, k, lda, ldb, ldc, ldd;
+    int64_t group_m[JG_GROUPED_MAX_GROUPS];
 } jg__problem_key;
 
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
+void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
 
 /* Everything besides the key bytes that decides the cubin: library version,
@@ -179,6 +184,7 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
 /* ---- runtime: validate.c --------------------------------------------------- */
 
 jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p);
+jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p);
 
 /* ---- runtime: nvrtc.c ----------------------------------------------------- */
 
@@ -301,6 +307,12 @@ struct jg_plan {
     pthread_mutex_t tmap_lock;
     uint64_t tmap_clock;
     jg__tmap_slot tmaps[JG_TMAP_SLOTS];
+    /* Grouped plans: the parameter block (JG_LIST_SIZE(groups) bytes) built
+     * for the pointer set in list_ptrs (a, b, c, d per group); valid once
+     * list_ready. */
+    unsigned char *list_params;
+    const void *list_ptrs[4][JG_GROUPED_MAX_GROUPS];
+    bool list_ready;
 };
 
 struct jg_context {
@@ -342,7 +354,12 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
 
 /* launch.c */
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
+
+/* gemm.c: a plan for a validated problem key (dense or grouped), from the
+ * memory table or built (planner, kernel, plan); the table hit is counted. */
+jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out);
 
 size_t jg__dtype_size(uint32_t dtype);
 const char *jg__dtype_name(uint32_t dtype);

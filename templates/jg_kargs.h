@@ -46,4 +46,32 @@ typedef struct jg_gemm_kargs {
     uint32_t reserved;
 } jg_gemm_kargs;
 
+/* Grouped GEMM, list layout: G groups of separate A_g [m_g, k], B_g [n, k],
+ * D_g [m_g, n] (and C_g). The block's size depends on G, so the struct is
+ * declared only in the kernel (JG_LIST_KARGS(JG_GROUPS)); the host fills a
+ * byte buffer at the offsets below, which the kernel checks against the
+ * struct with static_assert. */
+#define JG_LIST_KARGS(G)                                                                     \
+    struct {                                                                                 \
+        jg_tmap a[G];      /* A_g: box {64, BLOCK_M}, 128B swizzle (as dense) */             \
+        jg_tmap b[G];      /* B_g: box {64, BLOCK_N} */                                     \
+        jg_tmap d[G];      /* D_g: as dense d */                                             \
+        const void *c[G];  /* C_g, or NULL */                                                \
+        void *d_ptr[G];    /* D_g, for the columns past the last whole 16 bytes */           \
+        int64_t ldc;                                                                         \
+        int64_t ldd;                                                                         \
+        float alpha;                                                                         \
+        float beta;                                                                          \
+    }
+#define JG_LIST_OFF_A(G) 0
+#define JG_LIST_OFF_B(G) ((G)*128)
+#define JG_LIST_OFF_D(G) ((G)*256)
+#define JG_LIST_OFF_C(G) ((G)*384)
+#define JG_LIST_OFF_DPTR(G) ((G)*392)
+#define JG_LIST_OFF_LDC(G) ((G)*400)
+#define JG_LIST_OFF_LDD(G) ((G)*400 + 8)
+#define JG_LIST_OFF_ALPHA(G) ((G)*400 + 16)
+#define JG_LIST_OFF_BETA(G) ((G)*400 + 20)
+#define JG_LIST_SIZE(G) (((G)*400 + 24 + 63) / 64 * 64)
+
 #endif /* JG_KARGS_H */

@@ -27,6 +27,9 @@
 #define JG_GROUP_M 8
 #define JG_EPI_BYTES 128 /* bytes per row of an epilogue chunk: 16, 32, 64 or 128 */
 #endif
+#ifndef JG_GROUPS
+#define JG_GROUPS 0 /* > 0: grouped GEMM, list layout, with rows JG_GROUP_MS */
+#endif
 
 #include "jg_kargs.h"
 #include "sm90_ptx.cuh"
@@ -66,6 +69,25 @@ static_assert(JG_BLOCK_K == 64 || JG_BLOCK_K == 128,
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
+
+#if JG_GROUPS
+typedef JG_LIST_KARGS(JG_GROUPS) jg_kargs_t;
+/* NVRTC has no offsetof: the members are arrays of 128- and 8-byte items
+ * in the order the host's JG_LIST_OFF_* follow, so the size pins them. */
+static_assert(sizeof(jg_kargs_t) == JG_LIST_SIZE(JG_GROUPS), "list layout: size");
+#else
+typedef jg_gemm_kargs jg_kargs_t;
+#endif
+
+/* One output tile: where it is in its matrix and which operands it uses.
+ * Dense: the one problem; grouped: the tile's group. */
+struct jg_tile {
+    uint32_t tm, tn;
+    int32_t m; /* rows of the tile's matrices */
+    const jg_tmap *a, *b, *d;
+    const void *c;
+    void *d_ptr;
+};
 static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
               "stage tiles stay 1024-byte aligned for the 128B swizzle");
 
@@ -95,31 +117,92 @@ JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t &tm, uint32_t 
     tn = in_group / rows;
 }
 
+#if JG_GROUPS
+/* Rows of each group, baked in: tiles are numbered group after group. */
+JG_DEV constexpr int32_t jg_group_m(int g)
+{
+    constexpr int32_t ms[JG_GROUPS] = {JG_GROUP_MS};
+    return ms[g];
+}
+
+JG_DEV constexpr uint32_t jg_group_tiles_m(int g)
+{
+    return ((uint32_t)jg_group_m(g) + JG_BLOCK_M - 1) / JG_BLOCK_M;
+}
+
+JG_DEV constexpr uint32_t jg_total_tiles()
+{
+    uint32_t n = 0;
+    for (int g = 0; g < JG_GROUPS; ++g)
+        n += jg_group_tiles_m(g) * JG_TILES_N;
+    return n;
+}
+
+/* Tile t: its group found by a compare chain over the baked tile counts. */
+JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
+{
+    jg_tile tl = {};
+    uint32_t start = 0;
+#pragma unroll
+    for (int g = 0; g < JG_GROUPS; ++g) {
+        const uint32_t count = jg_group_tiles_m(g) * JG_TILES_N;
+        if (t >= start && t < start + count) {
+            jg_tile_coords(t - start, jg_group_tiles_m(g), tl.tm, tl.tn);
+            tl.m = jg_group_m(g);
+            tl.a = &p.a[g];
+            tl.b = &p.b[g];
+            tl.d = &p.d[g];
+            tl.c = p.c[g];
+            tl.d_ptr = p.d_ptr[g];
+        }
+        start += count;
+    }
+    return tl;
+}
+#else
+JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
+{
+    jg_tile tl;
+    jg_tile_coords(t, tiles_m, tl.tm, tl.tn);
+#if JG_M
+    tl.m = JG_M;
+#else
+    tl.m = p.m;
+#endif
+    tl.a = &p.a;
+    tl.b = &p.b;
+    tl.d = &p.d;
+    tl.c = p.c;
+    tl.d_ptr = p.d_ptr;
+    return tl;
+}
+#endif
+
 /* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.
  * C is read directly (masked to the matrix); D leaves through TMA. */
-JG_DEV void jg_apply_c(const jg_gemm_kargs &p, int32_t m, int32_t row, int32_t col, float &v0,
-                       float &v1)
+JG_DEV void jg_apply_c(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int32_t col,
+                       float &v0, float &v1)
 {
 #if JG_HAS_C
     float c0 = 0.0f, c1 = 0.0f;
-    if (row < m && col < JG_N) {
+    if (row < tl.m && col < JG_N) {
         const int64_t at = (int64_t)row * p.ldc + col;
         const bool pair = col + 1 < JG_N;
 #if JG_D_DTYPE == 3
-        c0 = ((const float *)p.c)[at];
-        c1 = pair ? ((const float *)p.c)[at + 1] : 0.0f;
+        c0 = ((const float *)tl.c)[at];
+        c1 = pair ? ((const float *)tl.c)[at + 1] : 0.0f;
 #elif JG_D_DTYPE == 1
-        c0 = jg_bf16_to_f32(((const uint16_t *)p.c)[at]);
-        c1 = pair ? jg_bf16_to_f32(((const uint16_t *)p.c)[at + 1]) : 0.0f;
+        c0 = jg_bf16_to_f32(((const uint16_t *)tl.c)[at]);
+        c1 = pair ? jg_bf16_to_f32(((const uint16_t *)tl.c)[at + 1]) : 0.0f;
 #else
-        c0 = jg_f16_to_f32(((const uint16_t *)p.c)[at]);
-        c1 = pair ? jg_f16_to_f32(((const uint16_t *)p.c)[at + 1]) : 0.0f;
+        c0 = jg_f16_to_f32(((const uint16_t *)tl.c)[at]);
+        c1 = pair ? jg_f16_to_f32(((const uint16_t *)tl.c)[at + 1]) : 0.0f;
 #endif
     }
     v0 = p.alpha * v0 + p.beta * c0;
     v1 = p.alpha * v1 + p.beta * c1;
 #else
-    (void)p, (void)m, (void)row, (void)col;
+    (void)tl, (void)row, (void)col;
     v0 *= p.alpha;
     v1 *= p.alpha;
 #endif
@@ -135,14 +218,14 @@ JG_DEV uint32_t jg_epi_offset(uint32_t row, uint32_t byte)
 }
 
 /* A direct, masked store of (col, col + 1) of a row, for columns >= JG_N_TMA. */
-JG_DEV void jg_store_pair_global(const jg_gemm_kargs &p, int32_t m, int32_t row, int32_t col,
+JG_DEV void jg_store_pair_global(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int32_t col,
                                  float v0, float v1)
 {
-    if (row >= m || col >= JG_N)
+    if (row >= tl.m || col >= JG_N)
         return;
     const int64_t at = (int64_t)row * p.ldd + col;
 #if JG_D_DTYPE == 3
-    float *d = (float *)p.d_ptr + at;
+    float *d = (float *)tl.d_ptr + at;
     d[0] = v0;
     if (col + 1 < JG_N)
         d[1] = v1;
@@ -152,7 +235,7 @@ JG_DEV void jg_store_pair_global(const jg_gemm_kargs &p, int32_t m, int32_t row,
 #else
     const uint32_t packed = jg_pack_f16x2(v0, v1);
 #endif
-    uint16_t *d = (uint16_t *)p.d_ptr + at;
+    uint16_t *d = (uint16_t *)tl.d_ptr + at;
     d[0] = (uint16_t)(packed & 0xFFFF);
     if (col + 1 < JG_N)
         d[1] = (uint16_t)(packed >> 16);
@@ -178,7 +261,8 @@ JG_DEV void jg_epi_store_pair(uint32_t buf, uint32_t row, uint32_t col, float v0
  * rows and columns past the matrix. wgmma's m64nN fragment: warp w of the
  * warpgroup holds rows 16w..16w+15; in each group of 4 registers j, lane l
  * holds (row l/4, cols 8j + 2(l%4) + {0,1}) then the same 8 rows lower. */
-JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MMAS][JG_MMA_N / 2],
+JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
+                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2],
                         int32_t row0, int32_t col0, uint32_t bufs, uint32_t bar_id,
                         uint32_t &chunk)
 {
@@ -201,13 +285,13 @@ JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MM
                 const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
                 float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
                 float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
-                jg_apply_c(p, m, row, col, v0, v1);
-                jg_apply_c(p, m, row + 8, col, v2, v3);
+                jg_apply_c(p, tl, row, col, v0, v1);
+                jg_apply_c(p, tl, row + 8, col, v2, v3);
                 jg_epi_store_pair(buf, r, c, v0, v1);
                 jg_epi_store_pair(buf, r + 8, c, v2, v3);
                 if (JG_N_TMA < JG_N && col >= JG_N_TMA) {
-                    jg_store_pair_global(p, m, row, col, v0, v1);
-                    jg_store_pair_global(p, m, row + 8, col, v2, v3);
+                    jg_store_pair_global(p, tl, row, col, v0, v1);
+                    jg_store_pair_global(p, tl, row + 8, col, v2, v3);
                 }
             }
             jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
@@ -216,7 +300,7 @@ JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MM
                 /* One bulk group per chunk, empty for chunks past JG_N_TMA,
                  * so that "one group pending" always means the other buffer. */
                 if (col0 + ch * JG_EPI_W < JG_N_TMA)
-                    jg_tma_store_2d(&p.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
+                    jg_tma_store_2d(tl.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
                 jg_bulk_commit();
             }
         }
@@ -224,7 +308,7 @@ JG_DEV void jg_epilogue(const jg_gemm_kargs &p, int32_t m, float (&acc)[JG_WG_MM
 }
 
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
-JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
+JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
     extern __shared__ uint8_t jg_smem_raw[];
     /* The 128B swizzle needs 1024-byte aligned tiles; the host asks for 1 KB extra. */
@@ -235,6 +319,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
     const uint32_t bar_full = smem_epi + JG_CONSUMERS * 2 * JG_EPI_BUF_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
 
+#if JG_GROUPS
+    const uint32_t tiles_m = 0; /* per group, from jg_tile_at */
+    const uint32_t tiles = jg_total_tiles();
+#else
 #if JG_M
     const int32_t m = JG_M;
 #else
@@ -242,12 +330,15 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
 #endif
     const uint32_t tiles_m = ((uint32_t)m + JG_BLOCK_M - 1) / JG_BLOCK_M;
     const uint32_t tiles = tiles_m * JG_TILES_N;
+#endif
     const uint32_t wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
+#if !JG_GROUPS
         jg_tma_prefetch_desc(&p.a);
         jg_tma_prefetch_desc(&p.b);
         jg_tma_prefetch_desc(&p.d);
+#endif
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
             jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4);
@@ -262,8 +353,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-                uint32_t tm, tn;
-                jg_tile_coords(t, tiles_m, tm, tn);
+                const jg_tile tl = jg_tile_at(p, t, tiles_m);
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
@@ -274,9 +364,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
                     for (int a = 0; a < JG_K_ATOMS; ++a) {
                         const int32_t k0 = kt * JG_BLOCK_K + a * 64;
                         jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
-                                       &p.a, full, k0, (int32_t)(tm * JG_BLOCK_M));
+                                       tl.a, full, k0, (int32_t)(tl.tm * JG_BLOCK_M));
                         jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
-                                       &p.b, full, k0, (int32_t)(tn * JG_BLOCK_N));
+                                       tl.b, full, k0, (int32_t)(tl.tn * JG_BLOCK_N));
                     }
                     if (++stage == JG_STAGES) {
                         stage = 0;
@@ -292,8 +382,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
         uint32_t stage = 0, phase = 0, chunk = 0;
         for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-            uint32_t tm, tn;
-            jg_tile_coords(t, tiles_m, tm, tn);
+            const jg_tile tl = jg_tile_at(p, t, tiles_m);
             uint32_t prev_stage = 0;
             for (int kt = 0; kt < JG_K_TILES; ++kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
@@ -328,8 +417,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_gemm_kargs p)
             jg_wgmma_wait<0>();
             if (jg_lane_id() == 0)
                 jg_mbar_arrive(bar_empty + 8 * prev_stage);
-            jg_epilogue(p, m, acc, (int32_t)(tm * JG_BLOCK_M + c * JG_WG_M),
-                        (int32_t)(tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c, chunk);
+            jg_epilogue(p, tl, acc, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+                        (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c,
+                        chunk);
         }
         if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */
             jg_bulk_wait<0>();

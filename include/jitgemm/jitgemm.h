@@ -216,6 +216,58 @@ JG_API jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream 
 JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
                          const jg_gemm_args *args, jg_stream stream);
 
+/* ---- grouped GEMM (MoE experts) ------------------------------------------ */
+
+/* The most groups a list-layout kernel bakes in (its parameter block holds
+ * three tensor maps per group: 64 groups are 25.6 KB of the 32 KB limit). */
+#define JG_GROUPED_MAX_GROUPS 64
+
+typedef enum jg_grouped_layout {
+    /* Separate matrices per group: A_g [m_g, k], B_g [n, k], D_g [m_g, n]
+     * (and C_g). The group count and every m_g are baked into the kernel:
+     * one compile per distinct list of m_g, nothing set up on the device. */
+    JG_GROUPED_LIST = 1,
+} jg_grouped_layout;
+
+/* D_g = alpha * A_g * B_g^T + beta * C_g for every group g. The same rules as
+ * jg_gemm_problem for types and leading dimensions (shared by all groups);
+ * 1 <= groups <= JG_GROUPED_MAX_GROUPS (JG_ERR_TOO_LARGE beyond); every
+ * m[g] >= 0 (0: the group is skipped). m is copied: it need not outlive the
+ * call. Different n or k per group are not supported. */
+typedef struct jg_grouped_problem {
+    uint32_t flags; /* none yet: 0 */
+    jg_grouped_layout layout;
+    jg_dtype a_type, b_type, c_type, d_type;
+    int32_t groups;
+    const int64_t *m; /* groups values */
+    int64_t n, k;
+    int64_t lda, ldb, ldc, ldd;
+} jg_grouped_problem;
+
+/* Host arrays of `groups` device pointers, each 16-byte aligned; pointers of
+ * groups with m[g] = 0 are ignored (may be NULL). c may be NULL without C. */
+typedef struct jg_grouped_args {
+    const void *const *a;
+    const void *const *b;
+    const void *const *c;
+    void *const *d;
+    float alpha;
+    float beta;
+} jg_grouped_args;
+
+/* As jg_gemm_plan, for a grouped problem. The plan runs with jg_grouped_run
+ * only (jg_gemm_run refuses it with JG_ERR_INVALID, and the other way round). */
+JG_API jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem,
+                                 jg_plan **out);
+
+/* Launches every group in one kernel: no allocation, no sync; the tensor
+ * maps of the last pointer set are kept, so a repeated call encodes nothing. */
+JG_API jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
+
+/* jg_grouped_plan then jg_grouped_run. */
+JG_API jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
+                            const jg_grouped_args *args, jg_stream stream);
+
 /* ---- plan introspection ------------------------------------------------ */
 
 typedef enum jg_origin {

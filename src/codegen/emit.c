@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "jg_internal.h"
 
 void jg__buf_append(jg__buf *b, const void *data, size_t len)
@@ -88,20 +90,30 @@ size_t jg__dtype_size(uint32_t dtype)
     return 0;
 }
 
+/* Names encode the kernel's parameters: the same name shows in logs,
+ * profiles, the cache listing and JITGEMM_DUMP files. Grouped kernels carry
+ * a hash of their rows (64 groups' rows do not fit a name). */
 void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[128])
 {
-    char arch_id[16];
+    char arch_id[16], m[32];
     size_t j = 0;
     for (const char *s = arch; *s && j + 1 < sizeof arch_id; ++s)
         if (*s != '_')
             arch_id[j++] = *s;
     arch_id[j] = 0;
-    char m[24];
-    if (key->m)
+    if (key->groups)
+        snprintf(m, sizeof m, "%08x",
+                 (uint32_t)XXH3_64bits(key->group_m, key->groups * sizeof key->group_m[0]));
+    else if (key->m)
         snprintf(m, sizeof m, "%lld", (long long)key->m);
     else
         snprintf(m, sizeof m, "X");
-    snprintf(out, 128, "jg_gemm_%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld",
+    char kind[24];
+    if (key->groups)
+        snprintf(kind, sizeof kind, "glist%u", key->groups);
+    else
+        snprintf(kind, sizeof kind, "gemm");
+    snprintf(out, 128, "jg_%s_%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld", kind,
              jg__dtype_name(key->a_type), jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
              arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
              key->cfg.consumers, key->cfg.cluster, m, (long long)key->n, (long long)key->k);
@@ -172,6 +184,12 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_CONSUMERS %u\n", key->cfg.consumers);
     jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
     jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
+    if (key->groups) {
+        jg__buf_printf(out, "#define JG_GROUPS %u\n#define JG_GROUP_MS", key->groups);
+        for (uint32_t g = 0; g < key->groups; ++g)
+            jg__buf_printf(out, "%s %lld", g ? "," : "", (long long)key->group_m[g]);
+        jg__buf_puts(out, "\n");
+    }
     const jg__template *t = jg__template_find("sm90_gemm.cu");
     if (!t) {
         out->failed = true;

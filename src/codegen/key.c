@@ -25,22 +25,45 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
     out->ldc = p->c_type == JG_DTYPE_NONE ? 0 : (p->ldc ? p->ldc : p->n);
 }
 
+void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
+{
+    memset(out, 0, sizeof *out);
+    out->flags = p->flags;
+    out->a_type = (uint32_t)p->a_type;
+    out->b_type = (uint32_t)p->b_type;
+    out->c_type = (uint32_t)p->c_type;
+    out->d_type = (uint32_t)p->d_type;
+    out->groups = (uint32_t)p->groups;
+    for (int32_t g = 0; g < p->groups; ++g) {
+        out->group_m[g] = p->m[g];
+        out->m += p->m[g];
+    }
+    out->n = p->n;
+    out->k = p->k;
+    out->lda = p->lda ? p->lda : p->k;
+    out->ldb = p->ldb ? p->ldb : p->k;
+    out->ldd = p->ldd ? p->ldd : p->n;
+    out->ldc = p->c_type == JG_DTYPE_NONE ? 0 : (p->ldc ? p->ldc : p->n);
+}
+
 /* Leading dimensions live in the tensor maps and kernel arguments, not in
  * the code: they are left out of the kernel key. */
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out)
 {
     memset(out, 0, sizeof *out);
-    out->key_format = 1;
-    out->kind = 1;
+    out->key_format = 2;
+    out->kind = p->groups ? 2 : 1;
     out->a_type = p->a_type;
     out->b_type = p->b_type;
     out->c_type = p->c_type;
     out->d_type = p->d_type;
     out->flags = p->flags & JG_GEMM_M_GENERIC;
-    out->m = (p->flags & JG_GEMM_M_GENERIC) ? 0 : p->m;
+    out->m = (p->flags & JG_GEMM_M_GENERIC) || p->groups ? 0 : p->m;
     out->n = p->n;
     out->k = p->k;
     out->cfg = *cfg;
+    out->groups = p->groups;
+    memcpy(out->group_m, p->group_m, sizeof out->group_m);
 }
 
 jg__salt jg__salt_make(const char *arch, const char *options)
@@ -58,7 +81,7 @@ jg__salt jg__salt_make(const char *arch, const char *options)
 }
 
 /* Keys are small fixed structs, hashed from one stack buffer. */
-#define JG_KEY_MAX 512
+#define JG_KEY_MAX 1024
 _Static_assert(sizeof(jg__gemm_key) <= JG_KEY_MAX, "grow JG_KEY_MAX");
 _Static_assert(sizeof(jg__problem_key) <= JG_KEY_MAX, "grow JG_KEY_MAX");
 

@@ -100,12 +100,34 @@ typedef struct estimate {
     double compute_s, memory_s, total_s;
 } estimate;
 
+/* Tiles along M: of the one matrix, or summed over the groups. */
+static uint64_t tiles_m(const jg__problem_key *p, uint32_t block_m)
+{
+    if (!p->groups)
+        return ceil_div((uint64_t)p->m, block_m);
+    uint64_t n = 0;
+    for (uint32_t g = 0; g < p->groups; ++g)
+        n += ceil_div((uint64_t)p->group_m[g], block_m);
+    return n;
+}
+
+/* B matrices read: one, or one per group with rows. */
+static double b_matrices(const jg__problem_key *p)
+{
+    if (!p->groups)
+        return 1.0;
+    double n = 0;
+    for (uint32_t g = 0; g < p->groups; ++g)
+        n += p->group_m[g] > 0;
+    return n;
+}
+
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
     estimate e;
     const uint32_t block_m = c->block_m, block_n = c->block_n;
-    e.tiles = ceil_div((uint64_t)p->m, block_m) * ceil_div((uint64_t)p->n, block_n);
+    e.tiles = tiles_m(p, block_m) * ceil_div((uint64_t)p->n, block_n);
     e.waves = ceil_div(e.tiles, (uint64_t)t->sm_count);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k;
     double stage_eff =
@@ -113,8 +135,9 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     double sm_rate =
         SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
+    /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
-        (double)jg__dtype_size(p->a_type) * ((double)p->m + p->n) * (double)p->k +
+        (double)jg__dtype_size(p->a_type) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
         (double)jg__dtype_size(p->d_type) * (double)p->m * p->n * (p->c_type ? 2.0 : 1.0);
     uint64_t active = e.tiles < (uint64_t)t->sm_count ? e.tiles : (uint64_t)t->sm_count;
     double bw = SM90_HBM_BYTES_S * dram_efficiency *

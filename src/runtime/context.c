@@ -198,6 +198,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
 static void plan_free(void *p)
 {
     jg_plan *plan = p;
+    free(plan->list_params);
     pthread_mutex_destroy(&plan->tmap_lock);
     free(plan);
 }

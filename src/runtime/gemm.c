@@ -48,6 +48,36 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
     plan->threads = jg__gemm_threads(&cfg);
     pthread_mutex_init(&plan->tmap_lock, NULL);
     plan->grid = jg__gemm_grid(plan, pk->m);
+    if (pk->groups) {
+        plan->list_params = aligned_alloc(64, JG_LIST_SIZE(pk->groups));
+        if (!plan->list_params) {
+            pthread_mutex_destroy(&plan->tmap_lock);
+            free(plan);
+            return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a grouped parameter block");
+        }
+    }
+    *out = plan;
+    return JG_OK;
+}
+
+jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
+{
+    jg_status st = JG_OK;
+    jg_plan *plan = jg__table_find(&ctx->plans, pk);
+    if (!plan)
+        plan = jg__table_claim(&ctx->plans, pk, &st);
+    if (st != JG_OK)
+        return jg__fail(ctx, st, "plan table");
+    if (plan) {
+        __atomic_fetch_add(&ctx->stats.plans_memory, 1, __ATOMIC_RELAXED);
+        *out = plan;
+        return JG_OK;
+    }
+    if ((st = build_plan(ctx, pk, &plan)) != JG_OK) {
+        jg__table_abandon(&ctx->plans, pk);
+        return st;
+    }
+    jg__table_publish(&ctx->plans, pk, plan);
     *out = plan;
     return JG_OK;
 }
@@ -63,23 +93,7 @@ jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem, jg_plan 
         return st;
     jg__problem_key pk;
     jg__problem_key_make(problem, &pk);
-    jg_plan *plan = jg__table_find(&ctx->plans, &pk);
-    if (!plan)
-        plan = jg__table_claim(&ctx->plans, &pk, &st);
-    if (st != JG_OK)
-        return jg__fail(ctx, st, "plan table");
-    if (plan) {
-        __atomic_fetch_add(&ctx->stats.plans_memory, 1, __ATOMIC_RELAXED);
-        *out = plan;
-        return JG_OK;
-    }
-    if ((st = build_plan(ctx, &pk, &plan)) != JG_OK) {
-        jg__table_abandon(&ctx->plans, &pk);
-        return st;
-    }
-    jg__table_publish(&ctx->plans, &pk, plan);
-    *out = plan;
-    return JG_OK;
+    return jg__plan_get(ctx, &pk, out);
 }
 
 static jg_status check_ptr(jg_context *ctx, const char *name, const void *p)
@@ -98,6 +112,8 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
     jg_context *ctx = plan->ctx;
     if (!args)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
+    if (plan->problem.groups)
+        return jg__fail(ctx, JG_ERR_INVALID, "a grouped plan: launch it with jg_grouped_run");
     jg_status st;
     if ((st = check_ptr(ctx, "a", args->a)) || (st = check_ptr(ctx, "b", args->b)) ||
         (st = check_ptr(ctx, "d", args->d)))

@@ -7,11 +7,26 @@
 
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
-    uint64_t tiles_m = ((uint64_t)m + plan->cfg.block_m - 1) / plan->cfg.block_m;
+    const jg__problem_key *p = &plan->problem;
+    uint64_t tiles_m = 0;
+    if (p->groups)
+        for (uint32_t g = 0; g < p->groups; ++g)
+            tiles_m += ((uint64_t)p->group_m[g] + plan->cfg.block_m - 1) / plan->cfg.block_m;
+    else
+        tiles_m = ((uint64_t)m + plan->cfg.block_m - 1) / plan->cfg.block_m;
     uint64_t tiles_n = ((uint64_t)plan->problem.n + plan->cfg.block_n - 1) / plan->cfg.block_n;
     uint64_t tiles = tiles_m * tiles_n;
     uint64_t sms = (uint64_t)plan->ctx->target.sm_count;
     return (uint32_t)(tiles < sms ? tiles : sms);
+}
+
+/* Columns of D that TMA stores: N down to whole 16-byte pieces (the kernel
+ * stores the rest, JG_N_TMA); at least one piece, for a valid map. */
+static uint64_t d_map_cols(const jg__problem_key *p)
+{
+    const uint64_t per16 = 16 / jg__dtype_size(p->d_type);
+    const uint64_t n16 = (uint64_t)p->n / per16 * per16;
+    return n16 ? n16 : per16;
 }
 
 /* Finds or encodes the tensor maps for (a, b, m) under the plan's lock. */
@@ -43,13 +58,9 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b, (uint64_t)p->n,
                                     (uint64_t)p->k, (uint64_t)p->ldb, plan->cfg.block_n, box_k);
-        /* TMA writes whole 16-byte pieces of a row: the map stops at the last
-         * whole piece within n, the kernel stores the rest (JG_N_TMA). */
-        const uint64_t per16 = 16 / jg__dtype_size(p->d_type);
-        const uint64_t n16 = (uint64_t)p->n / per16 * per16;
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
-                                    n16 ? n16 : per16, (uint64_t)p->ldd, 64, epi_cols);
+                                    d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
         if (st == JG_OK) {
             slot->a = args->a;
             slot->b = args->b;
@@ -67,9 +78,41 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     return st;
 }
 
-jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+/* cuLaunchKernelEx of the plan's kernel with one parameter block. */
+static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream stream)
 {
     jg_context *ctx = plan->ctx;
+    CUlaunchAttribute attrs[1];
+    unsigned nattrs = 0;
+    if (plan->cfg.cluster > 1) {
+        attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[0].value.clusterDim.x = plan->cfg.cluster;
+        attrs[0].value.clusterDim.y = 1;
+        attrs[0].value.clusterDim.z = 1;
+        nattrs = 1;
+    }
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = grid;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = plan->threads;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = plan->kernel->smem_bytes;
+    cfg.hStream = (CUstream)stream;
+    cfg.attrs = attrs;
+    cfg.numAttrs = nattrs;
+    void *params[] = {kargs};
+    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, plan->kernel->fn, params, NULL);
+    if (r != CUDA_SUCCESS)
+        return jg__fail_cu(ctx, "cuLaunchKernelEx", r);
+    if (jg__log_on(&ctx->log, JG_LOGC_LAUNCH))
+        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH, "launched %s: grid %u, %u threads",
+                 plan->kernel->name, cfg.gridDimX, cfg.blockDimX);
+    return JG_OK;
+}
+
+jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+{
     const int64_t m = args->m ? args->m : plan->problem.m;
     jg_gemm_kargs ka;
     memset(&ka, 0, sizeof ka);
@@ -83,33 +126,74 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     ka.m = (int32_t)m;
     ka.alpha = args->alpha;
     ka.beta = args->beta;
+    return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
+}
 
-    CUlaunchAttribute attrs[1];
-    unsigned nattrs = 0;
-    if (plan->cfg.cluster > 1) {
-        attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attrs[0].value.clusterDim.x = plan->cfg.cluster;
-        attrs[0].value.clusterDim.y = 1;
-        attrs[0].value.clusterDim.z = 1;
-        nattrs = 1;
+/* The grouped parameter block for one pointer set: per group with rows, the
+ * tensor maps of A_g, B_g and D_g, and the C_g and D_g pointers. */
+static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_GROUPS])
+{
+    const jg__problem_key *p = &plan->problem;
+    const uint32_t G = p->groups;
+    const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
+    unsigned char *buf = plan->list_params;
+    memset(buf, 0, JG_LIST_SIZE(G));
+    for (uint32_t g = 0; g < G; ++g) {
+        const uint64_t rows = (uint64_t)p->group_m[g];
+        if (!rows)
+            continue;
+        jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
+                                          p->a_type, ptrs[0][g], rows, (uint64_t)p->k,
+                                          (uint64_t)p->lda, plan->cfg.block_m, 64);
+        if (st == JG_OK)
+            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g,
+                                    p->b_type, ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k,
+                                    (uint64_t)p->ldb, plan->cfg.block_n, 64);
+        if (st == JG_OK)
+            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g,
+                                    p->d_type, ptrs[3][g], rows, d_map_cols(p), (uint64_t)p->ldd,
+                                    64, epi_cols);
+        if (st != JG_OK)
+            return st;
+        memcpy(buf + JG_LIST_OFF_C(G) + 8 * g, &ptrs[2][g], sizeof(void *));
+        memcpy(buf + JG_LIST_OFF_DPTR(G) + 8 * g, &ptrs[3][g], sizeof(void *));
     }
-    CUlaunchConfig cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = jg__gemm_grid(plan, m);
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = plan->threads;
-    cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = plan->kernel->smem_bytes;
-    cfg.hStream = (CUstream)stream;
-    cfg.attrs = attrs;
-    cfg.numAttrs = nattrs;
-    void *params[] = {&ka};
-    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, plan->kernel->fn, params, NULL);
-    if (r != CUDA_SUCCESS)
-        return jg__fail_cu(ctx, "cuLaunchKernelEx", r);
-    if (jg__log_on(&ctx->log, JG_LOGC_LAUNCH))
-        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH,
-                 "launched %s: grid %u, %u threads, m %lld", plan->kernel->name, cfg.gridDimX,
-                 cfg.blockDimX, (long long)m);
+    memcpy(buf + JG_LIST_OFF_LDC(G), &p->ldc, sizeof p->ldc);
+    memcpy(buf + JG_LIST_OFF_LDD(G), &p->ldd, sizeof p->ldd);
     return JG_OK;
+}
+
+/* Under the plan's lock: the block is rebuilt only for a new pointer set,
+ * and the driver copies it during the launch. */
+jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)
+{
+    const jg__problem_key *p = &plan->problem;
+    const uint32_t G = p->groups;
+    const void *ptrs[4][JG_GROUPED_MAX_GROUPS];
+    memset(ptrs, 0, sizeof ptrs);
+    for (uint32_t g = 0; g < G; ++g) {
+        if (!p->group_m[g])
+            continue;
+        ptrs[0][g] = args->a[g];
+        ptrs[1][g] = args->b[g];
+        ptrs[2][g] = p->c_type ? args->c[g] : NULL;
+        ptrs[3][g] = args->d[g];
+    }
+    jg_status st = JG_OK;
+    pthread_mutex_lock(&plan->tmap_lock);
+    if (!plan->list_ready || memcmp(ptrs, plan->list_ptrs, sizeof ptrs)) {
+        plan->list_ready = false;
+        st = list_params(plan, ptrs);
+        if (st == JG_OK) {
+            memcpy(plan->list_ptrs, ptrs, sizeof ptrs);
+            plan->list_ready = true;
+        }
+    }
+    if (st == JG_OK && plan->grid) {
+        memcpy(plan->list_params + JG_LIST_OFF_ALPHA(G), &args->alpha, sizeof(float));
+        memcpy(plan->list_params + JG_LIST_OFF_BETA(G), &args->beta, sizeof(float));
+        st = launch(plan, plan->grid, plan->list_params, stream);
+    }
+    pthread_mutex_unlock(&plan->tmap_lock);
+    return st;
 }

@@ -71,6 +71,38 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
     return JG_OK;
 }
 
+/* The rules of a grouped problem: the dense rules for what the groups share
+ * (checked on a stand-in dense problem), then the groups themselves. */
+jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
+{
+    if (!p)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
+    if (p->flags)
+        return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: no grouped flags exist yet", p->flags);
+    if (p->layout != JG_GROUPED_LIST)
+        return jg__fail(ctx, p->layout == 2 || p->layout == 3 ? JG_ERR_UNSUPPORTED : JG_ERR_INVALID,
+                        "layout %d: only JG_GROUPED_LIST (1) is implemented", (int)p->layout);
+    if (p->groups < 1)
+        return jg__fail(ctx, JG_ERR_INVALID, "groups = %d: must be >= 1", (int)p->groups);
+    if (p->groups > JG_GROUPED_MAX_GROUPS)
+        return jg__fail(ctx, JG_ERR_TOO_LARGE, "groups = %d: at most %d in the list layout",
+                        (int)p->groups, JG_GROUPED_MAX_GROUPS);
+    if (!p->m)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem.m (the rows of each group) is NULL");
+    for (int32_t g = 0; g < p->groups; ++g) {
+        if (p->m[g] < 0)
+            return jg__fail(ctx, JG_ERR_INVALID, "m[%d] = %lld: must be >= 0", (int)g,
+                            (long long)p->m[g]);
+        if (p->m[g] > JG_DIM_MAX)
+            return jg__fail(ctx, JG_ERR_TOO_LARGE, "m[%d] = %lld: must be <= 2^31-1", (int)g,
+                            (long long)p->m[g]);
+    }
+    jg_gemm_problem shared = {.a_type = p->a_type, .b_type = p->b_type, .c_type = p->c_type,
+                              .d_type = p->d_type, .m = 1, .n = p->n, .k = p->k,
+                              .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc, .ldd = p->ldd};
+    return jg__validate_gemm(ctx, &shared);
+}
+
 jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
 {
     jg_status st;

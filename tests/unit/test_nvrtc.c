@@ -231,6 +231,33 @@ int main(int argc, char **argv)
             check_sass(cuobjdump, &key, &cubin);
         jg__buf_free(&cubin);
     }
+    /* The seeds' grouped cases (list layout): group rows baked in. */
+    static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},
+                                         {40, 76, 168, 72, 164, 148, 196, 160},
+                                         {192, 320},
+                                         {128, 384}};
+    static const int64_t seed_nk[4][3] = {{8, 4096, 7168}, {8, 7168, 2048}, {2, 3072, 4096},
+                                          {2, 4096, 1536}};
+    jg__target t = {.sm_count = 132, .smem_per_block = 232448};
+    snprintf(t.arch_name, sizeof t.arch_name, "sm_90a");
+    t.arch = t.arch_name;
+    for (int i = 0; i < 4; ++i) {
+        jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16, .b_type = JG_BF16,
+                                 .d_type = JG_BF16, .groups = (int32_t)seed_nk[i][0],
+                                 .m = seed_m[i], .n = seed_nk[i][1], .k = seed_nk[i][2]};
+        jg__problem_key pk;
+        jg__grouped_key_make(&gp, &pk);
+        jg__gemm_config cfg;
+        jg__log quiet = {0};
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &cfg) == JG_OK, "planning seed case %d", i + 1);
+        jg__gemm_key key;
+        jg__gemm_key_make(&pk, &cfg, &key);
+        jg__buf cubin = {0};
+        double ms;
+        if (compile_key(&key, &cubin, &ms) == JG_OK)
+            check_sass(cuobjdump, &key, &cubin);
+        jg__buf_free(&cubin);
+    }
     return jg_test_result("sass");
 #else
     (void)argc;

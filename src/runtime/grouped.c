@@ -1,0 +1,69 @@
+/* Grouped GEMM entry points (list layout): plan and run. */
+#include <stdio.h>
+
+#include "jg_internal.h"
+
+jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg_plan **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !out)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
+    jg_status st = jg__validate_grouped(ctx, problem);
+    if (st != JG_OK)
+        return st;
+    jg__problem_key pk;
+    jg__grouped_key_make(problem, &pk);
+    return jg__plan_get(ctx, &pk, out);
+}
+
+/* One pointer array: present, and each used pointer non-NULL and 16-byte
+ * aligned (groups without rows are not read). */
+static jg_status check_array(jg_context *ctx, const jg__problem_key *p, const char *name,
+                             const void *const *ptrs)
+{
+    if (!ptrs)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL", name);
+    for (uint32_t g = 0; g < p->groups; ++g) {
+        if (!p->group_m[g])
+            continue;
+        if (!ptrs[g])
+            return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s[%u] is NULL", name, g);
+        if ((uintptr_t)ptrs[g] % 16)
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s[%u] = %p is not 16-byte aligned",
+                            name, g, ptrs[g]);
+    }
+    return JG_OK;
+}
+
+jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)
+{
+    if (!plan)
+        return jg__fail(NULL, JG_ERR_NULL_POINTER, "plan is NULL");
+    jg_context *ctx = plan->ctx;
+    const jg__problem_key *p = &plan->problem;
+    if (!args)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
+    if (!p->groups)
+        return jg__fail(ctx, JG_ERR_INVALID, "a dense plan: launch it with jg_gemm_run");
+    jg_status st;
+    if ((st = check_array(ctx, p, "a", args->a)) || (st = check_array(ctx, p, "b", args->b)) ||
+        (st = check_array(ctx, p, "d", (const void *const *)args->d)))
+        return st;
+    if (p->c_type != JG_DTYPE_NONE && (st = check_array(ctx, p, "c", args->c)))
+        return st;
+    if (ctx->offline)
+        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
+                        ctx->arch);
+    return jg__grouped_launch(plan, args, stream);
+}
+
+jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
+                     const jg_grouped_args *args, jg_stream stream)
+{
+    if (ctx && !args) /* before planning: a bad call compiles nothing */
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
+    jg_plan *plan;
+    jg_status st = jg_grouped_plan(ctx, problem, &plan);
+    return st != JG_OK ? st : jg_grouped_run(plan, args, stream);
+}
