@@ -359,6 +359,9 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
 
 /* gemm.c: a plan for a validated problem key (dense or grouped), from the
  * memory table or built (planner, kernel, plan); the table hit is counted. */
+jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key);
+/* The key of the kernel a dense or grouped problem needs (validated, planned). */
+jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out);
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out);
 
 size_t jg__dtype_size(uint32_t dtype);

@@ -391,6 +391,11 @@ enum result { RESULT_PENDING, RESULT_COMPILED, RESULT_CACHED, RESULT_FAILED };
 /* One distinct kernel, and the first spec line that needs it. */
 typedef struct job {
     jg_gemm_problem problem;
+    /* Grouped lines (list layout): the problem's m points at group_m when
+     * used, since jobs move when they are sorted. */
+    bool grouped;
+    jg_grouped_problem gproblem;
+    int64_t group_m[JG_GROUPED_MAX_GROUPS];
     jg__hash128 hash;
     char name[128];
     const char *file;
@@ -623,11 +628,19 @@ static int open_context(warm *w)
 
 /* ---- which kernels ------------------------------------------------------ */
 
-/* Why no kernel exists for a line yet, or NULL. */
+/* Why no kernel exists for a line yet, or NULL. Grouped lines have kernels
+ * in the list layout (the seeds' format), with one n and one k. */
 static const char *unsupported(const struct spec *s)
 {
-    if (s->kind == SPEC_GROUPED)
-        return "kind grouped has no kernels in libjitgemm yet";
+    if (s->kind == SPEC_GROUPED) {
+        if (s->layout != SPEC_LAYOUT_NONE && s->layout != SPEC_LAYOUT_LIST)
+            return "grouped layouts contiguous and masked have no kernels in libjitgemm yet";
+        if (s->g > JG_GROUPED_MAX_GROUPS)
+            return "more groups than the list layout bakes in (64)";
+        for (int g = 1; g < s->g; ++g)
+            if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
+                return "groups with different n or k are not supported";
+    }
     if (s->dtype == SPEC_FP8)
         return "dtype fp8 has no kernels in libjitgemm yet";
     if (s->dtype == SPEC_NVFP4)
@@ -642,6 +655,17 @@ static jg_gemm_problem problem_of(const options *o, const struct spec *s)
                          .m = s->m[0], .n = s->n[0], .k = s->k[0]};
     if (o->m_generic)
         p.flags = JG_GEMM_M_GENERIC;
+    return p;
+}
+
+/* A grouped line as a list-layout problem; its rows are copied to m. */
+static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct spec *s, int64_t *m)
+{
+    for (int g = 0; g < s->g; ++g)
+        m[g] = s->m[g];
+    jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = dense->a_type,
+                            .b_type = dense->b_type, .d_type = dense->d_type,
+                            .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0]};
     return p;
 }
 
@@ -662,7 +686,15 @@ static bool job_of(warm *w, size_t i, job *j)
     j->problem = problem_of(&w->opt, &it->s);
     jg__gemm_key key;
     thread_error[0] = 0;
-    if (jg__gemm_kernel_key(w->ctx, &j->problem, &key) != JG_OK) {
+    jg_status st;
+    if (it->s.kind == SPEC_GROUPED) {
+        j->grouped = true;
+        j->gproblem = grouped_of(&j->problem, &it->s, j->group_m);
+        st = jg__grouped_kernel_key(w->ctx, &j->gproblem, &key);
+    } else {
+        st = jg__gemm_kernel_key(w->ctx, &j->problem, &key);
+    }
+    if (st != JG_OK) {
         char reason[512];
         one_line(thread_error[0] ? thread_error : jg_context_last_error(w->ctx), reason,
                  sizeof reason);
@@ -739,7 +771,13 @@ static void run_job(warm *w, job *j)
     const char *why;
     thread_error[0] = thread_warning[0] = 0;
     double t0 = now_s();
-    jg_status st = jg_gemm_plan(w->ctx, &j->problem, &plan);
+    jg_status st;
+    if (j->grouped) {
+        j->gproblem.m = j->group_m;
+        st = jg_grouped_plan(w->ctx, &j->gproblem, &plan);
+    } else {
+        st = jg_gemm_plan(w->ctx, &j->problem, &plan);
+    }
     if (st == JG_OK)
         st = jg_plan_get_info(plan, &info);
     j->seconds = now_s() - t0;

@@ -137,13 +137,16 @@ typedef struct spec_dims {
     bool is_list;
 } spec_dims;
 
+/* A list of m (a group's rows) may hold 0: that group is empty. */
 static int dim_value(const spec_errs *e, const char *key, json_t *v, size_t index, bool is_list,
                      int64_t *out)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+    const int64_t min = is_list && !strcmp(key, "m") ? 0 : 1;
+    if (!json_is_integer(v) || json_integer_value(v) < min ||
         json_integer_value(v) > SPEC_DIM_MAX) {
         if (is_list)
-            return fail(e, key, "element [%zu]: " DIM_RULE, index);
+            return fail(e, key, "element [%zu]: %s", index,
+                        min ? DIM_RULE : "expected an integer in [0, 2^31-1]");
         return fail(e, key, DIM_RULE " or a list of them");
     }
     *out = json_integer_value(v);

@@ -5,7 +5,7 @@
 #include "jg_internal.h"
 
 /* The planner's choice for a validated problem, as key bytes. */
-static jg_status key_for(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)
+jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)
 {
     jg__gemm_config cfg;
     jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
@@ -25,13 +25,13 @@ jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gem
         return st;
     jg__problem_key pk;
     jg__problem_key_make(p, &pk);
-    return key_for(ctx, &pk, out);
+    return jg__plan_key(ctx, &pk, out);
 }
 
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__gemm_key key;
-    jg_status st = key_for(ctx, pk, &key);
+    jg_status st = jg__plan_key(ctx, pk, &key);
     if (st != JG_OK)
         return st;
     jg__gemm_config cfg = key.cfg;

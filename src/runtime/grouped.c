@@ -17,6 +17,16 @@ jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg
     return jg__plan_get(ctx, &pk, out);
 }
 
+jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
+{
+    jg_status st = jg__validate_grouped(ctx, p);
+    if (st != JG_OK)
+        return st;
+    jg__problem_key pk;
+    jg__grouped_key_make(p, &pk);
+    return jg__plan_key(ctx, &pk, out);
+}
+
 /* One pointer array: present, and each used pointer non-NULL and 16-byte
  * aligned (groups without rows are not read). */
 static jg_status check_array(jg_context *ctx, const jg__problem_key *p, const char *name,

@@ -68,6 +68,11 @@ static void test_seed_format(void)
                sizeof err);
     CHECK(rc == 0 && s.kind == SPEC_GROUPED && s.g == 2, "g from lists: %s", err);
     spec_free(&s);
+
+    /* A group may be empty (0 rows); n and k may not. */
+    rc = parse("{\"m\": [0, 5], \"n\": [8, 8], \"k\": [8, 8]}", 5, &s, err, sizeof err);
+    CHECK(rc == 0 && s.m[0] == 0 && s.m[1] == 5, "an empty group: %s", err);
+    spec_free(&s);
 }
 
 static void test_grouped_layouts(void)
@@ -159,6 +164,9 @@ static const struct {
     {"{\"m\": 1, \"n\": 8}", "line 7: field 'k': missing"},
     {"{\"m\": 1, \"n\": 8, \"k\": []}", "line 7: field 'k': empty list"},
     {"{\"m\": [1, 2], \"n\": [8, 8], \"k\": [8, 0]}", "line 7: field 'k': element [1]"},
+    {"{\"m\": [1, -1], \"n\": [8, 8], \"k\": [8, 8]}",
+     "line 7: field 'm': element [1]: expected an integer in [0, 2^31-1]"},
+    {"{\"m\": 0, \"n\": 8, \"k\": 8}", "line 7: field 'm': expected an integer in [1, "},
     {"{\"m\": [1, 2], \"n\": [8, 8, 8], \"k\": [8, 8]}", "line 7: field 'n': a list of 3"},
     {"{\"m\": [1, 2], \"n\": [8, 8], \"k\": [8, 8], \"g\": 3}", "line 7: field 'm': "},
     {"{\"m\": [1], \"n\": [8], \"k\": [8], \"g\": 0}", "line 7: field 'g': "},

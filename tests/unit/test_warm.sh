@@ -41,7 +41,7 @@ cat >"$tmp/bad.jsonl" <<'EOF'
 {"name": "cut", "m": 128,
 EOF
 cat >"$tmp/unsupported.jsonl" <<'EOF'
-{"m": [80, 176], "n": [4096, 4096], "k": [7168, 7168], "g": 2, "seed": 1111}
+{"name": "masked", "kind": "grouped", "layout": "masked", "m": [3, 5], "n": [256, 256], "k": [256, 256], "g": 2, "m_max": 8}
 {"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}
 EOF
 cat >"$tmp/generic.jsonl" <<'EOF'
@@ -81,11 +81,22 @@ expect "^failed 2$" "malformed lines"
 
 run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
 expect_rc 1 "unsupported lines"
-expect "unsupported: kind grouped .*line 1" "unsupported lines"
+expect "unsupported: grouped layouts contiguous and masked .*line 1" "unsupported lines"
 expect "unsupported: dtype fp8 .*line 2" "unsupported lines"
 run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
 expect_rc 0 "--skip-unsupported"
 expect "^skipped 2 " "--skip-unsupported"
+
+# ---- a grouped line in the seeds' format: one kernel for its rows ----------
+printf '%s\n' '{"m": [80, 0, 176], "n": [512, 512, 512], "k": [256, 256, 256], "g": 3, "seed": 1111}' \
+    >"$tmp/grouped.jsonl"
+run --arch sm_90a --cache-dir "$tmp/grouped-cache" "$tmp/grouped.jsonl"
+expect_rc 0 "grouped line"
+expect "^compiled 1$" "grouped line"
+expect "jg_glist3_" "grouped line"
+run --arch sm_90a --cache-dir "$tmp/grouped-cache" "$tmp/grouped.jsonl"
+expect_rc 0 "grouped line again"
+expect "^already cached 1$" "grouped line again"
 
 # ---- counting kernels without compiling ------------------------------------
 run --arch sm_90a --cache-dir "$cache" -n "$tmp/generic.jsonl"
