@@ -138,25 +138,31 @@ JG_DEV constexpr uint32_t jg_total_tiles()
     return n;
 }
 
-/* Tile t: its group found by a compare chain over the baked tile counts. */
+/* Tile t: its group found by a chain of compares against the baked tile
+ * offsets (immediates, selecting four integers), then the group's operands
+ * read from the parameter block by index (__grid_constant__: no copy). */
 JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
 {
-    jg_tile tl = {};
-    uint32_t start = 0;
+    uint32_t g = 0, start = 0, tiles_m = 0, first = 0;
+    int32_t m = 0;
 #pragma unroll
-    for (int g = 0; g < JG_GROUPS; ++g) {
-        const uint32_t count = jg_group_tiles_m(g) * JG_TILES_N;
-        if (t >= start && t < start + count) {
-            jg_tile_coords(t - start, jg_group_tiles_m(g), tl.tm, tl.tn);
-            tl.m = jg_group_m(g);
-            tl.a = &p.a[g];
-            tl.b = &p.b[g];
-            tl.d = &p.d[g];
-            tl.c = p.c[g];
-            tl.d_ptr = p.d_ptr[g];
+    for (int i = 0; i < JG_GROUPS; ++i) {
+        if (jg_group_tiles_m(i) && t >= first) {
+            g = (uint32_t)i;
+            start = first;
+            tiles_m = jg_group_tiles_m(i);
+            m = jg_group_m(i);
         }
-        start += count;
+        first += jg_group_tiles_m(i) * JG_TILES_N;
     }
+    jg_tile tl;
+    jg_tile_coords(t - start, tiles_m, tl.tm, tl.tn);
+    tl.m = m;
+    tl.a = &p.a[g];
+    tl.b = &p.b[g];
+    tl.d = &p.d[g];
+    tl.c = p.c[g];
+    tl.d_ptr = p.d_ptr[g];
     return tl;
 }
 #else

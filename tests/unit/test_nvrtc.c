@@ -258,6 +258,26 @@ int main(int argc, char **argv)
             check_sass(cuobjdump, &key, &cubin);
         jg__buf_free(&cubin);
     }
+    /* 64 groups (the most), empty ones among them, fp32 out with C: the
+     * largest group lookup next to the largest epilogue. */
+    int64_t many[JG_GROUPED_MAX_GROUPS];
+    for (int g = 0; g < JG_GROUPED_MAX_GROUPS; ++g)
+        many[g] = (g * 37) % 5 == 0 ? 0 : 1 + (g * 53) % 300;
+    jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_FP16, .b_type = JG_FP16,
+                             .c_type = JG_FP32, .d_type = JG_FP32,
+                             .groups = JG_GROUPED_MAX_GROUPS, .m = many, .n = 1000, .k = 520};
+    jg__problem_key pk;
+    jg__grouped_key_make(&gp, &pk);
+    jg__gemm_config cfg;
+    jg__log quiet = {0};
+    CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &cfg) == JG_OK, "planning 64 groups");
+    jg__gemm_key key;
+    jg__gemm_key_make(&pk, &cfg, &key);
+    jg__buf cubin = {0};
+    double ms;
+    if (compile_key(&key, &cubin, &ms) == JG_OK)
+        check_sass(cuobjdump, &key, &cubin);
+    jg__buf_free(&cubin);
     return jg_test_result("sass");
 #else
     (void)argc;
