@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Grouped GEMM: libjitgemm against PyTorch's torch._grouped_mm, same process.
+
+    python3 bench/peer_torch.py [--spec bench/shapes.jsonl] [--lib build/libjitgemm.so]
+                                [--only NAME,NAME] [--timer auto|triton|events]
+                                [--reps N] [--json FILE]
+
+For every line of kind "grouped", layout "list" in the spec (the seeds' four
+cases): D_g[m_g, n] = A_g[m_g, k] * B_g[n, k]^T in BF16, FP32 accumulation.
+Both sides read the same tensors: A is one [sum m_g, k] tensor whose groups
+follow each other, B one [G, n, k] tensor, D one [sum m_g, n] tensor -- the
+MoE layout torch._grouped_mm takes (2D x 3D with end offsets). libjitgemm gets
+per-group pointers into those tensors through ctypes.
+
+The results are compared (max |D_jg - D_torch| / max |D_torch|) before timing;
+a mismatch marks the row and makes the exit status 1. Times are medians over
+launches, each preceded by a 256 MiB write that flushes the 50 MB L2.
+"""
+import argparse
+import ctypes
+import inspect
+import json
+import os
+import statistics
+import sys
+
+import torch
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOLERANCE = 2e-2  # two bf16 roundings of the same FP32 sums, different orders
+
+# ---- libjitgemm through ctypes (mirrors include/jitgemm/jitgemm.h) ----------
+
+JG_OK = 0
+JG_BF16 = 1
+JG_DTYPE_NONE = 0
+JG_GROUPED_LIST = 1
+JG_ORIGIN_COMPILED = 1
+
+
+class GroupedProblem(ctypes.Structure):
+    """jg_grouped_problem. C enums are int-sized, so c_int."""
+
+    _fields_ = [
+        ("flags", ctypes.c_uint32),
+        ("layout", ctypes.c_int),
+        ("a_type", ctypes.c_int),
+        ("b_type", ctypes.c_int),
+        ("c_type", ctypes.c_int),
+        ("d_type", ctypes.c_int),
+        ("groups", ctypes.c_int32),
+        ("m", ctypes.POINTER(ctypes.c_int64)),
+        ("n", ctypes.c_int64),
+        ("k", ctypes.c_int64),
+        ("lda", ctypes.c_int64),
+        ("ldb", ctypes.c_int64),
+        ("ldc", ctypes.c_int64),
+        ("ldd", ctypes.c_int64),
+    ]
+
+
+class GroupedArgs(ctypes.Structure):
+    """jg_grouped_args: host arrays of device pointers, one per group."""
+
+    _fields_ = [
+        ("a", ctypes.POINTER(ctypes.c_void_p)),
+        ("b", ctypes.POINTER(ctypes.c_void_p)),
+        ("c", ctypes.POINTER(ctypes.c_void_p)),
+        ("d", ctypes.POINTER(ctypes.c_void_p)),
+        ("alpha", ctypes.c_float),
+        ("beta", ctypes.c_float),
+    ]
+
+
+class PlanInfo(ctypes.Structure):
+    """jg_plan_info."""
+
+    _fields_ = [
+        ("kernel_name", ctypes.c_char_p),
+        ("origin", ctypes.c_int),
+        ("block_m", ctypes.c_uint32),
+        ("block_n", ctypes.c_uint32),
+        ("block_k", ctypes.c_uint32),
+        ("stages", ctypes.c_uint32),
+        ("cluster", ctypes.c_uint32),
+        ("grid", ctypes.c_uint32),
+        ("threads", ctypes.c_uint32),
+        ("smem_bytes", ctypes.c_uint32),
+        ("key_hash", ctypes.c_uint64 * 2),
+    ]
+
+
+class JitGemm:
+    """The few entry points this benchmark needs, with their C signatures."""
+
+    def __init__(self, path):
+        lib = ctypes.CDLL(path)
+        vp = ctypes.c_void_p
+        lib.jg_version.restype = ctypes.c_char_p
+        lib.jg_version.argtypes = []
+        lib.jg_status_name.restype = ctypes.c_char_p
+        lib.jg_status_name.argtypes = [ctypes.c_int]
+        lib.jg_context_create.restype = ctypes.c_int
+        lib.jg_context_create.argtypes = [vp, ctypes.POINTER(vp)]
+        lib.jg_context_destroy.restype = None
+        lib.jg_context_destroy.argtypes = [vp]
+        lib.jg_context_last_error.restype = ctypes.c_char_p
+        lib.jg_context_last_error.argtypes = [vp]
+        lib.jg_grouped_plan.restype = ctypes.c_int
+        lib.jg_grouped_plan.argtypes = [vp, ctypes.POINTER(GroupedProblem), ctypes.POINTER(vp)]
+        lib.jg_grouped_run.restype = ctypes.c_int
+        lib.jg_grouped_run.argtypes = [vp, ctypes.POINTER(GroupedArgs), vp]
+        lib.jg_plan_get_info.restype = ctypes.c_int
+        lib.jg_plan_get_info.argtypes = [vp, ctypes.POINTER(PlanInfo)]
+        self.lib = lib
+        self.ctx = None
+
+    def check(self, status, what):
+        if status != JG_OK:
+            # the context's message already starts with the status name
+            text = self.lib.jg_context_last_error(self.ctx).decode(errors="replace")
+            raise RuntimeError(f"{what}: {text or self.lib.jg_status_name(status).decode()}")
+
+    def create_context(self):
+        """Binds to the CUDA context current on this thread: torch's primary one."""
+        ctx = ctypes.c_void_p()
+        self.check(self.lib.jg_context_create(None, ctypes.byref(ctx)), "jg_context_create")
+        self.ctx = ctx
+
+    def plan(self, rows, n, k):
+        """Plans a BF16 list-layout problem; returns (plan, PlanInfo)."""
+        m = (ctypes.c_int64 * len(rows))(*rows)  # copied by the library
+        p = GroupedProblem(layout=JG_GROUPED_LIST, a_type=JG_BF16, b_type=JG_BF16,
+                           c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows),
+                           m=m, n=n, k=k)
+        plan = ctypes.c_void_p()
+        self.check(self.lib.jg_grouped_plan(self.ctx, ctypes.byref(p), ctypes.byref(plan)),
+                   "jg_grouped_plan")
+        info = PlanInfo()
+        self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
+        return plan, info
+
+    def destroy(self):
+        if self.ctx:
+            self.lib.jg_context_destroy(self.ctx)
+            self.ctx = None
+
+
+def pointer_array(ptrs):
+    return (ctypes.c_void_p * len(ptrs))(*ptrs)
+
+
+class GroupedLaunch:
+    """A planned problem bound to torch tensors: A [M, k], B [G, n, k], D [M, n].
+
+    The pointer arrays are built once and kept alive here, so a timed call is
+    only the ctypes call and the launch (the library keeps the tensor maps of
+    the last pointer set, so repeated calls encode nothing)."""
+
+    def __init__(self, jg, plan, rows, a, b, d):
+        k, n = a.shape[1], d.shape[1]
+        first, pa, pb, pd = 0, [], [], []
+        for g, m in enumerate(rows):
+            pa.append(a.data_ptr() + first * k * a.element_size())
+            pb.append(b[g].data_ptr())
+            pd.append(d.data_ptr() + first * n * d.element_size())
+            first += m
+        self._arrays = (pointer_array(pa), pointer_array(pb), pointer_array(pd))
+        self.args = GroupedArgs(a=self._arrays[0], b=self._arrays[1], c=None,
+                                d=self._arrays[2], alpha=1.0, beta=0.0)
+        self.jg, self.plan = jg, plan
+
+    def __call__(self):
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
+                      "jg_grouped_run")
+
+
+# ---- the PyTorch side --------------------------------------------------------
+
+def torch_grouped(rows, a, b, d):
+    """Returns (name, fn) computing d = a * b^T per group into d.
+
+    torch._grouped_mm(mat_a [M, k], mat_b [G, k, n], offs=int32 group ends)
+    is used when present (its signature is read at run time; out_dtype is
+    passed only if accepted); else one torch.mm per group."""
+    op = getattr(torch, "_grouped_mm", None)
+    if op is not None:
+        offs = torch.tensor(rows, dtype=torch.int32, device=a.device).cumsum(0, dtype=torch.int32)
+        bt = b.transpose(-2, -1)  # [G, k, n] view, k contiguous: B's natural layout
+        kwargs = {"offs": offs}
+        if accepts(op, "out_dtype"):
+            kwargs["out_dtype"] = torch.bfloat16
+
+        # The op allocates its output (from torch's caching allocator, no cudaMalloc
+        # once warm); d is filled only for the check, so the timed call is the
+        # grouped kernel alone.
+        return "torch._grouped_mm", lambda: op(a, bt, **kwargs)
+    starts = [sum(rows[:g]) for g in range(len(rows))]
+
+    def loop():
+        for g, m in enumerate(rows):
+            if m:
+                s = starts[g]
+                torch.mm(a[s:s + m], b[g].t(), out=d[s:s + m])
+        return d
+
+    return "torch.mm loop", loop
+
+
+def accepts(op, name):
+    """Whether op takes keyword `name`: from the Python signature, else the schema."""
+    try:
+        return name in inspect.signature(op).parameters
+    except (TypeError, ValueError):
+        pass
+    schema = getattr(getattr(torch.ops.aten, "_grouped_mm", None), "default", None)
+    return schema is not None and name in str(schema._schema)
+
+
+def describe_torch_op():
+    op = getattr(torch, "_grouped_mm", None)
+    if op is None:
+        return "torch._grouped_mm missing: timing a loop of torch.mm"
+    try:
+        return "torch._grouped_mm" + str(torch.ops.aten._grouped_mm.default._schema).split(
+            "_grouped_mm", 1)[1]
+    except Exception:  # the schema text is informative only
+        return "torch._grouped_mm"
+
+
+# ---- timing ------------------------------------------------------------------
+
+_flush_buffer = None
+
+
+def flush_l2():
+    """Writes 256 MiB, so no operand is left in the 50 MB L2 (what do_bench does)."""
+    global _flush_buffer
+    if _flush_buffer is None:
+        _flush_buffer = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    _flush_buffer.zero_()
+
+
+def time_events(fn, reps):
+    """Median microseconds of `reps` launches, each flushed and timed alone."""
+    for _ in range(10):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for s, e in zip(starts, ends):
+        flush_l2()
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e3
+
+
+def triton_timer():
+    """triton.testing.do_bench as a median timer, if it has return_mode (it flushes L2
+    itself between reps); None otherwise."""
+    try:
+        from triton.testing import do_bench
+    except ImportError:
+        return None
+    if "return_mode" not in inspect.signature(do_bench).parameters:
+        return None
+    return lambda fn, reps: do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e3
+
+
+# ---- cases -------------------------------------------------------------------
+
+def read_cases(spec, only):
+    """The spec's grouped list-layout lines; n and k must be the same for all groups."""
+    cases = []
+    with open(spec) as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            c = json.loads(line)
+            if c.get("kind") != "grouped" or c.get("layout") != "list":
+                continue
+            if only and c["name"] not in only:
+                continue
+            n, k = set(c["n"]), set(c["k"])
+            if len(n) != 1 or len(k) != 1:
+                sys.exit(f"{spec}:{line_no}: {c['name']}: n and k must be shared by all groups")
+            cases.append({"name": c["name"], "m": list(c["m"]), "n": n.pop(), "k": k.pop(),
+                          "seed": c.get("seed", 0)})
+    if only and len(cases) != len(only):
+        missing = sorted(set(only) - {c["name"] for c in cases})
+        sys.exit(f"not grouped list cases in {spec}: {', '.join(missing)}")
+    return cases
+
+
+def make_operands(case):
+    """Standard-normal BF16 operands (not zeros: tensor-core power depends on data)."""
+    gen = torch.Generator(device="cuda").manual_seed(case["seed"])
+    total, g, n, k = sum(case["m"]), len(case["m"]), case["n"], case["k"]
+    a = torch.randn(total, k, device="cuda", generator=gen).to(torch.bfloat16)
+    b = torch.randn(g, n, k, device="cuda", generator=gen).to(torch.bfloat16)
+    return a, b
+
+
+def max_rel_diff(x, y):
+    """max |x - y| / max |y| in FP32; inf if x has a NaN (an unwritten output)."""
+    x, y = x.float(), y.float()
+    if torch.isnan(x).any():
+        return float("inf")
+    scale = y.abs().max().item()
+    return (x - y).abs().max().item() / (scale if scale > 0 else 1.0)
+
+
+def run_case(jg, case, timer, reps):
+    rows, n, k = case["m"], case["n"], case["k"]
+    a, b = make_operands(case)
+    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    d_torch = torch.empty_like(d_jg)
+    plan, info = jg.plan(rows, n, k)
+    ours = GroupedLaunch(jg, plan, rows, a, b, d_jg)
+    impl, theirs = torch_grouped(rows, a, b, d_torch)
+
+    ours()
+    d_torch.copy_(theirs())
+    torch.cuda.synchronize()
+    diff = max_rel_diff(d_jg, d_torch)
+
+    torch_us = timer(theirs, reps)
+    jg_us = timer(ours, reps)
+    flop = 2.0 * sum(rows) * n * k
+    return {"case": case["name"], "groups": len(rows), "m": rows, "n": n, "k": k,
+            "torch_impl": impl, "torch_us": torch_us, "jitgemm_us": jg_us,
+            "ratio": torch_us / jg_us, "jitgemm_tflops": flop / (jg_us * 1e-6) / 1e12,
+            "torch_tflops": flop / (torch_us * 1e-6) / 1e12,
+            "kernel": info.kernel_name.decode(),
+            "kernel_origin": "compiled" if info.origin == JG_ORIGIN_COMPILED else "disk",
+            "max_rel_diff": diff, "match": diff <= TOLERANCE}
+
+
+def print_table(results):
+    print(f"{'case':<14} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
+          f"{'jg TFLOP/s':>10} {'max rel diff':>12}  kernel")
+    for r in results:
+        mark = "" if r["match"] else "  MISMATCH"
+        print(f"{r['case']:<14} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
+              f"{r['jitgemm_tflops']:10.1f} {r['max_rel_diff']:12.2e}  {r['kernel']}{mark}")
+    print("torch/jg > 1: libjitgemm is faster")
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--spec", default=os.path.join(REPO, "bench", "shapes.jsonl"))
+    ap.add_argument("--lib", default=os.path.join(REPO, "build", "libjitgemm.so"))
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    ap.add_argument("--timer", choices=["auto", "triton", "events"], default="auto",
+                    help="auto: triton.testing.do_bench if usable, else CUDA events")
+    ap.add_argument("--reps", type=int, default=100, help="launches per median (events timer)")
+    ap.add_argument("--json", help="also write the rows here")
+    return ap.parse_args()
+
+
+def pick_timer(choice):
+    timer = triton_timer() if choice in ("auto", "triton") else None
+    if timer is None and choice == "triton":
+        sys.exit("triton.testing.do_bench with return_mode is not available")
+    return ("triton do_bench", timer) if timer else ("CUDA events", time_events)
+
+
+def main():
+    args = parse_args()
+    cases = read_cases(args.spec, [s for s in args.only.split(",") if s])
+    if not torch.cuda.is_available():
+        print("no CUDA GPU: nothing to time")
+        return 0
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # the primary context now exists and is current
+    jg = JitGemm(args.lib)
+    jg.create_context()
+    timer_name, timer = pick_timer(args.timer)
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"libjitgemm {jg.lib.jg_version().decode()}, timer: {timer_name}")
+    print(describe_torch_op())
+    try:
+        results = [run_case(jg, c, timer, args.reps) for c in cases]
+    finally:
+        torch.cuda.synchronize()
+        jg.destroy()
+    print_table(results)
+    if args.json:
+        meta = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                "timer": timer_name, "commit": os.environ.get("JITGEMM_COMMIT", "unknown")}
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "rows": results}, f, indent=1)
+    return 0 if all(r["match"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
