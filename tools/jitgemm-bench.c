@@ -141,9 +141,11 @@ static void usage(FILE *f)
             "                     [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]\n"
             "                     [--no-peer] [--help]\n"
             "\n"
-            "Times libjitgemm and cuBLASLt on each dense/decode shape of the spec file\n"
-            "(D[M,N] = A[M,K] * B[N,K]^T, row-major), L2 flushed before every launch, and\n"
-            "reports medians against the speed of light measured in the same run.\n"
+            "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list layout)\n"
+            "shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T, row-major; grouped: one\n"
+            "launch of ours against a loop of cuBLASLt matmuls, one per group), L2 flushed\n"
+            "before every launch, and reports medians against the speed of light measured\n"
+            "in the same run.\n"
             "\n"
             "  --spec FILE       JSON-lines shapes (default bench/shapes.jsonl)\n"
             "  --only NAMES      run only these shapes (comma-separated names)\n"
@@ -226,7 +228,11 @@ static int parse_args(int argc, char **argv, options *o, bool *done)
 typedef struct shape {
     char name[64];
     char kind[16];
-    int64_t m, n, k;
+    int64_t m, n, k; /* grouped: m is the sum of gm, the rows of all groups */
+    int64_t b_count; /* B matrices read: 1, or the non-empty groups */
+    int g;           /* groups; 0 for dense and decode */
+    int64_t gm[JG_GROUPED_MAX_GROUPS]; /* grouped: rows of each group (0: empty) */
+    int64_t seed;    /* the spec's seed, else 0: varies the grouped inputs */
 } shape;
 
 typedef struct shape_list {
@@ -234,8 +240,39 @@ typedef struct shape_list {
     size_t n, cap;
 } shape_list;
 
-/* One line: 1 a shape in *s, 0 skipped (blank, comment, or a kind or dtype
- * not benchmarked yet), -1 malformed (reported by spec.c's message). */
+/* A grouped line into *s: 1, or 0 (with the reason printed) for what the
+ * library cannot run yet. */
+static int parse_grouped(const struct spec *sp, shape *s)
+{
+    const char *why = NULL;
+    if (sp->layout != SPEC_LAYOUT_LIST && sp->layout != SPEC_LAYOUT_NONE)
+        why = "is not implemented by libjitgemm yet (only 'list' is)";
+    else if (sp->g > JG_GROUPED_MAX_GROUPS)
+        why = "has more groups than JG_GROUPED_MAX_GROUPS";
+    for (int i = 1; i < sp->g && !why; ++i)
+        if (sp->n[i] != sp->n[0] || sp->k[i] != sp->k[0])
+            why = "has groups with different n or k (not supported by libjitgemm)";
+    s->m = s->b_count = 0;
+    for (int i = 0; i < sp->g && !why; ++i) {
+        s->gm[i] = sp->m[i];
+        s->m += sp->m[i];
+        s->b_count += sp->m[i] > 0;
+    }
+    if (!why && !s->m)
+        why = "has no rows in any group";
+    if (why) {
+        printf("skipping %s: grouped, layout '%s', %s\n", sp->name,
+               spec_layout_name(sp->layout), why);
+        return 0;
+    }
+    s->g = sp->g;
+    s->n = sp->n[0];
+    s->k = sp->k[0];
+    return 1;
+}
+
+/* One line: 1 a shape in *s, 0 skipped (blank, comment, or a kind, layout or
+ * dtype not benchmarked yet), -1 malformed (reported by spec.c's message). */
 static int parse_line(const char *text, size_t len, const char *file, int line, shape *s)
 {
     struct spec sp;
@@ -248,24 +285,27 @@ static int parse_line(const char *text, size_t len, const char *file, int line, 
     if (rc > 0)
         return 0;
     rc = 0;
-    if (sp.kind == SPEC_GROUPED)
-        printf("skipping %s: kind 'grouped' is not benchmarked yet\n", sp.name);
-    else if (sp.dtype == SPEC_FP8 || sp.dtype == SPEC_NVFP4)
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", sp.name);
+    snprintf(s->kind, sizeof s->kind, "%s", spec_kind_name(sp.kind));
+    s->seed = sp.has_seed ? sp.seed : 0;
+    if (sp.dtype == SPEC_FP8 || sp.dtype == SPEC_NVFP4)
         printf("skipping %s: dtype '%s' is not benchmarked yet\n", sp.name,
                spec_dtype_name(sp.dtype));
+    else if (sp.kind == SPEC_GROUPED)
+        rc = parse_grouped(&sp, s);
     else {
-        snprintf(s->name, sizeof s->name, "%s", sp.name);
-        snprintf(s->kind, sizeof s->kind, "%s", spec_kind_name(sp.kind));
         s->m = sp.m[0];
         s->n = sp.n[0];
         s->k = sp.k[0];
+        s->b_count = 1;
         rc = 1;
     }
     spec_free(&sp);
     return rc;
 }
 
-/* Reads every dense/decode line; false only if the file cannot be read. */
+/* Reads every line it can run; false only if the file cannot be read. */
 static bool load_spec(const char *file, shape_list *out)
 {
     FILE *f = fopen(file, "r");
@@ -310,7 +350,7 @@ static bool filter_shapes(shape_list *l, const char *only)
             if (strlen(l->v[i].name) == len && !strncmp(l->v[i].name, p, len))
                 keep[i] = found = true;
         if (!found && len) {
-            fprintf(stderr, "jitgemm-bench: --only: no dense/decode shape '%.*s' in the spec\n",
+            fprintf(stderr, "jitgemm-bench: --only: no runnable shape '%.*s' in the spec\n",
                     (int)len, p);
             ok = false;
         }
@@ -628,9 +668,11 @@ static void operands_free(operands *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Random normal A and B uploaded; both D poisoned with NaN (0xff bytes) so
- * that an output the kernel never writes cannot pass the check. */
-static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, bool peer)
+/* Random normal A and B uploaded (seeds `seed` and seed + 1); both D
+ * poisoned with NaN (0xff bytes) so that an output the kernel never writes
+ * cannot pass the check. */
+static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, bool peer,
+                          uint64_t seed)
 {
     memset(o, 0, sizeof *o);
     size_t na = (size_t)(s->m * s->k), nb = (size_t)(s->n * s->k);
@@ -643,8 +685,8 @@ static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out
         fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", s->name);
         return false;
     }
-    fill_normal(o->ha, na, in, 1);
-    fill_normal(o->hb, nb, in, 2);
+    fill_normal(o->ha, na, in, seed);
+    fill_normal(o->hb, nb, in, seed + 1);
     return !CUDA_FAILED(cudaMalloc(&o->a, o->a_bytes)) &&
            !CUDA_FAILED(cudaMalloc(&o->b, o->b_bytes)) &&
            !CUDA_FAILED(cudaMalloc(&o->d_ours, o->d_bytes)) &&
@@ -701,7 +743,7 @@ static double measure_peak_tflops(bench *b)
     lt_cand best;
     double us = -1;
     memset(&g, 0, sizeof g);
-    if (operands_init(&o, &s, JG_BF16, JG_BF16, false) &&
+    if (operands_init(&o, &s, JG_BF16, JG_BF16, false, 1) &&
         lt_gemm_init(&g, b, &s, JG_BF16, JG_BF16)) {
         g.a = o.a;
         g.b = o.b;
@@ -725,9 +767,11 @@ typedef struct row {
     const char *origin; /* "nvrtc" or "disk" */
     char kernel[128];
     double ours_us, peer_us; /* NAN when not measured */
-    int peer_algo;           /* index of the chosen heuristic result */
+    const char *peer;        /* "cuBLASLt" or "cuBLASLt loop" once timed, else NULL */
+    int peer_algo;           /* index of the chosen heuristic result (dense, decode) */
+    int group_algo[JG_GROUPED_MAX_GROUPS]; /* grouped: the same per group, -1 if empty */
     const char *check;       /* "cublas" (whole D) or "fp64_rows" (3 rows) */
-    double rel_diff;         /* max |ours - ref| / max |ref| */
+    double rel_diff;         /* max |ours - ref| / max |ref| (grouped: the worst group) */
     bool mismatch;
     char error[256]; /* "" when the row ran */
 } row;
@@ -743,16 +787,13 @@ static bool ours_launch(void *arg, cudaStream_t stream)
     return jg_gemm_run(j->plan, &j->args, stream) == JG_OK;
 }
 
-/* Plans the shape (timed: the compile or disk load, excluded from the GEMM
- * time) and fills the kernel columns of the row. */
-static jg_plan *plan_shape(bench *b, const shape *s, row *r)
+/* Fills the kernel columns of the row from a plan asked for at t0 (that time,
+ * the compile or disk load, is excluded from the GEMM time). Returns the
+ * plan, or NULL with r->error set if planning failed. */
+static jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row *r)
 {
-    jg_gemm_problem p = {.a_type = b->opt.dtype, .b_type = b->opt.dtype,
-                         .d_type = b->opt.out_dtype, .m = s->m, .n = s->n, .k = s->k};
-    jg_plan *plan = NULL;
     jg_plan_info info;
-    double t0 = now_ms();
-    if (jg_gemm_plan(b->jg, &p, &plan) != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
+    if (st != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
         snprintf(r->error, sizeof r->error, "plan: %s", jg_context_last_error(b->jg));
         return NULL;
     }
@@ -760,6 +801,17 @@ static jg_plan *plan_shape(bench *b, const shape *s, row *r)
     r->origin = info.origin == JG_ORIGIN_COMPILED ? "nvrtc" : "disk";
     snprintf(r->kernel, sizeof r->kernel, "%s", info.kernel_name);
     return plan;
+}
+
+/* Plans a dense or decode shape; see plan_done. */
+static jg_plan *plan_shape(bench *b, const shape *s, row *r)
+{
+    jg_gemm_problem p = {.a_type = b->opt.dtype, .b_type = b->opt.dtype,
+                         .d_type = b->opt.out_dtype, .m = s->m, .n = s->n, .k = s->k};
+    jg_plan *plan = NULL;
+    double t0 = now_ms();
+    jg_status st = jg_gemm_plan(b->jg, &p, &plan);
+    return plan_done(b, st, plan, t0, r);
 }
 
 /* Max |x - ref| over the whole output, relative to max |ref|; a NaN in
@@ -800,10 +852,12 @@ static double check_sampled_rows(const operands *o, const shape *s, const void *
     return err / (scale > 0 ? scale : 1);
 }
 
-/* Downloads our D (and the peer's, if it ran) and sets rel_diff and mismatch. */
-static bool check_row(const operands *o, const shape *s, const options *opt, row *r)
+/* Downloads our D (and the peer's, with has_peer) of one problem and puts
+ * their relative difference (or, without a peer, that of sampled rows
+ * against FP64) in *diff; false if the outputs cannot be read back. */
+static bool check_output(const operands *o, const shape *s, const options *opt, bool has_peer,
+                         double *diff)
 {
-    bool has_peer = isfinite(r->peer_us);
     void *ours = malloc(o->d_bytes), *peer = has_peer ? malloc(o->d_bytes) : NULL;
     bool ok = ours && (peer || !has_peer) &&
               !CUDA_FAILED(cudaMemcpy(ours, o->d_ours, o->d_bytes, cudaMemcpyDeviceToHost)) &&
@@ -811,14 +865,37 @@ static bool check_row(const operands *o, const shape *s, const options *opt, row
                                                 cudaMemcpyDeviceToHost)));
     if (ok) {
         size_t n = o->d_bytes / dtype_size(opt->out_dtype);
-        r->rel_diff = peer ? rel_diff(ours, peer, n, opt->out_dtype)
-                           : check_sampled_rows(o, s, ours, opt->dtype, opt->out_dtype);
-        r->mismatch = !(r->rel_diff <= MISMATCH_TOL);
-        r->check = peer ? "cublas" : "fp64_rows";
+        *diff = peer ? rel_diff(ours, peer, n, opt->out_dtype)
+                     : check_sampled_rows(o, s, ours, opt->dtype, opt->out_dtype);
     }
     free(ours);
     free(peer);
     return ok;
+}
+
+/* Sets the check columns of a row from its largest difference. */
+static void set_check(row *r, double diff)
+{
+    r->rel_diff = diff;
+    r->mismatch = !(diff <= MISMATCH_TOL);
+    r->check = isfinite(r->peer_us) ? "cublas" : "fp64_rows";
+}
+
+/* Times ours (t[0]) and, when n is 2, the peer (t[1]) in alternation, each
+ * launch after an L2 flush; sets the times, or r->error when ours failed.
+ * Returns time_interleaved's answer: 1 when the peer failed to launch. */
+static int time_pair(bench *b, const timed *t, int n, row *r)
+{
+    double us[2];
+    int bad = time_interleaved(b, t, n, b->opt.reps, true, us);
+    if (bad == 0)
+        snprintf(r->error, sizeof r->error, "libjitgemm launch failed: %s",
+                 jg_context_last_error(b->jg));
+    else if (bad < 0) {
+        r->ours_us = us[0];
+        r->peer_us = n == 2 ? us[1] : NAN;
+    }
+    return bad;
 }
 
 /* Times libjitgemm, and cuBLASLt's best algorithm when `g` has one, in
@@ -829,7 +906,6 @@ static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
 {
     lt_cand best;
     timed t[2] = {{ours_launch, job}, {lt_launch, &best}};
-    double us[2];
     int n = 1;
     if (g->op && g->nalgo > 0) {
         if (!lt_pick(g, &best)) {
@@ -838,35 +914,29 @@ static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
         }
         n = 2;
     }
-    int bad = time_interleaved(b, t, n, b->opt.reps, true, us);
-    if (bad == 0)
-        snprintf(r->error, sizeof r->error, "libjitgemm launch failed: %s",
-                 jg_context_last_error(b->jg));
-    else if (bad == 1)
+    int bad = time_pair(b, t, n, r);
+    if (bad == 1)
         snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
                  best.algo);
-    if (bad >= 0)
-        return;
-    r->ours_us = us[0];
-    if (n == 2) {
-        r->peer_us = us[1];
+    else if (bad < 0 && n == 2) {
+        r->peer = "cuBLASLt";
         r->peer_algo = best.algo;
     }
 }
 
-/* Plans, sets up and times one shape, then checks it; r->error says why if
- * it could not. */
-static void run_shape(bench *b, const shape *s, row *r)
+/* Plans, sets up and times one dense or decode shape, then checks it;
+ * r->error says why if it could not. */
+static void run_dense(bench *b, const shape *s, row *r)
 {
-    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .peer_algo = -1, .rel_diff = NAN};
     bool peer = b->have_lt && !b->opt.no_peer;
     ours_job job = {.plan = plan_shape(b, s, r)};
     operands o;
     lt_gemm g;
+    double diff;
     memset(&g, 0, sizeof g);
     if (!job.plan)
         return;
-    if (!operands_init(&o, s, b->opt.dtype, b->opt.out_dtype, peer)) {
+    if (!operands_init(&o, s, b->opt.dtype, b->opt.out_dtype, peer, 1)) {
         snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
         operands_free(&o);
         return;
@@ -878,10 +948,189 @@ static void run_shape(bench *b, const shape *s, row *r)
         g.d = o.d_peer;
     }
     time_row(b, &job, &g, r);
-    if (!r->error[0] && !check_row(&o, s, &b->opt, r))
+    if (!r->error[0] && check_output(&o, s, &b->opt, isfinite(r->peer_us), &diff))
+        set_check(r, diff);
+    else if (!r->error[0])
         snprintf(r->error, sizeof r->error, "cannot read the outputs back");
     lt_gemm_destroy(&g);
     operands_free(&o);
+}
+
+/* ---- one grouped row (list layout) ------------------------------------- */
+
+/* Group i of a grouped shape as a dense problem [gm[i], n, k]. */
+static shape group_shape(const shape *s, int i)
+{
+    shape one = {.m = s->gm[i], .n = s->n, .k = s->k, .b_count = 1};
+    snprintf(one.name, sizeof one.name, "%s", s->name);
+    snprintf(one.kind, sizeof one.kind, "%s", s->kind);
+    return one;
+}
+
+typedef struct grouped_job {
+    jg_plan *plan;
+    jg_grouped_args args; /* points at the arrays below */
+    const void *a[JG_GROUPED_MAX_GROUPS], *b[JG_GROUPED_MAX_GROUPS];
+    void *d[JG_GROUPED_MAX_GROUPS];
+} grouped_job;
+
+static bool grouped_launch(void *arg, cudaStream_t stream)
+{
+    grouped_job *j = arg;
+    return jg_grouped_run(j->plan, &j->args, stream) == JG_OK;
+}
+
+/* The peer: one cuBLASLt matmul per non-empty group, in group order, each
+ * with its own best algorithm, timed as a whole. */
+typedef struct lt_loop {
+    lt_cand best[JG_GROUPED_MAX_GROUPS];
+    int n;
+} lt_loop;
+
+static bool lt_loop_launch(void *arg, cudaStream_t stream)
+{
+    lt_loop *l = arg;
+    for (int i = 0; i < l->n; ++i)
+        if (!lt_launch(&l->best[i], stream))
+            return false;
+    return true;
+}
+
+/* Per group: the operands and the peer's GEMM; empty groups keep zeroed
+ * entries and NULL pointers, which the library ignores. */
+typedef struct group_set {
+    operands o[JG_GROUPED_MAX_GROUPS];
+    lt_gemm lt[JG_GROUPED_MAX_GROUPS];
+    lt_loop loop;
+    grouped_job job;
+    bool peer; /* cuBLASLt has algorithms for every non-empty group */
+} group_set;
+
+/* Plans a grouped shape, as one list-layout plan; see plan_done. */
+static jg_plan *plan_grouped(bench *b, const shape *s, row *r)
+{
+    jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = b->opt.dtype,
+                            .b_type = b->opt.dtype, .d_type = b->opt.out_dtype,
+                            .groups = s->g, .m = s->gm, .n = s->n, .k = s->k};
+    jg_plan *plan = NULL;
+    double t0 = now_ms();
+    jg_status st = jg_grouped_plan(b->jg, &p, &plan);
+    return plan_done(b, st, plan, t0, r);
+}
+
+/* Random normal A_g and B_g (seeds differing per group and per spec seed),
+ * both D_g, and the peer's GEMM of every non-empty group; false (reported)
+ * if the operands cannot be made. */
+static bool grouped_init(group_set *gs, bench *b, const shape *s, bool peer)
+{
+    gs->peer = peer;
+    for (int i = 0; i < s->g; ++i) {
+        if (!s->gm[i])
+            continue;
+        shape one = group_shape(s, i);
+        uint64_t seed = 2 * ((uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + (uint64_t)i) + 1;
+        if (!operands_init(&gs->o[i], &one, b->opt.dtype, b->opt.out_dtype, peer, seed))
+            return false;
+        gs->job.a[i] = gs->o[i].a;
+        gs->job.b[i] = gs->o[i].b;
+        gs->job.d[i] = gs->o[i].d_ours;
+        gs->peer = gs->peer && lt_gemm_init(&gs->lt[i], b, &one, b->opt.dtype,
+                                            b->opt.out_dtype);
+        gs->lt[i].a = gs->o[i].a;
+        gs->lt[i].b = gs->o[i].b;
+        gs->lt[i].d = gs->o[i].d_peer;
+    }
+    gs->job.args = (jg_grouped_args){.a = gs->job.a, .b = gs->job.b, .d = gs->job.d,
+                                     .alpha = 1.0f};
+    return true;
+}
+
+/* Chooses each non-empty group's algorithm as a dense row does (lt_pick)
+ * and builds the loop; false if a group has none that runs. */
+static bool grouped_pick(group_set *gs, const shape *s, row *r)
+{
+    gs->loop.n = 0;
+    for (int i = 0; i < s->g; ++i) {
+        r->group_algo[i] = -1;
+        if (!s->gm[i])
+            continue;
+        if (!lt_pick(&gs->lt[i], &gs->loop.best[gs->loop.n]))
+            return false;
+        r->group_algo[i] = gs->loop.best[gs->loop.n++].algo;
+    }
+    return true;
+}
+
+/* Times our one launch and the cuBLASLt loop in alternation, as time_row
+ * does for a dense row. */
+static void time_grouped(bench *b, group_set *gs, const shape *s, row *r)
+{
+    timed t[2] = {{grouped_launch, &gs->job}, {lt_loop_launch, &gs->loop}};
+    int n = 1;
+    if (gs->peer) {
+        if (!grouped_pick(gs, s, r)) {
+            snprintf(r->error, sizeof r->error, "cuBLASLt failed (see above)");
+            return;
+        }
+        n = 2;
+    }
+    int bad = time_pair(b, t, n, r);
+    if (bad == 1)
+        snprintf(r->error, sizeof r->error, "the cuBLASLt loop failed to launch");
+    else if (bad < 0 && n == 2)
+        r->peer = "cuBLASLt loop";
+}
+
+/* Checks every non-empty group as a dense row is checked; the row gets the
+ * worst difference. False if an output cannot be read back. */
+static bool check_grouped(const group_set *gs, const shape *s, const options *opt, row *r)
+{
+    double worst = 0, diff;
+    for (int i = 0; i < s->g; ++i) {
+        if (!s->gm[i])
+            continue;
+        shape one = group_shape(s, i);
+        if (!check_output(&gs->o[i], &one, opt, isfinite(r->peer_us), &diff))
+            return false;
+        if (!(diff <= worst)) /* keeps a NaN */
+            worst = diff;
+    }
+    set_check(r, worst);
+    return true;
+}
+
+/* Plans, sets up, times and checks one grouped shape; r->error says why if
+ * it could not. */
+static void run_grouped(bench *b, const shape *s, row *r)
+{
+    group_set *gs = calloc(1, sizeof *gs);
+    if (!gs) {
+        snprintf(r->error, sizeof r->error, "out of host memory");
+        return;
+    }
+    gs->job.plan = plan_grouped(b, s, r); /* r->error says why if NULL */
+    if (gs->job.plan && !grouped_init(gs, b, s, b->have_lt && !b->opt.no_peer))
+        snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
+    else if (gs->job.plan) {
+        time_grouped(b, gs, s, r);
+        if (!r->error[0] && !check_grouped(gs, s, &b->opt, r))
+            snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+    }
+    for (int i = 0; i < s->g; ++i) {
+        lt_gemm_destroy(&gs->lt[i]);
+        operands_free(&gs->o[i]);
+    }
+    free(gs);
+}
+
+/* One row of the table, whatever the kind. */
+static void run_shape(bench *b, const shape *s, row *r)
+{
+    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .peer_algo = -1, .rel_diff = NAN};
+    if (s->g)
+        run_grouped(b, s, r);
+    else
+        run_dense(b, s, r);
 }
 
 /* ---- metrics, printing, JSON ------------------------------------------- */
@@ -892,9 +1141,9 @@ typedef struct metrics {
 
 static metrics row_metrics(const bench *b, const row *r)
 {
-    const shape *s = r->s;
+    const shape *s = r->s; /* grouped: m is the rows of all groups, b_count their B */
     double flops = 2.0 * s->m * s->n * s->k;
-    double bytes = (double)dtype_size(b->opt.dtype) * (s->m * s->k + s->n * s->k) +
+    double bytes = (double)dtype_size(b->opt.dtype) * (s->m * s->k + s->b_count * s->n * s->k) +
                    (double)dtype_size(b->opt.out_dtype) * s->m * s->n;
     double t = r->ours_us * 1e-6;
     /* Both ceilings or none: fmax would silently drop a NAN peak. */
@@ -907,9 +1156,9 @@ static metrics row_metrics(const bench *b, const row *r)
 
 static void print_table_header(void)
 {
-    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s  %s\n", "name", "M", "N", "K",
-           "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
-           "kernel");
+    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s  %-13s  %s\n", "name", "M", "N",
+           "K", "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
+           "peer", "kernel");
 }
 
 /* A number, or "-" where it is unknown. */
@@ -939,7 +1188,7 @@ static void print_row(const bench *b, const row *r)
     print_num(7, 1, m.tflops);
     print_num(7, 0, m.gbs);
     print_num(5, 2, m.sol);
-    printf("  %s", r->kernel);
+    printf("  %-13s  %s", r->peer ? r->peer : "-", r->kernel);
     if (r->error[0])
         printf("  ERROR %s", r->error);
     else if (r->mismatch)
@@ -950,13 +1199,41 @@ static void print_row(const bench *b, const row *r)
 /* A JSON number, or null for NAN and infinities (which JSON lacks). */
 static json_t *json_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+/* A grouped row's "groups" and "m" (rows per group, a list). */
+static void row_json_grouped(const row *r, json_t *o)
+{
+    json_t *m = json_array();
+    for (int i = 0; i < r->s->g; ++i)
+        json_array_append_new(m, json_integer(r->s->gm[i]));
+    json_object_set_new(o, "groups", json_integer(r->s->g));
+    json_object_set_new(o, "m", m);
+}
+
+/* "cublas_algo": the chosen heuristic result, for a grouped row a list of
+ * one per group (null for empty groups); null without the peer. */
+static json_t *algo_json(const row *r)
+{
+    if (!r->peer)
+        return json_null();
+    if (!r->s->g)
+        return json_integer(r->peer_algo);
+    json_t *algo = json_array();
+    for (int i = 0; i < r->s->g; ++i)
+        json_array_append_new(algo, r->group_algo[i] >= 0 ? json_integer(r->group_algo[i])
+                                                          : json_null());
+    return algo;
+}
+
 static json_t *row_json(const bench *b, const row *r)
 {
     metrics m = r->origin ? row_metrics(b, r) : (metrics){NAN, NAN, NAN, NAN};
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(r->s->name));
     json_object_set_new(o, "kind", json_string(r->s->kind));
-    json_object_set_new(o, "m", json_integer(r->s->m));
+    if (r->s->g)
+        row_json_grouped(r, o);
+    else
+        json_object_set_new(o, "m", json_integer(r->s->m));
     json_object_set_new(o, "n", json_integer(r->s->n));
     json_object_set_new(o, "k", json_integer(r->s->k));
     json_object_set_new(o, "dtype", json_string(dtype_name(b->opt.dtype)));
@@ -966,8 +1243,8 @@ static json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "kernel", r->kernel[0] ? json_string(r->kernel) : json_null());
     json_object_set_new(o, "ours_us", json_num(r->ours_us));
     json_object_set_new(o, "cublas_us", json_num(r->peer_us));
-    json_object_set_new(o, "cublas_algo", r->peer_algo >= 0 ? json_integer(r->peer_algo)
-                                                            : json_null());
+    json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
+    json_object_set_new(o, "cublas_algo", algo_json(r));
     json_object_set_new(o, "ratio", json_num(m.ratio));
     json_object_set_new(o, "tflops", json_num(m.tflops));
     json_object_set_new(o, "gbs", json_num(m.gbs));
@@ -1215,7 +1492,7 @@ int main(int argc, char **argv)
     if (!load_spec(b.opt.spec, &shapes) || (b.opt.only && !filter_shapes(&shapes, b.opt.only)))
         return EXIT_SETUP;
     if (!shapes.n) {
-        fprintf(stderr, "jitgemm-bench: no dense/decode shape to run in %s\n", b.opt.spec);
+        fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", b.opt.spec);
         return EXIT_SETUP;
     }
     int devices = 0;
