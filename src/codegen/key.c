@@ -8,42 +8,39 @@
 
 #include "jg_internal.h"
 
+/* Everything a dense problem and a grouped one share, with packed leading
+ * dimensions filled in; the rows are the caller's. */
+#define JG_KEY_SHARED(out, p)                                                                      \
+    do {                                                                                           \
+        memset((out), 0, sizeof *(out));                                                           \
+        (out)->flags = (p)->flags;                                                                 \
+        (out)->a_type = (uint32_t)(p)->a_type;                                                     \
+        (out)->b_type = (uint32_t)(p)->b_type;                                                     \
+        (out)->c_type = (uint32_t)(p)->c_type;                                                     \
+        (out)->d_type = (uint32_t)(p)->d_type;                                                     \
+        (out)->n = (p)->n;                                                                         \
+        (out)->k = (p)->k;                                                                         \
+        (out)->lda = (p)->lda ? (p)->lda : (p)->k;                                                 \
+        (out)->ldb = (p)->ldb ? (p)->ldb : (p)->k;                                                 \
+        (out)->ldd = (p)->ldd ? (p)->ldd : (p)->n;                                                 \
+        (out)->ldc = (p)->c_type == JG_DTYPE_NONE ? 0 : ((p)->ldc ? (p)->ldc : (p)->n);            \
+    } while (0)
+
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
 {
-    memset(out, 0, sizeof *out);
-    out->flags = p->flags;
-    out->a_type = (uint32_t)p->a_type;
-    out->b_type = (uint32_t)p->b_type;
-    out->c_type = (uint32_t)p->c_type;
-    out->d_type = (uint32_t)p->d_type;
+    JG_KEY_SHARED(out, p);
     out->m = p->m;
-    out->n = p->n;
-    out->k = p->k;
-    out->lda = p->lda ? p->lda : p->k;
-    out->ldb = p->ldb ? p->ldb : p->k;
-    out->ldd = p->ldd ? p->ldd : p->n;
-    out->ldc = p->c_type == JG_DTYPE_NONE ? 0 : (p->ldc ? p->ldc : p->n);
 }
 
+/* The rows of every group, and their total as m (what the planner sizes). */
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
 {
-    memset(out, 0, sizeof *out);
-    out->flags = p->flags;
-    out->a_type = (uint32_t)p->a_type;
-    out->b_type = (uint32_t)p->b_type;
-    out->c_type = (uint32_t)p->c_type;
-    out->d_type = (uint32_t)p->d_type;
+    JG_KEY_SHARED(out, p);
     out->groups = (uint32_t)p->groups;
     for (int32_t g = 0; g < p->groups; ++g) {
         out->group_m[g] = p->m[g];
         out->m += p->m[g];
     }
-    out->n = p->n;
-    out->k = p->k;
-    out->lda = p->lda ? p->lda : p->k;
-    out->ldb = p->ldb ? p->ldb : p->k;
-    out->ldd = p->ldd ? p->ldd : p->n;
-    out->ldc = p->c_type == JG_DTYPE_NONE ? 0 : (p->ldc ? p->ldc : p->n);
 }
 
 /* Leading dimensions live in the tensor maps and kernel arguments, not in

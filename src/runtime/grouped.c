@@ -40,8 +40,8 @@ static jg_status check_array(jg_context *ctx, const jg__problem_key *p, const ch
         if (!ptrs[g])
             return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s[%u] is NULL", name, g);
         if ((uintptr_t)ptrs[g] % 16)
-            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s[%u] = %p is not 16-byte aligned",
-                            name, g, ptrs[g]);
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s[%u] = %p is not 16-byte aligned", name,
+                            g, ptrs[g]);
     }
     return JG_OK;
 }

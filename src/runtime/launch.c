@@ -146,13 +146,13 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_G
                                           p->a_type, ptrs[0][g], rows, (uint64_t)p->k,
                                           (uint64_t)p->lda, plan->cfg.block_m, 64);
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g,
-                                    p->b_type, ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k,
-                                    (uint64_t)p->ldb, plan->cfg.block_n, 64);
+            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g, p->b_type,
+                                    ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
+                                    plan->cfg.block_n, 64);
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g,
-                                    p->d_type, ptrs[3][g], rows, d_map_cols(p), (uint64_t)p->ldd,
-                                    64, epi_cols);
+            st =
+                jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,
+                                   ptrs[3][g], rows, d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
         if (st != JG_OK)
             return st;
         memcpy(buf + JG_LIST_OFF_C(G) + 8 * g, &ptrs[2][g], sizeof(void *));

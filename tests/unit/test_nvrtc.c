@@ -103,6 +103,23 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     return n;
 }
 
+/* Plans, compiles and checks the SASS of one grouped problem. */
+static void check_grouped(const char *cuobjdump, const jg__target *t, const jg_grouped_problem *gp)
+{
+    jg__problem_key pk;
+    jg__grouped_key_make(gp, &pk);
+    jg__gemm_config cfg;
+    jg__log quiet = {0};
+    CHECK(jg__plan_gemm_sm90(t, &pk, &quiet, &cfg) == JG_OK, "planning %d groups", (int)gp->groups);
+    jg__gemm_key key;
+    jg__gemm_key_make(&pk, &cfg, &key);
+    jg__buf cubin = {0};
+    double ms;
+    if (compile_key(&key, &cubin, &ms) == JG_OK)
+        check_sass(cuobjdump, &key, &cubin);
+    jg__buf_free(&cubin);
+}
+
 /* Counts the info messages of each category the context logs. */
 typedef struct plan_log {
     int plan, compile;
@@ -245,18 +262,7 @@ int main(int argc, char **argv)
         jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16, .b_type = JG_BF16,
                                  .d_type = JG_BF16, .groups = (int32_t)seed_nk[i][0],
                                  .m = seed_m[i], .n = seed_nk[i][1], .k = seed_nk[i][2]};
-        jg__problem_key pk;
-        jg__grouped_key_make(&gp, &pk);
-        jg__gemm_config cfg;
-        jg__log quiet = {0};
-        CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &cfg) == JG_OK, "planning seed case %d", i + 1);
-        jg__gemm_key key;
-        jg__gemm_key_make(&pk, &cfg, &key);
-        jg__buf cubin = {0};
-        double ms;
-        if (compile_key(&key, &cubin, &ms) == JG_OK)
-            check_sass(cuobjdump, &key, &cubin);
-        jg__buf_free(&cubin);
+        check_grouped(cuobjdump, &t, &gp);
     }
     /* 64 groups (the most), empty ones among them, fp32 out with C: the
      * largest group lookup next to the largest epilogue. */
@@ -266,18 +272,7 @@ int main(int argc, char **argv)
     jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_FP16, .b_type = JG_FP16,
                              .c_type = JG_FP32, .d_type = JG_FP32,
                              .groups = JG_GROUPED_MAX_GROUPS, .m = many, .n = 1000, .k = 520};
-    jg__problem_key pk;
-    jg__grouped_key_make(&gp, &pk);
-    jg__gemm_config cfg;
-    jg__log quiet = {0};
-    CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &cfg) == JG_OK, "planning 64 groups");
-    jg__gemm_key key;
-    jg__gemm_key_make(&pk, &cfg, &key);
-    jg__buf cubin = {0};
-    double ms;
-    if (compile_key(&key, &cubin, &ms) == JG_OK)
-        check_sass(cuobjdump, &key, &cubin);
-    jg__buf_free(&cubin);
+    check_grouped(cuobjdump, &t, &gp);
     return jg_test_result("sass");
 #else
     (void)argc;
@@ -285,6 +280,7 @@ int main(int argc, char **argv)
     (void)planner_configs;
     (void)check_sass;
     (void)compile_key;
+    (void)check_grouped;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");
