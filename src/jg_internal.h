@@ -130,6 +130,8 @@ typedef struct jg__problem_key {
     int64_t group_m[JG_GROUPED_MAX_GROUPS];
 } jg__problem_key;
 
+#define JG_DENSE_KEY_BYTES offsetof(jg__problem_key, group_m)
+
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
@@ -326,7 +328,11 @@ struct jg_context {
     jg__log log;
     jg__disk disk;
     char dump_dir[4096];    /* JITGEMM_DUMP, "" when off */
-    jg__table plans;        /* jg__problem_key -> jg_plan* */
+    /* jg__problem_key -> jg_plan*. Dense keys are compared and hashed up to
+     * group_m only (JG_DENSE_KEY_BYTES): the launch path hashes 80 bytes,
+     * not 600. */
+    jg__table plans;
+    jg__table grouped_plans;
     jg__table kernels;      /* jg__hash128 -> jg__kernel* */
     pthread_mutex_t stats_lock;
     jg_context_stats stats;

@@ -173,7 +173,8 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
         return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the context");
     pthread_mutex_init(&ctx->stats_lock, NULL);
     pthread_mutex_init(&ctx->error_lock, NULL);
-    if (jg__table_init(&ctx->plans, sizeof(jg__problem_key)) != 0 ||
+    if (jg__table_init(&ctx->plans, JG_DENSE_KEY_BYTES) != 0 ||
+        jg__table_init(&ctx->grouped_plans, sizeof(jg__problem_key)) != 0 ||
         jg__table_init(&ctx->kernels, sizeof(jg__hash128)) != 0) {
         jg_context_destroy(ctx);
         return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the caches");
@@ -208,6 +209,7 @@ void jg_context_destroy(jg_context *ctx)
     if (!ctx)
         return;
     jg__table_destroy(&ctx->plans, plan_free);
+    jg__table_destroy(&ctx->grouped_plans, plan_free);
     bool pushed = ctx->cu && ctx->cu_ctx && ctx->cu->cuCtxPushCurrent(ctx->cu_ctx) == CUDA_SUCCESS;
     jg__table_destroy(&ctx->kernels, jg__kernel_free);
     if (pushed) {

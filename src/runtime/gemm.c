@@ -62,10 +62,11 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
 
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
+    jg__table *table = pk->groups ? &ctx->grouped_plans : &ctx->plans;
     jg_status st = JG_OK;
-    jg_plan *plan = jg__table_find(&ctx->plans, pk);
+    jg_plan *plan = jg__table_find(table, pk);
     if (!plan)
-        plan = jg__table_claim(&ctx->plans, pk, &st);
+        plan = jg__table_claim(table, pk, &st);
     if (st != JG_OK)
         return jg__fail(ctx, st, "plan table");
     if (plan) {
@@ -74,10 +75,10 @@ jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out
         return JG_OK;
     }
     if ((st = build_plan(ctx, pk, &plan)) != JG_OK) {
-        jg__table_abandon(&ctx->plans, pk);
+        jg__table_abandon(table, pk);
         return st;
     }
-    jg__table_publish(&ctx->plans, pk, plan);
+    jg__table_publish(table, pk, plan);
     *out = plan;
     return JG_OK;
 }
