@@ -73,6 +73,22 @@ static void bufs_free(gemm_bufs *bf)
         jg_mat_free(&bf->c);
 }
 
+/* Downloads D and checks rows [0, m) against the reference. */
+static bool check_d(gemm_bufs *bf, int64_t m, float alpha, float beta, const char *what,
+                    jg_rng *r)
+{
+    jg_mat_download(&bf->d);
+    jg_gemm_check ck = {.a = &bf->a, .b = &bf->b, .c = bf->has_c ? &bf->c : NULL, .d = &bf->d,
+                        .m = m, .alpha = alpha, .beta = beta};
+    jg_gemm_verify(&ck, r);
+    char line[512];
+    jg_check_describe(&ck, line, sizeof line);
+    CHECK(ck.ok, "%s: %s", what, line);
+    if (ck.ok)
+        printf("  %-28s %s\n", what, line);
+    return ck.ok;
+}
+
 /* Launches with the given args (D already poisoned or holding C), waits,
  * downloads D and checks rows [0, m) against the reference. */
 static void launch_and_check(jg_plan *plan, const jg_gemm_args *args, gemm_bufs *bf, int64_t m,
@@ -87,15 +103,9 @@ static void launch_and_check(jg_plan *plan, const jg_gemm_args *args, gemm_bufs 
         return;
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    jg_mat_download(&bf->d);
-    jg_gemm_check ck = {.a = &bf->a, .b = &bf->b, .c = bf->has_c ? &bf->c : NULL, .d = &bf->d,
-                        .m = m, .alpha = alpha, .beta = beta};
-    jg_gemm_verify(&ck, r);
-    char line[512];
-    jg_check_describe(&ck, line, sizeof line);
-    CHECK(ck.ok, "%s (%s): %s", what, info.kernel_name, line);
-    if (ck.ok)
-        printf("  %-28s %s: %s\n", what, info.kernel_name, line);
+    char label[256];
+    snprintf(label, sizeof label, "%s (%s)", what, info.kernel_name);
+    check_d(bf, m, alpha, beta, label, r);
 }
 
 static void run_case(jg_context *ctx, const gemm_case *gc, cudaStream_t stream, jg_rng *r)
@@ -151,6 +161,41 @@ static void run_m_generic(jg_context *ctx, cudaStream_t stream, jg_rng *r)
         launch_and_check(plan, &args, &bf, ms[t] ? ms[t] : p.m, gc.alpha, gc.beta, what, stream,
                          r);
     }
+    bufs_free(&bf);
+}
+
+/* jg_gemm_run under CUDA stream capture records the launch without running
+ * it; replaying the graph computes D (twice, D poisoned before each). */
+static void run_in_graph(jg_context *ctx, cudaStream_t stream, jg_rng *r)
+{
+    gemm_case gc = {.name = "graph", .ab = JG_BF16, .d = JG_BF16, .m = 300, .n = 520, .k = 264,
+                    .alpha = 1.25f};
+    jg_gemm_problem p = case_problem(&gc);
+    jg_plan *plan = NULL;
+    JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    gemm_bufs bf;
+    bufs_init(&bf, &p, gc.m, r);
+    jg_gemm_args args = {.a = bf.a.dev, .b = bf.b.dev, .d = bf.d.dev, .alpha = gc.alpha};
+    jg_mat_poison(&bf.d);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    jg_status st = jg_gemm_run(plan, &args, stream);
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    CHECK(st == JG_OK, "graph: jg_gemm_run under capture: %s", jg_context_last_error(ctx));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    jg_mat_download(&bf.d);
+    CHECK(jg_mat_is_poison(&bf.d, 0, 0) && jg_mat_is_poison(&bf.d, gc.m - 1, gc.n - 1),
+          "graph: the capture itself wrote D");
+    for (int round = 0; round < 2; ++round) {
+        jg_mat_poison(&bf.d);
+        CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        check_d(&bf, gc.m, gc.alpha, 0.0f, round ? "graph replay 2" : "graph replay 1", r);
+    }
+    CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaGraphDestroy(graph));
     bufs_free(&bf);
 }
 
@@ -256,6 +301,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &cases[i], i % 2 ? stream : NULL, &r);
     run_m_generic(ctx, stream, &r);
+    run_in_graph(ctx, stream, &r);
     check_plan_cache(ctx);
     check_bad_args(ctx, &r);
     CUDA_CHECK(cudaStreamDestroy(stream));
