@@ -111,8 +111,8 @@ typedef struct jg__gemm_key {
     int64_t m;           /* 0 when M is a run-time argument */
     int64_t n, k;
     jg__gemm_config cfg;
-    uint32_t groups;     /* list layout: the groups and their rows, baked in */
-    uint32_t reserved2;
+    uint32_t groups;     /* grouped: the groups (and, list layout, their rows) */
+    uint32_t layout;     /* 0 dense, else jg_grouped_layout */
     int64_t group_m[JG_GROUPED_MAX_GROUPS];
 } jg__gemm_key;
 
@@ -125,8 +125,11 @@ typedef struct jg__hash128 {
 typedef struct jg__problem_key {
     uint32_t flags;
     uint32_t a_type, b_type, c_type, d_type;
-    uint32_t groups; /* 0: dense; else grouped (list layout), rows in group_m */
-    int64_t m, n, k, lda, ldb, ldc, ldd;
+    uint32_t groups; /* 0: dense; else grouped, rows in group_m (list layout) */
+    uint32_t layout; /* 0 dense, else jg_grouped_layout */
+    uint32_t reserved;
+    int64_t m_max;   /* contiguous, masked: the m_max of the layout */
+    int64_t m, n, k, lda, ldb, ldc, ldd; /* grouped: m is the total (expected) rows */
     int64_t group_m[JG_GROUPED_MAX_GROUPS];
 } jg__problem_key;
 
@@ -361,6 +364,7 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
 /* launch.c */
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
 jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
+jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
 
 /* gemm.c: a plan for a validated problem key (dense or grouped), from the

@@ -46,6 +46,24 @@ typedef struct jg_gemm_kargs {
     uint32_t reserved;
 } jg_gemm_kargs;
 
+/* Grouped GEMM, contiguous and masked layouts: one tensor per operand, the
+ * groups' rows read from the device when the kernel starts (they may change
+ * between launches, or be written by a previous kernel in a CUDA graph). */
+typedef struct jg_device_grouped_kargs {
+    jg_tmap a;           /* A: contiguous [m_max, k]; masked [groups * m_max, k] */
+    jg_tmap b;           /* B: [groups * n, k], group g's rows from g * n */
+    jg_tmap d;           /* D: rows as A, columns to the last whole 16 bytes of n */
+    const int32_t *rows; /* contiguous: groups + 1 row offsets; masked: groups counts */
+    const void *c;       /* C, laid out as D, or NULL */
+    void *d_ptr;         /* D */
+    int64_t ldc;
+    int64_t ldd;
+    int32_t m_max;       /* contiguous: rows of A and D; masked: rows of a group's slot */
+    float alpha;
+    float beta;
+    uint32_t reserved;
+} jg_device_grouped_kargs;
+
 /* Grouped GEMM, list layout: G groups of separate A_g [m_g, k], B_g [n, k],
  * D_g [m_g, n] (and C_g). The block's size depends on G, so the struct is
  * declared only in the kernel (JG_LIST_KARGS(JG_GROUPS)); the host fills a

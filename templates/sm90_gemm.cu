@@ -28,8 +28,12 @@
 #define JG_EPI_BYTES 128 /* bytes per row of an epilogue chunk: 16, 32, 64 or 128 */
 #endif
 #ifndef JG_GROUPS
-#define JG_GROUPS 0 /* > 0: grouped GEMM, list layout, with rows JG_GROUP_MS */
+#define JG_GROUPS 0 /* groups of a grouped GEMM */
 #endif
+#ifndef JG_LAYOUT /* 0 dense; grouped: 1 list (rows JG_GROUP_MS baked), 2 contiguous, 3 masked */
+#define JG_LAYOUT (JG_GROUPS ? 1 : 0)
+#endif
+#define JG_DEVICE_ROWS (JG_LAYOUT >= 2) /* group rows read from the device at start */
 
 #include "jg_kargs.h"
 #include "sm90_ptx.cuh"
@@ -70,11 +74,13 @@ static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs")
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 
-#if JG_GROUPS
+#if JG_LAYOUT == 1
 typedef JG_LIST_KARGS(JG_GROUPS) jg_kargs_t;
 /* NVRTC has no offsetof: the members are arrays of 128- and 8-byte items
  * in the order the host's JG_LIST_OFF_* follow, so the size pins them. */
 static_assert(sizeof(jg_kargs_t) == JG_LIST_SIZE(JG_GROUPS), "list layout: size");
+#elif JG_DEVICE_ROWS
+typedef jg_device_grouped_kargs jg_kargs_t;
 #else
 typedef jg_gemm_kargs jg_kargs_t;
 #endif
@@ -83,7 +89,9 @@ typedef jg_gemm_kargs jg_kargs_t;
  * Dense: the one problem; grouped: the tile's group. */
 struct jg_tile {
     uint32_t tm, tn;
-    int32_t m; /* rows of the tile's matrices */
+    int32_t m;        /* rows of the tile's matrices */
+    int32_t row_base; /* their first row in A and D (contiguous and masked layouts) */
+    int32_t b_row;    /* the first row of the group's B in the stacked [G*N, K] B */
     const jg_tmap *a, *b, *d;
     const void *c;
     void *d_ptr;
@@ -117,7 +125,7 @@ JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t &tm, uint32_t 
     tn = in_group / rows;
 }
 
-#if JG_GROUPS
+#if JG_LAYOUT == 1
 /* Rows of each group, baked in: tiles are numbered group after group. */
 JG_DEV constexpr int32_t jg_group_m(int g)
 {
@@ -158,6 +166,7 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     jg_tile tl;
     jg_tile_coords(t - start, tiles_m, tl.tm, tl.tn);
     tl.m = m;
+    tl.row_base = tl.b_row = 0;
     tl.a = &p.a[g];
     tl.b = &p.b[g];
     tl.d = &p.d[g];
@@ -165,11 +174,66 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.d_ptr = p.d_ptr[g];
     return tl;
 }
+#elif JG_DEVICE_ROWS
+/* The groups' rows as the device holds them at launch, read once per CTA:
+ * first row, rows, and first tile of each group (and the total last). */
+__shared__ int32_t jg_gstart[JG_GROUPS], jg_gcount[JG_GROUPS];
+__shared__ uint32_t jg_gtile[JG_GROUPS + 1];
+
+/* Contiguous: rows[g]..rows[g+1] of A and D; masked: rows[g] rows from
+ * g * m_max. Clamped to the m_max rows the tensor maps hold, so bad counts
+ * cannot make the direct stores leave D. */
+JG_DEV void jg_group_table(const jg_kargs_t &p)
+{
+    uint32_t first = 0;
+    for (int g = 0; g < JG_GROUPS; ++g) {
+#if JG_LAYOUT == 2
+        const int32_t start = min(max(p.rows[g], 0), p.m_max);
+        const int32_t count = min(max(p.rows[g + 1] - start, 0), p.m_max - start);
+#else
+        const int32_t start = g * p.m_max;
+        const int32_t count = min(max(p.rows[g], 0), p.m_max);
+#endif
+        jg_gstart[g] = start;
+        jg_gcount[g] = count;
+        jg_gtile[g] = first;
+        first += ((uint32_t)count + JG_BLOCK_M - 1) / JG_BLOCK_M * JG_TILES_N;
+    }
+    jg_gtile[JG_GROUPS] = first;
+}
+
+/* Tile t: the last group whose first tile is <= t (empty groups share
+ * their successor's first tile), by binary search. */
+JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
+{
+    int lo = 0, hi = JG_GROUPS;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (jg_gtile[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    jg_tile tl;
+    const int32_t count = jg_gcount[lo];
+    jg_tile_coords(t - jg_gtile[lo], ((uint32_t)count + JG_BLOCK_M - 1) / JG_BLOCK_M, tl.tm,
+                   tl.tn);
+    tl.m = count;
+    tl.row_base = jg_gstart[lo];
+    tl.b_row = lo * JG_N;
+    tl.a = &p.a;
+    tl.b = &p.b;
+    tl.d = &p.d;
+    tl.c = p.c ? (const uint8_t *)p.c + (int64_t)tl.row_base * p.ldc * JG_D_SIZE : nullptr;
+    tl.d_ptr = (uint8_t *)p.d_ptr + (int64_t)tl.row_base * p.ldd * JG_D_SIZE;
+    return tl;
+}
 #else
 JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 {
     jg_tile tl;
     jg_tile_coords(t, tiles_m, tl.tm, tl.tn);
+    tl.row_base = tl.b_row = 0;
 #if JG_M
     tl.m = JG_M;
 #else
@@ -278,6 +342,10 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
         const uint32_t r = w * 16 + l / 4;
 #pragma unroll
+        /* A chunk reaching past the group's rows (contiguous, masked) is
+         * stored by the threads: TMA would write the next group's rows. */
+        const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
+#pragma unroll
         for (int ch = 0; ch < JG_MMA_N / JG_EPI_W; ++ch, ++chunk) {
             const uint32_t buf = bufs + (chunk % 2) * JG_EPI_BUF_BYTES;
             if (leader) /* the store issued from this buffer two chunks ago has read it */
@@ -295,7 +363,7 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
                 jg_apply_c(p, tl, row + 8, col, v2, v3);
                 jg_epi_store_pair(buf, r, c, v0, v1);
                 jg_epi_store_pair(buf, r + 8, c, v2, v3);
-                if (JG_N_TMA < JG_N && col >= JG_N_TMA) {
+                if (direct || (JG_N_TMA < JG_N && col >= JG_N_TMA)) {
                     jg_store_pair_global(p, tl, row, col, v0, v1);
                     jg_store_pair_global(p, tl, row + 8, col, v2, v3);
                 }
@@ -305,8 +373,9 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
             if (leader) {
                 /* One bulk group per chunk, empty for chunks past JG_N_TMA,
                  * so that "one group pending" always means the other buffer. */
-                if (col0 + ch * JG_EPI_W < JG_N_TMA)
-                    jg_tma_store_2d(tl.d, buf, col0 + ch * JG_EPI_W, row0 + mi * 64);
+                if (!direct && col0 + ch * JG_EPI_W < JG_N_TMA)
+                    jg_tma_store_2d(tl.d, buf, col0 + ch * JG_EPI_W,
+                                    tl.row_base + row0 + mi * 64);
                 jg_bulk_commit();
             }
         }
@@ -325,9 +394,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t bar_full = smem_epi + JG_CONSUMERS * 2 * JG_EPI_BUF_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
 
-#if JG_GROUPS
+#if JG_LAYOUT == 1
     const uint32_t tiles_m = 0; /* per group, from jg_tile_at */
     const uint32_t tiles = jg_total_tiles();
+#elif JG_DEVICE_ROWS
+    const uint32_t tiles_m = 0; /* per group, from jg_tile_at */
+    if (threadIdx.x == 0)
+        jg_group_table(p);
 #else
 #if JG_M
     const int32_t m = JG_M;
@@ -340,7 +413,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
-#if !JG_GROUPS
+#if JG_LAYOUT != 1
         jg_tma_prefetch_desc(&p.a);
         jg_tma_prefetch_desc(&p.b);
         jg_tma_prefetch_desc(&p.d);
@@ -352,6 +425,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_mbar_init_fence();
     }
     __syncthreads();
+#if JG_DEVICE_ROWS
+    const uint32_t tiles = jg_gtile[JG_GROUPS];
+#endif
 
     if (wg == 0) {
         /* Producer: one thread keeps the ring full, running ahead across tiles. */
@@ -370,9 +446,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     for (int a = 0; a < JG_K_ATOMS; ++a) {
                         const int32_t k0 = kt * JG_BLOCK_K + a * 64;
                         jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
-                                       tl.a, full, k0, (int32_t)(tl.tm * JG_BLOCK_M));
+                                       tl.a, full, k0, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
                         jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
-                                       tl.b, full, k0, (int32_t)(tl.tn * JG_BLOCK_N));
+                                       tl.b, full, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
                     }
                     if (++stage == JG_STAGES) {
                         stage = 0;

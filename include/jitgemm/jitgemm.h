@@ -221,19 +221,33 @@ JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
 /* The most groups a list-layout kernel bakes in (its parameter block holds
  * three tensor maps per group: 64 groups are 25.6 KB of the 32 KB limit). */
 #define JG_GROUPED_MAX_GROUPS 64
+/* The most groups of the contiguous and masked layouts (rows read on the device). */
+#define JG_GROUPED_MAX_DEVICE_GROUPS 256
 
 typedef enum jg_grouped_layout {
     /* Separate matrices per group: A_g [m_g, k], B_g [n, k], D_g [m_g, n]
      * (and C_g). The group count and every m_g are baked into the kernel:
      * one compile per distinct list of m_g, nothing set up on the device. */
     JG_GROUPED_LIST = 1,
+    /* A [m_max, k] holds the groups' rows one after another, B [groups, n, k],
+     * D [m_max, n]; args.rows (device) holds groups + 1 row offsets (group g
+     * is rows rows[g] .. rows[g+1]-1). M-generic: changing the offsets never
+     * recompiles; they are read when the kernel starts. */
+    JG_GROUPED_CONTIGUOUS = 2,
+    /* A [groups, m_max, k], D [groups, m_max, n]; args.rows (device) holds the
+     * valid rows of each group (<= m_max), e.g. written by the router in a
+     * CUDA graph. Rows past a group's count are neither read into D nor written. */
+    JG_GROUPED_MASKED = 3,
 } jg_grouped_layout;
 
 /* D_g = alpha * A_g * B_g^T + beta * C_g for every group g. The same rules as
- * jg_gemm_problem for types and leading dimensions (shared by all groups);
- * 1 <= groups <= JG_GROUPED_MAX_GROUPS (JG_ERR_TOO_LARGE beyond); every
- * m[g] >= 0 (0: the group is skipped). m is copied: it need not outlive the
- * call. Different n or k per group are not supported. */
+ * jg_gemm_problem for types and leading dimensions (shared by all groups).
+ * List layout: 1 <= groups <= JG_GROUPED_MAX_GROUPS (JG_ERR_TOO_LARGE beyond),
+ * m[g] >= 0 the rows of each group (0: skipped), baked into the kernel.
+ * Contiguous and masked: 1 <= groups <= JG_GROUPED_MAX_DEVICE_GROUPS, m_max
+ * >= 1 as the layouts say; m may be NULL or give expected rows per group,
+ * which only size the tiles. m is copied. Different n or k per group are
+ * not supported. */
 typedef struct jg_grouped_problem {
     uint32_t flags; /* none yet: 0 */
     jg_grouped_layout layout;
@@ -242,10 +256,14 @@ typedef struct jg_grouped_problem {
     const int64_t *m; /* groups values */
     int64_t n, k;
     int64_t lda, ldb, ldc, ldd;
+    int64_t m_max;    /* contiguous and masked layouts */
 } jg_grouped_problem;
 
-/* Host arrays of `groups` device pointers, each 16-byte aligned; pointers of
- * groups with m[g] = 0 are ignored (may be NULL). c may be NULL without C. */
+/* List layout: host arrays of `groups` device pointers, each 16-byte
+ * aligned; pointers of groups with m[g] = 0 are ignored (may be NULL).
+ * Contiguous and masked: each array holds one pointer, the whole tensor, and
+ * rows is a device array (4-byte aligned) as the layout says. c may be NULL
+ * without C. */
 typedef struct jg_grouped_args {
     const void *const *a;
     const void *const *b;
@@ -253,6 +271,7 @@ typedef struct jg_grouped_args {
     void *const *d;
     float alpha;
     float beta;
+    const int32_t *rows; /* contiguous and masked layouts: on the device */
 } jg_grouped_args;
 
 /* As jg_gemm_plan, for a grouped problem. The plan runs with jg_grouped_run

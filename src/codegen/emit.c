@@ -101,16 +101,17 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         if (*s != '_')
             arch_id[j++] = *s;
     arch_id[j] = 0;
-    if (key->groups)
+    if (key->layout == JG_GROUPED_LIST)
         snprintf(m, sizeof m, "%08x",
                  (uint32_t)XXH3_64bits(key->group_m, key->groups * sizeof key->group_m[0]));
     else if (key->m)
         snprintf(m, sizeof m, "%lld", (long long)key->m);
     else
         snprintf(m, sizeof m, "X");
+    static const char *const layouts[] = {"gemm", "glist", "gcontig", "gmasked"};
     char kind[24];
     if (key->groups)
-        snprintf(kind, sizeof kind, "glist%u", key->groups);
+        snprintf(kind, sizeof kind, "%s%u", layouts[key->layout & 3], key->groups);
     else
         snprintf(kind, sizeof kind, "gemm");
     snprintf(out, 128, "jg_%s_%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld", kind,
@@ -184,8 +185,11 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_CONSUMERS %u\n", key->cfg.consumers);
     jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
     jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
-    if (key->groups) {
-        jg__buf_printf(out, "#define JG_GROUPS %u\n#define JG_GROUP_MS", key->groups);
+    if (key->groups)
+        jg__buf_printf(out, "#define JG_GROUPS %u\n#define JG_LAYOUT %u\n", key->groups,
+                       key->layout);
+    if (key->layout == JG_GROUPED_LIST) {
+        jg__buf_puts(out, "#define JG_GROUP_MS");
         for (uint32_t g = 0; g < key->groups; ++g)
             jg__buf_printf(out, "%s %lld", g ? "," : "", (long long)key->group_m[g]);
         jg__buf_puts(out, "\n");

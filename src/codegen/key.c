@@ -32,15 +32,28 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
     out->m = p->m;
 }
 
-/* The rows of every group, and their total as m (what the planner sizes). */
+/* List layout: the rows of every group (baked in), their total as m (what
+ * the planner sizes). Contiguous and masked: m_max, and as m the expected
+ * total rows (the hints, else m_max for contiguous and groups * m_max for
+ * masked), which only size tiles. */
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
 {
     JG_KEY_SHARED(out, p);
     out->groups = (uint32_t)p->groups;
-    for (int32_t g = 0; g < p->groups; ++g) {
-        out->group_m[g] = p->m[g];
-        out->m += p->m[g];
+    out->layout = (uint32_t)p->layout;
+    if (p->layout == JG_GROUPED_LIST) {
+        for (int32_t g = 0; g < p->groups; ++g) {
+            out->group_m[g] = p->m[g];
+            out->m += p->m[g];
+        }
+        return;
     }
+    out->m_max = p->m_max;
+    if (p->m)
+        for (int32_t g = 0; g < p->groups; ++g)
+            out->m += p->m[g];
+    else
+        out->m = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;
 }
 
 /* Leading dimensions live in the tensor maps and kernel arguments, not in
@@ -60,6 +73,7 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     out->k = p->k;
     out->cfg = *cfg;
     out->groups = p->groups;
+    out->layout = p->layout;
     memcpy(out->group_m, p->group_m, sizeof out->group_m);
 }
 

@@ -100,11 +100,14 @@ typedef struct estimate {
     double compute_s, memory_s, total_s;
 } estimate;
 
-/* Tiles along M: of the one matrix, or summed over the groups. */
+/* Tiles along M: of the one matrix, or summed over the groups (rows known
+ * for the list layout; spread evenly over the groups otherwise). */
 static uint64_t tiles_m(const jg__problem_key *p, uint32_t block_m)
 {
     if (!p->groups)
         return ceil_div((uint64_t)p->m, block_m);
+    if (p->layout != JG_GROUPED_LIST)
+        return p->groups * ceil_div(ceil_div((uint64_t)p->m, p->groups), block_m);
     uint64_t n = 0;
     for (uint32_t g = 0; g < p->groups; ++g)
         n += ceil_div((uint64_t)p->group_m[g], block_m);
@@ -116,6 +119,8 @@ static double b_matrices(const jg__problem_key *p)
 {
     if (!p->groups)
         return 1.0;
+    if (p->layout != JG_GROUPED_LIST)
+        return p->groups;
     double n = 0;
     for (uint32_t g = 0; g < p->groups; ++g)
         n += p->group_m[g] > 0;
@@ -149,9 +154,18 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     return e;
 }
 
-static uint32_t fit_stages(const jg__target *t, const jg__gemm_config *cfg)
+/* Static shared memory of the kernel: the group table of the layouts whose
+ * rows are read on the device (first row, rows, first tile per group). */
+static uint32_t static_smem_bytes(const jg__problem_key *p)
 {
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg);
+    return p->layout > JG_GROUPED_LIST ? 12 * p->groups + 4 : 0;
+}
+
+static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
+                           const jg__gemm_config *cfg)
+{
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg) -
+                      static_smem_bytes(p);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
 }
@@ -178,7 +192,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                     (t->force_n && t->force_n != c.block_n) ||
                     (t->force_k && t->force_k != c.block_k))
                     continue;
-                c.stages = fit_stages(t, &c);
+                c.stages = fit_stages(t, p, &c);
                 if (c.stages < SM90_MIN_STAGES)
                     continue;
                 estimate e = estimate_time(t, p, &c, sm90_block_m[i].efficiency,

@@ -46,6 +46,46 @@ static jg_status check_array(jg_context *ctx, const jg__problem_key *p, const ch
     return JG_OK;
 }
 
+static jg_status check_list_args(jg_context *ctx, const jg__problem_key *p,
+                                 const jg_grouped_args *args)
+{
+    jg_status st;
+    if ((st = check_array(ctx, p, "a", args->a)) || (st = check_array(ctx, p, "b", args->b)) ||
+        (st = check_array(ctx, p, "d", (const void *const *)args->d)))
+        return st;
+    if (p->c_type != JG_DTYPE_NONE && (st = check_array(ctx, p, "c", args->c)))
+        return st;
+    return JG_OK;
+}
+
+/* One tensor per operand (element 0 of each array), and the rows array. */
+static jg_status check_device_args(jg_context *ctx, const jg__problem_key *p,
+                                   const jg_grouped_args *args)
+{
+    const struct {
+        const char *name;
+        const void *const *ptrs;
+    } ops[] = {{"a", args->a}, {"b", args->b}, {"d", (const void *const *)args->d},
+               {"c", p->c_type != JG_DTYPE_NONE ? args->c : NULL}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(ops); ++i) {
+        if (i == 3 && p->c_type == JG_DTYPE_NONE)
+            break;
+        if (!ops[i].ptrs || !ops[i].ptrs[0])
+            return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s[0] (the whole tensor) is NULL",
+                            ops[i].name);
+        if ((uintptr_t)ops[i].ptrs[0] % 16)
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s[0] = %p is not 16-byte aligned",
+                            ops[i].name, ops[i].ptrs[0]);
+    }
+    if (!args->rows)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.rows (the groups' rows, on the device) "
+                                                  "is NULL");
+    if ((uintptr_t)args->rows % 4)
+        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.rows = %p is not 4-byte aligned",
+                        (const void *)args->rows);
+    return JG_OK;
+}
+
 jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)
 {
     if (!plan)
@@ -56,16 +96,15 @@ jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream s
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
     if (!p->groups)
         return jg__fail(ctx, JG_ERR_INVALID, "a dense plan: launch it with jg_gemm_run");
-    jg_status st;
-    if ((st = check_array(ctx, p, "a", args->a)) || (st = check_array(ctx, p, "b", args->b)) ||
-        (st = check_array(ctx, p, "d", (const void *const *)args->d)))
-        return st;
-    if (p->c_type != JG_DTYPE_NONE && (st = check_array(ctx, p, "c", args->c)))
+    jg_status st = p->layout == JG_GROUPED_LIST ? check_list_args(ctx, p, args)
+                                                : check_device_args(ctx, p, args);
+    if (st != JG_OK)
         return st;
     if (ctx->offline)
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
-    return jg__grouped_launch(plan, args, stream);
+    return p->layout == JG_GROUPED_LIST ? jg__grouped_launch(plan, args, stream)
+                                        : jg__device_grouped_launch(plan, args, stream);
 }
 
 jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,

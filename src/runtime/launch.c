@@ -9,6 +9,8 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
     const jg__problem_key *p = &plan->problem;
     uint64_t tiles_m = 0;
+    if (p->layout > JG_GROUPED_LIST) /* rows known on the device only: every SM */
+        return (uint32_t)plan->ctx->target.sm_count;
     if (p->groups)
         for (uint32_t g = 0; g < p->groups; ++g)
             tiles_m += ((uint64_t)p->group_m[g] + plan->cfg.block_m - 1) / plan->cfg.block_m;
@@ -56,7 +58,8 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         st = jg__tmap_encode_2d(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
                                 (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.block_m, box_k);
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b, (uint64_t)p->n,
+            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b,
+                                    (uint64_t)p->n * (p->layout > 1 ? p->groups : 1),
                                     (uint64_t)p->k, (uint64_t)p->ldb, plan->cfg.block_n, box_k);
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
@@ -196,4 +199,31 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
     }
     pthread_mutex_unlock(&plan->tmap_lock);
     return st;
+}
+
+/* Contiguous and masked layouts: one tensor per operand (maps cached per
+ * pointer set like dense ones), the groups' rows read on the device. */
+jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)
+{
+    const jg__problem_key *p = &plan->problem;
+    const int64_t rows = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;
+    jg_gemm_args maps = {.a = args->a[0], .b = args->b[0], .d = args->d[0]};
+    jg_gemm_kargs dense;
+    jg_status st = tensor_maps(plan, &maps, rows, &dense);
+    if (st != JG_OK)
+        return st;
+    jg_device_grouped_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    ka.a = dense.a;
+    ka.b = dense.b;
+    ka.d = dense.d;
+    ka.rows = args->rows;
+    ka.c = p->c_type ? args->c[0] : NULL;
+    ka.d_ptr = args->d[0];
+    ka.ldc = p->ldc;
+    ka.ldd = p->ldd;
+    ka.m_max = (int32_t)p->m_max;
+    ka.alpha = args->alpha;
+    ka.beta = args->beta;
+    return launch(plan, plan->grid, &ka, stream);
 }

@@ -79,17 +79,27 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
     if (p->flags)
         return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: no grouped flags exist yet", p->flags);
-    if (p->layout != JG_GROUPED_LIST)
-        return jg__fail(ctx, p->layout == 2 || p->layout == 3 ? JG_ERR_UNSUPPORTED : JG_ERR_INVALID,
-                        "layout %d: only JG_GROUPED_LIST (1) is implemented", (int)p->layout);
+    if (p->layout < JG_GROUPED_LIST || p->layout > JG_GROUPED_MASKED)
+        return jg__fail(ctx, JG_ERR_INVALID, "layout %d: not a jg_grouped_layout", (int)p->layout);
+    const bool list = p->layout == JG_GROUPED_LIST;
+    const int max_groups = list ? JG_GROUPED_MAX_GROUPS : JG_GROUPED_MAX_DEVICE_GROUPS;
     if (p->groups < 1)
         return jg__fail(ctx, JG_ERR_INVALID, "groups = %d: must be >= 1", (int)p->groups);
-    if (p->groups > JG_GROUPED_MAX_GROUPS)
-        return jg__fail(ctx, JG_ERR_TOO_LARGE, "groups = %d: at most %d in the list layout",
-                        (int)p->groups, JG_GROUPED_MAX_GROUPS);
-    if (!p->m)
+    if (p->groups > max_groups)
+        return jg__fail(ctx, JG_ERR_TOO_LARGE, "groups = %d: at most %d in this layout",
+                        (int)p->groups, max_groups);
+    if (list && !p->m)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem.m (the rows of each group) is NULL");
-    for (int32_t g = 0; g < p->groups; ++g) {
+    if (!list) {
+        jg_status st = check_dim(ctx, "m_max", p->m_max);
+        if (st != JG_OK)
+            return st;
+        if (p->layout == JG_GROUPED_MASKED && p->groups * p->m_max > JG_DIM_MAX)
+            return jg__fail(ctx, JG_ERR_TOO_LARGE,
+                            "groups * m_max = %lld rows of A: must be <= 2^31-1",
+                            (long long)(p->groups * p->m_max));
+    }
+    for (int32_t g = 0; p->m && g < p->groups; ++g) {
         if (p->m[g] < 0)
             return jg__fail(ctx, JG_ERR_INVALID, "m[%d] = %lld: must be >= 0", (int)g,
                             (long long)p->m[g]);

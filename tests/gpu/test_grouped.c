@@ -2,7 +2,10 @@
  * seeds' four benchmark cases, then random cases (1..64 groups, rows
  * including 0 and 1, every type, with and without C), each launched twice
  * on the same pointers (the second launch reuses the cached tensor maps).
- * Every group's D is poisoned before each launch and checked whole.
+ * Every group's D is poisoned before each launch and checked whole. Then
+ * the contiguous and masked layouts: random counts on the device, a second
+ * launch after new counts (every other case through a captured CUDA graph
+ * replayed after the counts changed), rows of no group left untouched.
  *   test_grouped [--seed S] [--count N]      (default 16 random cases) */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +161,196 @@ static grouped_case random_case(jg_rng *r, int index)
     return gc;
 }
 
+/* ---- contiguous and masked layouts: rows on the device ------------------ */
+
+/* Rows [row0, row0 + rows) of a matrix, as a matrix of its own. */
+static jg_mat view_rows(const jg_mat *m, int64_t row0, int64_t rows)
+{
+    jg_mat v = *m;
+    size_t off = (size_t)row0 * (size_t)m->ld * jg_test_dtype_size(m->type);
+    v.rows = rows;
+    v.bytes = (size_t)rows * (size_t)m->ld * jg_test_dtype_size(m->type);
+    v.host = (char *)m->host + off;
+    v.dev = (char *)m->dev + off;
+    return v;
+}
+
+typedef struct device_case {
+    const char *name;
+    jg_grouped_layout layout;
+    int32_t groups;
+    int32_t count[JG_GROUPED_MAX_DEVICE_GROUPS]; /* rows of each group */
+    int64_t m_max, n, k;
+    jg_dtype ab, d;
+    bool has_c;
+    float alpha, beta;
+} device_case;
+
+/* First row of group g in A and D. */
+static int64_t group_row(const device_case *dc, int32_t g)
+{
+    if (dc->layout == JG_GROUPED_MASKED)
+        return (int64_t)g * dc->m_max;
+    int64_t r = 0;
+    for (int32_t i = 0; i < g; ++i)
+        r += dc->count[i];
+    return r;
+}
+
+/* The device's rows array: offsets (contiguous) or counts (masked). */
+static void upload_rows(const device_case *dc, int32_t *dev)
+{
+    int32_t host[JG_GROUPED_MAX_DEVICE_GROUPS + 1];
+    int n = dc->layout == JG_GROUPED_CONTIGUOUS ? dc->groups + 1 : dc->groups;
+    for (int32_t g = 0; g < n; ++g)
+        host[g] = dc->layout == JG_GROUPED_CONTIGUOUS ? (int32_t)group_row(dc, g) : dc->count[g];
+    CUDA_CHECK(cudaMemcpy(dev, host, sizeof(int32_t) * (size_t)n, cudaMemcpyHostToDevice));
+}
+
+/* Every group's rows of D against the reference; every other row of D
+ * (slack, masked rows past a count) still poison. */
+static bool check_device_case(const device_case *dc, const jg_mat *a, const jg_mat *b,
+                              const jg_mat *c, jg_mat *d, const char *what, jg_rng *r)
+{
+    jg_mat_download(d);
+    bool ok = true;
+    unsigned char *written = calloc((size_t)d->rows, 1);
+    for (int32_t g = 0; g < dc->groups; ++g) {
+        if (!dc->count[g])
+            continue;
+        const int64_t row0 = group_row(dc, g);
+        jg_mat av = view_rows(a, row0, dc->count[g]), dv = view_rows(d, row0, dc->count[g]);
+        jg_mat bv = view_rows(b, (int64_t)g * dc->n, dc->n), cv;
+        if (c)
+            cv = view_rows(c, row0, dc->count[g]);
+        memset(written + row0, 1, (size_t)dc->count[g]);
+        jg_gemm_check ck = {.a = &av, .b = &bv, .c = c ? &cv : NULL, .d = &dv,
+                            .m = dc->count[g], .alpha = dc->alpha, .beta = dc->beta};
+        if (!jg_gemm_verify(&ck, r)) {
+            char line[512];
+            jg_check_describe(&ck, line, sizeof line);
+            CHECK(0, "%s group %d (rows %d): %s", what, (int)g, (int)dc->count[g], line);
+            ok = false;
+        }
+    }
+    for (int64_t i = 0; i < d->rows; ++i)
+        if (!written[i] && !jg_mat_is_poison(d, i, 0)) {
+            CHECK(0, "%s: row %lld belongs to no group but was written", what, (long long)i);
+            ok = false;
+            break;
+        }
+    free(written);
+    return ok;
+}
+
+static jg_grouped_problem device_problem(const device_case *dc)
+{
+    jg_grouped_problem p = {.layout = dc->layout, .a_type = dc->ab, .b_type = dc->ab,
+                            .c_type = dc->has_c ? dc->d : JG_DTYPE_NONE, .d_type = dc->d,
+                            .groups = dc->groups, .n = dc->n, .k = dc->k, .m_max = dc->m_max};
+    return p;
+}
+
+/* Runs a contiguous or masked case twice; with graph, the second run is a
+ * replay of a captured launch after new counts were written on the device. */
+static void run_device_case(jg_context *ctx, device_case *dc, bool graph, jg_rng *r)
+{
+    const int64_t rows = dc->layout == JG_GROUPED_MASKED ? dc->groups * dc->m_max : dc->m_max;
+    jg_mat a, b, c, d;
+    jg_mat_init(&a, dc->ab, rows, dc->k, 0);
+    jg_mat_init(&b, dc->ab, (int64_t)dc->groups * dc->n, dc->k, 0);
+    jg_mat_init(&d, dc->d, rows, dc->n, 0);
+    jg_mat_fill_normal(&a, r);
+    jg_mat_fill_normal(&b, r);
+    jg_mat_upload(&a);
+    jg_mat_upload(&b);
+    if (dc->has_c) {
+        jg_mat_init(&c, dc->d, rows, dc->n, 0);
+        jg_mat_fill_normal(&c, r);
+        jg_mat_upload(&c);
+    }
+    int32_t *rows_dev;
+    CUDA_CHECK(cudaMalloc((void **)&rows_dev, sizeof(int32_t) * (JG_GROUPED_MAX_DEVICE_GROUPS + 1)));
+    const void *ap[1] = {a.dev}, *bp[1] = {b.dev}, *cp[1] = {dc->has_c ? c.dev : NULL};
+    void *dp[1] = {d.dev};
+    jg_grouped_args args = {.a = ap, .b = bp, .c = dc->has_c ? cp : NULL, .d = dp,
+                            .alpha = dc->alpha, .beta = dc->beta, .rows = rows_dev};
+    jg_grouped_problem p = device_problem(dc);
+    jg_plan *plan = NULL;
+    JG_REQUIRE(ctx, jg_grouped_plan(ctx, &p, &plan));
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    cudaGraphExec_t exec = NULL;
+    upload_rows(dc, rows_dev);
+    jg_mat_poison(&d);
+    if (graph) {
+        cudaGraph_t g;
+        CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+        jg_status st = jg_grouped_run(plan, &args, stream);
+        CUDA_CHECK(cudaStreamEndCapture(stream, &g));
+        CHECK(st == JG_OK, "%s: run under capture: %s", dc->name, jg_context_last_error(ctx));
+        CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
+        CUDA_CHECK(cudaGraphDestroy(g));
+        CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    } else {
+        JG_REQUIRE(ctx, jg_grouped_run(plan, &args, stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    bool ok = check_device_case(dc, &a, &b, dc->has_c ? &c : NULL, &d, dc->name, r);
+    /* New counts on the device; the same plan (or graph) serves them. */
+    for (int32_t g = 0; g < dc->groups; ++g)
+        dc->count[g] = dc->layout == JG_GROUPED_MASKED
+                           ? (int32_t)jg_rng_below(r, (uint64_t)dc->m_max + 1)
+                           : dc->count[(g + 1) % dc->groups];
+    upload_rows(dc, rows_dev);
+    jg_mat_poison(&d);
+    if (graph)
+        CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    else
+        JG_REQUIRE(ctx, jg_grouped_run(plan, &args, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    ok &= check_device_case(dc, &a, &b, dc->has_c ? &c : NULL, &d, dc->name, r);
+    printf("  %-10s %3d groups, m_max %lld, n %lld k %lld %s->%s%s%s: %s\n", dc->name,
+           (int)dc->groups, (long long)dc->m_max, (long long)dc->n, (long long)dc->k,
+           jg_test_dtype_str(dc->ab), jg_test_dtype_str(dc->d), dc->has_c ? " +C" : "",
+           graph ? " (graph)" : "", ok ? "ok" : "FAILED");
+    if (exec)
+        CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    CUDA_CHECK(cudaFree(rows_dev));
+    jg_mat_free(&a);
+    jg_mat_free(&b);
+    jg_mat_free(&d);
+    if (dc->has_c)
+        jg_mat_free(&c);
+}
+
+static device_case random_device_case(jg_rng *r, jg_grouped_layout layout, int index)
+{
+    static const int64_t nk[] = {8, 64, 72, 128, 200, 256, 520};
+    static const jg_dtype outs[] = {JG_BF16, JG_FP16, JG_FP32};
+    device_case dc = {.name = layout == JG_GROUPED_MASKED ? "masked" : "contiguous",
+                      .layout = layout};
+    dc.groups = index == 0 ? 200 : 1 + (int32_t)jg_rng_below(r, 32);
+    dc.m_max = layout == JG_GROUPED_MASKED ? 1 + (int64_t)jg_rng_below(r, 300) : 0;
+    int64_t total = 0;
+    for (int32_t g = 0; g < dc.groups; ++g) {
+        int64_t cap = layout == JG_GROUPED_MASKED ? dc.m_max : 300;
+        dc.count[g] = jg_rng_below(r, 4) == 0 ? 0 : (int32_t)jg_rng_below(r, (uint64_t)cap + 1);
+        total += dc.count[g];
+    }
+    if (layout == JG_GROUPED_CONTIGUOUS)
+        dc.m_max = total + 1 + (int64_t)jg_rng_below(r, 100); /* slack rows stay untouched */
+    dc.n = nk[jg_rng_below(r, sizeof nk / sizeof nk[0])];
+    dc.k = nk[jg_rng_below(r, sizeof nk / sizeof nk[0])];
+    dc.ab = jg_rng_below(r, 2) ? JG_BF16 : JG_FP16;
+    dc.d = outs[jg_rng_below(r, 3)];
+    dc.has_c = jg_rng_below(r, 2);
+    dc.alpha = (float)(0.5 + 1.5 * jg_rng_uniform(r));
+    dc.beta = dc.has_c ? (float)(2 * jg_rng_uniform(r) - 1) : 0.0f;
+    return dc;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL);
@@ -179,6 +372,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < count; ++i) {
         grouped_case gc = random_case(&r, i);
         run_case(ctx, &gc, &r);
+    }
+    for (int i = 0; i < count / 2; ++i) {
+        for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
+            device_case dc = random_device_case(&r, (jg_grouped_layout)layout, i);
+            run_device_case(ctx, &dc, i % 2 == 1, &r);
+        }
     }
     jg_context_destroy(ctx);
     return jg_test_result("test_grouped");

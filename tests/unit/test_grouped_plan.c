@@ -50,7 +50,12 @@ static void test_validation(jg_context *ctx)
         {"m[1] < 0", {.layout = JG_GROUPED_LIST, .groups = 2, .m = negative}, JG_ERR_INVALID,
          "m[1]"},
         {"m[0] 2^31", {.layout = JG_GROUPED_LIST, .groups = 1, .m = huge}, JG_ERR_TOO_LARGE, "m[0]"},
-        {"contiguous", {.layout = 2, .groups = 1, .m = seed1_m}, JG_ERR_UNSUPPORTED, "layout"},
+        {"contiguous, no m_max", {.layout = JG_GROUPED_CONTIGUOUS, .groups = 4}, JG_ERR_INVALID,
+         "m_max"},
+        {"masked, 257 groups", {.layout = JG_GROUPED_MASKED, .groups = 257, .m_max = 8},
+         JG_ERR_TOO_LARGE, "groups"},
+        {"masked, 2^31 rows", {.layout = JG_GROUPED_MASKED, .groups = 2, .m_max = 1 << 30},
+         JG_ERR_TOO_LARGE, "m_max"},
         {"layout 9", {.layout = 9, .groups = 1, .m = seed1_m}, JG_ERR_INVALID, "layout"},
         {"flags", {.flags = 1, .layout = JG_GROUPED_LIST, .groups = 1, .m = seed1_m},
          JG_ERR_INVALID, "flags"},
@@ -139,6 +144,50 @@ static void test_run_checks(jg_context *ctx, jg_plan *plan)
                "offline");
 }
 
+/* Contiguous and masked plans (rows read on the device) and their checks. */
+static void test_device_layouts(jg_context *ctx)
+{
+    for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
+        jg_grouped_problem p = {.layout = (jg_grouped_layout)layout, .a_type = JG_BF16,
+                                .b_type = JG_BF16, .c_type = JG_FP32, .d_type = JG_FP32,
+                                .groups = 8, .n = 512, .k = 256, .m_max = 1024};
+        jg_plan *plan = NULL;
+        CHECK(jg_grouped_plan(ctx, &p, &plan) == JG_OK, "layout %d: %s", layout,
+              jg_context_last_error(ctx));
+        if (!plan)
+            continue;
+        jg_plan_info info;
+        jg_plan_get_info(plan, &info);
+        CHECK(strstr(info.kernel_name, layout == JG_GROUPED_CONTIGUOUS ? "jg_gcontig8_"
+                                                                        : "jg_gmasked8_"),
+              "name %s", info.kernel_name);
+        /* Changing m_max or the row hints re-plans but needs no other kernel
+         * unless the tiles change: m_max is an argument of the kernel. */
+        jg_grouped_problem q = p;
+        q.m_max = 2048;
+        jg_plan *other = NULL;
+        jg_plan_info info2;
+        if (jg_grouped_plan(ctx, &q, &other) == JG_OK && jg_plan_get_info(other, &info2) == JG_OK)
+            CHECK(other != plan, "another m_max is another plan");
+        const void *a[1] = {(void *)0x100000}, *b[1] = {(void *)0x200000};
+        const void *c[1] = {(void *)0x300000};
+        void *d[1] = {(void *)0x400000};
+        jg_grouped_args args = {.a = a, .b = b, .c = c, .d = d, .rows = (const int32_t *)0x500000};
+        expect(ctx, "device layout, offline", jg_grouped_run(plan, &args, NULL), JG_ERR_OFFLINE,
+               "offline");
+        args.rows = NULL;
+        expect(ctx, "rows NULL", jg_grouped_run(plan, &args, NULL), JG_ERR_NULL_POINTER,
+               "args.rows");
+        args.rows = (const int32_t *)0x500002;
+        expect(ctx, "rows misaligned", jg_grouped_run(plan, &args, NULL), JG_ERR_MISALIGNED,
+               "args.rows");
+        args.rows = (const int32_t *)0x500000;
+        args.c = NULL;
+        expect(ctx, "c NULL with C", jg_grouped_run(plan, &args, NULL), JG_ERR_NULL_POINTER,
+               "args.c");
+    }
+}
+
 int main(void)
 {
     jg_context *ctx = offline();
@@ -148,6 +197,7 @@ int main(void)
     jg_plan *plan = test_plans(ctx);
     if (plan)
         test_run_checks(ctx, plan);
+    test_device_layouts(ctx);
     jg_gemm_problem dp = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
                           .m = 64, .n = 64, .k = 64};
     jg_plan *dense = NULL;

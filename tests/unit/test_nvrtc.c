@@ -273,6 +273,15 @@ int main(int argc, char **argv)
                              .c_type = JG_FP32, .d_type = JG_FP32,
                              .groups = JG_GROUPED_MAX_GROUPS, .m = many, .n = 1000, .k = 520};
     check_grouped(cuobjdump, &t, &gp);
+    /* Rows on the device: the group table in shared memory, boundary tiles
+     * stored directly. */
+    for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
+        jg_grouped_problem dp = {.layout = (jg_grouped_layout)layout, .a_type = JG_BF16,
+                                 .b_type = JG_BF16, .c_type = JG_FP32, .d_type = JG_FP32,
+                                 .groups = JG_GROUPED_MAX_DEVICE_GROUPS, .n = 4096, .k = 7168,
+                                 .m_max = 8192};
+        check_grouped(cuobjdump, &t, &dp);
+    }
     return jg_test_result("sass");
 #else
     (void)argc;
