@@ -629,14 +629,14 @@ static int open_context(warm *w)
 /* ---- which kernels ------------------------------------------------------ */
 
 /* Why no kernel exists for a line yet, or NULL. Grouped lines have kernels
- * in the list layout (the seeds' format), with one n and one k. */
+ * in every layout (no layout: the seeds' list format), with one n and one k. */
 static const char *unsupported(const struct spec *s)
 {
     if (s->kind == SPEC_GROUPED) {
-        if (s->layout != SPEC_LAYOUT_NONE && s->layout != SPEC_LAYOUT_LIST)
-            return "grouped layouts contiguous and masked have no kernels in libjitgemm yet";
-        if (s->g > JG_GROUPED_MAX_GROUPS)
-            return "more groups than the list layout bakes in (64)";
+        bool list = s->layout == SPEC_LAYOUT_NONE || s->layout == SPEC_LAYOUT_LIST;
+        if (s->g > (list ? JG_GROUPED_MAX_GROUPS : JG_GROUPED_MAX_DEVICE_GROUPS))
+            return list ? "more groups than the list layout bakes in (64)"
+                        : "more groups than the contiguous and masked layouts hold (256)";
         for (int g = 1; g < s->g; ++g)
             if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
                 return "groups with different n or k are not supported";
@@ -658,14 +658,27 @@ static jg_gemm_problem problem_of(const options *o, const struct spec *s)
     return p;
 }
 
-/* A grouped line as a list-layout problem; its rows are copied to m. */
+/* A grouped line as a problem; its rows are copied to m. List layout: the
+ * rows are baked in. Contiguous: the rows are what the tiles are sized for
+ * and their sum is m_max; masked: m_max from the line. */
 static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct spec *s, int64_t *m)
 {
-    for (int g = 0; g < s->g; ++g)
-        m[g] = s->m[g];
+    int64_t total = 0;
+    for (int g = 0; g < s->g; ++g) {
+        total += s->m[g];
+        if (g < JG_GROUPED_MAX_GROUPS)
+            m[g] = s->m[g];
+    }
     jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = dense->a_type,
                             .b_type = dense->b_type, .d_type = dense->d_type,
                             .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0]};
+    if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
+        p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
+        p.m = NULL; /* more groups than m holds: tiles sized from m_max */
+        p.m_max = s->layout == SPEC_LAYOUT_MASKED ? s->m_max : total;
+        if (s->g <= JG_GROUPED_MAX_GROUPS)
+            p.m = m;
+    }
     return p;
 }
 
@@ -773,7 +786,8 @@ static void run_job(warm *w, job *j)
     double t0 = now_s();
     jg_status st;
     if (j->grouped) {
-        j->gproblem.m = j->group_m;
+        if (j->gproblem.m) /* it pointed into the job before the jobs were sorted */
+            j->gproblem.m = j->group_m;
         st = jg_grouped_plan(w->ctx, &j->gproblem, &plan);
     } else {
         st = jg_gemm_plan(w->ctx, &j->problem, &plan);

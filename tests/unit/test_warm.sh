@@ -41,7 +41,7 @@ cat >"$tmp/bad.jsonl" <<'EOF'
 {"name": "cut", "m": 128,
 EOF
 cat >"$tmp/unsupported.jsonl" <<'EOF'
-{"name": "masked", "kind": "grouped", "layout": "masked", "m": [3, 5], "n": [256, 256], "k": [256, 256], "g": 2, "m_max": 8}
+{"name": "f4", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "nvfp4"}
 {"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}
 EOF
 cat >"$tmp/generic.jsonl" <<'EOF'
@@ -81,7 +81,7 @@ expect "^failed 2$" "malformed lines"
 
 run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
 expect_rc 1 "unsupported lines"
-expect "unsupported: grouped layouts contiguous and masked .*line 1" "unsupported lines"
+expect "unsupported: dtype nvfp4 .*line 1" "unsupported lines"
 expect "unsupported: dtype fp8 .*line 2" "unsupported lines"
 run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
 expect_rc 0 "--skip-unsupported"
@@ -97,6 +97,13 @@ expect "jg_glist3_" "grouped line"
 run --arch sm_90a --cache-dir "$tmp/grouped-cache" "$tmp/grouped.jsonl"
 expect_rc 0 "grouped line again"
 expect "^already cached 1$" "grouped line again"
+printf '%s\n' '{"name": "masked", "kind": "grouped", "layout": "masked", "m": [3, 5], "n": [256, 256], "k": [256, 256], "g": 2, "m_max": 8}' \
+    '{"name": "masked2", "kind": "grouped", "layout": "masked", "m": [7, 1], "n": [256, 256], "k": [256, 256], "g": 2, "m_max": 8}' \
+    >"$tmp/masked.jsonl"
+run --arch sm_90a --cache-dir "$tmp/grouped-cache" "$tmp/masked.jsonl"
+expect_rc 0 "masked lines"
+expect "^compiled 1$" "masked lines: one kernel serves both"
+expect "jg_gmasked2_" "masked lines"
 
 # ---- counting kernels without compiling ------------------------------------
 run --arch sm_90a --cache-dir "$cache" -n "$tmp/generic.jsonl"
