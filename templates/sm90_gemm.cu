@@ -180,13 +180,19 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
 __shared__ int32_t jg_gstart[JG_GROUPS], jg_gcount[JG_GROUPS];
 __shared__ uint32_t jg_gtile[JG_GROUPS + 1];
 
+JG_DEV uint32_t jg_group_tiles(int32_t count)
+{
+    return ((uint32_t)count + JG_BLOCK_M - 1) / JG_BLOCK_M * JG_TILES_N;
+}
+
 /* Contiguous: rows[g]..rows[g+1] of A and D; masked: rows[g] rows from
  * g * m_max. Clamped to the m_max rows the tensor maps hold, so bad counts
- * cannot make the direct stores leave D. */
+ * cannot make the direct stores leave D. Every thread calls it: the groups
+ * are read in parallel, then warp 0 scans their tile counts (the caller's
+ * __syncthreads publishes the table). */
 JG_DEV void jg_group_table(const jg_kargs_t &p)
 {
-    uint32_t first = 0;
-    for (int g = 0; g < JG_GROUPS; ++g) {
+    for (int g = threadIdx.x; g < JG_GROUPS; g += blockDim.x) {
 #if JG_LAYOUT == 2
         const int32_t start = min(max(p.rows[g], 0), p.m_max);
         const int32_t count = min(max(p.rows[g + 1] - start, 0), p.m_max - start);
@@ -196,10 +202,29 @@ JG_DEV void jg_group_table(const jg_kargs_t &p)
 #endif
         jg_gstart[g] = start;
         jg_gcount[g] = count;
-        jg_gtile[g] = first;
-        first += ((uint32_t)count + JG_BLOCK_M - 1) / JG_BLOCK_M * JG_TILES_N;
     }
-    jg_gtile[JG_GROUPS] = first;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        const int per = (JG_GROUPS + 31) / 32, lo = (int)threadIdx.x * per;
+        const int hi = min(lo + per, JG_GROUPS);
+        uint32_t sum = 0;
+        for (int g = lo; g < hi; ++g)
+            sum += jg_group_tiles(jg_gcount[g]);
+        uint32_t incl = sum;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+            if ((int)threadIdx.x >= o)
+                incl += v;
+        }
+        uint32_t first = incl - sum;
+        for (int g = lo; g < hi; ++g) {
+            jg_gtile[g] = first;
+            first += jg_group_tiles(jg_gcount[g]);
+        }
+        if (threadIdx.x == 31)
+            jg_gtile[JG_GROUPS] = incl;
+    }
 }
 
 /* Tile t: the last group whose first tile is <= t (empty groups share
@@ -216,8 +241,7 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     }
     jg_tile tl;
     const int32_t count = jg_gcount[lo];
-    jg_tile_coords(t - jg_gtile[lo], ((uint32_t)count + JG_BLOCK_M - 1) / JG_BLOCK_M, tl.tm,
-                   tl.tn);
+    jg_tile_coords(t - jg_gtile[lo], jg_group_tiles(count) / JG_TILES_N, tl.tm, tl.tn);
     tl.m = count;
     tl.row_base = jg_gstart[lo];
     tl.b_row = lo * JG_N;
@@ -399,8 +423,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles = jg_total_tiles();
 #elif JG_DEVICE_ROWS
     const uint32_t tiles_m = 0; /* per group, from jg_tile_at */
-    if (threadIdx.x == 0)
-        jg_group_table(p);
+    jg_group_table(p);
 #else
 #if JG_M
     const int32_t m = JG_M;

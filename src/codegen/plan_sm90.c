@@ -158,7 +158,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
  * rows are read on the device (first row, rows, first tile per group). */
 static uint32_t static_smem_bytes(const jg__problem_key *p)
 {
-    return p->layout > JG_GROUPED_LIST ? 12 * p->groups + 4 : 0;
+    return p->layout > JG_GROUPED_LIST ? 12 * p->groups + 64 : 0; /* + alignment */
 }
 
 static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
