@@ -141,11 +141,11 @@ static void usage(FILE *f)
             "                     [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]\n"
             "                     [--no-peer] [--help]\n"
             "\n"
-            "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list layout)\n"
-            "shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T, row-major; grouped: one\n"
-            "launch of ours against a loop of cuBLASLt matmuls, one per group), L2 flushed\n"
-            "before every launch, and reports medians against the speed of light measured\n"
-            "in the same run.\n"
+            "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
+            "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
+            "row-major; grouped: one launch of ours against a loop of cuBLASLt matmuls, one\n"
+            "per group), L2 flushed before every launch, and reports medians against the\n"
+            "speed of light measured in the same run.\n"
             "\n"
             "  --spec FILE       JSON-lines shapes (default bench/shapes.jsonl)\n"
             "  --only NAMES      run only these shapes (comma-separated names)\n"
@@ -231,7 +231,9 @@ typedef struct shape {
     int64_t m, n, k; /* grouped: m is the sum of gm, the rows of all groups */
     int64_t b_count; /* B matrices read: 1, or the non-empty groups */
     int g;           /* groups; 0 for dense and decode */
-    int64_t gm[JG_GROUPED_MAX_GROUPS]; /* grouped: rows of each group (0: empty) */
+    jg_grouped_layout layout; /* grouped: list, contiguous or masked */
+    int64_t m_max;   /* contiguous: m (rows of A and D); masked: rows per group slot */
+    int64_t gm[JG_GROUPED_MAX_DEVICE_GROUPS]; /* grouped: rows of each group (0: empty) */
     int64_t seed;    /* the spec's seed, else 0: varies the grouped inputs */
 } shape;
 
@@ -240,15 +242,23 @@ typedef struct shape_list {
     size_t n, cap;
 } shape_list;
 
+static const char *layout_name(jg_grouped_layout l)
+{
+    return l == JG_GROUPED_CONTIGUOUS ? "contiguous" : l == JG_GROUPED_MASKED ? "masked" : "list";
+}
+
 /* A grouped line into *s: 1, or 0 (with the reason printed) for what the
  * library cannot run yet. */
 static int parse_grouped(const struct spec *sp, shape *s)
 {
     const char *why = NULL;
-    if (sp->layout != SPEC_LAYOUT_LIST && sp->layout != SPEC_LAYOUT_NONE)
-        why = "is not implemented by libjitgemm yet (only 'list' is)";
-    else if (sp->g > JG_GROUPED_MAX_GROUPS)
-        why = "has more groups than JG_GROUPED_MAX_GROUPS";
+    s->layout = sp->layout == SPEC_LAYOUT_CONTIGUOUS ? JG_GROUPED_CONTIGUOUS
+                : sp->layout == SPEC_LAYOUT_MASKED   ? JG_GROUPED_MASKED
+                                                     : JG_GROUPED_LIST;
+    if (s->layout == JG_GROUPED_LIST && sp->g > JG_GROUPED_MAX_GROUPS)
+        why = "has more groups than the list layout allows (JG_GROUPED_MAX_GROUPS, 64)";
+    else if (sp->g > JG_GROUPED_MAX_DEVICE_GROUPS)
+        why = "has more groups than the layout allows (JG_GROUPED_MAX_DEVICE_GROUPS, 256)";
     for (int i = 1; i < sp->g && !why; ++i)
         if (sp->n[i] != sp->n[0] || sp->k[i] != sp->k[0])
             why = "has groups with different n or k (not supported by libjitgemm)";
@@ -260,6 +270,8 @@ static int parse_grouped(const struct spec *sp, shape *s)
     }
     if (!why && !s->m)
         why = "has no rows in any group";
+    else if (!why && s->layout == JG_GROUPED_CONTIGUOUS && s->m > INT32_MAX)
+        why = "has more rows in all than int32 row offsets can hold";
     if (why) {
         printf("skipping %s: grouped, layout '%s', %s\n", sp->name,
                spec_layout_name(sp->layout), why);
@@ -268,6 +280,10 @@ static int parse_grouped(const struct spec *sp, shape *s)
     s->g = sp->g;
     s->n = sp->n[0];
     s->k = sp->k[0];
+    /* masked: the spec's m_max (>= every m; its default is max(m)) */
+    s->m_max = s->layout == JG_GROUPED_CONTIGUOUS ? s->m
+               : s->layout == JG_GROUPED_MASKED   ? sp->m_max
+                                                  : 0;
     return 1;
 }
 
@@ -668,21 +684,20 @@ static void operands_free(operands *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Random normal A and B uploaded (seeds `seed` and seed + 1); both D
- * poisoned with NaN (0xff bytes) so that an output the kernel never writes
- * cannot pass the check. */
-static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, bool peer,
-                          uint64_t seed)
+/* Random normal A (na elements) and B (nb) uploaded (seeds `seed` and
+ * seed + 1); both D (nd elements) poisoned with NaN (0xff bytes) so that an
+ * output the kernel never writes cannot pass the check. */
+static bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, size_t nd,
+                           jg_dtype in, jg_dtype out, bool peer, uint64_t seed)
 {
     memset(o, 0, sizeof *o);
-    size_t na = (size_t)(s->m * s->k), nb = (size_t)(s->n * s->k);
     o->a_bytes = na * dtype_size(in);
     o->b_bytes = nb * dtype_size(in);
-    o->d_bytes = (size_t)(s->m * s->n) * dtype_size(out);
+    o->d_bytes = nd * dtype_size(out);
     o->ha = malloc(o->a_bytes);
     o->hb = malloc(o->b_bytes);
     if (!o->ha || !o->hb) {
-        fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", s->name);
+        fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", name);
         return false;
     }
     fill_normal(o->ha, na, in, seed);
@@ -698,6 +713,14 @@ static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out
            /* These ran on the legacy stream, which the timing stream (non-
             * blocking) does not wait for. */
            !CUDA_FAILED(cudaDeviceSynchronize());
+}
+
+/* The operands of one problem [m, n, k]: see operands_alloc. */
+static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, bool peer,
+                          uint64_t seed)
+{
+    return operands_alloc(o, s->name, (size_t)(s->m * s->k), (size_t)(s->n * s->k),
+                          (size_t)(s->m * s->n), in, out, peer, seed);
 }
 
 /* ---- ceilings: copy bandwidth and matmul peak --------------------------- */
@@ -769,7 +792,7 @@ typedef struct row {
     double ours_us, peer_us; /* NAN when not measured */
     const char *peer;        /* "cuBLASLt" or "cuBLASLt loop" once timed, else NULL */
     int peer_algo;           /* index of the chosen heuristic result (dense, decode) */
-    int group_algo[JG_GROUPED_MAX_GROUPS]; /* grouped: the same per group, -1 if empty */
+    int group_algo[JG_GROUPED_MAX_DEVICE_GROUPS]; /* grouped: the same per group, -1 if empty */
     const char *check;       /* "cublas" (whole D) or "fp64_rows" (3 rows) */
     double rel_diff;         /* max |ours - ref| / max |ref| (grouped: the worst group) */
     bool mismatch;
@@ -956,7 +979,7 @@ static void run_dense(bench *b, const shape *s, row *r)
     operands_free(&o);
 }
 
-/* ---- one grouped row (list layout) ------------------------------------- */
+/* ---- one grouped row (list, contiguous or masked layout) --------------- */
 
 /* Group i of a grouped shape as a dense problem [gm[i], n, k]. */
 static shape group_shape(const shape *s, int i)
@@ -967,11 +990,24 @@ static shape group_shape(const shape *s, int i)
     return one;
 }
 
+/* Contiguous and masked layouts: the first row of group i in A and D (for
+ * i = g, contiguous: the rows of all groups). */
+static int64_t group_row0(const shape *s, int i)
+{
+    if (s->layout == JG_GROUPED_MASKED)
+        return i * s->m_max;
+    int64_t row = 0;
+    for (int j = 0; j < i; ++j)
+        row += s->gm[j];
+    return row;
+}
+
 typedef struct grouped_job {
     jg_plan *plan;
     jg_grouped_args args; /* points at the arrays below */
-    const void *a[JG_GROUPED_MAX_GROUPS], *b[JG_GROUPED_MAX_GROUPS];
-    void *d[JG_GROUPED_MAX_GROUPS];
+    /* list: one pointer per group; contiguous, masked: [0], the whole tensor */
+    const void *a[JG_GROUPED_MAX_DEVICE_GROUPS], *b[JG_GROUPED_MAX_DEVICE_GROUPS];
+    void *d[JG_GROUPED_MAX_DEVICE_GROUPS];
 } grouped_job;
 
 static bool grouped_launch(void *arg, cudaStream_t stream)
@@ -983,7 +1019,7 @@ static bool grouped_launch(void *arg, cudaStream_t stream)
 /* The peer: one cuBLASLt matmul per non-empty group, in group order, each
  * with its own best algorithm, timed as a whole. */
 typedef struct lt_loop {
-    lt_cand best[JG_GROUPED_MAX_GROUPS];
+    lt_cand best[JG_GROUPED_MAX_DEVICE_GROUPS];
     int n;
 } lt_loop;
 
@@ -996,53 +1032,138 @@ static bool lt_loop_launch(void *arg, cudaStream_t stream)
     return true;
 }
 
-/* Per group: the operands and the peer's GEMM; empty groups keep zeroed
- * entries and NULL pointers, which the library ignores. */
+/* Per group: its operands and the peer's GEMM. List layout: o[i] owns the
+ * group's buffers. Contiguous and masked: `whole` owns the single A, B and D
+ * tensors and o[i] is a view of group i's valid rows inside them (never
+ * freed). Empty groups keep zeroed entries and NULL pointers, which the
+ * library ignores. */
 typedef struct group_set {
-    operands o[JG_GROUPED_MAX_GROUPS];
-    lt_gemm lt[JG_GROUPED_MAX_GROUPS];
+    operands o[JG_GROUPED_MAX_DEVICE_GROUPS];
+    operands whole;
+    int32_t *rows; /* contiguous: g + 1 row offsets; masked: g counts (device) */
+    lt_gemm lt[JG_GROUPED_MAX_DEVICE_GROUPS];
     lt_loop loop;
     grouped_job job;
     bool peer; /* cuBLASLt has algorithms for every non-empty group */
 } group_set;
 
-/* Plans a grouped shape, as one list-layout plan; see plan_done. */
+/* Plans a grouped shape, as one plan of its layout (the rows per group are
+ * the list's sizes, or the other layouts' tile-sizing hints); see plan_done. */
 static jg_plan *plan_grouped(bench *b, const shape *s, row *r)
 {
-    jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = b->opt.dtype,
+    jg_grouped_problem p = {.layout = s->layout, .a_type = b->opt.dtype,
                             .b_type = b->opt.dtype, .d_type = b->opt.out_dtype,
-                            .groups = s->g, .m = s->gm, .n = s->n, .k = s->k};
+                            .groups = s->g, .m = s->gm, .n = s->n, .k = s->k,
+                            .m_max = s->m_max};
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_grouped_plan(b->jg, &p, &plan);
     return plan_done(b, st, plan, t0, r);
 }
 
-/* Random normal A_g and B_g (seeds differing per group and per spec seed),
- * both D_g, and the peer's GEMM of every non-empty group; false (reported)
- * if the operands cannot be made. */
+/* List layout: random normal A_g and B_g (seeds differing per group and per
+ * spec seed) and both D_g of every non-empty group, each its own buffers. */
+static bool grouped_alloc_list(group_set *gs, const bench *b, const shape *s, bool peer)
+{
+    for (int i = 0; i < s->g; ++i) {
+        shape one = group_shape(s, i);
+        uint64_t seed = 2 * ((uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + (uint64_t)i) + 1;
+        if (s->gm[i] &&
+            !operands_init(&gs->o[i], &one, b->opt.dtype, b->opt.out_dtype, peer, seed))
+            return false;
+    }
+    return true;
+}
+
+/* Group i's valid rows inside the whole tensors: A and D from row
+ * group_row0, B_i the i-th [n, k] slice; host copies likewise. */
+static operands group_view(const operands *w, const shape *s, int i, jg_dtype in, jg_dtype out)
+{
+    size_t row0 = (size_t)group_row0(s, i), m = (size_t)s->gm[i];
+    size_t n = (size_t)s->n, k = (size_t)s->k, si = dtype_size(in), so = dtype_size(out);
+    size_t ea = row0 * k, eb = (size_t)i * n * k, ed = row0 * n; /* element offsets */
+    return (operands){.ha = w->ha + ea, .hb = w->hb + eb,
+                      .a = (char *)w->a + ea * si, .b = (char *)w->b + eb * si,
+                      .d_ours = (char *)w->d_ours + ed * so,
+                      .d_peer = w->d_peer ? (char *)w->d_peer + ed * so : NULL,
+                      .a_bytes = m * k * si, .b_bytes = n * k * si, .d_bytes = m * n * so};
+}
+
+/* The device rows array of a contiguous (offsets) or masked (counts) shape,
+ * uploaded once. */
+static bool upload_rows(group_set *gs, const shape *s)
+{
+    int32_t host[JG_GROUPED_MAX_DEVICE_GROUPS + 1];
+    bool contiguous = s->layout == JG_GROUPED_CONTIGUOUS;
+    int n = contiguous ? s->g + 1 : s->g;
+    for (int i = 0; i < n; ++i)
+        host[i] = (int32_t)(contiguous ? group_row0(s, i) : s->gm[i]);
+    void *dev = NULL;
+    bool ok = !CUDA_FAILED(cudaMalloc(&dev, (size_t)n * sizeof *host));
+    gs->rows = dev;
+    return ok && !CUDA_FAILED(cudaMemcpy(dev, host, (size_t)n * sizeof *host,
+                                         cudaMemcpyHostToDevice));
+}
+
+/* Contiguous and masked layouts: one random normal A ([m, k] or
+ * [g, m_max, k]) and B ([g, n, k]), both D ([m, n] or [g, m_max, n]), the
+ * rows array, and a view of each non-empty group. */
+static bool grouped_alloc_whole(group_set *gs, const bench *b, const shape *s, bool peer)
+{
+    jg_dtype in = b->opt.dtype, out = b->opt.out_dtype;
+    size_t rows = (size_t)group_row0(s, s->g), n = (size_t)s->n, k = (size_t)s->k;
+    uint64_t seed = 2 * (uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + 1;
+    if (!upload_rows(gs, s) ||
+        !operands_alloc(&gs->whole, s->name, rows * k, (size_t)s->g * n * k, rows * n, in, out,
+                        peer, seed)) /* ends with a device sync: the rows are there too */
+        return false;
+    for (int i = 0; i < s->g; ++i)
+        if (s->gm[i])
+            gs->o[i] = group_view(&gs->whole, s, i, in, out);
+    return true;
+}
+
+/* The operands of the shape's layout, our launch's arguments, and the
+ * peer's GEMM of every non-empty group (pointed at that group's rows);
+ * false (reported) if the operands cannot be made. */
 static bool grouped_init(group_set *gs, bench *b, const shape *s, bool peer)
 {
+    bool list = s->layout == JG_GROUPED_LIST;
+    if (!(list ? grouped_alloc_list(gs, b, s, peer) : grouped_alloc_whole(gs, b, s, peer)))
+        return false;
     gs->peer = peer;
     for (int i = 0; i < s->g; ++i) {
         if (!s->gm[i])
             continue;
         shape one = group_shape(s, i);
-        uint64_t seed = 2 * ((uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + (uint64_t)i) + 1;
-        if (!operands_init(&gs->o[i], &one, b->opt.dtype, b->opt.out_dtype, peer, seed))
-            return false;
-        gs->job.a[i] = gs->o[i].a;
-        gs->job.b[i] = gs->o[i].b;
-        gs->job.d[i] = gs->o[i].d_ours;
         gs->peer = gs->peer && lt_gemm_init(&gs->lt[i], b, &one, b->opt.dtype,
                                             b->opt.out_dtype);
         gs->lt[i].a = gs->o[i].a;
         gs->lt[i].b = gs->o[i].b;
         gs->lt[i].d = gs->o[i].d_peer;
     }
+    for (int i = 0; i < (list ? s->g : 1); ++i) {
+        const operands *o = list ? &gs->o[i] : &gs->whole;
+        gs->job.a[i] = o->a;
+        gs->job.b[i] = o->b;
+        gs->job.d[i] = o->d_ours;
+    }
     gs->job.args = (jg_grouped_args){.a = gs->job.a, .b = gs->job.b, .d = gs->job.d,
-                                     .alpha = 1.0f};
+                                     .alpha = 1.0f, .rows = gs->rows};
     return true;
+}
+
+/* Frees what grouped_init made (also after it failed half-way). */
+static void grouped_free(group_set *gs, const shape *s)
+{
+    for (int i = 0; i < s->g; ++i) {
+        lt_gemm_destroy(&gs->lt[i]);
+        if (s->layout == JG_GROUPED_LIST)
+            operands_free(&gs->o[i]); /* else a view into `whole` */
+    }
+    operands_free(&gs->whole);
+    cudaFree(gs->rows);
+    free(gs);
 }
 
 /* Chooses each non-empty group's algorithm as a dense row does (lt_pick)
@@ -1116,11 +1237,7 @@ static void run_grouped(bench *b, const shape *s, row *r)
         if (!r->error[0] && !check_grouped(gs, s, &b->opt, r))
             snprintf(r->error, sizeof r->error, "cannot read the outputs back");
     }
-    for (int i = 0; i < s->g; ++i) {
-        lt_gemm_destroy(&gs->lt[i]);
-        operands_free(&gs->o[i]);
-    }
-    free(gs);
+    grouped_free(gs, s);
 }
 
 /* One row of the table, whatever the kind. */
@@ -1199,14 +1316,17 @@ static void print_row(const bench *b, const row *r)
 /* A JSON number, or null for NAN and infinities (which JSON lacks). */
 static json_t *json_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-/* A grouped row's "groups" and "m" (rows per group, a list). */
+/* A grouped row's "layout", "groups", "m" (rows per group, a list) and
+ * "m_max" (null for the list layout). */
 static void row_json_grouped(const row *r, json_t *o)
 {
     json_t *m = json_array();
     for (int i = 0; i < r->s->g; ++i)
         json_array_append_new(m, json_integer(r->s->gm[i]));
+    json_object_set_new(o, "layout", json_string(layout_name(r->s->layout)));
     json_object_set_new(o, "groups", json_integer(r->s->g));
     json_object_set_new(o, "m", m);
+    json_object_set_new(o, "m_max", r->s->m_max ? json_integer(r->s->m_max) : json_null());
 }
 
 /* "cublas_algo": the chosen heuristic result, for a grouped row a list of

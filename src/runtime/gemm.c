@@ -48,7 +48,7 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
     plan->threads = jg__gemm_threads(&cfg);
     pthread_mutex_init(&plan->tmap_lock, NULL);
     plan->grid = jg__gemm_grid(plan, pk->m);
-    if (pk->groups) {
+    if (pk->layout == JG_GROUPED_LIST) {
         plan->list_params = aligned_alloc(64, JG_LIST_SIZE(pk->groups));
         if (!plan->list_params) {
             pthread_mutex_destroy(&plan->tmap_lock);
