@@ -1202,8 +1202,8 @@ static void time_grouped(bench *b, group_set *gs, const shape *s, row *r)
         r->peer = "cuBLASLt loop";
 }
 
-/* Checks every non-empty group as a dense row is checked; the row gets the
- * worst difference. False if an output cannot be read back. */
+/* Checks every non-empty group as a dense row is checked (o[i]: its m_g
+ * valid rows, whatever the layout); the row gets the worst difference. False if an output cannot be read back. */
 static bool check_grouped(const group_set *gs, const shape *s, const options *opt, row *r)
 {
     double worst = 0, diff;
