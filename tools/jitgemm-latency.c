@@ -7,6 +7,7 @@
  *   memory hit        host time of jg_gemm (lookup + launch) per call
  *   run vs bare       jg_gemm_run on a held plan against cuLaunchKernelEx of the
  *                     same function with a prebuilt parameter block
+ *   grouped run       host time of one 8-group jg_grouped_run, the same pointers
  *
  * Usage: jitgemm-latency [--compiles N] [--calls N]
  * Time NVRTC with CUDA_CACHE_DISABLE=1 so the driver's compute cache does
@@ -244,6 +245,54 @@ static void host_costs(int calls)
     jg_context_destroy(ctx);
 }
 
+/* Host time of one jg_grouped_run of the seeds' case 1 (8 groups, list
+ * layout) with the same pointers every call: the parameter block is reused,
+ * nothing is encoded. Batched like the dense loops. */
+static void grouped_costs(int calls)
+{
+    static const int64_t m[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+    const int64_t n = 4096, k = 7168;
+    jg_context *ctx = context(NULL, JG_CACHE_OFF);
+    jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16, .b_type = JG_BF16,
+                            .d_type = JG_BF16, .groups = 8, .m = m, .n = n, .k = k};
+    const void *a[8], *b[8];
+    void *d[8];
+    for (int g = 0; g < 8; ++g) {
+        void *x, *y, *z;
+        CUDA_OK(cudaMalloc(&x, (size_t)(m[g] * k * 2)));
+        CUDA_OK(cudaMalloc(&y, (size_t)(n * k * 2)));
+        CUDA_OK(cudaMalloc(&z, (size_t)(m[g] * n * 2)));
+        CUDA_OK(cudaMemset(x, 0, (size_t)(m[g] * k * 2)));
+        CUDA_OK(cudaMemset(y, 0, (size_t)(n * k * 2)));
+        a[g] = x;
+        b[g] = y;
+        d[g] = z;
+    }
+    jg_grouped_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
+    jg_plan *plan;
+    JG_OK_OR_DIE(ctx, jg_grouped_plan(ctx, &p, &plan));
+    JG_OK_OR_DIE(ctx, jg_grouped_run(plan, &args, NULL));
+    CUDA_OK(cudaDeviceSynchronize());
+    double total = 0;
+    for (int done = 0; done < calls; done += BATCH) {
+        int batch = calls - done < BATCH ? calls - done : BATCH;
+        double t0 = now_us();
+        for (int i = 0; i < batch; ++i)
+            jg_grouped_run(plan, &args, NULL);
+        total += now_us() - t0;
+        CUDA_OK(cudaDeviceSynchronize());
+    }
+    printf("grouped run       jg_grouped_run (8 groups, list layout) %.2f us per call, %d calls "
+           "in batches of %d\n",
+           total / calls, calls, BATCH);
+    for (int g = 0; g < 8; ++g) {
+        cudaFree((void *)a[g]);
+        cudaFree((void *)b[g]);
+        cudaFree(d[g]);
+    }
+    jg_context_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     int compiles = 9, calls = 100000;
@@ -273,5 +322,6 @@ int main(int argc, char **argv)
     cold_compiles(compiles);
     disk_hits(argv[0]);
     host_costs(calls);
+    grouped_costs(calls < 10000 ? calls : 10000);
     return 0;
 }
