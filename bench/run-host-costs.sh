@@ -1,5 +1,6 @@
 #!/bin/sh
-# One device run for the host-side targets (issue 5) plus a GPU smoke test:
+# One device run for the host-side targets (issue 5), a GPU smoke test and the
+# grouped peers (issue 4):
 # build, unit suite, gemm_basic, a short fuzz, jitgemm-latency, jitgemm-warm
 # on 64 kernels, and compute-sanitizer memcheck/racecheck. Logs to $OUT.
 set -u
@@ -22,3 +23,9 @@ timeout 90 compute-sanitizer --tool memcheck ./build/tests/test_gemm_fuzz --coun
     > "$OUT/memcheck.log" 2>&1; echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.log"
 timeout 90 compute-sanitizer --tool racecheck ./build/tests/test_gemm_fuzz --count 4 --seed 6 \
     > "$OUT/racecheck.log" 2>&1; echo "racecheck rc=$?"; tail -3 "$OUT/racecheck.log"
+# Grouped GEMM (issue 4): the MoE example and the torch._grouped_mm peer.
+timeout 120 ./build/examples/grouped_moe > "$OUT/grouped_moe.log" 2>&1
+echo "grouped_moe rc=$?"; tail -6 "$OUT/grouped_moe.log"
+PYTHONUNBUFFERED=1 timeout 240 python3 bench/peer_torch.py --lib build/libjitgemm.so \
+    --json "$OUT/peer_torch.json" > "$OUT/peer_torch.log" 2>&1
+echo "peer_torch rc=$?"; tail -12 "$OUT/peer_torch.log"
