@@ -23,25 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "jg_internal.h"
-
-#define CUDA_OK(call)                                                                   \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
-                    cudaGetErrorString(e_));                                            \
-            exit(2);                                                                    \
-        }                                                                               \
-    } while (0)
-
-#define JG_OK_OR_DIE(ctx, call)                                                         \
-    do {                                                                                \
-        if ((call) != JG_OK) {                                                          \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
-                    jg_context_last_error(ctx));                                        \
-            exit(2);                                                                    \
-        }                                                                               \
-    } while (0)
+#include "jg_test_gpu.h" /* CUDA_CHECK, JG_REQUIRE */
 
 static double now_us(void)
 {
@@ -73,7 +55,7 @@ static jg_context *context(const char *cache_dir, jg_cache_mode mode)
 {
     jg_options o = {.cache_dir = cache_dir, .cache_mode = mode};
     jg_context *ctx;
-    JG_OK_OR_DIE(NULL, jg_context_create(&o, &ctx));
+    JG_REQUIRE(NULL, jg_context_create(&o, &ctx));
     return ctx;
 }
 
@@ -86,7 +68,7 @@ static void cold_compiles(int count)
         jg_gemm_problem p = problem(4096, 4096, 4096 + 64 * (i + 1));
         jg_plan *plan;
         double t0 = now_us();
-        JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
+        JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
         t[i] = (now_us() - t0) / 1e3;
     }
     jg_context_stats s;
@@ -102,23 +84,23 @@ static void cold_compiles(int count)
 /* The child of disk_hits(): everything after the CUDA context exists. */
 static int child_disk_hit(const char *dir)
 {
-    CUDA_OK(cudaSetDevice(0));
-    CUDA_OK(cudaFree(0));
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaFree(0));
     void *a, *b, *d;
-    CUDA_OK(cudaMalloc(&a, 4096 * 4096 * 2));
-    CUDA_OK(cudaMalloc(&b, 4096 * 4096 * 2));
-    CUDA_OK(cudaMalloc(&d, 4096 * 4096 * 2));
+    CUDA_CHECK(cudaMalloc(&a, 4096 * 4096 * 2));
+    CUDA_CHECK(cudaMalloc(&b, 4096 * 4096 * 2));
+    CUDA_CHECK(cudaMalloc(&d, 4096 * 4096 * 2));
     jg_gemm_problem p = problem(4096, 4096, 4096);
     jg_gemm_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
     double t0 = now_us();
     jg_context *ctx = context(dir, JG_CACHE_READ);
     jg_plan *plan;
-    JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
-    JG_OK_OR_DIE(ctx, jg_gemm_run(plan, &args, NULL));
+    JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    JG_REQUIRE(ctx, jg_gemm_run(plan, &args, NULL));
     double t1 = now_us();
     jg_plan_info info;
     jg_plan_get_info(plan, &info);
-    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaDeviceSynchronize());
     printf("%.3f %d\n", (t1 - t0) / 1e3, (int)info.origin);
     return 0;
 }
@@ -133,7 +115,7 @@ static void disk_hits(const char *self)
     jg_context *ctx = context(dir, JG_CACHE_READWRITE);
     jg_gemm_problem p = problem(4096, 4096, 4096);
     jg_plan *plan;
-    JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
     jg_context_destroy(ctx);
     enum { RUNS = 7 };
     double t[RUNS];
@@ -190,7 +172,7 @@ static double host_us_per_call(const launch_loop *l, int which, int calls)
                 l->ctx->cu->cuLaunchKernelEx(l->cfg, l->plan->kernel->fn, l->params, NULL);
         }
         total += now_us() - t0;
-        CUDA_OK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
     return total / calls;
 }
@@ -202,14 +184,14 @@ static void host_costs(int calls)
     jg_context *ctx = context(NULL, JG_CACHE_OFF);
     jg_gemm_problem p = problem(128, 256, 64);
     void *a, *b, *d;
-    CUDA_OK(cudaMalloc(&a, 1 << 20));
-    CUDA_OK(cudaMalloc(&b, 1 << 20));
-    CUDA_OK(cudaMalloc(&d, 1 << 20));
+    CUDA_CHECK(cudaMalloc(&a, 1 << 20));
+    CUDA_CHECK(cudaMalloc(&b, 1 << 20));
+    CUDA_CHECK(cudaMalloc(&d, 1 << 20));
     jg_gemm_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
     jg_plan *plan;
-    JG_OK_OR_DIE(ctx, jg_gemm_plan(ctx, &p, &plan));
-    JG_OK_OR_DIE(ctx, jg_gemm_run(plan, &args, NULL));
-    CUDA_OK(cudaDeviceSynchronize());
+    JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
+    JG_REQUIRE(ctx, jg_gemm_run(plan, &args, NULL));
+    CUDA_CHECK(cudaDeviceSynchronize());
 
     /* The same launch, parameters prepared once. */
     jg_gemm_kargs ka;
@@ -259,20 +241,20 @@ static void grouped_costs(int calls)
     void *d[8];
     for (int g = 0; g < 8; ++g) {
         void *x, *y, *z;
-        CUDA_OK(cudaMalloc(&x, (size_t)(m[g] * k * 2)));
-        CUDA_OK(cudaMalloc(&y, (size_t)(n * k * 2)));
-        CUDA_OK(cudaMalloc(&z, (size_t)(m[g] * n * 2)));
-        CUDA_OK(cudaMemset(x, 0, (size_t)(m[g] * k * 2)));
-        CUDA_OK(cudaMemset(y, 0, (size_t)(n * k * 2)));
+        CUDA_CHECK(cudaMalloc(&x, (size_t)(m[g] * k * 2)));
+        CUDA_CHECK(cudaMalloc(&y, (size_t)(n * k * 2)));
+        CUDA_CHECK(cudaMalloc(&z, (size_t)(m[g] * n * 2)));
+        CUDA_CHECK(cudaMemset(x, 0, (size_t)(m[g] * k * 2)));
+        CUDA_CHECK(cudaMemset(y, 0, (size_t)(n * k * 2)));
         a[g] = x;
         b[g] = y;
         d[g] = z;
     }
     jg_grouped_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
     jg_plan *plan;
-    JG_OK_OR_DIE(ctx, jg_grouped_plan(ctx, &p, &plan));
-    JG_OK_OR_DIE(ctx, jg_grouped_run(plan, &args, NULL));
-    CUDA_OK(cudaDeviceSynchronize());
+    JG_REQUIRE(ctx, jg_grouped_plan(ctx, &p, &plan));
+    JG_REQUIRE(ctx, jg_grouped_run(plan, &args, NULL));
+    CUDA_CHECK(cudaDeviceSynchronize());
     double total = 0;
     for (int done = 0; done < calls; done += BATCH) {
         int batch = calls - done < BATCH ? calls - done : BATCH;
@@ -280,7 +262,7 @@ static void grouped_costs(int calls)
         for (int i = 0; i < batch; ++i)
             jg_grouped_run(plan, &args, NULL);
         total += now_us() - t0;
-        CUDA_OK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
     printf("grouped run       jg_grouped_run (8 groups, list layout) %.2f us per call, %d calls "
            "in batches of %d\n",
@@ -313,8 +295,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "jitgemm-latency: no CUDA GPU\n");
         return 2;
     }
-    CUDA_OK(cudaSetDevice(0));
-    CUDA_OK(cudaFree(0));
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaFree(0));
     if (compiles < 1 || calls < 1) {
         fprintf(stderr, "--compiles and --calls must be >= 1\n");
         return 2;
