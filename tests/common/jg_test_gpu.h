@@ -46,6 +46,7 @@
 static inline void jg_test_gpu_init(void)
 {
     int count = 0, major = 0, minor = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress survives a crash (meson pipes stdout) */
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         printf("SKIP: no CUDA device: %s\n",

@@ -297,11 +297,14 @@ static void run_device_case(jg_context *ctx, device_case *dc, bool graph, jg_rng
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
     bool ok = check_device_case(dc, &a, &b, dc->has_c ? &c : NULL, &d, dc->name, r);
-    /* New counts on the device; the same plan (or graph) serves them. */
+    /* New counts on the device; the same plan (or graph) serves them.
+     * Contiguous: the counts rotated by one group (same total rows). */
+    const int32_t first = dc->count[0];
     for (int32_t g = 0; g < dc->groups; ++g)
         dc->count[g] = dc->layout == JG_GROUPED_MASKED
                            ? (int32_t)jg_rng_below(r, (uint64_t)dc->m_max + 1)
-                           : dc->count[(g + 1) % dc->groups];
+                       : g + 1 < dc->groups ? dc->count[g + 1]
+                                            : first;
     upload_rows(dc, rows_dev);
     jg_mat_poison(&d);
     if (graph)
