@@ -4,10 +4,11 @@
  *
  *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]
  *                 [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]
- *                 [--no-peer] [--help]
+ *                 [--no-peer] [--flush read|memset] [--help]
  *
  * cuBLASLt is opened with dlopen here, in the tool, so that libjitgemm keeps
- * no cuBLAS dependency; <cublasLt.h> supplies types and enums only.
+ * no cuBLAS dependency; <cublasLt.h> supplies types and enums only. The
+ * read-only L2 flush is a kernel compiled here with NVRTC (see flush_l2).
  * Exit status: 0 all rows fine, 1 a row failed or mismatched, 2 usage error,
  * no GPU, or a failure before the first row. bench/README.md says more. */
 #include <dlfcn.h>
@@ -22,6 +23,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <jansson.h>
+#include <nvrtc.h>
 
 #include <jitgemm/jitgemm.h>
 
@@ -39,6 +41,7 @@
 #define COPY_REPS 20
 #define WORKSPACE_BYTES (32ull << 20)
 #define FLUSH_BYTES (256ull << 20)
+#define FLUSH_THREADS 512 /* per block of the read-only flush; 4 blocks per SM */
 #define COPY_BYTES (1ull << 30)
 #define PEAK_DIM 8192
 #define MISMATCH_TOL 2e-2
@@ -125,6 +128,11 @@ static void fill_normal(uint16_t *x, size_t n, jg_dtype t, uint64_t seed)
 
 /* ---- options ----------------------------------------------------------- */
 
+/* How L2 is emptied before each timed launch: see flush_l2. */
+typedef enum flush_mode { FLUSH_READ, FLUSH_MEMSET } flush_mode;
+
+static const char *flush_name(flush_mode f) { return f == FLUSH_MEMSET ? "memset" : "read"; }
+
 typedef struct options {
     const char *spec;
     const char *only; /* comma-separated names, or NULL for all */
@@ -132,6 +140,7 @@ typedef struct options {
     int reps;
     const char *json;
     bool no_peer;
+    flush_mode flush;
 } options;
 
 static void usage(FILE *f)
@@ -139,7 +148,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]\n"
             "                     [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]\n"
-            "                     [--no-peer] [--help]\n"
+            "                     [--no-peer] [--flush read|memset] [--help]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
@@ -154,6 +163,12 @@ static void usage(FILE *f)
             "  --reps N          timed launches per measurement, >= %d (default 100)\n"
             "  --json FILE       also write the rows as JSON\n"
             "  --no-peer         do not time cuBLASLt per shape (still used for the peak)\n"
+            "  --flush MODE      how L2 is emptied before each timed launch:\n"
+            "                    read (default): a read-only kernel pass over >= 4x the L2,\n"
+            "                      which leaves only clean lines;\n"
+            "                    memset: a cudaMemsetAsync of the same buffer, which leaves\n"
+            "                      the L2 full of dirty lines that the timed kernel then pays\n"
+            "                      to write back to DRAM (slows short memory-bound rows)\n"
             "\n"
             "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
             "(including no CUDA GPU). See bench/README.md.\n",
@@ -171,6 +186,12 @@ static bool set_option(options *o, const char *name, const char *v, const char *
         o->json = v;
     else if (!strcmp(name, "--out-dtype"))
         *out = v;
+    else if (!strcmp(name, "--flush") && (!strcmp(v, "read") || !strcmp(v, "memset")))
+        o->flush = !strcmp(v, "memset") ? FLUSH_MEMSET : FLUSH_READ;
+    else if (!strcmp(name, "--flush")) {
+        fprintf(stderr, "jitgemm-bench: --flush must be read or memset, not '%s'\n", v);
+        return false;
+    }
     else if (!strcmp(name, "--dtype") && !(o->dtype = parse_dtype(v, false))) {
         fprintf(stderr, "jitgemm-bench: --dtype must be bf16 or fp16, not '%s'\n", v);
         return false;
@@ -191,7 +212,7 @@ static bool set_option(options *o, const char *name, const char *v, const char *
 static int parse_args(int argc, char **argv, options *o, bool *done)
 {
     static const char *with_value[] = {"--spec", "--only", "--dtype", "--out-dtype", "--reps",
-                                       "--json"};
+                                       "--json", "--flush"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .reps = 100};
     const char *out = NULL;
     for (int i = 1; i < argc; ++i) {
@@ -462,15 +483,19 @@ static bool lt_failed(cublasStatus_t s, const char *what)
     return true;
 }
 
-/* ---- the benchmark context and the timing loop ------------------------- */
+/* ---- the benchmark context --------------------------------------------- */
 
 typedef struct bench {
     options opt;
     cudaStream_t stream;
     cudaEvent_t *start, *stop; /* one pair per timed launch */
     int nevents;
-    void *flush;
+    void *flush;                /* >= 4x the L2, zeroed once at setup */
     size_t flush_bytes;
+    cudaLibrary_t flush_lib;    /* the read-only flush kernel (--flush read) */
+    cudaKernel_t flush_kernel;
+    unsigned *flush_sink;       /* its output, never written in practice */
+    unsigned flush_blocks;
     jg_context *jg;
     bool have_lt;
     cublasLtHandle_t lth;
@@ -478,6 +503,106 @@ typedef struct bench {
     double copy_gbs, peak_tflops; /* peak_tflops NAN without cuBLASLt */
     int peak_algo;                /* the heuristic's algorithm that the peak used */
 } bench;
+
+/* ---- the L2 flush ------------------------------------------------------ */
+
+/* A flush must leave L2 holding nothing the timed kernel wants and nothing it
+ * has to pay for. A memset leaves up to a whole L2 of DIRTY lines (H100:
+ * ~50 MB), which the next kernel's misses must first write back to DRAM: on
+ * short memory-bound rows that cost a lot (29 MB decode GEMMs took 20 us,
+ * ours and cuBLAS alike, half the copy bandwidth). Reading a buffer >= 4x the
+ * L2 evicts everything, writing any dirty line back during the flush, and
+ * leaves only clean lines. The kernel below is that read: 16-byte plain
+ * loads in a grid-stride loop. Their XOR is stored only if it equals a value
+ * that the buffer (one repeated byte, so every XOR is 0) cannot give, which
+ * the compiler cannot know, so the loads stay. */
+#define FLUSH_KERNEL "jg_bench_read_flush"
+static const char flush_source[] =
+    "extern \"C\" __global__ void " FLUSH_KERNEL "(const uint4 *src, unsigned long long n,\n"
+    "                                        unsigned int *sink)\n"
+    "{\n"
+    "    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;\n"
+    "    unsigned int acc = 0;\n"
+    "    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "         i < n; i += stride) {\n"
+    "        uint4 v = src[i];\n"
+    "        acc ^= v.x ^ v.y ^ v.z ^ v.w;\n"
+    "    }\n"
+    "    if (acc == 0x9e3779b9u)\n"
+    "        *sink = acc;\n"
+    "}\n";
+
+/* Prints NVRTC's log of `prog`, if any, after a failed compile. */
+static void nvrtc_print_log(nvrtcProgram prog)
+{
+    size_t n = 0;
+    char *log = NULL;
+    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (log = malloc(n)) &&
+        nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
+        fprintf(stderr, "%s\n", log);
+    free(log);
+}
+
+/* flush_source as PTX for compute capability major.minor, NUL-terminated
+ * (malloc'd), or NULL (reported). */
+static char *flush_ptx(int major, int minor)
+{
+    char arch[64];
+    snprintf(arch, sizeof arch, "--gpu-architecture=compute_%d%d", major, minor);
+    const char *opts[] = {arch};
+    nvrtcProgram prog;
+    nvrtcResult r = nvrtcCreateProgram(&prog, flush_source, FLUSH_KERNEL ".cu", 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        fprintf(stderr, "jitgemm-bench: nvrtcCreateProgram: %s\n", nvrtcGetErrorString(r));
+        return NULL;
+    }
+    char *ptx = NULL;
+    size_t n = 0;
+    if ((r = nvrtcCompileProgram(prog, 1, opts)) != NVRTC_SUCCESS) {
+        fprintf(stderr, "jitgemm-bench: nvrtcCompileProgram (%s): %s\n", arch,
+                nvrtcGetErrorString(r));
+        nvrtc_print_log(prog);
+    } else if ((r = nvrtcGetPTXSize(prog, &n)) != NVRTC_SUCCESS || !(ptx = malloc(n)) ||
+               (r = nvrtcGetPTX(prog, ptx)) != NVRTC_SUCCESS) {
+        fprintf(stderr, "jitgemm-bench: nvrtcGetPTX: %s\n",
+                r != NVRTC_SUCCESS ? nvrtcGetErrorString(r) : "out of memory");
+        free(ptx);
+        ptx = NULL;
+    }
+    nvrtcDestroyProgram(&prog);
+    return ptx;
+}
+
+/* Compiles and loads the read-only flush for this device (`sms` SMs of
+ * compute capability major.minor); false (reported) if it cannot. */
+static bool flush_load(bench *b, int major, int minor, int sms)
+{
+    char *ptx = flush_ptx(major, minor);
+    bool ok = ptx &&
+              !CUDA_FAILED(cudaLibraryLoadData(&b->flush_lib, ptx, NULL, NULL, 0, NULL, NULL, 0)) &&
+              !CUDA_FAILED(cudaLibraryGetKernel(&b->flush_kernel, b->flush_lib, FLUSH_KERNEL)) &&
+              !CUDA_FAILED(cudaMalloc((void **)&b->flush_sink, sizeof *b->flush_sink));
+    free(ptx);
+    b->flush_blocks = 4 * (unsigned)(sms > 0 ? sms : 1);
+    if (!ok)
+        fprintf(stderr, "jitgemm-bench: cannot build the read-only L2 flush (above); "
+                        "--flush memset times without it\n");
+    return ok;
+}
+
+/* Empties L2 on the stream before timed launch `rep`, as --flush says. */
+static bool flush_l2(bench *b, int rep)
+{
+    if (b->opt.flush == FLUSH_MEMSET)
+        return !CUDA_FAILED(cudaMemsetAsync(b->flush, rep & 0xff, b->flush_bytes, b->stream));
+    unsigned long long n = b->flush_bytes / 16; /* uint4 elements */
+    void *args[] = {&b->flush, &n, &b->flush_sink};
+    dim3 grid = {b->flush_blocks, 1, 1}, block = {FLUSH_THREADS, 1, 1};
+    return !CUDA_FAILED(cudaLaunchKernel((const void *)b->flush_kernel, grid, block, args, 0,
+                                         b->stream));
+}
+
+/* ---- the timing loop --------------------------------------------------- */
 
 /* Enqueues one launch on the stream; false if it could not be launched. */
 typedef bool (*launch_fn)(void *arg, cudaStream_t stream);
@@ -512,18 +637,16 @@ static int warm_up(bench *b, const timed *impl, int n)
 /* Times n implementations in alternation (rep i of each, then rep i + 1),
  * so that clock and temperature drift hit them alike: median of `reps`
  * launches each into us[j], in microseconds. Each launch has its own pair
- * of events; with `flush`, a memset of a buffer larger than L2 runs before
- * it, outside the events, so every launch reads its inputs from DRAM as in
- * a real model. Returns -1, or the index of an implementation that failed
- * (0 also for a CUDA error). */
+ * of events; with `flush`, flush_l2 runs before it, outside the events, so
+ * every launch reads its inputs from DRAM as in a real model. Returns -1,
+ * or the index of an implementation that failed (0 also for a CUDA error). */
 static int time_interleaved(bench *b, const timed *impl, int n, int reps, bool flush, double *us)
 {
     int bad = n * reps > b->nevents ? 0 : warm_up(b, impl, n);
     for (int i = 0; i < reps && bad < 0; ++i)
         for (int j = 0; j < n && bad < 0; ++j) {
             int e = i * n + j;
-            if ((flush && CUDA_FAILED(cudaMemsetAsync(b->flush, i & 0xff, b->flush_bytes,
-                                                      b->stream))) ||
+            if ((flush && !flush_l2(b, i)) ||
                 CUDA_FAILED(cudaEventRecord(b->start[e], b->stream)))
                 bad = 0;
             else if (!impl[j].fn(impl[j].arg, b->stream))
@@ -1452,9 +1575,14 @@ static bool bench_init(bench *b, const device_info *d)
     b->flush_bytes = FLUSH_BYTES;
     if ((size_t)d->l2_bytes * 4 > b->flush_bytes)
         b->flush_bytes = (size_t)d->l2_bytes * 4;
+    /* Zeroed once, so that the read-only flush reads defined data; the
+     * timing stream (non-blocking) does not wait for the legacy stream. */
     if (!b->start || !b->stop ||
         CUDA_FAILED(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking)) ||
-        CUDA_FAILED(cudaMalloc(&b->flush, b->flush_bytes)))
+        CUDA_FAILED(cudaMalloc(&b->flush, b->flush_bytes)) ||
+        CUDA_FAILED(cudaMemset(b->flush, 0, b->flush_bytes)) ||
+        CUDA_FAILED(cudaDeviceSynchronize()) ||
+        (b->opt.flush == FLUSH_READ && !flush_load(b, d->major, d->minor, d->sms)))
         return false;
     for (int i = 0; i < b->nevents; ++i)
         if (CUDA_FAILED(cudaEventCreate(&b->start[i])) ||
@@ -1488,6 +1616,9 @@ static void bench_destroy(bench *b)
     free(b->start);
     free(b->stop);
     cudaFree(b->flush);
+    cudaFree(b->flush_sink);
+    if (b->flush_lib)
+        cudaLibraryUnload(b->flush_lib);
     if (b->stream)
         cudaStreamDestroy(b->stream);
 }
@@ -1519,8 +1650,14 @@ static void print_header(const bench *b, const device_info *d)
     printf("types          %s x %s -> %s, fp32 accumulate\n", dtype_name(b->opt.dtype),
            dtype_name(b->opt.dtype), dtype_name(b->opt.out_dtype));
     printf("timing         median of %d launches, ours and cuBLAS alternating after >= %.0f ms "
-           "of warm-up,\n               L2 flushed (%zu MiB memset) before each\n",
-           b->opt.reps, WARM_MS, b->flush_bytes >> 20);
+           "of warm-up,\n", b->opt.reps, WARM_MS);
+    if (b->opt.flush == FLUSH_READ)
+        printf("               L2 flushed before each by a read-only pass over %zu MiB (leaves "
+               "only clean lines)\n", b->flush_bytes >> 20);
+    else
+        printf("               L2 flushed before each by a %zu MiB memset (--flush memset: "
+               "leaves dirty lines\n               that the timed kernel writes back)\n",
+               b->flush_bytes >> 20);
     if (b->opt.no_peer)
         printf("peer           none (--no-peer): rows checked on 3 sampled rows against FP64\n");
     printf("measuring the ceilings...\n");
@@ -1557,6 +1694,8 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
     json_object_set_new(root, "dtype", json_string(dtype_name(b->opt.dtype)));
     json_object_set_new(root, "out_dtype", json_string(dtype_name(b->opt.out_dtype)));
     json_object_set_new(root, "reps", json_integer(b->opt.reps));
+    json_object_set_new(root, "flush", json_string(flush_name(b->opt.flush)));
+    json_object_set_new(root, "flush_bytes", json_integer((json_int_t)b->flush_bytes));
     json_object_set_new(root, "copy_bw_gbs", json_num(b->copy_gbs));
     json_object_set_new(root, "peak_tflops", json_num(b->peak_tflops));
     for (size_t i = 0; i < n; ++i)
