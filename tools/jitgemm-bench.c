@@ -12,6 +12,7 @@
  * Exit status: 0 all rows fine, 1 a row failed or mismatched, 2 usage error,
  * no GPU, or a failure before the first row. bench/README.md says more. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@
 #define WARM_MS 300.0  /* and for at least this long: see warm_up */
 #define PICK_REPS 10   /* timed launches per cuBLASLt candidate algorithm */
 #define MAX_ALGOS 8
+#define MAX_TIMED 3    /* implementations timed together: ours and two peers */
 #define COPY_REPS 20
 #define WORKSPACE_BYTES (32ull << 20)
 #define FLUSH_BYTES (256ull << 20)
@@ -45,6 +47,9 @@
 #define COPY_BYTES (1ull << 30)
 #define PEAK_DIM 8192
 #define MISMATCH_TOL 2e-2
+/* Two cuBLAS results (FP32 accumulation in another order, then rounded) may
+ * differ by one bf16 ulp, up to 2^-7 of a value: more is a wrong peer. */
+#define PEER_TOL 1e-2
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -152,9 +157,10 @@ static void usage(FILE *f)
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
-            "row-major; grouped: one launch of ours against a loop of cuBLASLt matmuls, one\n"
-            "per group), L2 flushed before every launch, and reports medians against the\n"
-            "speed of light measured in the same run.\n"
+            "row-major; grouped: one launch of ours against the faster of a loop of cuBLASLt\n"
+            "matmuls, one per group, and one cublasGemmGroupedBatchedEx, both timed), L2\n"
+            "flushed before every launch, and reports medians against the speed of light\n"
+            "measured in the same run.\n"
             "\n"
             "  --spec FILE       JSON-lines shapes (default bench/shapes.jsonl)\n"
             "  --only NAMES      run only these shapes (comma-separated names)\n"
@@ -429,13 +435,13 @@ static bool filter_shapes(shape_list *l, const char *only)
        const void *, cublasLtMatrixLayout_t, void *, cublasLtMatrixLayout_t,                 \
        const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t))
 
-/* The prototypes above must match the header's, or calls through dlsym'd
- * pointers would be wrong; _Generic does not evaluate (nor link) its operand. */
-#define LT_CHECK_(name, args)                                                       \
+/* The prototypes above (and CB_FUNCS's below) must match the headers', or
+ * calls through dlsym'd pointers would be wrong; _Generic does not evaluate
+ * (nor link) its operand. */
+#define API_CHECK_(name, args)                                                      \
     _Static_assert(_Generic(&name, cublasStatus_t(*) args : 1, default : 0),        \
-                   #name " does not match <cublasLt.h>");
-LT_FUNCS(LT_CHECK_)
-#undef LT_CHECK_
+                   #name " does not match the cuBLAS headers");
+LT_FUNCS(API_CHECK_)
 
 typedef struct lt_api {
 #define LT_MEMBER_(name, args) cublasStatus_t (*name) args;
@@ -445,39 +451,108 @@ typedef struct lt_api {
 
 static lt_api lt;
 
+/* The first of `n` library names that dlopen opens, or NULL with *why set
+ * to dlerror's reason for the last one. */
+static void *dl_open_first(const char *const *names, size_t n, const char **why)
+{
+    void *lib = NULL;
+    for (size_t i = 0; i < n && !lib; ++i)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib && !(*why = dlerror()))
+        *why = "?";
+    return lib;
+}
+
+/* Stores the address of `name` in *slot, a function pointer; false if the
+ * library has no such symbol. */
+static bool dl_resolve(void *lib, const char *name, void *slot)
+{
+    void *sym = dlsym(lib, name);
+    if (sym)
+        memcpy(slot, &sym, sizeof sym); /* ISO C has no object-to-function cast */
+    return sym != NULL;
+}
+
 /* Opens cuBLASLt and resolves LT_FUNCS; false (reported) on failure. */
 static bool lt_load(void)
 {
-    const char *names[] = {"libcublasLt.so.13", "libcublasLt.so"};
-    void *lib = NULL;
-    for (size_t i = 0; i < 2 && !lib; ++i)
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so"};
+    const char *why;
+    void *lib = dl_open_first(names, 2, &why);
     if (!lib) {
-        const char *why = dlerror();
-        fprintf(stderr, "jitgemm-bench: cannot open cuBLASLt: %s\n", why ? why : "?");
+        fprintf(stderr, "jitgemm-bench: cannot open cuBLASLt: %s\n", why);
         return false;
     }
 #define LT_RESOLVE_(name, args)                                                      \
-    {                                                                                \
-        void *sym = dlsym(lib, #name);                                               \
-        if (!sym) {                                                                  \
-            fprintf(stderr, "jitgemm-bench: cuBLASLt has no %s\n", #name);           \
-            return false;                                                            \
-        }                                                                            \
-        memcpy(&lt.name, &sym, sizeof sym); /* ISO C has no object-to-function cast */ \
+    if (!dl_resolve(lib, #name, &lt.name)) {                                         \
+        fprintf(stderr, "jitgemm-bench: cuBLASLt has no %s\n", #name);               \
+        return false;                                                                \
     }
     LT_FUNCS(LT_RESOLVE_)
 #undef LT_RESOLVE_
     return true;
 }
 
+/* X(name, required, parameter types): the cuBLAS functions of the "cuBLAS
+ * grouped" peer of grouped rows. cublasGemmGroupedBatchedEx came with
+ * cuBLAS 12.5; without a user workspace cuBLAS uses its own. */
+#define CB_FUNCS(X)                                                                          \
+    X(cublasCreate_v2, true, (cublasHandle_t *))                                             \
+    X(cublasDestroy_v2, true, (cublasHandle_t))                                              \
+    X(cublasSetStream_v2, true, (cublasHandle_t, cudaStream_t))                              \
+    X(cublasSetWorkspace_v2, false, (cublasHandle_t, void *, size_t))                        \
+    X(cublasGemmGroupedBatchedEx, true,                                                      \
+      (cublasHandle_t, const cublasOperation_t *, const cublasOperation_t *, const int *,    \
+       const int *, const int *, const void *, const void *const *, cudaDataType_t,          \
+       const int *, const void *const *, cudaDataType_t, const int *, const void *,          \
+       void *const *, cudaDataType_t, const int *, int, const int *, cublasComputeType_t))
+
+#define CB_CHECK_(name, required, args) API_CHECK_(name, args)
+CB_FUNCS(CB_CHECK_)
+#undef CB_CHECK_
+#undef API_CHECK_
+
+typedef struct cb_api {
+#define CB_MEMBER_(name, required, args) cublasStatus_t (*name) args;
+    CB_FUNCS(CB_MEMBER_)
+#undef CB_MEMBER_
+} cb_api;
+
+static cb_api cb;
+
+/* Opens cuBLAS and resolves CB_FUNCS; false, with one note saying that the
+ * cuBLAS grouped peer is skipped, if the library or a required function is
+ * missing (grouped rows then run against the cuBLASLt loop alone). */
+static bool cb_load(void)
+{
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+    const char *why;
+    void *lib = dl_open_first(names, 3, &why);
+    if (!lib) {
+        fprintf(stderr, "jitgemm-bench: note: cannot open cuBLAS (%s): the cuBLAS grouped "
+                        "peer is skipped\n", why);
+        return false;
+    }
+#define CB_RESOLVE_(name, required, args)                                                \
+    if (!dl_resolve(lib, #name, &cb.name) && required) {                                 \
+        fprintf(stderr, "jitgemm-bench: note: cuBLAS has no %s (cuBLAS 12.5 or newer "    \
+                        "has): the cuBLAS grouped peer is skipped\n", #name);            \
+        return false;                                                                    \
+    }
+    CB_FUNCS(CB_RESOLVE_)
+#undef CB_RESOLVE_
+    return true;
+}
+
+/* Reports a failed cuBLASLt or cuBLAS call and evaluates to true. */
 #define LT_FAILED(call) lt_failed((call), #call)
 
 static bool lt_failed(cublasStatus_t s, const char *what)
 {
     if (s == CUBLAS_STATUS_SUCCESS)
         return false;
-    what += strncmp(what, "lt.", 3) ? 0 : 3; /* "lt.cublasLtXxx(...)": the name only */
+    /* "lt.cublasLtXxx(...)" or "cb.cublasXxx(...)": the name only */
+    what += strncmp(what, "lt.", 3) && strncmp(what, "cb.", 3) ? 0 : 3;
     fprintf(stderr, "jitgemm-bench: %.*s: cuBLAS status %d\n", (int)strcspn(what, "("), what,
             (int)s);
     return true;
@@ -499,10 +574,29 @@ typedef struct bench {
     jg_context *jg;
     bool have_lt;
     cublasLtHandle_t lth;
-    void *workspace;
+    void *workspace;              /* cuBLASLt's, and cuBLAS's: one stream, in turn */
+    bool have_cb;                 /* the cuBLAS grouped peer (grouped rows) */
+    cublasHandle_t cbh;
+    cudaStream_t cb_stream;       /* the stream cbh is bound to */
+    bool grouped;                 /* the run has grouped rows */
     double copy_gbs, peak_tflops; /* peak_tflops NAN without cuBLASLt */
     int peak_algo;                /* the heuristic's algorithm that the peak used */
 } bench;
+
+/* Binds the cuBLAS handle to `stream` unless it is already, and then to the
+ * shared workspace (setting the stream resets cuBLAS's workspace to its
+ * own); false (reported) on failure. */
+static bool cb_bind(bench *b, cudaStream_t stream)
+{
+    if (b->cb_stream == stream && stream)
+        return true;
+    if (LT_FAILED(cb.cublasSetStream_v2(b->cbh, stream)) ||
+        (cb.cublasSetWorkspace_v2 && b->workspace &&
+         LT_FAILED(cb.cublasSetWorkspace_v2(b->cbh, b->workspace, WORKSPACE_BYTES))))
+        return false;
+    b->cb_stream = stream;
+    return true;
+}
 
 /* ---- the L2 flush ------------------------------------------------------ */
 
@@ -792,7 +886,8 @@ static bool lt_pick(lt_gemm *g, lt_cand *best)
 
 typedef struct operands {
     uint16_t *ha, *hb; /* host copies: inputs of the no-peer check */
-    void *a, *b, *d_ours, *d_peer;
+    void *a, *b, *d_ours;
+    void *d_peer, *d_peer2; /* the D of each peer: cuBLASLt (loop), cuBLAS grouped */
     size_t a_bytes, b_bytes, d_bytes;
 } operands;
 
@@ -804,14 +899,16 @@ static void operands_free(operands *o)
     cudaFree(o->b);
     cudaFree(o->d_ours);
     cudaFree(o->d_peer);
+    cudaFree(o->d_peer2);
     memset(o, 0, sizeof *o);
 }
 
 /* Random normal A (na elements) and B (nb) uploaded (seeds `seed` and
- * seed + 1); both D (nd elements) poisoned with NaN (0xff bytes) so that an
- * output the kernel never writes cannot pass the check. */
+ * seed + 1); our D and `peers` (0 to 2) peer D (nd elements each) poisoned
+ * with NaN (0xff bytes) so that an output never written cannot pass the
+ * check. */
 static bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, size_t nd,
-                           jg_dtype in, jg_dtype out, bool peer, uint64_t seed)
+                           jg_dtype in, jg_dtype out, int peers, uint64_t seed)
 {
     memset(o, 0, sizeof *o);
     o->a_bytes = na * dtype_size(in);
@@ -828,22 +925,24 @@ static bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, 
     return !CUDA_FAILED(cudaMalloc(&o->a, o->a_bytes)) &&
            !CUDA_FAILED(cudaMalloc(&o->b, o->b_bytes)) &&
            !CUDA_FAILED(cudaMalloc(&o->d_ours, o->d_bytes)) &&
-           (!peer || !CUDA_FAILED(cudaMalloc(&o->d_peer, o->d_bytes))) &&
+           (peers < 1 || !CUDA_FAILED(cudaMalloc(&o->d_peer, o->d_bytes))) &&
+           (peers < 2 || !CUDA_FAILED(cudaMalloc(&o->d_peer2, o->d_bytes))) &&
            !CUDA_FAILED(cudaMemcpy(o->a, o->ha, o->a_bytes, cudaMemcpyHostToDevice)) &&
            !CUDA_FAILED(cudaMemcpy(o->b, o->hb, o->b_bytes, cudaMemcpyHostToDevice)) &&
            !CUDA_FAILED(cudaMemset(o->d_ours, 0xff, o->d_bytes)) &&
-           (!peer || !CUDA_FAILED(cudaMemset(o->d_peer, 0xff, o->d_bytes))) &&
+           (peers < 1 || !CUDA_FAILED(cudaMemset(o->d_peer, 0xff, o->d_bytes))) &&
+           (peers < 2 || !CUDA_FAILED(cudaMemset(o->d_peer2, 0xff, o->d_bytes))) &&
            /* These ran on the legacy stream, which the timing stream (non-
             * blocking) does not wait for. */
            !CUDA_FAILED(cudaDeviceSynchronize());
 }
 
 /* The operands of one problem [m, n, k]: see operands_alloc. */
-static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, bool peer,
+static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, int peers,
                           uint64_t seed)
 {
     return operands_alloc(o, s->name, (size_t)(s->m * s->k), (size_t)(s->n * s->k),
-                          (size_t)(s->m * s->n), in, out, peer, seed);
+                          (size_t)(s->m * s->n), in, out, peers, seed);
 }
 
 /* ---- ceilings: copy bandwidth and matmul peak --------------------------- */
@@ -889,7 +988,7 @@ static double measure_peak_tflops(bench *b)
     lt_cand best;
     double us = -1;
     memset(&g, 0, sizeof g);
-    if (operands_init(&o, &s, JG_BF16, JG_BF16, false, 1) &&
+    if (operands_init(&o, &s, JG_BF16, JG_BF16, 0, 1) &&
         lt_gemm_init(&g, b, &s, JG_BF16, JG_BF16)) {
         g.a = o.a;
         g.b = o.b;
@@ -912,8 +1011,10 @@ typedef struct row {
     double plan_ms;
     const char *origin; /* "nvrtc" or "disk" */
     char kernel[128];
-    double ours_us, peer_us; /* NAN when not measured */
-    const char *peer;        /* "cuBLASLt" or "cuBLASLt loop" once timed, else NULL */
+    double ours_us, peer_us; /* NAN when not measured; peer_us: the row's (best) peer */
+    const char *peer;        /* "cuBLASLt", "cuBLASLt loop" or "cuBLAS grouped", else NULL */
+    double lt_loop_us, grouped_us; /* grouped: each peer's time, NAN when not timed */
+    double grouped_diff;     /* cuBLAS grouped against the cuBLASLt loop (else ours) */
     int peer_algo;           /* index of the chosen heuristic result (dense, decode) */
     int group_algo[JG_GROUPED_MAX_DEVICE_GROUPS]; /* grouped: the same per group, -1 if empty */
     const char *check;       /* "cublas" (whole D) or "fp64_rows" (3 rows) */
@@ -998,49 +1099,58 @@ static double check_sampled_rows(const operands *o, const shape *s, const void *
     return err / (scale > 0 ? scale : 1);
 }
 
-/* Downloads our D (and the peer's, with has_peer) of one problem and puts
- * their relative difference (or, without a peer, that of sampled rows
- * against FP64) in *diff; false if the outputs cannot be read back. */
-static bool check_output(const operands *o, const shape *s, const options *opt, bool has_peer,
-                         double *diff)
+/* Downloads two device outputs x and ref of `bytes` each (type t) and puts
+ * their relative difference in *diff; false if they cannot be read back. */
+static bool diff_device(const void *x, const void *ref, size_t bytes, jg_dtype t, double *diff)
 {
-    void *ours = malloc(o->d_bytes), *peer = has_peer ? malloc(o->d_bytes) : NULL;
-    bool ok = ours && (peer || !has_peer) &&
-              !CUDA_FAILED(cudaMemcpy(ours, o->d_ours, o->d_bytes, cudaMemcpyDeviceToHost)) &&
-              (!peer || !CUDA_FAILED(cudaMemcpy(peer, o->d_peer, o->d_bytes,
-                                                cudaMemcpyDeviceToHost)));
-    if (ok) {
-        size_t n = o->d_bytes / dtype_size(opt->out_dtype);
-        *diff = peer ? rel_diff(ours, peer, n, opt->out_dtype)
-                     : check_sampled_rows(o, s, ours, opt->dtype, opt->out_dtype);
-    }
-    free(ours);
-    free(peer);
+    void *hx = malloc(bytes), *hr = malloc(bytes);
+    bool ok = hx && hr && !CUDA_FAILED(cudaMemcpy(hx, x, bytes, cudaMemcpyDeviceToHost)) &&
+              !CUDA_FAILED(cudaMemcpy(hr, ref, bytes, cudaMemcpyDeviceToHost));
+    if (ok)
+        *diff = rel_diff(hx, hr, bytes / dtype_size(t), t);
+    free(hx);
+    free(hr);
     return ok;
 }
 
-/* Sets the check columns of a row from its largest difference. */
-static void set_check(row *r, double diff)
+/* Puts the relative difference of our D of one problem from the first
+ * peer's (with has_peer) or, without, that of sampled rows against FP64 in
+ * *diff; false if the outputs cannot be read back. */
+static bool check_output(const operands *o, const shape *s, const options *opt, bool has_peer,
+                         double *diff)
+{
+    if (has_peer)
+        return diff_device(o->d_ours, o->d_peer, o->d_bytes, opt->out_dtype, diff);
+    void *ours = malloc(o->d_bytes);
+    bool ok = ours &&
+              !CUDA_FAILED(cudaMemcpy(ours, o->d_ours, o->d_bytes, cudaMemcpyDeviceToHost));
+    if (ok)
+        *diff = check_sampled_rows(o, s, ours, opt->dtype, opt->out_dtype);
+    free(ours);
+    return ok;
+}
+
+/* Sets the check columns of a row from its largest difference, taken
+ * against a cuBLAS(Lt) output (vs_peer) or FP64 rows. */
+static void set_check(row *r, double diff, bool vs_peer)
 {
     r->rel_diff = diff;
     r->mismatch = !(diff <= MISMATCH_TOL);
-    r->check = isfinite(r->peer_us) ? "cublas" : "fp64_rows";
+    r->check = vs_peer ? "cublas" : "fp64_rows";
 }
 
-/* Times ours (t[0]) and, when n is 2, the peer (t[1]) in alternation, each
- * launch after an L2 flush; sets the times, or r->error when ours failed.
- * Returns time_interleaved's answer: 1 when the peer failed to launch. */
-static int time_pair(bench *b, const timed *t, int n, row *r)
+/* Times ours (t[0]) and the peers t[1..n) in alternation, each launch after
+ * an L2 flush, into us[0..n); sets r->ours_us, or r->error when ours
+ * failed. Returns time_interleaved's answer: j > 0 when peer t[j] failed
+ * to launch. */
+static int time_with_peers(bench *b, const timed *t, int n, row *r, double *us)
 {
-    double us[2];
     int bad = time_interleaved(b, t, n, b->opt.reps, true, us);
     if (bad == 0)
         snprintf(r->error, sizeof r->error, "libjitgemm launch failed: %s",
                  jg_context_last_error(b->jg));
-    else if (bad < 0) {
+    else if (bad < 0)
         r->ours_us = us[0];
-        r->peer_us = n == 2 ? us[1] : NAN;
-    }
     return bad;
 }
 
@@ -1052,6 +1162,7 @@ static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
 {
     lt_cand best;
     timed t[2] = {{ours_launch, job}, {lt_launch, &best}};
+    double us[2];
     int n = 1;
     if (g->op && g->nalgo > 0) {
         if (!lt_pick(g, &best)) {
@@ -1060,12 +1171,13 @@ static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
         }
         n = 2;
     }
-    int bad = time_pair(b, t, n, r);
+    int bad = time_with_peers(b, t, n, r, us);
     if (bad == 1)
         snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
                  best.algo);
     else if (bad < 0 && n == 2) {
         r->peer = "cuBLASLt";
+        r->peer_us = us[1];
         r->peer_algo = best.algo;
     }
 }
@@ -1082,7 +1194,7 @@ static void run_dense(bench *b, const shape *s, row *r)
     memset(&g, 0, sizeof g);
     if (!job.plan)
         return;
-    if (!operands_init(&o, s, b->opt.dtype, b->opt.out_dtype, peer, 1)) {
+    if (!operands_init(&o, s, b->opt.dtype, b->opt.out_dtype, peer ? 1 : 0, 1)) {
         snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
         operands_free(&o);
         return;
@@ -1095,7 +1207,7 @@ static void run_dense(bench *b, const shape *s, row *r)
     }
     time_row(b, &job, &g, r);
     if (!r->error[0] && check_output(&o, s, &b->opt, isfinite(r->peer_us), &diff))
-        set_check(r, diff);
+        set_check(r, diff, isfinite(r->peer_us));
     else if (!r->error[0])
         snprintf(r->error, sizeof r->error, "cannot read the outputs back");
     lt_gemm_destroy(&g);
@@ -1139,8 +1251,8 @@ static bool grouped_launch(void *arg, cudaStream_t stream)
     return jg_grouped_run(j->plan, &j->args, stream) == JG_OK;
 }
 
-/* The peer: one cuBLASLt matmul per non-empty group, in group order, each
- * with its own best algorithm, timed as a whole. */
+/* The first peer: one cuBLASLt matmul per non-empty group, in group order,
+ * each with its own best algorithm, timed as a whole. */
 typedef struct lt_loop {
     lt_cand best[JG_GROUPED_MAX_DEVICE_GROUPS];
     int n;
@@ -1155,7 +1267,110 @@ static bool lt_loop_launch(void *arg, cudaStream_t stream)
     return true;
 }
 
-/* Per group: its operands and the peer's GEMM. List layout: o[i] owns the
+/* The second peer: one cublasGemmGroupedBatchedEx over the non-empty
+ * groups, each a cuBLAS "group" of one problem, mapped as lt_gemm maps a
+ * dense problem: cuBLAS's A is our B_g (op T, K x N, lda K), its B our A_g
+ * (op N, K x m_g, ldb K), its C = D_g^T (N x m_g, ldc N), m = N, n = m_g.
+ * cuBLAS reads the per-group arrays from the host at each call; the pointer
+ * arrays must be in device memory, and are uploaded once per shape. */
+typedef struct cb_grouped {
+    int count; /* problems (= cuBLAS groups): the non-empty groups; 0: no peer */
+    cublasOperation_t ta[JG_GROUPED_MAX_DEVICE_GROUPS], tb[JG_GROUPED_MAX_DEVICE_GROUPS];
+    int m[JG_GROUPED_MAX_DEVICE_GROUPS], n[JG_GROUPED_MAX_DEVICE_GROUPS],
+        k[JG_GROUPED_MAX_DEVICE_GROUPS], size[JG_GROUPED_MAX_DEVICE_GROUPS];
+    int lda[JG_GROUPED_MAX_DEVICE_GROUPS], ldb[JG_GROUPED_MAX_DEVICE_GROUPS],
+        ldc[JG_GROUPED_MAX_DEVICE_GROUPS];
+    float alpha[JG_GROUPED_MAX_DEVICE_GROUPS], beta[JG_GROUPED_MAX_DEVICE_GROUPS];
+    void **ptr; /* device: count cuBLAS A (our B_g), count B (our A_g), count C (D_g) */
+    cudaDataType_t in, out;
+    bench *bench;
+} cb_grouped;
+
+static cublasStatus_t cb_grouped_call(cb_grouped *c, cudaStream_t stream)
+{
+    void **p = c->ptr;
+    if (!cb_bind(c->bench, stream))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    return cb.cublasGemmGroupedBatchedEx(
+        c->bench->cbh, c->ta, c->tb, c->m, c->n, c->k, c->alpha, (const void *const *)p, c->in,
+        c->lda, (const void *const *)(p + c->count), c->in, c->ldb, c->beta, p + 2 * c->count,
+        c->out, c->ldc, c->count, c->size, CUBLAS_COMPUTE_32F);
+}
+
+static bool cb_grouped_launch(void *arg, cudaStream_t stream)
+{
+    return cb_grouped_call(arg, stream) == CUBLAS_STATUS_SUCCESS;
+}
+
+/* Fills the arrays of `s`'s non-empty groups, whose operands are o[i] (the
+ * peer writes o[i].d_peer2); false if a size is beyond int. */
+static bool cb_grouped_fill(cb_grouped *c, const shape *s, const operands *o, void **host)
+{
+    int n = 0;
+    for (int i = 0; i < s->g; ++i)
+        n += s->gm[i] > 0;
+    c->count = 0;
+    for (int i = 0; i < s->g; ++i) {
+        if (!s->gm[i])
+            continue;
+        if (s->gm[i] > INT_MAX || s->n > INT_MAX || s->k > INT_MAX)
+            return false;
+        int j = c->count++;
+        c->ta[j] = CUBLAS_OP_T;
+        c->tb[j] = CUBLAS_OP_N;
+        c->m[j] = (int)s->n;
+        c->n[j] = (int)s->gm[i];
+        c->k[j] = c->lda[j] = c->ldb[j] = (int)s->k;
+        c->ldc[j] = (int)s->n;
+        c->size[j] = 1;
+        c->alpha[j] = 1.0f;
+        c->beta[j] = 0.0f;
+        host[j] = o[i].b;
+        host[n + j] = o[i].a;
+        host[2 * n + j] = o[i].d_peer2;
+    }
+    return true;
+}
+
+/* Sets up the cuBLAS grouped peer of `s` (operands o[i], see cb_grouped_fill)
+ * and runs it once, so that a problem cuBLAS does not support costs a note
+ * and leaves the peer out (count 0) instead of failing the row. */
+static void cb_grouped_init(cb_grouped *c, bench *b, const shape *s, const operands *o)
+{
+    void *host[3 * JG_GROUPED_MAX_DEVICE_GROUPS];
+    size_t bytes;
+    cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
+    memset(c, 0, sizeof *c);
+    c->bench = b;
+    c->in = dtype_cuda(b->opt.dtype);
+    c->out = dtype_cuda(b->opt.out_dtype);
+    if (!cb_grouped_fill(c, s, o, host)) {
+        fprintf(stderr, "jitgemm-bench: note: %s has sizes beyond int: the cuBLAS grouped peer "
+                        "is left out of the row\n", s->name);
+        c->count = 0;
+        return;
+    }
+    bytes = 3 * (size_t)c->count * sizeof *host;
+    /* The copy and the trial run on the timing stream, then one sync: the
+     * host array lives until the copy is done. */
+    bool ok = !CUDA_FAILED(cudaMalloc((void **)&c->ptr, bytes)) &&
+              !CUDA_FAILED(cudaMemcpyAsync(c->ptr, host, bytes, cudaMemcpyHostToDevice,
+                                           b->stream));
+    if (ok)
+        st = cb_grouped_call(c, b->stream);
+    ok = !CUDA_FAILED(cudaStreamSynchronize(b->stream)) && ok;
+    if (ok && st != CUBLAS_STATUS_SUCCESS)
+        fprintf(stderr, "jitgemm-bench: note: cublasGemmGroupedBatchedEx cannot run %s (%s x %s "
+                        "-> %s): cuBLAS status %d\n", s->name, dtype_name(b->opt.dtype),
+                dtype_name(b->opt.dtype), dtype_name(b->opt.out_dtype), (int)st);
+    if (!ok || st != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "jitgemm-bench: note: the cuBLAS grouped peer is left out of %s\n",
+                s->name);
+        c->count = 0;
+    }
+}
+
+/* Per group: its operands and the peers' GEMMs. List layout: o[i] owns the
  * group's buffers. Contiguous and masked: `whole` owns the single A, B and D
  * tensors and o[i] is a view of group i's valid rows inside them (never
  * freed). Empty groups keep zeroed entries and NULL pointers, which the
@@ -1166,6 +1381,7 @@ typedef struct group_set {
     int32_t *rows; /* contiguous: g + 1 row offsets; masked: g counts (device) */
     lt_gemm lt[JG_GROUPED_MAX_DEVICE_GROUPS];
     lt_loop loop;
+    cb_grouped cb; /* count 0 where that peer does not run */
     grouped_job job;
     bool peer; /* cuBLASLt has algorithms for every non-empty group */
 } group_set;
@@ -1185,14 +1401,15 @@ static jg_plan *plan_grouped(bench *b, const shape *s, row *r)
 }
 
 /* List layout: random normal A_g and B_g (seeds differing per group and per
- * spec seed) and both D_g of every non-empty group, each its own buffers. */
-static bool grouped_alloc_list(group_set *gs, const bench *b, const shape *s, bool peer)
+ * spec seed) and every D_g (ours, `peers` peers') of every non-empty group,
+ * each its own buffers. */
+static bool grouped_alloc_list(group_set *gs, const bench *b, const shape *s, int peers)
 {
     for (int i = 0; i < s->g; ++i) {
         shape one = group_shape(s, i);
         uint64_t seed = 2 * ((uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + (uint64_t)i) + 1;
         if (s->gm[i] &&
-            !operands_init(&gs->o[i], &one, b->opt.dtype, b->opt.out_dtype, peer, seed))
+            !operands_init(&gs->o[i], &one, b->opt.dtype, b->opt.out_dtype, peers, seed))
             return false;
     }
     return true;
@@ -1209,6 +1426,7 @@ static operands group_view(const operands *w, const shape *s, int i, jg_dtype in
                       .a = (char *)w->a + ea * si, .b = (char *)w->b + eb * si,
                       .d_ours = (char *)w->d_ours + ed * so,
                       .d_peer = w->d_peer ? (char *)w->d_peer + ed * so : NULL,
+                      .d_peer2 = w->d_peer2 ? (char *)w->d_peer2 + ed * so : NULL,
                       .a_bytes = m * k * si, .b_bytes = n * k * si, .d_bytes = m * n * so};
 }
 
@@ -1229,16 +1447,16 @@ static bool upload_rows(group_set *gs, const shape *s)
 }
 
 /* Contiguous and masked layouts: one random normal A ([m, k] or
- * [g, m_max, k]) and B ([g, n, k]), both D ([m, n] or [g, m_max, n]), the
- * rows array, and a view of each non-empty group. */
-static bool grouped_alloc_whole(group_set *gs, const bench *b, const shape *s, bool peer)
+ * [g, m_max, k]) and B ([g, n, k]), every D ([m, n] or [g, m_max, n]: ours
+ * and `peers` peers'), the rows array, and a view of each non-empty group. */
+static bool grouped_alloc_whole(group_set *gs, const bench *b, const shape *s, int peers)
 {
     jg_dtype in = b->opt.dtype, out = b->opt.out_dtype;
     size_t rows = (size_t)group_row0(s, s->g), n = (size_t)s->n, k = (size_t)s->k;
     uint64_t seed = 2 * (uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + 1;
     if (!upload_rows(gs, s) ||
         !operands_alloc(&gs->whole, s->name, rows * k, (size_t)s->g * n * k, rows * n, in, out,
-                        peer, seed)) /* ends with a device sync: the rows are there too */
+                        peers, seed)) /* ends with a device sync: the rows are there too */
         return false;
     for (int i = 0; i < s->g; ++i)
         if (s->gm[i])
@@ -1246,13 +1464,15 @@ static bool grouped_alloc_whole(group_set *gs, const bench *b, const shape *s, b
     return true;
 }
 
-/* The operands of the shape's layout, our launch's arguments, and the
- * peer's GEMM of every non-empty group (pointed at that group's rows);
- * false (reported) if the operands cannot be made. */
+/* The operands of the shape's layout, our launch's arguments, and, with
+ * `peer`, the cuBLASLt GEMM of every non-empty group (pointed at that
+ * group's rows) and cuBLAS grouped where it loaded; false (reported) if the
+ * operands cannot be made. */
 static bool grouped_init(group_set *gs, bench *b, const shape *s, bool peer)
 {
     bool list = s->layout == JG_GROUPED_LIST;
-    if (!(list ? grouped_alloc_list(gs, b, s, peer) : grouped_alloc_whole(gs, b, s, peer)))
+    int peers = peer ? 1 + b->have_cb : 0; /* D buffers besides ours */
+    if (!(list ? grouped_alloc_list(gs, b, s, peers) : grouped_alloc_whole(gs, b, s, peers)))
         return false;
     gs->peer = peer;
     for (int i = 0; i < s->g; ++i) {
@@ -1273,6 +1493,8 @@ static bool grouped_init(group_set *gs, bench *b, const shape *s, bool peer)
     }
     gs->job.args = (jg_grouped_args){.a = gs->job.a, .b = gs->job.b, .d = gs->job.d,
                                      .alpha = 1.0f, .rows = gs->rows};
+    if (peers == 2)
+        cb_grouped_init(&gs->cb, b, s, gs->o);
     return true;
 }
 
@@ -1286,6 +1508,7 @@ static void grouped_free(group_set *gs, const shape *s)
     }
     operands_free(&gs->whole);
     cudaFree(gs->rows);
+    cudaFree(gs->cb.ptr);
     free(gs);
 }
 
@@ -1305,42 +1528,83 @@ static bool grouped_pick(group_set *gs, const shape *s, row *r)
     return true;
 }
 
-/* Times our one launch and the cuBLASLt loop in alternation, as time_row
- * does for a dense row. */
+/* Times our one launch, the cuBLASLt loop and cuBLAS grouped (those that
+ * run) in alternation, as time_row does for a dense row; each peer's time
+ * goes into its own column of the row. */
 static void time_grouped(bench *b, group_set *gs, const shape *s, row *r)
 {
-    timed t[2] = {{grouped_launch, &gs->job}, {lt_loop_launch, &gs->loop}};
-    int n = 1;
+    timed t[MAX_TIMED] = {{grouped_launch, &gs->job}};
+    double us[MAX_TIMED];
+    int n = 1, lt_at = 0, cb_at = 0; /* their places in t; 0: not timed */
     if (gs->peer) {
         if (!grouped_pick(gs, s, r)) {
             snprintf(r->error, sizeof r->error, "cuBLASLt failed (see above)");
             return;
         }
-        n = 2;
+        lt_at = n;
+        t[n++] = (timed){lt_loop_launch, &gs->loop};
     }
-    int bad = time_pair(b, t, n, r);
-    if (bad == 1)
-        snprintf(r->error, sizeof r->error, "the cuBLASLt loop failed to launch");
-    else if (bad < 0 && n == 2)
-        r->peer = "cuBLASLt loop";
+    if (gs->cb.count) {
+        cb_at = n;
+        t[n++] = (timed){cb_grouped_launch, &gs->cb};
+    }
+    int bad = time_with_peers(b, t, n, r, us);
+    if (bad > 0)
+        snprintf(r->error, sizeof r->error, "%s failed to launch",
+                 bad == lt_at ? "the cuBLASLt loop" : "cuBLAS grouped");
+    else if (bad < 0) {
+        r->lt_loop_us = lt_at ? us[lt_at] : NAN;
+        r->grouped_us = cb_at ? us[cb_at] : NAN;
+    }
 }
 
 /* Checks every non-empty group as a dense row is checked (o[i]: its m_g
- * valid rows, whatever the layout); the row gets the worst difference. False if an output cannot be read back. */
+ * valid rows, whatever the layout): ours against the cuBLASLt loop (else
+ * FP64 rows), and cuBLAS grouped against the cuBLASLt loop (else ours). The
+ * row gets the worst difference of each. False if an output cannot be read
+ * back. */
 static bool check_grouped(const group_set *gs, const shape *s, const options *opt, row *r)
 {
-    double worst = 0, diff;
+    bool lt = isfinite(r->lt_loop_us), cb = isfinite(r->grouped_us);
+    double worst = 0, worst_cb = 0, diff;
     for (int i = 0; i < s->g; ++i) {
+        const operands *o = &gs->o[i];
         if (!s->gm[i])
             continue;
         shape one = group_shape(s, i);
-        if (!check_output(&gs->o[i], &one, opt, isfinite(r->peer_us), &diff))
+        if (!check_output(o, &one, opt, lt, &diff))
             return false;
         if (!(diff <= worst)) /* keeps a NaN */
             worst = diff;
+        if (cb && !diff_device(o->d_peer2, lt ? o->d_peer : o->d_ours, o->d_bytes,
+                               opt->out_dtype, &diff))
+            return false;
+        if (cb && !(diff <= worst_cb))
+            worst_cb = diff;
     }
-    set_check(r, worst);
+    set_check(r, worst, lt);
+    r->grouped_diff = cb ? worst_cb : NAN;
     return true;
+}
+
+/* The row's peer: the faster of the cuBLASLt loop and cuBLAS grouped, the
+ * latter only if its output agreed (a warning says so when it did not). */
+static void pick_grouped_peer(row *r)
+{
+    bool cb = isfinite(r->grouped_us) && r->grouped_diff <= PEER_TOL;
+    if (isfinite(r->grouped_us) && !cb)
+        fprintf(stderr, "jitgemm-bench: WARNING: %s: cuBLAS grouped differs from the %s by "
+                        "%.2e (max rel diff; more than bf16 rounding, %.0e): not used as the "
+                        "row's peer\n", r->s->name,
+                isfinite(r->lt_loop_us) ? "cuBLASLt loop" : "libjitgemm output",
+                r->grouped_diff, PEER_TOL);
+    if (cb && !(r->lt_loop_us <= r->grouped_us)) {
+        r->peer = "cuBLAS grouped";
+        r->peer_us = r->grouped_us;
+    } else if (isfinite(r->lt_loop_us)) {
+        r->peer = "cuBLASLt loop";
+        r->peer_us = r->lt_loop_us;
+    }
 }
 
 /* Plans, sets up, times and checks one grouped shape; r->error says why if
@@ -1359,6 +1623,8 @@ static void run_grouped(bench *b, const shape *s, row *r)
         time_grouped(b, gs, s, r);
         if (!r->error[0] && !check_grouped(gs, s, &b->opt, r))
             snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+        else if (!r->error[0])
+            pick_grouped_peer(r);
     }
     grouped_free(gs, s);
 }
@@ -1366,7 +1632,8 @@ static void run_grouped(bench *b, const shape *s, row *r)
 /* One row of the table, whatever the kind. */
 static void run_shape(bench *b, const shape *s, row *r)
 {
-    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .peer_algo = -1, .rel_diff = NAN};
+    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .lt_loop_us = NAN, .grouped_us = NAN,
+               .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN};
     if (s->g)
         run_grouped(b, s, r);
     else
@@ -1396,7 +1663,7 @@ static metrics row_metrics(const bench *b, const row *r)
 
 static void print_table_header(void)
 {
-    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s  %-13s  %s\n", "name", "M", "N",
+    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s  %-14s  %s\n", "name", "M", "N",
            "K", "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
            "peer", "kernel");
 }
@@ -1428,11 +1695,13 @@ static void print_row(const bench *b, const row *r)
     print_num(7, 1, m.tflops);
     print_num(7, 0, m.gbs);
     print_num(5, 2, m.sol);
-    printf("  %-13s  %s", r->peer ? r->peer : "-", r->kernel);
+    printf("  %-14s  %s", r->peer ? r->peer : "-", r->kernel);
     if (r->error[0])
         printf("  ERROR %s", r->error);
     else if (r->mismatch)
         printf("  MISMATCH (max rel diff %.2e, %s)", r->rel_diff, r->check);
+    if (!r->error[0] && isfinite(r->grouped_us) && !(r->grouped_diff <= PEER_TOL))
+        printf("  (cuBLAS grouped differs: %.2e, not the peer)", r->grouped_diff);
     printf("\n");
 }
 
@@ -1453,10 +1722,11 @@ static void row_json_grouped(const row *r, json_t *o)
 }
 
 /* "cublas_algo": the chosen heuristic result, for a grouped row a list of
- * one per group (null for empty groups); null without the peer. */
+ * one per group of the cuBLASLt loop (null for empty groups); null without
+ * cuBLASLt. */
 static json_t *algo_json(const row *r)
 {
-    if (!r->peer)
+    if (r->s->g ? !isfinite(r->lt_loop_us) : !r->peer)
         return json_null();
     if (!r->s->g)
         return json_integer(r->peer_algo);
@@ -1487,6 +1757,13 @@ static json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "ours_us", json_num(r->ours_us));
     json_object_set_new(o, "cublas_us", json_num(r->peer_us));
     json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
+    if (r->s->g) { /* each peer's time; cublas_us is the faster (that agreed) */
+        json_t *peers = json_object();
+        json_object_set_new(peers, "cublaslt_loop", json_num(r->lt_loop_us));
+        json_object_set_new(peers, "cublas_grouped", json_num(r->grouped_us));
+        json_object_set_new(o, "peers", peers);
+        json_object_set_new(o, "cublas_grouped_rel_diff", json_num(r->grouped_diff));
+    }
     json_object_set_new(o, "cublas_algo", algo_json(r));
     json_object_set_new(o, "ratio", json_num(m.ratio));
     json_object_set_new(o, "tflops", json_num(m.tflops));
@@ -1564,11 +1841,12 @@ static bool device_info_get(device_info *d)
     return true;
 }
 
-/* Streams, events, the flush buffer, our context and cuBLASLt. */
-static bool bench_init(bench *b, const device_info *d)
+/* Streams, events, the flush, our context, cuBLASLt and, for `grouped`
+ * rows with peers, cuBLAS (its absence is only a note). */
+static bool bench_init(bench *b, const device_info *d, bool grouped)
 {
-    /* Room for two implementations interleaved, or MAX_ALGOS x PICK_REPS. */
-    b->nevents = 2 * (b->opt.reps > COPY_REPS ? b->opt.reps : COPY_REPS);
+    /* Room for MAX_TIMED implementations interleaved, or MAX_ALGOS x PICK_REPS. */
+    b->nevents = MAX_TIMED * (b->opt.reps > COPY_REPS ? b->opt.reps : COPY_REPS);
     b->start = calloc((size_t)b->nevents, sizeof *b->start);
     b->stop = calloc((size_t)b->nevents, sizeof *b->stop);
     /* Flushing must evict everything: at least 256 MiB and 4x the L2. */
@@ -1598,6 +1876,14 @@ static bool bench_init(bench *b, const device_info *d)
         fprintf(stderr, "jitgemm-bench: cuBLASLt is needed as the peer (or pass --no-peer)\n");
         return false;
     }
+    b->grouped = grouped;
+    if (grouped && !b->opt.no_peer && cb_load()) {
+        if (LT_FAILED(cb.cublasCreate_v2(&b->cbh)))
+            b->cbh = NULL;
+        b->have_cb = b->cbh && cb_bind(b, b->stream);
+        if (!b->have_cb)
+            fprintf(stderr, "jitgemm-bench: note: the cuBLAS grouped peer is skipped\n");
+    }
     return true;
 }
 
@@ -1605,6 +1891,8 @@ static void bench_destroy(bench *b)
 {
     if (b->lth)
         lt.cublasLtDestroy(b->lth);
+    if (b->cbh)
+        cb.cublasDestroy_v2(b->cbh);
     cudaFree(b->workspace);
     jg_context_destroy(b->jg);
     for (int i = 0; i < b->nevents; ++i) {
@@ -1660,6 +1948,11 @@ static void print_header(const bench *b, const device_info *d)
                b->flush_bytes >> 20);
     if (b->opt.no_peer)
         printf("peer           none (--no-peer): rows checked on 3 sampled rows against FP64\n");
+    else if (b->grouped)
+        printf("peers          cuBLASLt; grouped rows: %s\n",
+               b->have_cb ? "the faster of a cuBLASLt loop and cuBLAS grouped "
+                            "(cublasGemmGroupedBatchedEx)"
+                          : "a cuBLASLt loop (no cuBLAS grouped: see the note above)");
     printf("measuring the ceilings...\n");
     fflush(stdout);
 }
@@ -1765,8 +2058,11 @@ int main(int argc, char **argv)
     }
     device_info d;
     rc = EXIT_SETUP;
+    bool grouped = false;
+    for (size_t i = 0; i < shapes.n; ++i)
+        grouped |= shapes.v[i].g > 0;
     if (!CUDA_FAILED(cudaSetDevice(0)) && !CUDA_FAILED(cudaFree(0)) && device_info_get(&d) &&
-        bench_init(&b, &d)) {
+        bench_init(&b, &d, grouped)) {
         print_header(&b, &d);
         if (measure_ceilings(&b)) {
             print_ceilings(&b);
