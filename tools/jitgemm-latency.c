@@ -9,7 +9,7 @@
  *                     same function with a prebuilt parameter block
  *   grouped run       host time of one 8-group jg_grouped_run, the same pointers
  *
- * Usage: jitgemm-latency [--compiles N] [--calls N]
+ * Usage: jitgemm-latency [--compiles N] [--calls N] [--batch N]
  * Time NVRTC with CUDA_CACHE_DISABLE=1 so the driver's compute cache does
  * not answer for it. Links the internal library for the bare launch. */
 #include <math.h>
@@ -146,6 +146,8 @@ static void disk_hits(const char *self)
  * the queue and then measures the GPU's pace, not the host's cost. */
 #define BATCH 256
 
+static int batch = BATCH; /* --batch: a smaller one checks that the queue never filled */
+
 typedef struct launch_loop {
     jg_context *ctx;
     const jg_gemm_problem *p;
@@ -153,23 +155,26 @@ typedef struct launch_loop {
     jg_plan *plan;
     const CUlaunchConfig *cfg;
     void **params;
+    void **extra; /* the same parameters as one buffer (CU_LAUNCH_PARAM_BUFFER_POINTER) */
 } launch_loop;
 
-enum { LOOP_GEMM, LOOP_RUN, LOOP_BARE };
+enum { LOOP_GEMM, LOOP_RUN, LOOP_BARE, LOOP_BARE_BUFFER };
 
 static double host_us_per_call(const launch_loop *l, int which, int calls)
 {
     double total = 0;
-    for (int done = 0; done < calls; done += BATCH) {
-        int n = calls - done < BATCH ? calls - done : BATCH;
+    for (int done = 0; done < calls; done += batch) {
+        int n = calls - done < batch ? calls - done : batch;
         double t0 = now_us();
         for (int i = 0; i < n; ++i) {
             if (which == LOOP_GEMM)
                 jg_gemm(l->ctx, l->p, l->args, NULL);
             else if (which == LOOP_RUN)
                 jg_gemm_run(l->plan, l->args, NULL);
-            else
+            else if (which == LOOP_BARE)
                 l->ctx->cu->cuLaunchKernelEx(l->cfg, l->plan->kernel->fn, l->params, NULL);
+            else
+                l->ctx->cu->cuLaunchKernelEx(l->cfg, l->plan->kernel->fn, NULL, l->extra);
         }
         total += now_us() - t0;
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -211,16 +216,22 @@ static void host_costs(int calls)
     cfg.blockDimY = cfg.blockDimZ = 1;
     cfg.sharedMemBytes = plan->kernel->smem_bytes;
     void *params[] = {&ka};
-    launch_loop l = {ctx, &p, &args, plan, &cfg, params};
+    size_t ka_size = sizeof ka;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &ka, CU_LAUNCH_PARAM_BUFFER_SIZE, &ka_size,
+                     CU_LAUNCH_PARAM_END};
+    launch_loop l = {ctx, &p, &args, plan, &cfg, params, extra};
     double gemm_us = host_us_per_call(&l, LOOP_GEMM, calls);
     double run_us = host_us_per_call(&l, LOOP_RUN, calls);
     double bare_us = host_us_per_call(&l, LOOP_BARE, calls);
+    double buffer_us = host_us_per_call(&l, LOOP_BARE_BUFFER, calls);
 
     printf("memory hit        jg_gemm %.2f us per call (lookup + launch), %d calls in batches "
            "of %d\n",
-           gemm_us, calls, BATCH);
+           gemm_us, calls, batch);
     printf("run vs bare       jg_gemm_run %.2f us, bare cuLaunchKernelEx %.2f us: +%.2f us\n",
            run_us, bare_us, run_us - bare_us);
+    printf("bare, one buffer  cuLaunchKernelEx with CU_LAUNCH_PARAM_BUFFER_POINTER %.2f us\n",
+           buffer_us);
     cudaFree(a);
     cudaFree(b);
     cudaFree(d);
@@ -256,17 +267,17 @@ static void grouped_costs(int calls)
     JG_REQUIRE(ctx, jg_grouped_run(plan, &args, NULL));
     CUDA_CHECK(cudaDeviceSynchronize());
     double total = 0;
-    for (int done = 0; done < calls; done += BATCH) {
-        int batch = calls - done < BATCH ? calls - done : BATCH;
+    for (int done = 0; done < calls; done += batch) {
+        int n = calls - done < batch ? calls - done : batch;
         double t0 = now_us();
-        for (int i = 0; i < batch; ++i)
+        for (int i = 0; i < n; ++i)
             jg_grouped_run(plan, &args, NULL);
         total += now_us() - t0;
         CUDA_CHECK(cudaDeviceSynchronize());
     }
     printf("grouped run       jg_grouped_run (8 groups, list layout) %.2f us per call, %d calls "
            "in batches of %d\n",
-           total / calls, calls, BATCH);
+           total / calls, calls, batch);
     for (int g = 0; g < 8; ++g) {
         cudaFree((void *)a[g]);
         cudaFree((void *)b[g]);
@@ -285,8 +296,10 @@ int main(int argc, char **argv)
             compiles = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
             calls = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
+            batch = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--compiles N] [--calls N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--compiles N] [--calls N] [--batch N]\n", argv[0]);
             return 2;
         }
     }
@@ -297,8 +310,8 @@ int main(int argc, char **argv)
     }
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaFree(0));
-    if (compiles < 1 || calls < 1) {
-        fprintf(stderr, "--compiles and --calls must be >= 1\n");
+    if (compiles < 1 || calls < 1 || batch < 1) {
+        fprintf(stderr, "--compiles, --calls and --batch must be >= 1\n");
         return 2;
     }
     cold_compiles(compiles);
