@@ -24,12 +24,13 @@ for b in 32 256; do
     CUDA_CACHE_DISABLE=1 ./build/tools/jitgemm-latency --compiles 3 --batch $b 2>&1 | grep -v "^cold\|^disk"
 done | tee "$L/latency.log"
 [ -n "${SWEEP_SHAPES:-}" ] && sh bench/tile-sweep.sh "$SWEEP_SHAPES" ${SWEEP_TILES:-} 2>&1 | tee "$L/sweep.log"
-if [ -n "${NCU_SHAPES:-}" ]; then
-    timeout 240 ncu --kernel-name regex:^jg_g --launch-skip 0 --launch-count ${NCU_COUNT:-3} \
+for shape in $(echo "${NCU_SHAPES:-}" | tr , ' '); do
+    timeout 120 ncu --kernel-name regex:^jg_g --launch-skip 5 --launch-count 1 \
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
         --section LaunchStats --section Occupancy \
-        ./build/tools/jitgemm-bench --no-peer --reps 50 --only "$NCU_SHAPES" > "$L/ncu.log" 2>&1
-    echo "ncu rc=$?"
-    grep -E "^  jg_|Duration|DRAM Throughput|L2 Cache Throughput|Compute \(SM\) Throughput|Memory Throughput|Stall|Mem Busy|Max Bandwidth" "$L/ncu.log" | head -60
-fi
+        ./build/tools/jitgemm-bench --no-peer --reps 50 --only "$shape" > "$L/ncu-$shape.log" 2>&1
+    echo "== ncu $shape rc=$?"
+    grep -E "^  jg_|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Memory Throughput|Max Bandwidth|Mem Busy|Registers Per|Achieved Occ" \
+        "$L/ncu-$shape.log" | head -16
+done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs
