@@ -99,6 +99,8 @@ typedef struct jg__gemm_config {
     uint32_t cluster;
     uint32_t group_m;   /* tile rows per band of the grouped tile order */
     uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128 */
+    uint32_t a_box_m;   /* rows of A's TMA box: block_m, or a baked M < block_m rounded up to
+                         * 8 (rows past M are neither read nor zero-filled) */
 } jg__gemm_config;
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */

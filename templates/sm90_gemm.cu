@@ -53,7 +53,13 @@
 #define JG_THREADS (128 * (JG_CONSUMERS + 1))
 #define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * 2)
 #define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * 2)
-#define JG_STAGE_BYTES (JG_A_STAGE_BYTES + JG_B_STAGE_BYTES)
+#ifndef JG_A_BOX_M
+#define JG_A_BOX_M JG_BLOCK_M
+#endif
+/* Bytes a stage's TMA loads bring: A's box may be shorter than the tile (a
+ * baked M below BLOCK_M, as in decode): the rows past it are never loaded,
+ * and their accumulators are never stored. */
+#define JG_STAGE_TX_BYTES ((JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * 2)
 #define JG_K_TILES ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K)
 #if JG_D_DTYPE == 3
 #define JG_D_SIZE 4
@@ -72,6 +78,8 @@ static_assert(JG_BLOCK_K == 64 || JG_BLOCK_K == 128,
               "a stage holds one or two 128-byte swizzle atoms (64 16-bit elements) along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
+static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M,
+              "A's box: whole 8-row swizzle atoms inside the tile");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 
 #if JG_LAYOUT == 1
@@ -462,7 +470,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
-                    jg_mbar_arrive_expect_tx(full, JG_STAGE_BYTES);
+                    jg_mbar_arrive_expect_tx(full, JG_STAGE_TX_BYTES);
                     /* One box per swizzle atom; a box wholly past K arrives as
                      * zeros and still counts its bytes. */
 #pragma unroll

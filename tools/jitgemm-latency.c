@@ -155,10 +155,9 @@ typedef struct launch_loop {
     jg_plan *plan;
     const CUlaunchConfig *cfg;
     void **params;
-    void **extra; /* the same parameters as one buffer (CU_LAUNCH_PARAM_BUFFER_POINTER) */
 } launch_loop;
 
-enum { LOOP_GEMM, LOOP_RUN, LOOP_BARE, LOOP_BARE_BUFFER };
+enum { LOOP_GEMM, LOOP_RUN, LOOP_BARE };
 
 static double host_us_per_call(const launch_loop *l, int which, int calls)
 {
@@ -171,10 +170,8 @@ static double host_us_per_call(const launch_loop *l, int which, int calls)
                 jg_gemm(l->ctx, l->p, l->args, NULL);
             else if (which == LOOP_RUN)
                 jg_gemm_run(l->plan, l->args, NULL);
-            else if (which == LOOP_BARE)
-                l->ctx->cu->cuLaunchKernelEx(l->cfg, l->plan->kernel->fn, l->params, NULL);
             else
-                l->ctx->cu->cuLaunchKernelEx(l->cfg, l->plan->kernel->fn, NULL, l->extra);
+                l->ctx->cu->cuLaunchKernelEx(l->cfg, l->plan->kernel->fn, l->params, NULL);
         }
         total += now_us() - t0;
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -216,22 +213,17 @@ static void host_costs(int calls)
     cfg.blockDimY = cfg.blockDimZ = 1;
     cfg.sharedMemBytes = plan->kernel->smem_bytes;
     void *params[] = {&ka};
-    size_t ka_size = sizeof ka;
-    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &ka, CU_LAUNCH_PARAM_BUFFER_SIZE, &ka_size,
-                     CU_LAUNCH_PARAM_END};
-    launch_loop l = {ctx, &p, &args, plan, &cfg, params, extra};
+    launch_loop l = {ctx, &p, &args, plan, &cfg, params};
     double gemm_us = host_us_per_call(&l, LOOP_GEMM, calls);
     double run_us = host_us_per_call(&l, LOOP_RUN, calls);
     double bare_us = host_us_per_call(&l, LOOP_BARE, calls);
-    double buffer_us = host_us_per_call(&l, LOOP_BARE_BUFFER, calls);
 
     printf("memory hit        jg_gemm %.2f us per call (lookup + launch), %d calls in batches "
            "of %d\n",
            gemm_us, calls, batch);
     printf("run vs bare       jg_gemm_run %.2f us, bare cuLaunchKernelEx %.2f us: +%.2f us\n",
            run_us, bare_us, run_us - bare_us);
-    printf("bare, one buffer  cuLaunchKernelEx with CU_LAUNCH_PARAM_BUFFER_POINTER %.2f us\n",
-           buffer_us);
+
     cudaFree(a);
     cudaFree(b);
     cudaFree(d);

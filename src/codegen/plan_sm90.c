@@ -23,6 +23,7 @@
 #define SM90_SMS_TO_SATURATE 64   /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6 /* pipeline fill and epilogue per tile */
 #define SM90_OVERLAP_LOSS 0.25    /* share of the shorter of compute/memory not hidden */
+#define SM90_L2_TO_SM_BYTES_S 11e12 /* tile loads through L2, all SMs (grouped sweep, H100) */
 
 enum {
     SM90_MAX_STAGES = 12, /* beyond this, more stages buy no latency hiding */
@@ -37,7 +38,10 @@ enum {
  * per stage. Each TMA box reads 128 or 256 contiguous bytes of every row:
  * when streaming a weight matrix from HBM, 128-byte pieces of rows 2*K
  * bytes apart waste part of each DRAM burst. Two atoms halve the stages
- * that fit, so big compute-bound tiles keep one. */
+ * that fit, so big compute-bound tiles keep one. The loss was measured on
+ * one-warpgroup decode tiles; 128-row tiles with one atom streamed grouped
+ * weights at 2.7 TB/s (H100 sweep, 2026-11-22), so it applies to 64-row
+ * tiles only (dram_efficiency_for). */
 static const struct {
     uint32_t block_k;
     double dram_efficiency;
@@ -87,6 +91,17 @@ static uint32_t epi_bytes_for(uint32_t block_n, uint32_t d_type)
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* Rows of A's TMA box. A baked M below the tile (decode) loads M rows,
+ * rounded up to whole 8-row swizzle atoms: zero-filled rows past M cost the
+ * TMA unit as much as loaded ones (on H100, M = 1 ran 1.4x slower than
+ * M = 64 with the whole-tile box). */
+static uint32_t a_box_rows(const jg__problem_key *p, uint32_t block_m)
+{
+    if (p->groups || (p->flags & JG_GEMM_M_GENERIC) || p->m >= (int64_t)block_m)
+        return block_m;
+    return (uint32_t)ceil_div((uint64_t)p->m, 8) * 8;
+}
 
 /* A wgmma of width N spends a roughly fixed cost per instruction besides
  * its N columns: narrow tiles reach a smaller share of the peak. */
@@ -140,14 +155,25 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     double sm_rate =
         SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
+    /* Every tile loads its A and B panels through L2: tiles sharing a panel
+     * (B of a group's row tiles) read DRAM once but L2 once each. */
+    double l2_bytes = (double)jg__dtype_size(p->a_type) * (double)e.tiles *
+                      (double)(c->a_box_m + block_n) * (double)p->k;
     /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
         (double)jg__dtype_size(p->a_type) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
         (double)jg__dtype_size(p->d_type) * (double)p->m * p->n * (p->c_type ? 2.0 : 1.0);
-    uint64_t active = e.tiles < (uint64_t)t->sm_count ? e.tiles : (uint64_t)t->sm_count;
-    double bw = SM90_HBM_BYTES_S * dram_efficiency *
-                (active < SM90_SMS_TO_SATURATE ? (double)active / SM90_SMS_TO_SATURATE : 1.0);
-    e.memory_s = bytes / bw;
+    /* Full waves stream at the bandwidth, the last partial wave at what its
+     * SMs can draw (fewer than SM90_SMS_TO_SATURATE do not fill HBM). */
+    const uint64_t sms = (uint64_t)t->sm_count;
+    const uint64_t tail = e.tiles - (e.waves - 1) * sms;
+    const double bw = SM90_HBM_BYTES_S * dram_efficiency;
+    const double tail_share = (double)tail / (double)e.tiles;
+    const double tail_bw =
+        bw * (tail < SM90_SMS_TO_SATURATE ? (double)tail / SM90_SMS_TO_SATURATE : 1.0);
+    e.memory_s = bytes * (1 - tail_share) / bw + bytes * tail_share / tail_bw;
+    if (l2_bytes / SM90_L2_TO_SM_BYTES_S > e.memory_s)
+        e.memory_s = l2_bytes / SM90_L2_TO_SM_BYTES_S;
     double hi = e.compute_s > e.memory_s ? e.compute_s : e.memory_s;
     double lo = e.compute_s > e.memory_s ? e.memory_s : e.compute_s;
     e.total_s = hi + SM90_OVERLAP_LOSS * lo + (double)e.waves * SM90_TILE_OVERHEAD_S;
@@ -192,11 +218,13 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                     (t->force_n && t->force_n != c.block_n) ||
                     (t->force_k && t->force_k != c.block_k))
                     continue;
+                c.a_box_m = a_box_rows(p, c.block_m);
                 c.stages = fit_stages(t, p, &c);
                 if (c.stages < SM90_MIN_STAGES)
                     continue;
                 estimate e = estimate_time(t, p, &c, sm90_block_m[i].efficiency,
-                                           sm90_block_k[j].dram_efficiency);
+                                           c.consumers > 1 ? 1.0
+                                                           : sm90_block_k[j].dram_efficiency);
                 /* Ties go to the earlier candidate: wider tiles re-read A less. */
                 if (!found || e.total_s < best.total_s * (1 - 1e-9)) {
                     best = e;

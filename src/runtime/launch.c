@@ -56,7 +56,7 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         /* The epilogue stores chunks of 64 rows x epi_bytes. */
         const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
         st = jg__tmap_encode_2d(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
-                                (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.block_m, box_k);
+                                (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.a_box_m, box_k);
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b,
                                     (uint64_t)p->n * (p->layout > 1 ? p->groups : 1),
@@ -147,7 +147,7 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_G
             continue;
         jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
                                           p->a_type, ptrs[0][g], rows, (uint64_t)p->k,
-                                          (uint64_t)p->lda, plan->cfg.block_m, 64);
+                                          (uint64_t)p->lda, plan->cfg.a_box_m, 64);
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g, p->b_type,
                                     ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
