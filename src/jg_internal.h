@@ -52,6 +52,7 @@ void jg__buf_free(jg__buf *b);
     X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *))               \
     X(cuFuncSetAttribute, CUresult, (CUfunction, CUfunction_attribute, int))               \
     X(cuLaunchKernelEx, CUresult, (const CUlaunchConfig *, CUfunction, void **, void **))  \
+    X(cuOccupancyMaxActiveClusters, CUresult, (int *, CUfunction, const CUlaunchConfig *)) \
     X(cuTensorMapEncodeTiled, CUresult,                                                    \
       (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,         \
        const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, \
@@ -179,6 +180,7 @@ typedef struct jg__target {
     /* JITGEMM_TILE=MxNxK: only tiles with these sizes (0: any), for
      * experiments and for comparing the planner's choice with others. */
     uint32_t force_m, force_n, force_k;
+    uint32_t force_cluster; /* JITGEMM_CLUSTER=1|2 (0: the planner's choice) */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on
@@ -318,6 +320,9 @@ struct jg_plan {
      * for the pointer set in list_ptrs (a, b, c, d per group); valid once
      * list_ready. */
     unsigned char *list_params;
+    /* Clusters (CTAs when the cluster is 1) resident at once: the persistent
+     * grid's limit (cuOccupancyMaxActiveClusters for clusters of 2). */
+    uint32_t max_clusters;
     const void *list_ptrs[4][JG_GROUPED_MAX_GROUPS];
     bool list_ready;
 };

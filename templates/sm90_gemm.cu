@@ -73,11 +73,23 @@
 #define JG_N_TMA ((JG_N * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
 #define JG_EPI_BUF_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
+#ifndef JG_CLUSTER
+#define JG_CLUSTER 1
+#endif
+/* Rows of a scheduling unit: JG_CLUSTER tiles stacked along M, one per CTA
+ * of a cluster, sharing their B tile (each CTA loads 1/JG_CLUSTER of it and
+ * multicasts it to both). A unit's second tile may lie past the rows: its
+ * A loads arrive as zeros (or rows it never stores) and its stores are
+ * clipped, so both CTAs walk the same units and stay in step. */
+#define JG_UNIT_M (JG_BLOCK_M * JG_CLUSTER)
+#define JG_B_BOX_N (JG_BLOCK_N / JG_CLUSTER)
 
 static_assert(JG_BLOCK_K == 64 || JG_BLOCK_K == 128,
               "a stage holds one or two 128-byte swizzle atoms (64 16-bit elements) along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
+static_assert(JG_CLUSTER == 1 || (JG_CLUSTER == 2 && JG_BLOCK_N % 16 == 0),
+              "clusters of 2 split B into two whole 8-row swizzle atoms");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M,
               "A's box: whole 8-row swizzle atoms inside the tile");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
@@ -141,9 +153,10 @@ JG_DEV constexpr int32_t jg_group_m(int g)
     return ms[g];
 }
 
+/* Scheduling units of group g along M (tiles, or tile pairs in a cluster). */
 JG_DEV constexpr uint32_t jg_group_tiles_m(int g)
 {
-    return ((uint32_t)jg_group_m(g) + JG_BLOCK_M - 1) / JG_BLOCK_M;
+    return ((uint32_t)jg_group_m(g) + JG_UNIT_M - 1) / JG_UNIT_M;
 }
 
 JG_DEV constexpr uint32_t jg_total_tiles()
@@ -190,7 +203,7 @@ __shared__ uint32_t jg_gtile[JG_GROUPS + 1];
 
 JG_DEV uint32_t jg_group_tiles(int32_t count)
 {
-    return ((uint32_t)count + JG_BLOCK_M - 1) / JG_BLOCK_M * JG_TILES_N;
+    return ((uint32_t)count + JG_UNIT_M - 1) / JG_UNIT_M * JG_TILES_N;
 }
 
 /* Contiguous: rows[g]..rows[g+1] of A and D; masked: rows[g] rows from
@@ -414,6 +427,19 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
     }
 }
 
+/* A consumer warp is done with a stage: every producer of the cluster may
+ * refill it (each writes its part of B into every CTA). */
+JG_DEV void jg_release_stage(uint32_t bar)
+{
+#if JG_CLUSTER > 1
+#pragma unroll
+    for (uint32_t r = 0; r < JG_CLUSTER; ++r)
+        jg_mbar_arrive_cluster(bar, r);
+#else
+    jg_mbar_arrive(bar);
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
 JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
@@ -438,10 +464,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
     const int32_t m = p.m;
 #endif
-    const uint32_t tiles_m = ((uint32_t)m + JG_BLOCK_M - 1) / JG_BLOCK_M;
+    const uint32_t tiles_m = ((uint32_t)m + JG_UNIT_M - 1) / JG_UNIT_M; /* units */
     const uint32_t tiles = tiles_m * JG_TILES_N;
 #endif
     const uint32_t wg = threadIdx.x / 128;
+#if JG_CLUSTER > 1
+    const uint32_t rank = jg_cluster_rank();
+#else
+    const uint32_t rank = 0;
+#endif
+    const uint32_t first_unit = blockIdx.x / JG_CLUSTER, unit_step = gridDim.x / JG_CLUSTER;
 
     if (threadIdx.x == 0) {
 #if JG_LAYOUT != 1
@@ -449,13 +481,32 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_tma_prefetch_desc(&p.b);
         jg_tma_prefetch_desc(&p.d);
 #endif
+        /* Each consumer warp of every CTA of the cluster releases a stage:
+         * the cluster's producers all write into it. */
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4);
+            jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4 * JG_CLUSTER);
         }
         jg_mbar_init_fence();
     }
+#if JG_LAYOUT == 1
+    /* The groups' tensor maps live in the parameter block: fetch them into
+     * the descriptor cache while the barriers are set up. */
+    if (threadIdx.x < 32) {
+#pragma unroll /* constant g: the baked rows stay immediates, not a local array */
+        for (int g = 0; g < JG_GROUPS; ++g)
+            if (jg_group_tiles_m(g) && g % 32 == (int)threadIdx.x) {
+                jg_tma_prefetch_desc(&p.a[g]);
+                jg_tma_prefetch_desc(&p.b[g]);
+                jg_tma_prefetch_desc(&p.d[g]);
+            }
+    }
+#endif
+#if JG_CLUSTER > 1
+    jg_cluster_sync(); /* the peer's barriers exist before anything reaches them */
+#else
     __syncthreads();
+#endif
 #if JG_DEVICE_ROWS
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
@@ -465,8 +516,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_setmaxnreg_dec<40>();
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
-            for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-                const jg_tile tl = jg_tile_at(p, t, tiles_m);
+            for (uint32_t t = first_unit; t < tiles; t += unit_step) {
+                jg_tile tl = jg_tile_at(p, t, tiles_m);
+                tl.tm = tl.tm * JG_CLUSTER + rank;
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
@@ -478,8 +530,17 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                         const int32_t k0 = kt * JG_BLOCK_K + a * 64;
                         jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
                                        tl.a, full, k0, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
+#if JG_CLUSTER > 1
+                        jg_tma_load_2d_multicast(
+                            smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128 +
+                                rank * JG_B_BOX_N * 128,
+                            tl.b, full, k0,
+                            tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + rank * JG_B_BOX_N),
+                            (uint16_t)((1u << JG_CLUSTER) - 1));
+#else
                         jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
                                        tl.b, full, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
+#endif
                     }
                     if (++stage == JG_STAGES) {
                         stage = 0;
@@ -494,8 +555,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         const uint32_t c = wg - 1;
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
         uint32_t stage = 0, phase = 0, chunk = 0;
-        for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-            const jg_tile tl = jg_tile_at(p, t, tiles_m);
+        for (uint32_t t = first_unit; t < tiles; t += unit_step) {
+            jg_tile tl = jg_tile_at(p, t, tiles_m);
+            tl.tm = tl.tm * JG_CLUSTER + rank;
             uint32_t prev_stage = 0;
             for (int kt = 0; kt < JG_K_TILES; ++kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
@@ -520,7 +582,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                  * now read completely and goes back to the producer. */
                 jg_wgmma_wait<1>();
                 if (kt > 0 && jg_lane_id() == 0)
-                    jg_mbar_arrive(bar_empty + 8 * prev_stage);
+                    jg_release_stage(bar_empty + 8 * prev_stage);
                 prev_stage = stage;
                 if (++stage == JG_STAGES) {
                     stage = 0;
@@ -529,7 +591,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             }
             jg_wgmma_wait<0>();
             if (jg_lane_id() == 0)
-                jg_mbar_arrive(bar_empty + 8 * prev_stage);
+                jg_release_stage(bar_empty + 8 * prev_stage);
             jg_epilogue(p, tl, acc, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
                         (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c,
                         chunk);
@@ -537,4 +599,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */
             jg_bulk_wait<0>();
     }
+#if JG_CLUSTER > 1
+    __syncwarp();
+    jg_cluster_sync(); /* no CTA leaves while its peer may still write to it */
+#endif
 }

@@ -60,6 +60,35 @@ JG_DEV void jg_mbar_wait(uint32_t bar, uint32_t parity)
     } while (!done);
 }
 
+/* ---- clusters ----------------------------------------------------------- */
+
+JG_DEV uint32_t jg_cluster_rank()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+
+/* Every thread of every CTA of the cluster: arrive (release), then wait
+ * (acquire). Also a barrier for the threads of this CTA. */
+JG_DEV void jg_cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/* Arrives on the barrier at shared offset `bar` of the cluster's CTA `rank`
+ * (this CTA's own included). */
+JG_DEV void jg_mbar_arrive_cluster(uint32_t bar, uint32_t rank)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+                 "}" ::"r"(bar), "r"(rank)
+                 : "memory");
+}
+
 /* ---- TMA --------------------------------------------------------------- */
 
 JG_DEV void jg_tma_prefetch_desc(const jg_tmap *map)
@@ -75,6 +104,18 @@ JG_DEV void jg_tma_load_2d(uint32_t dst, const jg_tmap *map, uint32_t bar, int32
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+/* The same load multicast to the CTAs of the cluster in `mask`: the box
+ * lands at the same shared-memory offset in each, and each CTA's barrier at
+ * the offset of `bar` counts its bytes. */
+JG_DEV void jg_tma_load_2d_multicast(uint32_t dst, const jg_tmap *map, uint32_t bar, int32_t c0,
+                                     int32_t c1, uint16_t mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
                  : "memory");
 }
 

@@ -185,6 +185,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_CONSUMERS %u\n", key->cfg.consumers);
     jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
     jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
+    jg__buf_printf(out, "#define JG_CLUSTER %u\n", key->cfg.cluster ? key->cfg.cluster : 1);
     jg__buf_printf(out, "#define JG_A_BOX_M %u\n",
                    key->cfg.a_box_m ? key->cfg.a_box_m : key->cfg.block_m);
     if (key->groups)

@@ -146,9 +146,12 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
     estimate e;
-    const uint32_t block_m = c->block_m, block_n = c->block_n;
-    e.tiles = tiles_m(p, block_m) * ceil_div((uint64_t)p->n, block_n);
-    e.waves = ceil_div(e.tiles, (uint64_t)t->sm_count);
+    const uint32_t block_m = c->block_m, block_n = c->block_n, cluster = c->cluster;
+    /* A cluster walks stacks of `cluster` tiles along M (the last of a
+     * matrix or group may lie past its rows and still costs its time). */
+    const uint64_t units = tiles_m(p, block_m * cluster) * ceil_div((uint64_t)p->n, block_n);
+    e.tiles = units * cluster;
+    e.waves = ceil_div(units, (uint64_t)t->sm_count / cluster);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k;
     double stage_eff =
         c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
@@ -156,9 +159,10 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
         SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
-     * (B of a group's row tiles) read DRAM once but L2 once each. */
+     * (B of a group's row tiles) read DRAM once but L2 once each, except
+     * that a cluster's CTAs read their B tile once and multicast it. */
     double l2_bytes = (double)jg__dtype_size(p->a_type) * (double)e.tiles *
-                      (double)(c->a_box_m + block_n) * (double)p->k;
+                      (double)(c->a_box_m + (double)block_n / cluster) * (double)p->k;
     /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
         (double)jg__dtype_size(p->a_type) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
@@ -166,7 +170,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     /* Full waves stream at the bandwidth, the last partial wave at what its
      * SMs can draw (fewer than SM90_SMS_TO_SATURATE do not fill HBM). */
     const uint64_t sms = (uint64_t)t->sm_count;
-    const uint64_t tail = e.tiles - (e.waves - 1) * sms;
+    const uint64_t tail = e.tiles - (e.waves - 1) * (sms / cluster * cluster);
     const double bw = SM90_HBM_BYTES_S * dram_efficiency;
     const double tail_share = (double)tail / (double)e.tiles;
     const double tail_bw =
@@ -178,6 +182,20 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     double lo = e.compute_s > e.memory_s ? e.memory_s : e.compute_s;
     e.total_s = hi + SM90_OVERLAP_LOSS * lo + (double)e.waves * SM90_TILE_OVERHEAD_S;
     return e;
+}
+
+/* Whether tiles stack along M at all: some matrix or group has more rows
+ * than one tile (the M-generic and device layouts are planned for their
+ * expected rows). */
+static bool pairs_up(const jg__problem_key *p, uint32_t block_m)
+{
+    if (p->layout == JG_GROUPED_LIST) {
+        for (uint32_t g = 0; g < p->groups; ++g)
+            if (p->group_m[g] > (int64_t)block_m)
+                return true;
+        return false;
+    }
+    return tiles_m(p, block_m) > (p->groups ? p->groups : 1);
 }
 
 /* Static shared memory of the kernel: the group table of the layouts whose
@@ -204,6 +222,10 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     estimate best = {0};
     bool found = false;
     memset(out, 0, sizeof *out);
+    /* A forced cluster size applies where some tile allows it (pass 0);
+     * otherwise the planner chooses (pass 1). */
+    for (int pass = 0; pass < 2 && !found; ++pass)
+    for (uint32_t cluster = 1; cluster <= 2; ++cluster)
     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
@@ -211,12 +233,17 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                                      .block_n = bn,
                                      .block_k = sm90_block_k[j].block_k,
                                      .consumers = sm90_block_m[i].consumers,
-                                     .cluster = 1,
+                                     .cluster = cluster,
                                      .group_m = SM90_GROUP_M,
                                      .epi_bytes = epi_bytes_for(bn, p->d_type)};
                 if ((t->force_m && t->force_m != c.block_m) ||
                     (t->force_n && t->force_n != c.block_n) ||
-                    (t->force_k && t->force_k != c.block_k))
+                    (t->force_k && t->force_k != c.block_k) ||
+                    (pass == 0 && t->force_cluster && t->force_cluster != cluster))
+                    continue;
+                /* Clusters of 2 split the B tile in two 8-row-aligned halves,
+                 * and only pay off when tiles pair up along M. */
+                if (cluster > 1 && (bn % 16 || !pairs_up(p, c.block_m)))
                     continue;
                 c.a_box_m = a_box_rows(p, c.block_m);
                 c.stages = fit_stages(t, p, &c);
@@ -236,11 +263,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN))
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
-                 "m=%lld n=%lld k=%lld: tile %ux%ux%u, %u consumer warpgroup(s), %u stages of %u "
-                 "bytes; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us (compute %.1f, "
-                 "memory %.1f: %s-bound)",
+                 "m=%lld n=%lld k=%lld: tile %ux%ux%u, %u consumer warpgroup(s), cluster %u, %u "
+                 "stages of %u bytes; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us "
+                 "(compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
-                 out->block_k, out->consumers, out->stages, stage_bytes(out),
+                 out->block_k, out->consumers, out->cluster, out->stages, stage_bytes(out),
                  (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
                  best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,
                  best.compute_s > best.memory_s ? "compute" : "memory");

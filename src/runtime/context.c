@@ -85,6 +85,20 @@ static void read_forced_tile(jg_context *ctx)
              env, v[0], v[1], v[2]);
 }
 
+/* JITGEMM_CLUSTER=1 or 2 forces the cluster size where the tile allows it. */
+static void read_forced_cluster(jg_context *ctx)
+{
+    const char *env = getenv("JITGEMM_CLUSTER");
+    if (!env || !*env)
+        return;
+    if (strcmp(env, "1") && strcmp(env, "2")) {
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s ignored: 1 or 2", env);
+        return;
+    }
+    ctx->target.force_cluster = (uint32_t)(env[0] - '0');
+    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s: clusters of %s", env, env);
+}
+
 static int find_target(const char *arch)
 {
     for (size_t i = 0; i < JG_ARRAY_LEN(targets); ++i)
@@ -187,6 +201,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     }
     snprintf(ctx->target.arch_name, sizeof ctx->target.arch_name, "%s", ctx->arch);
     read_forced_tile(ctx);
+    read_forced_cluster(ctx);
     ctx->target.arch = ctx->target.arch_name;
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);

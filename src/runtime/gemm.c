@@ -28,6 +28,36 @@ jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gem
     return jg__plan_key(ctx, &pk, out);
 }
 
+/* How many of the kernel's clusters the GPU holds at once: the SMs for a
+ * cluster of 1; for larger ones the driver's answer (GPCs need not split
+ * evenly), or SMs / cluster when it has none (offline contexts). */
+static uint32_t resident_clusters(jg_context *ctx, const jg__gemm_config *cfg,
+                                  const jg__kernel *kernel)
+{
+    const uint32_t cluster = cfg->cluster ? cfg->cluster : 1;
+    const uint32_t sms = (uint32_t)ctx->target.sm_count;
+    if (cluster == 1 || ctx->offline || !kernel->fn)
+        return cluster == 1 ? sms : sms / cluster;
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster;
+    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    CUlaunchConfig lc;
+    memset(&lc, 0, sizeof lc);
+    lc.gridDimX = sms / cluster * cluster;
+    lc.gridDimY = lc.gridDimZ = 1;
+    lc.blockDimX = jg__gemm_threads(cfg);
+    lc.blockDimY = lc.blockDimZ = 1;
+    lc.sharedMemBytes = kernel->smem_bytes;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    int n = 0;
+    if (ctx->cu->cuOccupancyMaxActiveClusters(&n, kernel->fn, &lc) != CUDA_SUCCESS || n < 1)
+        return sms / cluster;
+    return (uint32_t)n < sms / cluster ? (uint32_t)n : sms / cluster;
+}
+
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__gemm_key key;
@@ -47,6 +77,7 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
     plan->kernel = kernel;
     plan->threads = jg__gemm_threads(&cfg);
     pthread_mutex_init(&plan->tmap_lock, NULL);
+    plan->max_clusters = resident_clusters(ctx, &cfg, kernel);
     plan->grid = jg__gemm_grid(plan, pk->m);
     if (pk->layout == JG_GROUPED_LIST) {
         plan->list_params = aligned_alloc(64, JG_LIST_SIZE(pk->groups));

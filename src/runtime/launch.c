@@ -5,21 +5,32 @@
 
 #include "jg_internal.h"
 
+/* CTAs of a launch: one per scheduling unit (a tile, or a cluster's stack
+ * of tiles along M), up to what fits on the GPU at once, times the cluster. */
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
     const jg__problem_key *p = &plan->problem;
-    uint64_t tiles_m = 0;
+    const uint64_t cluster = plan->cfg.cluster ? plan->cfg.cluster : 1;
+    const uint64_t unit_m = (uint64_t)plan->cfg.block_m * cluster;
+    const uint64_t resident = plan->max_clusters;
+    uint64_t units_m = 0;
     if (p->layout > JG_GROUPED_LIST) /* rows known on the device only: every SM */
-        return (uint32_t)plan->ctx->target.sm_count;
+        return (uint32_t)(resident * cluster);
     if (p->groups)
         for (uint32_t g = 0; g < p->groups; ++g)
-            tiles_m += ((uint64_t)p->group_m[g] + plan->cfg.block_m - 1) / plan->cfg.block_m;
+            units_m += ((uint64_t)p->group_m[g] + unit_m - 1) / unit_m;
     else
-        tiles_m = ((uint64_t)m + plan->cfg.block_m - 1) / plan->cfg.block_m;
+        units_m = ((uint64_t)m + unit_m - 1) / unit_m;
     uint64_t tiles_n = ((uint64_t)plan->problem.n + plan->cfg.block_n - 1) / plan->cfg.block_n;
-    uint64_t tiles = tiles_m * tiles_n;
-    uint64_t sms = (uint64_t)plan->ctx->target.sm_count;
-    return (uint32_t)(tiles < sms ? tiles : sms);
+    uint64_t units = units_m * tiles_n;
+    return (uint32_t)((units < resident ? units : resident) * cluster);
+}
+
+/* Rows of B's box: a cluster's CTAs each load their share of the B tile
+ * and multicast it to all of them. */
+static uint32_t b_box_rows(const jg_plan *plan)
+{
+    return plan->cfg.block_n / (plan->cfg.cluster ? plan->cfg.cluster : 1);
 }
 
 /* Columns of D that TMA stores: N down to whole 16-byte pieces (the kernel
@@ -60,7 +71,7 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b,
                                     (uint64_t)p->n * (p->layout > 1 ? p->groups : 1),
-                                    (uint64_t)p->k, (uint64_t)p->ldb, plan->cfg.block_n, box_k);
+                                    (uint64_t)p->k, (uint64_t)p->ldb, b_box_rows(plan), box_k);
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
                                     d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
@@ -151,7 +162,7 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_G
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g, p->b_type,
                                     ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
-                                    plan->cfg.block_n, 64);
+                                    b_box_rows(plan), 64);
         if (st == JG_OK)
             st =
                 jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,
