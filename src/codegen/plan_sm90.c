@@ -222,10 +222,14 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     estimate best = {0};
     bool found = false;
     memset(out, 0, sizeof *out);
-    /* A forced cluster size applies where some tile allows it (pass 0);
-     * otherwise the planner chooses (pass 1). */
+    /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2): on H100 they measured
+     * within run-to-run noise of cluster 1 on the dense rows and slower on
+     * the grouped seeds (2026-11-22, RESULTS.md), while the model credits
+     * them with the L2 traffic they save. A forced size applies where some
+     * tile allows it (pass 0); otherwise cluster 1 (pass 1). */
+    const uint32_t max_cluster = t->force_cluster ? t->force_cluster : 1;
     for (int pass = 0; pass < 2 && !found; ++pass)
-    for (uint32_t cluster = 1; cluster <= 2; ++cluster)
+    for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {

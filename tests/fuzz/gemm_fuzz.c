@@ -7,7 +7,9 @@
  * it). M, N, K come half the time from tile-edge values, half uniformly from
  * [1, 4096]; leading dimensions are rounded up to multiples of 8 elements
  * where K or N is not (so TMA zero-fills a ragged K); A/B bf16 or fp16, D
- * bf16, fp16 or fp32, C half the time, a quarter of the plans M-generic.
+ * bf16, fp16 or fp32, C half the time, a quarter of the plans M-generic,
+ * every fourth shape planned in a context made with JITGEMM_CLUSTER=2
+ * (clusters of 2 with multicast B wherever the tiles pair up).
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
  * of jg_test_gpu.h, one at a time. Exits 1 if any shape fails, 77 without
@@ -92,7 +94,7 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
 /* ---- phase 1: every plan, in parallel ----------------------------------- */
 
 typedef struct plan_pool {
-    jg_context *ctx;
+    jg_context *ctx, *ctx_cluster2;
     fuzz_shape *shapes;
     int64_t count, only;
     atomic_llong next;
@@ -108,16 +110,18 @@ static void *plan_worker(void *arg)
         if (pool->only >= 0 && i != pool->only)
             continue;
         fuzz_shape *s = &pool->shapes[i];
-        s->plan_status = jg_gemm_plan(pool->ctx, &s->p, &s->plan);
+        jg_context *ctx = i % 4 == 3 ? pool->ctx_cluster2 : pool->ctx;
+        s->plan_status = jg_gemm_plan(ctx, &s->p, &s->plan);
         if (s->plan_status != JG_OK)
-            snprintf(s->plan_error, sizeof s->plan_error, "%s",
-                     jg_context_last_error(pool->ctx));
+            snprintf(s->plan_error, sizeof s->plan_error, "%s", jg_context_last_error(ctx));
     }
 }
 
-static void plan_all(jg_context *ctx, fuzz_shape *shapes, const fuzz_opts *o)
+static void plan_all(jg_context *ctx, jg_context *ctx_cluster2, fuzz_shape *shapes,
+                     const fuzz_opts *o)
 {
-    plan_pool pool = {.ctx = ctx, .shapes = shapes, .count = o->count, .only = o->only};
+    plan_pool pool = {.ctx = ctx, .ctx_cluster2 = ctx_cluster2, .shapes = shapes,
+                      .count = o->count, .only = o->only};
     atomic_init(&pool.next, 0);
     pthread_t tid[64];
     int nt = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
@@ -262,6 +266,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     jg_test_gpu_init();
     jg_context *ctx = jg_test_context();
+    setenv("JITGEMM_CLUSTER", "2", 1); /* read once, when the context is made */
+    jg_context *ctx_cluster2 = jg_test_context();
+    unsetenv("JITGEMM_CLUSTER");
     fuzz_shape *shapes = calloc((size_t)o.count, sizeof *shapes);
     if (!shapes)
         return 1;
@@ -269,7 +276,7 @@ int main(int argc, char **argv)
     jg_rng_seed(&r, o.seed);
     for (int64_t i = 0; i < o.count; ++i)
         draw_shape(&r, &shapes[i]);
-    plan_all(ctx, shapes, &o);
+    plan_all(ctx, ctx_cluster2, shapes, &o);
     int64_t failed = 0, ran = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
@@ -289,6 +296,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     jg_context_destroy(ctx);
+    jg_context_destroy(ctx_cluster2);
     free(shapes);
     /* Near 1 of the element bound is normal with 16-bit outputs: rounding to
      * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */

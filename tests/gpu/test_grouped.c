@@ -6,6 +6,8 @@
  * the contiguous and masked layouts: random counts on the device, a second
  * launch after new counts (every other case through a captured CUDA graph
  * replayed after the counts changed), rows of no group left untouched.
+ * Every other random case is planned in a context made with
+ * JITGEMM_CLUSTER=2 (clusters of 2 with multicast B where tiles pair up).
  *   test_grouped [--seed S] [--count N]      (default 16 random cases) */
 #include <stdlib.h>
 #include <string.h>
@@ -370,18 +372,22 @@ int main(int argc, char **argv)
     jg_rng r;
     jg_rng_seed(&r, seed);
     jg_context *ctx = jg_test_context();
+    setenv("JITGEMM_CLUSTER", "2", 1); /* read once, when the context is made */
+    jg_context *ctx2 = jg_test_context();
+    unsetenv("JITGEMM_CLUSTER");
     for (size_t i = 0; i < (sizeof seeds / sizeof seeds[0]); ++i)
         run_case(ctx, &seeds[i], &r);
     for (int i = 0; i < count; ++i) {
         grouped_case gc = random_case(&r, i);
-        run_case(ctx, &gc, &r);
+        run_case(i % 2 ? ctx2 : ctx, &gc, &r);
     }
     for (int i = 0; i < count / 2; ++i) {
         for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
             device_case dc = random_device_case(&r, (jg_grouped_layout)layout, i);
-            run_device_case(ctx, &dc, i % 2 == 1, &r);
+            run_device_case(i / 2 % 2 ? ctx2 : ctx, &dc, i % 2 == 1, &r);
         }
     }
     jg_context_destroy(ctx);
+    jg_context_destroy(ctx2);
     return jg_test_result("test_grouped");
 }

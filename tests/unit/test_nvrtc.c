@@ -71,11 +71,14 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
     CHECK(sass && !strstr(sass, "LDL") && !strstr(sass, "STL"), "%s: local-memory traffic", name);
     CHECK(res && strstr(res, "STACK:0") && strstr(res, "LOCAL:0"), "%s: stack or local use: %s",
           name, res ? res : "(no output)");
+    CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
+          "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
     free(sass);
     free(res);
 }
 
-/* The distinct configurations the planner chooses over a grid of shapes. */
+/* The distinct configurations the planner chooses over a grid of shapes,
+ * with clusters of 2 forced where they apply (JITGEMM_CLUSTER=2) and not. */
 static size_t planner_configs(jg__gemm_config *out, size_t cap)
 {
     static const int64_t ms[] = {1, 16, 64, 128, 200, 1000, 4096, 8192};
@@ -85,6 +88,7 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     t.arch = t.arch_name;
     jg__log quiet = {0};
     size_t n = 0;
+    for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
     for (size_t i = 0; i < JG_ARRAY_LEN(ms); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(ns); ++j) {
             jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
@@ -231,7 +235,7 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
-    jg__gemm_config cfgs[32];
+    jg__gemm_config cfgs[64];
     size_t ncfg = planner_configs(cfgs, JG_ARRAY_LEN(cfgs));
     printf("sass: %zu distinct planner configurations\n", ncfg);
     for (size_t i = 0; i < ncfg; ++i) {
@@ -258,12 +262,15 @@ int main(int argc, char **argv)
     jg__target t = {.sm_count = 132, .smem_per_block = 232448};
     snprintf(t.arch_name, sizeof t.arch_name, "sm_90a");
     t.arch = t.arch_name;
-    for (int i = 0; i < 4; ++i) {
-        jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16, .b_type = JG_BF16,
-                                 .d_type = JG_BF16, .groups = (int32_t)seed_nk[i][0],
-                                 .m = seed_m[i], .n = seed_nk[i][1], .k = seed_nk[i][2]};
-        check_grouped(cuobjdump, &t, &gp);
-    }
+    for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
+        for (int i = 0; i < 4; ++i) {
+            jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16,
+                                     .b_type = JG_BF16, .d_type = JG_BF16,
+                                     .groups = (int32_t)seed_nk[i][0], .m = seed_m[i],
+                                     .n = seed_nk[i][1], .k = seed_nk[i][2]};
+            check_grouped(cuobjdump, &t, &gp);
+        }
+    t.force_cluster = 0;
     /* 64 groups (the most), empty ones among them, fp32 out with C: the
      * largest group lookup next to the largest epilogue. */
     int64_t many[JG_GROUPED_MAX_GROUPS];
@@ -276,6 +283,7 @@ int main(int argc, char **argv)
     /* Rows on the device: the group table in shared memory, boundary tiles
      * stored directly. */
     for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
+        t.force_cluster = layout == JG_GROUPED_MASKED ? 2 : 0;
         jg_grouped_problem dp = {.layout = (jg_grouped_layout)layout, .a_type = JG_BF16,
                                  .b_type = JG_BF16, .c_type = JG_FP32, .d_type = JG_FP32,
                                  .groups = JG_GROUPED_MAX_DEVICE_GROUPS, .n = 4096, .k = 7168,
