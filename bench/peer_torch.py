@@ -2,7 +2,7 @@
 """Grouped GEMM: libjitgemm against PyTorch's torch._grouped_mm, same process.
 
     python3 bench/peer_torch.py [--spec bench/shapes.jsonl] [--lib build/libjitgemm.so]
-                                [--only NAME,NAME] [--timer auto|triton|events]
+                                [--only NAME,NAME] [--timer events|triton]
                                 [--reps N] [--json FILE]
 
 For every line of kind "grouped", layout "list" in the spec (the seeds' four
@@ -14,7 +14,11 @@ per-group pointers into those tensors through ctypes.
 
 The results are compared (max |D_jg - D_torch| / max |D_torch|) before timing;
 a mismatch marks the row and makes the exit status 1. Times are medians over
-launches, each preceded by a 256 MiB write that flushes the 50 MB L2.
+launches of torch and libjitgemm in alternation, each launch preceded by a
+read of 256 MiB that evicts the 50 MB L2 and leaves only clean lines -- the
+method of tools/jitgemm-bench (a write flush, as triton's do_bench does with
+zero_(), leaves dirty lines that the timed kernel must write back).
+`--timer triton` times each side with do_bench instead.
 """
 import argparse
 import ctypes
@@ -235,26 +239,30 @@ _flush_buffer = None
 
 
 def flush_l2():
-    """Writes 256 MiB, so no operand is left in the 50 MB L2 (what do_bench does)."""
+    """Reads 256 MiB (a sum), so no operand is left in the 50 MB L2 and no line
+    of it is dirty."""
     global _flush_buffer
     if _flush_buffer is None:
-        _flush_buffer = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    _flush_buffer.zero_()
+        _flush_buffer = torch.ones(64 << 20, dtype=torch.float32, device="cuda")
+    _flush_buffer.sum()
 
 
-def time_events(fn, reps):
-    """Median microseconds of `reps` launches, each flushed and timed alone."""
+def time_events(fns, reps):
+    """Median microseconds of `reps` launches of each of fns, in alternation
+    (clock drift hits them alike), each launch flushed and timed alone."""
     for _ in range(10):
-        fn()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for s, e in zip(starts, ends):
-        flush_l2()
-        s.record()
-        fn()
-        e.record()
+        for fn in fns:
+            fn()
+    events = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+               for _ in range(reps)] for _ in fns]
+    for i in range(reps):
+        for fn, ev in zip(fns, events):
+            flush_l2()
+            ev[i][0].record()
+            fn()
+            ev[i][1].record()
     torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e3
+    return [statistics.median(s.elapsed_time(e) for s, e in ev) * 1e3 for ev in events]
 
 
 def triton_timer():
@@ -266,7 +274,8 @@ def triton_timer():
         return None
     if "return_mode" not in inspect.signature(do_bench).parameters:
         return None
-    return lambda fn, reps: do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e3
+    return lambda fns, reps: [do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e3
+                              for fn in fns]
 
 
 # ---- cases -------------------------------------------------------------------
@@ -326,8 +335,7 @@ def run_case(jg, case, timer, reps):
     torch.cuda.synchronize()
     diff = max_rel_diff(d_jg, d_torch)
 
-    torch_us = timer(theirs, reps)
-    jg_us = timer(ours, reps)
+    torch_us, jg_us = timer([theirs, ours], reps)
     flop = 2.0 * sum(rows) * n * k
     return {"case": case["name"], "groups": len(rows), "m": rows, "n": n, "k": k,
             "torch_impl": impl, "torch_us": torch_us, "jitgemm_us": jg_us,
@@ -353,18 +361,21 @@ def parse_args():
     ap.add_argument("--spec", default=os.path.join(REPO, "bench", "shapes.jsonl"))
     ap.add_argument("--lib", default=os.path.join(REPO, "build", "libjitgemm.so"))
     ap.add_argument("--only", default="", help="comma-separated case names")
-    ap.add_argument("--timer", choices=["auto", "triton", "events"], default="auto",
-                    help="auto: triton.testing.do_bench if usable, else CUDA events")
+    ap.add_argument("--timer", choices=["events", "triton"], default="events",
+                    help="events: alternating launches after a read-only L2 flush (as "
+                         "jitgemm-bench); triton: triton.testing.do_bench for each")
     ap.add_argument("--reps", type=int, default=100, help="launches per median (events timer)")
     ap.add_argument("--json", help="also write the rows here")
     return ap.parse_args()
 
 
 def pick_timer(choice):
-    timer = triton_timer() if choice in ("auto", "triton") else None
-    if timer is None and choice == "triton":
+    if choice == "events":
+        return ("CUDA events, alternating, read-only L2 flush", time_events)
+    timer = triton_timer()
+    if timer is None:
         sys.exit("triton.testing.do_bench with return_mode is not available")
-    return ("triton do_bench", timer) if timer else ("CUDA events", time_events)
+    return ("triton do_bench", timer)
 
 
 def main():
