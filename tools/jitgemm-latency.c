@@ -24,25 +24,9 @@
 
 #include "jg_internal.h"
 #include "jg_test_gpu.h" /* CUDA_CHECK, JG_REQUIRE */
+#include "timing.h"
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+static double now_us(void) { return timing_ms(CLOCK_MONOTONIC) * 1e3; }
 
 static jg_gemm_problem problem(int64_t m, int64_t n, int64_t k)
 {
@@ -73,7 +57,7 @@ static void cold_compiles(int count)
     }
     jg_context_stats s;
     jg_context_get_stats(ctx, &s);
-    double med = median(t, count);
+    double med = timing_median(t, count);
     printf("cold compile      median %.1f ms, min %.1f, max %.1f over %d kernels "
            "(NVRTC alone: mean %.1f ms)\n",
            med, t[0], t[count - 1], count, s.compile_ms / count);
@@ -134,7 +118,7 @@ static void disk_hits(const char *self)
     }
     printf("disk hit          median %.2f ms from jg_context_create to the first launch, "
            "fresh processes (%d/%d loaded from disk)\n",
-           median(t, RUNS), hits, RUNS);
+           timing_median(t, RUNS), hits, RUNS);
     char rm[600];
     snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
     if (system(rm) != 0)
