@@ -386,7 +386,6 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
         const uint32_t r = w * 16 + l / 4;
-#pragma unroll
         /* A chunk reaching past the group's rows (contiguous, masked) is
          * stored by the threads: TMA would write the next group's rows. */
         const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
