@@ -53,6 +53,16 @@ void jg__buf_free(jg__buf *b);
     X(cuFuncSetAttribute, CUresult, (CUfunction, CUfunction_attribute, int))               \
     X(cuLaunchKernelEx, CUresult, (const CUlaunchConfig *, CUfunction, void **, void **))  \
     X(cuOccupancyMaxActiveClusters, CUresult, (int *, CUfunction, const CUlaunchConfig *)) \
+    X(cuMemAlloc, CUresult, (CUdeviceptr *, size_t))                                       \
+    X(cuMemFree, CUresult, (CUdeviceptr))                                                  \
+    X(cuMemsetD32, CUresult, (CUdeviceptr, unsigned int, size_t))                          \
+    X(cuStreamCreate, CUresult, (CUstream *, unsigned int))                                \
+    X(cuStreamDestroy, CUresult, (CUstream))                                               \
+    X(cuEventCreate, CUresult, (CUevent *, unsigned int))                                  \
+    X(cuEventDestroy, CUresult, (CUevent))                                                 \
+    X(cuEventRecord, CUresult, (CUevent, CUstream))                                        \
+    X(cuEventSynchronize, CUresult, (CUevent))                                             \
+    X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent))                           \
     X(cuTensorMapEncodeTiled, CUresult,                                                    \
       (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,         \
        const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave, \
@@ -187,6 +197,12 @@ typedef struct jg__target {
  * JG_LOGC_PLAN. Returns JG_ERR_UNSUPPORTED_ARCH for arches without tables. */
 jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
                              jg__gemm_config *out);
+/* The planner's best `max` configurations (at most JG_PLAN_CANDIDATES_MAX),
+ * best first by estimated time; returns how many (0: none fits, or an arch
+ * without tables). Tuning (JITGEMM_TUNE) times them on the GPU. */
+#define JG_PLAN_CANDIDATES_MAX 8
+size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
+                                jg__gemm_config *out, size_t max);
 uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg);
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
 
@@ -332,6 +348,7 @@ struct jg_context {
     CUcontext cu_ctx;
     CUdevice device;
     bool offline;
+    bool tune; /* JITGEMM_TUNE=1: time the planner's best candidates once per problem */
     jg__target target;
     char arch[16];
     jg__salt salt;
@@ -370,6 +387,19 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
 
 /* launch.c */
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+
+/* ---- runtime: tune.c ---------------------------------------------------------- */
+
+/* JITGEMM_TUNE: the configuration for a dense problem, from the disk cache's
+ * record of an earlier tuning, else by timing the planner's best candidates
+ * on the GPU (scratch buffers, a private stream, synchronized) and recording
+ * the fastest. Returns JG_ERR_UNSUPPORTED when it cannot tune (offline,
+ * grouped, out of memory): the caller keeps the planner's choice. */
+jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *out);
+/* A plan for a given kernel key (the tuner's candidates, and build_plan). */
+jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_key *key,
+                         jg_plan **out);
+void jg__plan_free(jg_plan *plan);
 jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);

@@ -4,7 +4,7 @@
  *
  *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]
  *                 [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]
- *                 [--no-peer] [--flush read|memset] [--help]
+ *                 [--no-peer] [--flush read|memset] [--tune] [--help]
  *
  * cuBLASLt is opened with dlopen here, in the tool, so that libjitgemm keeps
  * no cuBLAS dependency; <cublasLt.h> supplies types and enums only. The
@@ -145,6 +145,7 @@ typedef struct options {
     int reps;
     const char *json;
     bool no_peer;
+    bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
 } options;
 
@@ -153,7 +154,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]\n"
             "                     [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]\n"
-            "                     [--no-peer] [--flush read|memset] [--help]\n"
+            "                     [--no-peer] [--flush read|memset] [--tune] [--help]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
@@ -175,6 +176,9 @@ static void usage(FILE *f)
             "                    memset: a cudaMemsetAsync of the same buffer, which leaves\n"
             "                      the L2 full of dirty lines that the timed kernel then pays\n"
             "                      to write back to DRAM (slows short memory-bound rows)\n"
+            "  --tune            plan dense shapes with JITGEMM_TUNE=1: the planner's best\n"
+            "                    candidates are timed once and the fastest is recorded in\n"
+            "                    the kernel cache (the \"plan ms\" column then includes it)\n"
             "\n"
             "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
             "(including no CUDA GPU). See bench/README.md.\n",
@@ -232,6 +236,8 @@ static int parse_args(int argc, char **argv, options *o, bool *done)
             return 0;
         } else if (!strcmp(a, "--no-peer")) {
             o->no_peer = true;
+        } else if (!strcmp(a, "--tune")) {
+            o->tune = true;
         } else if (!known) {
             fprintf(stderr, "jitgemm-bench: unknown argument '%s' (try --help)\n", a);
             return EXIT_SETUP;
@@ -1866,6 +1872,8 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
         if (CUDA_FAILED(cudaEventCreate(&b->start[i])) ||
             CUDA_FAILED(cudaEventCreate(&b->stop[i])))
             return false;
+    if (b->opt.tune)
+        setenv("JITGEMM_TUNE", "1", 1); /* read when the context is made */
     if (jg_context_create(NULL, &b->jg) != JG_OK) {
         fprintf(stderr, "jitgemm-bench: jg_context_create: %s\n", jg_context_last_error(NULL));
         return false;

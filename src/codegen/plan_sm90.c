@@ -214,14 +214,13 @@ static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
 }
 
-jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
-                             jg__gemm_config *out)
+/* Keeps the `max` best configurations by estimated time, best first (ties
+ * go to the earlier candidate: wider tiles re-read A less). Returns how
+ * many it found. */
+static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
+                     estimate *est, size_t max)
 {
-    if (strcmp(t->arch, "sm_90a") != 0)
-        return JG_ERR_UNSUPPORTED_ARCH;
-    estimate best = {0};
-    bool found = false;
-    memset(out, 0, sizeof *out);
+    size_t found = 0;
     /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2): on H100 they measured
      * within run-to-run noise of cluster 1 on the dense rows and slower on
      * the grouped seeds (2026-11-22, RESULTS.md), while the model credits
@@ -256,14 +255,42 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                 estimate e = estimate_time(t, p, &c, sm90_block_m[i].efficiency,
                                            c.consumers > 1 ? 1.0
                                                            : sm90_block_k[j].dram_efficiency);
-                /* Ties go to the earlier candidate: wider tiles re-read A less. */
-                if (!found || e.total_s < best.total_s * (1 - 1e-9)) {
-                    best = e;
-                    *out = c;
-                    found = true;
-                }
+                size_t at = found;
+                while (at > 0 && e.total_s < est[at - 1].total_s * (1 - 1e-9))
+                    --at;
+                if (at >= max)
+                    continue;
+                size_t last = found < max ? found : max - 1;
+                memmove(&out[at + 1], &out[at], (last - at) * sizeof *out);
+                memmove(&est[at + 1], &est[at], (last - at) * sizeof *est);
+                out[at] = c;
+                est[at] = e;
+                if (found < max)
+                    ++found;
             }
-    if (!found)
+    return found;
+}
+
+size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
+                                jg__gemm_config *out, size_t max)
+{
+    estimate est[JG_PLAN_CANDIDATES_MAX];
+    if (strcmp(t->arch, "sm_90a") != 0 || max == 0)
+        return 0;
+    if (max > JG_PLAN_CANDIDATES_MAX)
+        max = JG_PLAN_CANDIDATES_MAX;
+    memset(out, 0, max * sizeof *out);
+    return search(t, p, out, est, max);
+}
+
+jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
+                             jg__gemm_config *out)
+{
+    if (strcmp(t->arch, "sm_90a") != 0)
+        return JG_ERR_UNSUPPORTED_ARCH;
+    estimate best;
+    memset(out, 0, sizeof *out);
+    if (!search(t, p, out, &best, 1))
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN))
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,

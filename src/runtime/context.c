@@ -202,6 +202,8 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     snprintf(ctx->target.arch_name, sizeof ctx->target.arch_name, "%s", ctx->arch);
     read_forced_tile(ctx);
     read_forced_cluster(ctx);
+    const char *tune = getenv("JITGEMM_TUNE");
+    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1");
     ctx->target.arch = ctx->target.arch_name;
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);
@@ -211,13 +213,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     return JG_OK;
 }
 
-static void plan_free(void *p)
-{
-    jg_plan *plan = p;
-    free(plan->list_params);
-    pthread_mutex_destroy(&plan->tmap_lock);
-    free(plan);
-}
+static void plan_free(void *p) { jg__plan_free(p); }
 
 void jg_context_destroy(jg_context *ctx)
 {

@@ -8,6 +8,10 @@
 jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)
 {
     jg__gemm_config cfg;
+    if (ctx->tune && jg__tune(ctx, pk, &cfg) == JG_OK) {
+        jg__gemm_key_make(pk, &cfg, key);
+        return JG_OK;
+    }
     jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
     if (st != JG_OK)
         return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s%s", ctx->arch,
@@ -58,15 +62,27 @@ static uint32_t resident_clusters(jg_context *ctx, const jg__gemm_config *cfg,
     return (uint32_t)n < sms / cluster ? (uint32_t)n : sms / cluster;
 }
 
+void jg__plan_free(jg_plan *plan)
+{
+    free(plan->list_params);
+    pthread_mutex_destroy(&plan->tmap_lock);
+    free(plan);
+}
+
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__gemm_key key;
     jg_status st = jg__plan_key(ctx, pk, &key);
-    if (st != JG_OK)
-        return st;
-    jg__gemm_config cfg = key.cfg;
+    return st != JG_OK ? st : jg__plan_build(ctx, pk, &key, out);
+}
+
+jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_key *key,
+                         jg_plan **out)
+{
+    jg__gemm_config cfg = key->cfg;
     jg__kernel *kernel;
-    if ((st = jg__kernel_get(ctx, &key, &kernel)) != JG_OK)
+    jg_status st = jg__kernel_get(ctx, key, &kernel);
+    if (st != JG_OK)
         return st;
     jg_plan *plan = calloc(1, sizeof *plan);
     if (!plan)
