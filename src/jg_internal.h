@@ -112,6 +112,7 @@ typedef struct jg__gemm_config {
     uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128 */
     uint32_t a_box_m;   /* rows of A's TMA box: block_m, or a baked M < block_m rounded up to
                          * 8 (rows past M are neither read nor zero-filled) */
+    uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
 } jg__gemm_config;
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
@@ -120,7 +121,7 @@ typedef struct jg__gemm_key {
     uint32_t kind;       /* 1: dense GEMM, 2: grouped, list layout */
     uint32_t a_type, b_type, c_type, d_type;
     uint32_t flags;      /* JG_GEMM_* that shape code */
-    uint32_t reserved;
+    uint32_t scale;      /* jg_scale_mode */
     int64_t m;           /* 0 when M is a run-time argument */
     int64_t n, k;
     jg__gemm_config cfg;
@@ -140,7 +141,7 @@ typedef struct jg__problem_key {
     uint32_t a_type, b_type, c_type, d_type;
     uint32_t groups; /* 0: dense; else grouped, rows in group_m (list layout) */
     uint32_t layout; /* 0 dense, else jg_grouped_layout */
-    uint32_t reserved;
+    uint32_t scale;  /* jg_scale_mode */
     int64_t m_max;   /* contiguous, masked: the m_max of the layout */
     int64_t m, n, k, lda, ldb, ldc, ldd; /* grouped: m is the total (expected) rows */
     int64_t group_m[JG_GROUPED_MAX_GROUPS];

@@ -32,14 +32,15 @@ typedef struct jg_tmap {
 
 /* Dense GEMM: D = alpha * A * B^T + beta * C. */
 typedef struct jg_gemm_kargs {
-    jg_tmap a;         /* A [m, k], K-major, box {64, BLOCK_M}, 128B swizzle */
-    jg_tmap b;         /* B [n, k], K-major, box {64, BLOCK_N}, 128B swizzle */
+    jg_tmap a;         /* A [m, k], K-major, box {128 bytes, BLOCK_M}, 128B swizzle */
+    jg_tmap b;         /* B [n, k], K-major, box {128 bytes, BLOCK_N}, 128B swizzle */
     jg_tmap d;         /* D [m, n16], box {epi_bytes / size, 64}, swizzle of epi_bytes;
                           n16: n rounded down to whole 16-byte pieces */
     void *d_ptr;       /* D, for the columns from n16 to n */
     int64_t ldd;
     const void *c;     /* C [m, n], row stride ldc elements; unused without C */
     int64_t ldc;
+    const float *a_scale, *b_scale; /* FP8 tensor scales (one FP32 each), or NULL */
     int32_t m;         /* rows of this launch (baked kernels ignore it) */
     float alpha;
     float beta;

@@ -41,25 +41,43 @@
 #define JG_MMA_N JG_BLOCK_N
 #include "sm90_wgmma_n.cuh"
 
+/* A and B: 16-bit (wgmma k16) or e4m3 (k32); either way one wgmma step
+ * reads 32 bytes of each row, and a 128-byte swizzle atom holds 4 steps. */
 #if JG_AB_DTYPE == 1
 #define JG_AB_PTX "bf16"
-#else
+#elif JG_AB_DTYPE == 2
 #define JG_AB_PTX "f16"
+#else
+#define JG_AB_PTX "e4m3"
 #endif
+#if JG_AB_DTYPE == 4
+#define JG_AB_SIZE 1
+#define JG_MMA_K 32
+#else
+#define JG_AB_SIZE 2
+#define JG_MMA_K 16
+#endif
+#ifndef JG_SCALE
+#define JG_SCALE 0 /* 1: one FP32 scale per operand (tensor), on the device */
+#endif
+/* FP8 partial sums are promoted into FP32 registers after every stage (at
+ * most 128 of K): Hopper's FP8 accumulation keeps only ~14 bits. */
+#define JG_PROMOTE (JG_AB_SIZE == 1)
 
-#define JG_K_ATOMS (JG_BLOCK_K / 64)        /* 128-byte swizzle atoms along K per stage */
+#define JG_ATOM_K (128 / JG_AB_SIZE)        /* elements of a 128-byte swizzle atom */
+#define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
 #define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
 #define JG_THREADS (128 * (JG_CONSUMERS + 1))
-#define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * 2)
-#define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * 2)
+#define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * JG_AB_SIZE)
+#define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * JG_AB_SIZE)
 #ifndef JG_A_BOX_M
 #define JG_A_BOX_M JG_BLOCK_M
 #endif
 /* Bytes a stage's TMA loads bring: A's box may be shorter than the tile (a
  * baked M below BLOCK_M, as in decode): the rows past it are never loaded,
  * and their accumulators are never stored. */
-#define JG_STAGE_TX_BYTES ((JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * 2)
+#define JG_STAGE_TX_BYTES ((JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * JG_AB_SIZE)
 #define JG_K_TILES ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K)
 #if JG_D_DTYPE == 3
 #define JG_D_SIZE 4
@@ -84,12 +102,15 @@
 #define JG_UNIT_M (JG_BLOCK_M * JG_CLUSTER)
 #define JG_B_BOX_N (JG_BLOCK_N / JG_CLUSTER)
 
-static_assert(JG_BLOCK_K == 64 || JG_BLOCK_K == 128,
-              "a stage holds one or two 128-byte swizzle atoms (64 16-bit elements) along K");
+static_assert(JG_BLOCK_K == JG_ATOM_K || JG_BLOCK_K == 2 * JG_ATOM_K,
+              "a stage holds one or two 128-byte swizzle atoms along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
 static_assert(JG_CLUSTER == 1 || (JG_CLUSTER == 2 && JG_BLOCK_N % 16 == 0),
               "clusters of 2 split B into two whole 8-row swizzle atoms");
+static_assert(!JG_SCALE || JG_LAYOUT == 0, "scaled (FP8) operands: dense kernels only");
+static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
+static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M,
               "A's box: whole 8-row swizzle atoms inside the tile");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
@@ -119,15 +140,21 @@ struct jg_tile {
 static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
               "stage tiles stay 1024-byte aligned for the 128B swizzle");
 
-/* One m64nNk16 wgmma, A and B from shared memory through descriptors. */
+/* One m64nNk16 (16-bit) or m64nNk32 (e4m3) wgmma, A and B from shared
+ * memory through descriptors, both K-major (FP8 allows no transpose). */
+#if JG_AB_SIZE == 2
+#define JG_MMA_TAIL ", p, 1, 1, 0, 0;\n"
+#else
+#define JG_MMA_TAIL ", p, 1, 1;\n"
+#endif
 JG_DEV void jg_wgmma_ss(float (&d)[JG_MMA_N / 2], uint64_t da, uint64_t db, uint32_t accumulate)
 {
     asm volatile("{\n"
                  ".reg .pred p;\n"
                  "setp.ne.b32 p, " JG_MMA_IN2 ", 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n" JG_STR(JG_MMA_N) "k16.f32." JG_AB_PTX
-                 "." JG_AB_PTX " " JG_MMA_REGS ", " JG_MMA_IN0 ", " JG_MMA_IN1
-                 ", p, 1, 1, 0, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n" JG_STR(JG_MMA_N) "k" JG_STR(JG_MMA_K)
+                 ".f32." JG_AB_PTX "." JG_AB_PTX " " JG_MMA_REGS ", " JG_MMA_IN0 ", " JG_MMA_IN1
+                 JG_MMA_TAIL
                  "}\n"
                  : JG_MMA_ACC(d)
                  : "l"(da), "l"(db), "r"(accumulate));
@@ -553,6 +580,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_setmaxnreg_inc<232>();
         const uint32_t c = wg - 1;
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
+#if JG_PROMOTE
+        float sum[JG_WG_MMAS][JG_MMA_N / 2]; /* FP32 totals of the stages' partial sums */
+#else
+        float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
+#endif
+#if JG_SCALE
+        const float scale = *p.a_scale * *p.b_scale; /* tensor scales, read once */
+#endif
         uint32_t stage = 0, phase = 0, chunk = 0;
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
@@ -564,8 +599,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 const uint32_t b_tile = smem_b + stage * JG_B_STAGE_BYTES;
                 jg_wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < JG_BLOCK_K / 16; ++kk) {
-                    /* k16 step kk: atom kk/4, 32 bytes per step inside the atom. */
+                for (int kk = 0; kk < JG_BLOCK_K / JG_MMA_K; ++kk) {
+                    /* wgmma step kk: atom kk/4, 32 bytes per step inside the atom. */
                     const uint32_t in_atom = (kk % 4) * 32;
                     const uint64_t db = jg_wgmma_desc_sw128(b_tile + (kk / 4) * JG_BLOCK_N * 128 +
                                                             in_atom);
@@ -573,25 +608,49 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
                         const uint64_t da = jg_wgmma_desc_sw128(
                             a_tile + (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
-                        jg_wgmma_ss(acc[mi], da, db, (kt > 0 || kk > 0) ? 1u : 0u);
+                        jg_wgmma_ss(acc[mi], da, db,
+                                    ((!JG_PROMOTE && kt > 0) || kk > 0) ? 1u : 0u);
                     }
                 }
                 jg_wgmma_commit();
+#if JG_PROMOTE
+                /* The stage's partial sums, complete, join the FP32 totals;
+                 * the stage is read and goes back to the producer. */
+                jg_wgmma_wait<0>();
+                if (jg_lane_id() == 0)
+                    jg_release_stage(bar_empty + 8 * stage);
+#pragma unroll
+                for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+                    for (int j = 0; j < JG_MMA_N / 2; ++j)
+                        sum[mi][j] = kt > 0 ? sum[mi][j] + acc[mi][j] : acc[mi][j];
+#else
                 /* Keep this stage's wgmmas in flight; the previous stage is
                  * now read completely and goes back to the producer. */
                 jg_wgmma_wait<1>();
                 if (kt > 0 && jg_lane_id() == 0)
                     jg_release_stage(bar_empty + 8 * prev_stage);
+#endif
                 prev_stage = stage;
+                (void)prev_stage; /* unused when stages are promoted */
                 if (++stage == JG_STAGES) {
                     stage = 0;
                     phase ^= 1;
                 }
             }
+#if !JG_PROMOTE
             jg_wgmma_wait<0>();
             if (jg_lane_id() == 0)
                 jg_release_stage(bar_empty + 8 * prev_stage);
-            jg_epilogue(p, tl, acc, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+#endif
+#if JG_SCALE
+#pragma unroll
+            for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+                for (int j = 0; j < JG_MMA_N / 2; ++j)
+                    sum[mi][j] *= scale;
+#endif
+            jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
                         (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c,
                         chunk);
         }

@@ -76,7 +76,22 @@ typedef enum jg_dtype {
     JG_BF16 = 1,
     JG_FP16 = 2,
     JG_FP32 = 3,
+    JG_E4M3 = 4, /* FP8 e4m3 (A and B only, both K-major), with scales (jg_scale_mode) */
 } jg_dtype;
+
+/* How FP8 operands are scaled: D = alpha * (A * sa) (B * sb)^T + beta * C,
+ * the scales FP32 arrays on the device (args.a_scale, args.b_scale), read by
+ * the kernel at each launch (so a CUDA graph picks up new values).
+ *   JG_SCALE_TENSOR: one FP32 each.
+ *   JG_SCALE_ROW, JG_SCALE_BLOCK: planned for FP8 (issue: row-wise, and
+ *   DeepSeek-style 1x128 / 128x128 blocks); refused with JG_ERR_UNSUPPORTED.
+ * 16-bit operands take JG_SCALE_NONE. */
+typedef enum jg_scale_mode {
+    JG_SCALE_NONE = 0,
+    JG_SCALE_TENSOR = 1,
+    JG_SCALE_ROW = 2,
+    JG_SCALE_BLOCK = 3,
+} jg_scale_mode;
 
 /* ---- context ----------------------------------------------------------- */
 
@@ -184,6 +199,7 @@ typedef struct jg_gemm_problem {
     jg_dtype a_type, b_type, c_type, d_type;
     int64_t m, n, k;
     int64_t lda, ldb, ldc, ldd;
+    jg_scale_mode scale; /* JG_SCALE_TENSOR with JG_E4M3 operands, else NONE */
 } jg_gemm_problem;
 
 /* What changes from call to call. Pointers must be 16-byte aligned.
@@ -197,6 +213,8 @@ typedef struct jg_gemm_args {
     float beta;
     int64_t m; /* M-generic plans: rows of this call (1..2^31-1); 0 = problem.m.
                   Other plans: 0 or problem.m. */
+    const float *a_scale; /* scaled problems: on the device, 4-byte aligned */
+    const float *b_scale;
 } jg_gemm_args;
 
 /* Finds or builds the plan for a problem: memory cache, then disk cache,

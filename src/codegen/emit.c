@@ -74,6 +74,8 @@ const char *jg__dtype_name(uint32_t dtype)
         return "fp16";
     case JG_FP32:
         return "fp32";
+    case JG_E4M3:
+        return "e4m3";
     }
     return "none";
 }
@@ -86,6 +88,8 @@ size_t jg__dtype_size(uint32_t dtype)
         return 2;
     case JG_FP32:
         return 4;
+    case JG_E4M3:
+        return 1;
     }
     return 0;
 }
@@ -175,6 +179,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_AB_DTYPE %u\n", key->a_type);
     jg__buf_printf(out, "#define JG_D_DTYPE %u\n", key->d_type);
     jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
+    jg__buf_printf(out, "#define JG_SCALE %u\n", key->scale);
     jg__buf_printf(out, "#define JG_M %lld\n", (long long)key->m);
     jg__buf_printf(out, "#define JG_N %lld\n", (long long)key->n);
     jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);

@@ -30,6 +30,7 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
 {
     JG_KEY_SHARED(out, p);
     out->m = p->m;
+    out->scale = (uint32_t)p->scale;
 }
 
 /* List layout: the rows of every group (baked in), their total as m (what
@@ -61,13 +62,14 @@ void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out)
 {
     memset(out, 0, sizeof *out);
-    out->key_format = 3;
+    out->key_format = 4;
     out->kind = p->groups ? 2 : 1;
     out->a_type = p->a_type;
     out->b_type = p->b_type;
     out->c_type = p->c_type;
     out->d_type = p->d_type;
     out->flags = p->flags & JG_GEMM_M_GENERIC;
+    out->scale = p->scale;
     out->m = (p->flags & JG_GEMM_M_GENERIC) || p->groups ? 0 : p->m;
     out->n = p->n;
     out->k = p->k;

@@ -18,7 +18,10 @@
 #include "jg_internal.h"
 
 /* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
-#define SM90_PEAK_FLOPS 800e12    /* dense BF16 reached by good kernels, all SMs */
+#define SM90_PEAK_FLOPS 800e12    /* dense BF16 reached by good kernels, all SMs (FP8: 2x) */
+/* FP8 tiles hold a second set of FP32 accumulators (the promoted sums):
+ * BLOCK_N stays at or below this so both fit the consumers' registers. */
+#define SM90_FP8_MAX_BLOCK_N 176
 #define SM90_HBM_BYTES_S 3.0e12   /* device-to-device copy, read + write */
 #define SM90_SMS_TO_SATURATE 64   /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6 /* pipeline fill and epilogue per tile */
@@ -66,7 +69,7 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg) { return 128 * (cfg->consu
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
 {
-    return (cfg->block_m + cfg->block_n) * cfg->block_k * 2;
+    return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
 }
 
 /* Two staging buffers of 64 rows x epi_bytes per consumer warpgroup. */
@@ -156,7 +159,8 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     double stage_eff =
         c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
     double sm_rate =
-        SM90_PEAK_FLOPS / t->sm_count * efficiency * width_efficiency(block_n) * stage_eff;
+        SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
+        width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
      * (B of a group's row tiles) read DRAM once but L2 once each, except
@@ -220,6 +224,7 @@ static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
 static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                      estimate *est, size_t max)
 {
+    const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
     size_t found = 0;
     /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2): on H100 they measured
      * within run-to-run noise of cluster 1 on the dense rows and slower on
@@ -234,11 +239,15 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
                 jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
                                      .block_n = bn,
-                                     .block_k = sm90_block_k[j].block_k,
+                                     .block_k = sm90_block_k[j].block_k * 2 / ab_size,
                                      .consumers = sm90_block_m[i].consumers,
                                      .cluster = cluster,
                                      .group_m = SM90_GROUP_M,
-                                     .epi_bytes = epi_bytes_for(bn, p->d_type)};
+                                     .epi_bytes = epi_bytes_for(bn, p->d_type),
+                                     .ab_size = ab_size};
+                /* FP8 stages are promoted one by one: 128 of K each at most. */
+                if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
+                    continue;
                 if ((t->force_m && t->force_m != c.block_m) ||
                     (t->force_n && t->force_n != c.block_n) ||
                     (t->force_k && t->force_k != c.block_k) ||

@@ -59,9 +59,9 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     }
     if (!slot) {
         const jg__problem_key *p = &plan->problem;
-        /* Boxes are one 128-byte swizzle atom wide along K (64 16-bit
-         * elements); a stage of BLOCK_K = 128 loads two of them. */
-        const uint32_t box_k = 64;
+        /* Boxes are one 128-byte swizzle atom wide along K (64 16-bit or
+         * 128 FP8 elements); a stage of two atoms loads two of them. */
+        const uint32_t box_k = 128 / (uint32_t)jg__dtype_size(p->a_type);
         slot = oldest;
         slot->stamp = 0;
         /* The epilogue stores chunks of 64 rows x epi_bytes. */
@@ -134,6 +134,8 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     if (st != JG_OK)
         return st;
     ka.d_ptr = args->d;
+    ka.a_scale = args->a_scale;
+    ka.b_scale = args->b_scale;
     ka.ldd = plan->problem.ldd;
     ka.c = args->c;
     ka.ldc = plan->problem.ldc;

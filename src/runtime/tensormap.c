@@ -13,6 +13,8 @@ static CUtensorMapDataType tma_dtype(uint32_t dtype)
         return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     case JG_FP16:
         return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case JG_E4M3:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT8; /* TMA moves bytes; wgmma reads e4m3 */
     default:
         return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     }

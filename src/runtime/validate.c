@@ -8,7 +8,33 @@
 #define JG_TMA_STRIDE_MAX (1LL << 40) /* TMA global strides are < 2^40 bytes */
 
 static bool is_16bit(jg_dtype t) { return t == JG_BF16 || t == JG_FP16; }
-static bool is_known(jg_dtype t) { return t == JG_BF16 || t == JG_FP16 || t == JG_FP32; }
+static bool is_known(jg_dtype t)
+{
+    return t == JG_BF16 || t == JG_FP16 || t == JG_FP32 || t == JG_E4M3;
+}
+
+/* FP8 operands come with scales; 16-bit ones take none. */
+static jg_status check_scale(jg_context *ctx, const jg_gemm_problem *p)
+{
+    if ((unsigned)p->scale > JG_SCALE_BLOCK)
+        return jg__fail(ctx, JG_ERR_INVALID, "scale = %d: not a jg_scale_mode value",
+                        (int)p->scale);
+    if (p->a_type != JG_E4M3) {
+        if (p->scale != JG_SCALE_NONE)
+            return jg__fail(ctx, JG_ERR_INVALID,
+                            "scale = %d with a_type %s: scales apply to e4m3 operands only",
+                            (int)p->scale, jg__dtype_name(p->a_type));
+        return JG_OK;
+    }
+    if (p->scale == JG_SCALE_NONE)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "a_type e4m3 needs problem.scale (JG_SCALE_TENSOR) and args.a_scale, "
+                        "args.b_scale");
+    if (p->scale != JG_SCALE_TENSOR)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "scale = %s: only JG_SCALE_TENSOR so far",
+                        p->scale == JG_SCALE_ROW ? "JG_SCALE_ROW" : "JG_SCALE_BLOCK");
+    return JG_OK;
+}
 
 static jg_status check_dim(jg_context *ctx, const char *name, int64_t v)
 {
@@ -59,16 +85,18 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
         if (fields[i].value != JG_DTYPE_NONE && !is_known(fields[i].value))
             return jg__fail(ctx, JG_ERR_INVALID, "%s = %d: not a jg_dtype value", fields[i].name,
                             (int)fields[i].value);
-    if (!is_16bit(p->a_type))
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a_type %s: A and B must be bf16 or fp16",
+    if (!is_16bit(p->a_type) && p->a_type != JG_E4M3)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a_type %s: A and B must be bf16, fp16 or e4m3",
                         jg__dtype_name(p->a_type));
     if (p->b_type != p->a_type)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "b_type %s differs from a_type %s",
                         jg__dtype_name(p->b_type), jg__dtype_name(p->a_type));
+    if (p->d_type == JG_E4M3)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "d_type e4m3: D must be bf16, fp16 or fp32");
     if (p->c_type != JG_DTYPE_NONE && p->c_type != p->d_type)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "c_type %s differs from d_type %s",
                         jg__dtype_name(p->c_type), jg__dtype_name(p->d_type));
-    return JG_OK;
+    return check_scale(ctx, p);
 }
 
 /* The rules of a grouped problem: the dense rules for what the groups share
@@ -107,6 +135,10 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
             return jg__fail(ctx, JG_ERR_TOO_LARGE, "m[%d] = %lld: must be <= 2^31-1", (int)g,
                             (long long)p->m[g]);
     }
+    if (p->a_type == JG_E4M3 || p->b_type == JG_E4M3)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "%s e4m3: grouped GEMMs take bf16 or fp16 so far",
+                        p->a_type == JG_E4M3 ? "a_type" : "b_type");
     jg_gemm_problem shared = {.a_type = p->a_type, .b_type = p->b_type, .c_type = p->c_type,
                               .d_type = p->d_type, .m = 1, .n = p->n, .k = p->k,
                               .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc, .ldd = p->ldd};

@@ -389,7 +389,10 @@ static void test_null_pointers(void)
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd}
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE}
+/* The same with an explicit jg_scale_mode. */
+#define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale}
 #define I32P1 2147483648LL /* INT32_MAX + 1 */
 
 static const struct {

@@ -13,7 +13,7 @@
 #include "jg_internal.h"
 #include "jg_test.h"
 
-static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128};
+static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128, 2};
 
 static jg_gemm_problem base_problem(void)
 {
@@ -47,6 +47,7 @@ static void copy_over_garbage(jg_gemm_problem *dst, const jg_gemm_problem *src, 
     dst->ldb = src->ldb;
     dst->ldc = src->ldc;
     dst->ldd = src->ldd;
+    dst->scale = src->scale;
 }
 
 /* The kernel key of (p, cfg), its outputs first filled with `fill`. */
@@ -117,6 +118,9 @@ MUTATION(consumers, c->consumers = 1)
 MUTATION(cluster, c->cluster = 2)
 MUTATION(group_m, c->group_m = 16)
 MUTATION(epi_bytes, c->epi_bytes = 64)
+MUTATION(a_box_m, c->a_box_m = 8)
+MUTATION(ab_size, c->ab_size = 1)
+MUTATION(scale, p->scale = JG_SCALE_TENSOR)
 
 static const struct {
     const char *name;
@@ -128,6 +132,7 @@ static const struct {
     {"cfg.block_m", mut_block_m}, {"cfg.block_n", mut_block_n}, {"cfg.block_k", mut_block_k},
     {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
     {"cfg.group_m", mut_group_m}, {"cfg.epi_bytes", mut_epi_bytes},
+    {"cfg.a_box_m", mut_a_box_m}, {"cfg.ab_size", mut_ab_size}, {"scale", mut_scale},
 };
 
 /* Every mutation gives a hash different from the base and from each other. */

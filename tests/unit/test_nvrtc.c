@@ -67,7 +67,8 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
     jg__gemm_kernel_name(key, "sm_90a", name);
     char *sass = disassemble(cuobjdump, "-sass", cubin);
     char *res = disassemble(cuobjdump, "-res-usage", cubin);
-    CHECK(sass && strstr(sass, "HGMMA"), "%s: no HGMMA in SASS", name);
+    const char *mma = key->a_type == JG_E4M3 ? "QGMMA" : "HGMMA";
+    CHECK(sass && strstr(sass, mma), "%s: no %s in SASS", name, mma);
     CHECK(sass && !strstr(sass, "LDL") && !strstr(sass, "STL"), "%s: local-memory traffic", name);
     CHECK(res && strstr(res, "STACK:0") && strstr(res, "LOCAL:0"), "%s: stack or local use: %s",
           name, res ? res : "(no output)");
@@ -107,21 +108,27 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     return n;
 }
 
-/* Plans, compiles and checks the SASS of one grouped problem. */
-static void check_grouped(const char *cuobjdump, const jg__target *t, const jg_grouped_problem *gp)
+/* Plans, compiles and checks the SASS of one problem's kernel. */
+static void check_planned(const char *cuobjdump, const jg__target *t, const jg__problem_key *pk)
 {
-    jg__problem_key pk;
-    jg__grouped_key_make(gp, &pk);
     jg__gemm_config cfg;
     jg__log quiet = {0};
-    CHECK(jg__plan_gemm_sm90(t, &pk, &quiet, &cfg) == JG_OK, "planning %d groups", (int)gp->groups);
+    CHECK(jg__plan_gemm_sm90(t, pk, &quiet, &cfg) == JG_OK, "planning %lldx%lldx%lld",
+          (long long)pk->m, (long long)pk->n, (long long)pk->k);
     jg__gemm_key key;
-    jg__gemm_key_make(&pk, &cfg, &key);
+    jg__gemm_key_make(pk, &cfg, &key);
     jg__buf cubin = {0};
     double ms;
     if (compile_key(&key, &cubin, &ms) == JG_OK)
         check_sass(cuobjdump, &key, &cubin);
     jg__buf_free(&cubin);
+}
+
+static void check_grouped(const char *cuobjdump, const jg__target *t, const jg_grouped_problem *gp)
+{
+    jg__problem_key pk;
+    jg__grouped_key_make(gp, &pk);
+    check_planned(cuobjdump, t, &pk);
 }
 
 /* Counts the info messages of each category the context logs. */
@@ -252,6 +259,24 @@ int main(int argc, char **argv)
             check_sass(cuobjdump, &key, &cubin);
         jg__buf_free(&cubin);
     }
+    /* FP8 (e4m3, tensor scales): the planner's tiles over a grid of shapes,
+     * with BF16 out and with FP32 out plus C (the most live registers next
+     * to the promoted sums). */
+    static const int64_t fp8_m[] = {1, 64, 128, 4096}, fp8_n[] = {4096, 7168};
+    for (size_t i = 0; i < JG_ARRAY_LEN(fp8_m); ++i)
+        for (size_t j = 0; j < JG_ARRAY_LEN(fp8_n); ++j)
+            for (int c = 0; c < 2; ++c) {
+                jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3,
+                                     .c_type = c ? JG_FP32 : JG_DTYPE_NONE,
+                                     .d_type = c ? JG_FP32 : JG_BF16, .m = fp8_m[i],
+                                     .n = fp8_n[j], .k = 7168, .scale = JG_SCALE_TENSOR};
+                jg__target ft = {.sm_count = 132, .smem_per_block = 232448};
+                snprintf(ft.arch_name, sizeof ft.arch_name, "sm_90a");
+                ft.arch = ft.arch_name;
+                jg__problem_key pk;
+                jg__problem_key_make(&p, &pk);
+                check_planned(cuobjdump, &ft, &pk);
+            }
     /* The seeds' grouped cases (list layout): group rows baked in. */
     static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},
                                          {40, 76, 168, 72, 164, 148, 196, 160},
@@ -298,6 +323,7 @@ int main(int argc, char **argv)
     (void)check_sass;
     (void)compile_key;
     (void)check_grouped;
+    (void)check_planned;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");

@@ -12,10 +12,14 @@
 #define FP16 JG_FP16
 #define FP32 JG_FP32
 #define BAD ((jg_dtype)99)
+#define E4M3 JG_E4M3
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd}
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE}
+/* The same with an explicit jg_scale_mode. */
+#define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale}
 
 static const struct {
     const char *what;
@@ -52,7 +56,17 @@ static const struct {
     {"lda huge",   P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  INT64_MAX - 7, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", NULL},
     {"ldb INT64_MIN", P(0, BF16, BF16, NONE, BF16, 128,        128, 64,  0,   INT64_MIN, 0, 0), JG_ERR_INVALID, "ldb", NULL},
     {"ldd huge",   P(0,  BF16, BF16, NONE, FP32, 128,          128, 64,  0,   0,   0,  INT64_MAX / 4 + 4), JG_ERR_TOO_LARGE, "ldd", NULL},
+    /* FP8: e4m3 A and B with tensor scales; other scale modes not yet. */
+    {"e4m3 no scale", PS(JG_SCALE_NONE, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "problem.scale", NULL},
+    {"e4m3 row scale", PS(JG_SCALE_ROW, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "JG_SCALE_ROW", NULL},
+    {"e4m3 block scale", PS(JG_SCALE_BLOCK, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "JG_SCALE_BLOCK", NULL},
+    {"scale = 7",  PS((jg_scale_mode)7, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 7", NULL},
+    {"bf16 scaled", PS(JG_SCALE_TENSOR, 0, BF16, BF16, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "e4m3 operands only", NULL},
+    {"e4m3 b bf16", P(0, E4M3, BF16, NONE, BF16, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type", NULL},
+    {"d e4m3",     P(0,  E4M3, E4M3, NONE, E4M3, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "d_type e4m3", NULL},
+    {"e4m3 k=8",   P(0,  E4M3, E4M3, NONE, BF16, 128,          128, 8,   0,   0,   0,  0), JG_ERR_INVALID, "lda", "8 bytes"},
     /* Valid: checked with jg__validate_gemm only, so nothing is compiled. */
+    {"e4m3 tensor", P(0, E4M3, E4M3, FP32, FP32, 100,          200, 48,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"ldc w/o C",  P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   3,  0), JG_OK, NULL, NULL},
     {"padded",     P(1,  FP16, FP16, FP32, FP32, 1,            8,   8,   64,  72,  12, 16), JG_OK, NULL, NULL},
 };
@@ -127,7 +141,7 @@ static void test_null_pointers(jg_context *ctx)
 /* One valid plan (one compile): it exists, but an offline context cannot run it. */
 static void test_offline_run(jg_context *ctx)
 {
-    jg_gemm_problem p = {0, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0};
+    jg_gemm_problem p = P(0, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0);
     jg_plan *plan = NULL;
     jg_status st = jg_gemm_plan(ctx, &p, &plan);
     CHECK(st == JG_OK && plan, "offline plan: %s", jg_context_last_error(ctx));
@@ -135,7 +149,7 @@ static void test_offline_run(jg_context *ctx)
         return;
     CHECK(compiles(ctx) == 1, "offline plan: %llu compiles", (unsigned long long)compiles(ctx));
     static _Alignas(16) char buf[64];
-    jg_gemm_args args = {buf, buf, NULL, buf, 1.0f, 0.0f, 0};
+    jg_gemm_args args = {.a = buf, .b = buf, .d = buf, .alpha = 1.0f};
     CHECK(jg_gemm_run(plan, NULL, NULL) == JG_ERR_NULL_POINTER, "run: args NULL");
     st = jg_gemm_run(plan, &args, NULL);
     CHECK(st == JG_ERR_OFFLINE, "offline run: %s", jg_status_name(st));

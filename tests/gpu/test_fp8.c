@@ -1,0 +1,195 @@
+/* FP8 (e4m3) dense GEMM with tensor scales on the GPU against an FP64
+ * reference over the dequantized inputs:
+ *   D = alpha * (A * sa) (B * sb)^T + beta * C.
+ * Inputs are standard normals rounded to the nearest non-zero e4m3 value;
+ * D is poisoned (NaN) before each launch and checked whole.
+ *
+ * Bounds. Hopper's FP8 wgmma accumulates with ~14 significant bits, so the
+ * kernel promotes each stage's partial sums (<= 128 of K) into FP32. With
+ * e = 2^-13 for a stage's accumulation and the blocks' errors adding up at
+ * worst linearly over K/128 stages of a random-sign sum, the norm-wise
+ * relative error stays below 2 u_out + 2^-9 for K <= 16384 (K = 16384 is
+ * among the shapes: without promotion the error grows as e * sqrt(K) and
+ * reaches ~2% there, far past the bound). Element-wise: |d - ref| <=
+ * |alpha sa sb| * sum_k |a_k b_k| * 2^-8 + 2 u_out |ref| + the output's
+ * smallest normal.
+ *   test_fp8 [--seed S]                     (exits 77 without an sm_90 GPU) */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jg_test.h"
+#include "jg_test_gpu.h"
+
+/* e4m3 (fn): 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities,
+ * 0x7f and 0xff are NaN. */
+static double e4m3_decode(uint8_t v)
+{
+    const int s = v >> 7, e = (v >> 3) & 15, m = v & 7;
+    double x = e ? ldexp(1.0 + m / 8.0, e - 7) : ldexp(m / 8.0, -6);
+    return s ? -x : x;
+}
+
+/* The finite non-zero codes sorted by value, for nearest rounding. */
+typedef struct e4m3_table {
+    double value[252];
+    uint8_t code[252];
+    int n;
+} e4m3_table;
+
+static int by_value(const void *x, const void *y)
+{
+    double a = e4m3_decode(*(const uint8_t *)x), b = e4m3_decode(*(const uint8_t *)y);
+    return (a > b) - (a < b);
+}
+
+static void table_init(e4m3_table *t)
+{
+    uint8_t codes[256];
+    int n = 0;
+    for (int v = 0; v < 256; ++v)
+        if ((v & 0x7f) != 0x7f && (v & 0x7f) != 0) /* no NaN, no zero */
+            codes[n++] = (uint8_t)v;
+    qsort(codes, (size_t)n, 1, by_value);
+    t->n = n;
+    for (int i = 0; i < n; ++i) {
+        t->code[i] = codes[i];
+        t->value[i] = e4m3_decode(codes[i]);
+    }
+}
+
+static uint8_t nearest(const e4m3_table *t, double x)
+{
+    int lo = 0, hi = t->n - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (t->value[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return fabs(t->value[lo] - x) <= fabs(t->value[hi] - x) ? t->code[lo] : t->code[hi];
+}
+
+typedef struct fp8_case {
+    int64_t m, n, k;
+    jg_dtype d;
+    bool has_c;
+} fp8_case;
+
+static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc, jg_rng *r)
+{
+    const int64_t m = fc->m, n = fc->n, k = fc->k;
+    uint8_t *a = malloc((size_t)(m * k)), *b = malloc((size_t)(n * k));
+    double *ad = malloc(sizeof(double) * (size_t)(m * k));
+    double *bd = malloc(sizeof(double) * (size_t)(n * k));
+    for (int64_t i = 0; i < m * k; ++i)
+        ad[i] = e4m3_decode(a[i] = nearest(tab, jg_rng_normal(r)));
+    for (int64_t i = 0; i < n * k; ++i)
+        bd[i] = e4m3_decode(b[i] = nearest(tab, jg_rng_normal(r)));
+    const float scales[2] = {(float)(0.25 + jg_rng_uniform(r)), (float)(0.5 + jg_rng_uniform(r))};
+    const float alpha = (float)(0.5 + jg_rng_uniform(r));
+    const float beta = fc->has_c ? (float)(jg_rng_uniform(r) - 0.5) : 0.0f;
+    jg_mat c, d;
+    jg_mat_init(&d, fc->d, m, n, 0);
+    if (fc->has_c) {
+        jg_mat_init(&c, fc->d, m, n, 0);
+        jg_mat_fill_normal(&c, r);
+        jg_mat_upload(&c);
+    }
+    void *a_dev, *b_dev;
+    float *s_dev;
+    CUDA_CHECK(cudaMalloc(&a_dev, (size_t)(m * k)));
+    CUDA_CHECK(cudaMalloc(&b_dev, (size_t)(n * k)));
+    CUDA_CHECK(cudaMalloc((void **)&s_dev, sizeof scales));
+    CUDA_CHECK(cudaMemcpy(a_dev, a, (size_t)(m * k), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(b_dev, b, (size_t)(n * k), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s_dev, scales, sizeof scales, cudaMemcpyHostToDevice));
+    jg_mat_poison(&d);
+
+    jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3,
+                         .c_type = fc->has_c ? fc->d : JG_DTYPE_NONE, .d_type = fc->d,
+                         .m = m, .n = n, .k = k, .scale = JG_SCALE_TENSOR};
+    jg_gemm_args args = {.a = a_dev, .b = b_dev, .c = fc->has_c ? c.dev : NULL, .d = d.dev,
+                         .alpha = alpha, .beta = beta, .a_scale = s_dev, .b_scale = s_dev + 1};
+    jg_status st = jg_gemm(ctx, &p, &args, NULL);
+    CHECK(st == JG_OK, "fp8 %lldx%lldx%lld: jg_gemm: %s", (long long)m, (long long)n,
+          (long long)k, jg_context_last_error(ctx));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    jg_mat_download(&d);
+
+    const double s = (double)alpha * scales[0] * scales[1];
+    const double uo = jg_test_unit_roundoff(fc->d), tiny = jg_test_tiny(fc->d);
+    double sq_err = 0, sq_ref = 0, worst = 0;
+    int64_t over = 0, nonfinite = 0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0, sabs = 0;
+            for (int64_t q = 0; q < k; ++q) {
+                double prod = ad[i * k + q] * bd[j * k + q];
+                sum += prod;
+                sabs += fabs(prod);
+            }
+            double ref = s * sum + (fc->has_c ? beta * jg_mat_get(&c, i, j) : 0.0);
+            double got = jg_mat_get(&d, i, j);
+            if (!isfinite(got)) {
+                ++nonfinite;
+                continue;
+            }
+            double allow = fabs(s) * sabs * 0x1p-8 + 2 * uo * fabs(ref) + tiny;
+            double err = fabs(got - ref);
+            over += !(err <= allow);
+            if (err / allow > worst)
+                worst = err / allow;
+            sq_err += err * err;
+            sq_ref += ref * ref;
+        }
+    const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : INFINITY;
+    const double bound = 2 * uo + 0x1p-9;
+    const bool ok = st == JG_OK && nonfinite == 0 && over == 0 && norm <= bound;
+    CHECK(ok, "fp8 %lldx%lldx%lld -> %s%s: %lld non-finite, %lld over the element bound "
+          "(worst %.3g of it), norm error %.3g (bound %.3g)",
+          (long long)m, (long long)n, (long long)k, jg_test_dtype_str(fc->d),
+          fc->has_c ? " +C" : "", (long long)nonfinite, (long long)over, worst, norm, bound);
+    printf("  %5lld x %5lld x %5lld e4m3 -> %s%s: norm error %.3g (bound %.3g), worst %.3g of "
+           "the element bound: %s\n",
+           (long long)m, (long long)n, (long long)k, jg_test_dtype_str(fc->d),
+           fc->has_c ? " +C" : "", norm, bound, worst, ok ? "ok" : "FAILED");
+    CUDA_CHECK(cudaFree(a_dev));
+    CUDA_CHECK(cudaFree(b_dev));
+    CUDA_CHECK(cudaFree(s_dev));
+    jg_mat_free(&d);
+    if (fc->has_c)
+        jg_mat_free(&c);
+    free(a);
+    free(b);
+    free(ad);
+    free(bd);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = (uint64_t)time(NULL);
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+    jg_test_gpu_init();
+    printf("test_fp8: seed %llu (replay with --seed %llu)\n", (unsigned long long)seed,
+           (unsigned long long)seed);
+    jg_rng r;
+    jg_rng_seed(&r, seed);
+    e4m3_table tab;
+    table_init(&tab);
+    jg_context *ctx = jg_test_context();
+    static const fp8_case cases[] = {
+        {1, 256, 16384, JG_BF16, false},  {64, 200, 4096, JG_FP32, true},
+        {128, 4096, 512, JG_BF16, false}, {300, 520, 1024, JG_FP16, true},
+        {4096, 512, 256, JG_BF16, false}, {257, 136, 16384, JG_FP32, false},
+        {1000, 1000, 128, JG_FP32, true}, {7, 72, 48, JG_BF16, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        run_case(ctx, &tab, &cases[i], &r);
+    jg_context_destroy(ctx);
+    return jg_test_result("test_fp8");
+}
