@@ -453,6 +453,34 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
     }
 }
 
+#if JG_SCALE == 2
+/* Row-wise scales: each total times a_scale[row] * b_scale[col] (rows and
+ * columns past the matrix are never stored; their scales are not read).
+ * The fragment layout is the epilogue's: lane l of warp w holds rows
+ * 16w + l/4 and 8 below, columns 8j + 2(l%4) + {0, 1}. */
+JG_DEV void jg_scale_rows(const jg_kargs_t &p, const jg_tile &tl,
+                          float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], int32_t row0, int32_t col0)
+{
+    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+        const int32_t row = row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
+        const float sa0 = row < tl.m ? p.a_scale[row] : 0.0f;
+        const float sa1 = row + 8 < tl.m ? p.a_scale[row + 8] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < JG_MMA_N / 8; ++j) {
+            const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
+            const float sb0 = col < JG_N ? p.b_scale[col] : 0.0f;
+            const float sb1 = col + 1 < JG_N ? p.b_scale[col + 1] : 0.0f;
+            sum[mi][4 * j + 0] *= sa0 * sb0;
+            sum[mi][4 * j + 1] *= sa0 * sb1;
+            sum[mi][4 * j + 2] *= sa1 * sb0;
+            sum[mi][4 * j + 3] *= sa1 * sb1;
+        }
+    }
+}
+#endif
+
 /* A consumer warp is done with a stage: every producer of the cluster may
  * refill it (each writes its part of B into every CTA). */
 JG_DEV void jg_release_stage(uint32_t bar)
@@ -585,7 +613,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
-#if JG_SCALE
+#if JG_SCALE == 1
         const float scale = *p.a_scale * *p.b_scale; /* tensor scales, read once */
 #endif
         uint32_t stage = 0, phase = 0, chunk = 0;
@@ -643,12 +671,15 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (jg_lane_id() == 0)
                 jg_release_stage(bar_empty + 8 * prev_stage);
 #endif
-#if JG_SCALE
+#if JG_SCALE == 1
 #pragma unroll
             for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
                 for (int j = 0; j < JG_MMA_N / 2; ++j)
                     sum[mi][j] *= scale;
+#elif JG_SCALE == 2
+            jg_scale_rows(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+                          (int32_t)(tl.tn * JG_BLOCK_N));
 #endif
             jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
                         (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c,

@@ -83,8 +83,11 @@ typedef enum jg_dtype {
  * the scales FP32 arrays on the device (args.a_scale, args.b_scale), read by
  * the kernel at each launch (so a CUDA graph picks up new values).
  *   JG_SCALE_TENSOR: one FP32 each.
- *   JG_SCALE_ROW, JG_SCALE_BLOCK: planned for FP8 (issue: row-wise, and
- *   DeepSeek-style 1x128 / 128x128 blocks); refused with JG_ERR_UNSUPPORTED.
+ *   JG_SCALE_ROW: a_scale[M] (one per row of A; an M-generic plan reads the
+ *   call's rows) and b_scale[N] (one per row of B), torch._scaled_mm's
+ *   row-wise semantics.
+ *   JG_SCALE_BLOCK (DeepSeek-style 1x128 / 128x128 blocks): planned; refused
+ *   with JG_ERR_UNSUPPORTED.
  * 16-bit operands take JG_SCALE_NONE. */
 typedef enum jg_scale_mode {
     JG_SCALE_NONE = 0,

@@ -118,9 +118,10 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         snprintf(kind, sizeof kind, "%s%u", layouts[key->layout & 3], key->groups);
     else
         snprintf(kind, sizeof kind, "gemm");
-    snprintf(out, 128, "jg_%s_%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld", kind,
-             jg__dtype_name(key->a_type), jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
-             arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
+    static const char *const scales[] = {"", "_tensor", "_row", "_block"};
+    snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld", kind,
+             jg__dtype_name(key->a_type), scales[key->scale & 3], jg__dtype_name(key->d_type),
+             key->c_type ? "_c" : "", arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
              key->cfg.consumers, key->cfg.cluster, m, (long long)key->n, (long long)key->k);
 }
 

@@ -1,6 +1,6 @@
-/* FP8 (e4m3) dense GEMM with tensor scales on the GPU against an FP64
- * reference over the dequantized inputs:
- *   D = alpha * (A * sa) (B * sb)^T + beta * C.
+/* FP8 (e4m3) dense GEMM with tensor and row-wise scales on the GPU against
+ * an FP64 reference over the dequantized inputs:
+ *   D = alpha * (A * sa) (B * sb)^T + beta * C  (sa, sb scalars or per row).
  * Inputs are standard normals rounded to the nearest non-zero e4m3 value;
  * D is poisoned (NaN) before each launch and checked whole.
  *
@@ -76,6 +76,7 @@ typedef struct fp8_case {
     int64_t m, n, k;
     jg_dtype d;
     bool has_c;
+    jg_scale_mode mode; /* tensor or row */
 } fp8_case;
 
 static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc, jg_rng *r)
@@ -88,7 +89,14 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
         ad[i] = e4m3_decode(a[i] = nearest(tab, jg_rng_normal(r)));
     for (int64_t i = 0; i < n * k; ++i)
         bd[i] = e4m3_decode(b[i] = nearest(tab, jg_rng_normal(r)));
-    const float scales[2] = {(float)(0.25 + jg_rng_uniform(r)), (float)(0.5 + jg_rng_uniform(r))};
+    /* Tensor: sa = scales[0], sb = scales[1]; row: sa = scales[0..m),
+     * sb = scales[m..m+n). Powers of two near 1 times a random mantissa. */
+    const bool rows = fc->mode == JG_SCALE_ROW;
+    const int64_t nscales = rows ? m + n : 2;
+    float *scales = malloc(sizeof(float) * (size_t)nscales);
+    for (int64_t i = 0; i < nscales; ++i)
+        scales[i] = (float)(0.25 + jg_rng_uniform(r));
+    const float *sa = scales, *sb = scales + (rows ? m : 1);
     const float alpha = (float)(0.5 + jg_rng_uniform(r));
     const float beta = fc->has_c ? (float)(jg_rng_uniform(r) - 0.5) : 0.0f;
     jg_mat c, d;
@@ -102,24 +110,24 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     float *s_dev;
     CUDA_CHECK(cudaMalloc(&a_dev, (size_t)(m * k)));
     CUDA_CHECK(cudaMalloc(&b_dev, (size_t)(n * k)));
-    CUDA_CHECK(cudaMalloc((void **)&s_dev, sizeof scales));
+    CUDA_CHECK(cudaMalloc((void **)&s_dev, sizeof(float) * (size_t)nscales));
     CUDA_CHECK(cudaMemcpy(a_dev, a, (size_t)(m * k), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(b_dev, b, (size_t)(n * k), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(s_dev, scales, sizeof scales, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s_dev, scales, sizeof(float) * (size_t)nscales, cudaMemcpyHostToDevice));
     jg_mat_poison(&d);
 
     jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3,
                          .c_type = fc->has_c ? fc->d : JG_DTYPE_NONE, .d_type = fc->d,
-                         .m = m, .n = n, .k = k, .scale = JG_SCALE_TENSOR};
+                         .m = m, .n = n, .k = k, .scale = fc->mode};
     jg_gemm_args args = {.a = a_dev, .b = b_dev, .c = fc->has_c ? c.dev : NULL, .d = d.dev,
-                         .alpha = alpha, .beta = beta, .a_scale = s_dev, .b_scale = s_dev + 1};
+                         .alpha = alpha, .beta = beta, .a_scale = s_dev,
+                         .b_scale = s_dev + (sb - sa)};
     jg_status st = jg_gemm(ctx, &p, &args, NULL);
     CHECK(st == JG_OK, "fp8 %lldx%lldx%lld: jg_gemm: %s", (long long)m, (long long)n,
           (long long)k, jg_context_last_error(ctx));
     CUDA_CHECK(cudaDeviceSynchronize());
     jg_mat_download(&d);
 
-    const double s = (double)alpha * scales[0] * scales[1];
     const double uo = jg_test_unit_roundoff(fc->d), tiny = jg_test_tiny(fc->d);
     double sq_err = 0, sq_ref = 0, worst = 0;
     int64_t over = 0, nonfinite = 0;
@@ -131,6 +139,7 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
                 sum += prod;
                 sabs += fabs(prod);
             }
+            const double s = (double)alpha * sa[rows ? i : 0] * sb[rows ? j : 0];
             double ref = s * sum + (fc->has_c ? beta * jg_mat_get(&c, i, j) : 0.0);
             double got = jg_mat_get(&d, i, j);
             if (!isfinite(got)) {
@@ -148,14 +157,16 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : INFINITY;
     const double bound = 2 * uo + 0x1p-9;
     const bool ok = st == JG_OK && nonfinite == 0 && over == 0 && norm <= bound;
-    CHECK(ok, "fp8 %lldx%lldx%lld -> %s%s: %lld non-finite, %lld over the element bound "
-          "(worst %.3g of it), norm error %.3g (bound %.3g)",
-          (long long)m, (long long)n, (long long)k, jg_test_dtype_str(fc->d),
+    const char *mode = rows ? "row" : "tensor";
+    CHECK(ok, "fp8 %lldx%lldx%lld %s scales -> %s%s: %lld non-finite, %lld over the element "
+          "bound (worst %.3g of it), norm error %.3g (bound %.3g)",
+          (long long)m, (long long)n, (long long)k, mode, jg_test_dtype_str(fc->d),
           fc->has_c ? " +C" : "", (long long)nonfinite, (long long)over, worst, norm, bound);
-    printf("  %5lld x %5lld x %5lld e4m3 -> %s%s: norm error %.3g (bound %.3g), worst %.3g of "
-           "the element bound: %s\n",
-           (long long)m, (long long)n, (long long)k, jg_test_dtype_str(fc->d),
+    printf("  %5lld x %5lld x %5lld e4m3, %s scales -> %s%s: norm error %.3g (bound %.3g), "
+           "worst %.3g of the element bound: %s\n",
+           (long long)m, (long long)n, (long long)k, mode, jg_test_dtype_str(fc->d),
            fc->has_c ? " +C" : "", norm, bound, worst, ok ? "ok" : "FAILED");
+    free(scales);
     CUDA_CHECK(cudaFree(a_dev));
     CUDA_CHECK(cudaFree(b_dev));
     CUDA_CHECK(cudaFree(s_dev));
@@ -182,11 +193,14 @@ int main(int argc, char **argv)
     e4m3_table tab;
     table_init(&tab);
     jg_context *ctx = jg_test_context();
-    static const fp8_case cases[] = {
-        {1, 256, 16384, JG_BF16, false},  {64, 200, 4096, JG_FP32, true},
-        {128, 4096, 512, JG_BF16, false}, {300, 520, 1024, JG_FP16, true},
-        {4096, 512, 256, JG_BF16, false}, {257, 136, 16384, JG_FP32, false},
-        {1000, 1000, 128, JG_FP32, true}, {7, 72, 48, JG_BF16, false},
+    const jg_scale_mode T = JG_SCALE_TENSOR, R = JG_SCALE_ROW;
+    const fp8_case cases[] = {
+        {1, 256, 16384, JG_BF16, false, T},  {64, 200, 4096, JG_FP32, true, T},
+        {128, 4096, 512, JG_BF16, false, T}, {300, 520, 1024, JG_FP16, true, T},
+        {4096, 512, 256, JG_BF16, false, T}, {257, 136, 16384, JG_FP32, false, T},
+        {1000, 1000, 128, JG_FP32, true, T}, {7, 72, 48, JG_BF16, false, T},
+        {1, 512, 7168, JG_BF16, false, R},   {200, 1000, 4096, JG_FP32, true, R},
+        {129, 136, 16384, JG_FP32, false, R}, {2048, 520, 256, JG_FP16, false, R},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &tab, &cases[i], &r);

@@ -259,9 +259,9 @@ int main(int argc, char **argv)
             check_sass(cuobjdump, &key, &cubin);
         jg__buf_free(&cubin);
     }
-    /* FP8 (e4m3, tensor scales): the planner's tiles over a grid of shapes,
-     * with BF16 out and with FP32 out plus C (the most live registers next
-     * to the promoted sums). */
+    /* FP8 (e4m3): the planner's tiles over a grid of shapes, tensor scales
+     * with BF16 out, and row scales with FP32 out plus C (the most live
+     * registers next to the promoted sums). */
     static const int64_t fp8_m[] = {1, 64, 128, 4096}, fp8_n[] = {4096, 7168};
     for (size_t i = 0; i < JG_ARRAY_LEN(fp8_m); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(fp8_n); ++j)
@@ -269,7 +269,8 @@ int main(int argc, char **argv)
                 jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3,
                                      .c_type = c ? JG_FP32 : JG_DTYPE_NONE,
                                      .d_type = c ? JG_FP32 : JG_BF16, .m = fp8_m[i],
-                                     .n = fp8_n[j], .k = 7168, .scale = JG_SCALE_TENSOR};
+                                     .n = fp8_n[j], .k = 7168,
+                                     .scale = c ? JG_SCALE_ROW : JG_SCALE_TENSOR};
                 jg__target ft = {.sm_count = 132, .smem_per_block = 232448};
                 snprintf(ft.arch_name, sizeof ft.arch_name, "sm_90a");
                 ft.arch = ft.arch_name;
