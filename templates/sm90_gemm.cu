@@ -111,6 +111,10 @@ static_assert(JG_CLUSTER == 1 || (JG_CLUSTER == 2 && JG_BLOCK_N % 16 == 0),
 static_assert(!JG_SCALE || JG_LAYOUT == 0, "scaled (FP8) operands: dense kernels only");
 static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
+/* Block scales (DeepSeek-V3): A one FP32 per row per 128 of K, B one per
+ * 128x128 block: each stage is one K block, each tile inside one B block. */
+static_assert(JG_SCALE != 3 || (JG_BLOCK_K == 128 && 128 % JG_BLOCK_N == 0),
+              "block scales: stages of 128 K, tiles inside one 128-column block");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M,
               "A's box: whole 8-row swizzle atoms inside the tile");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
@@ -621,6 +625,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_tile tl = jg_tile_at(p, t, tiles_m);
             tl.tm = tl.tm * JG_CLUSTER + rank;
             uint32_t prev_stage = 0;
+#if JG_SCALE == 3
+            /* This thread's first row in the tile (the epilogue's fragment layout). */
+            const int32_t block_row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M +
+                                                 (jg_warp_id() % 4) * 16 + jg_lane_id() / 4);
+#endif
             for (int kt = 0; kt < JG_K_TILES; ++kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 const uint32_t a_tile = smem_a + stage * JG_A_STAGE_BYTES + c * JG_WG_M * 128;
@@ -641,6 +650,19 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     }
                 }
                 jg_wgmma_commit();
+#if JG_SCALE == 3
+                /* This K block's scales, loaded while the wgmmas run: the
+                 * tile's B block, and A's for this thread's two rows per slab. */
+                const float sb = p.b_scale[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
+                float sa[JG_WG_MMAS][2];
+#pragma unroll
+                for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int32_t row = block_row0 + mi * 64 + h * 8;
+                        sa[mi][h] = row < tl.m ? p.a_scale[(int64_t)row * JG_K_TILES + kt] : 0.0f;
+                    }
+#endif
 #if JG_PROMOTE
                 /* The stage's partial sums, complete, join the FP32 totals;
                  * the stage is read and goes back to the producer. */
@@ -650,8 +672,15 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #pragma unroll
                 for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
-                    for (int j = 0; j < JG_MMA_N / 2; ++j)
-                        sum[mi][j] = kt > 0 ? sum[mi][j] + acc[mi][j] : acc[mi][j];
+                    for (int j = 0; j < JG_MMA_N / 2; ++j) {
+#if JG_SCALE == 3
+                        /* fragment entries 4q, 4q+1: row; 4q+2, 4q+3: row + 8 */
+                        const float part = acc[mi][j] * (sa[mi][(j >> 1) & 1] * sb);
+#else
+                        const float part = acc[mi][j];
+#endif
+                        sum[mi][j] = kt > 0 ? sum[mi][j] + part : part;
+                    }
 #else
                 /* Keep this stage's wgmmas in flight; the previous stage is
                  * now read completely and goes back to the producer. */

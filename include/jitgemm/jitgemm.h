@@ -86,8 +86,9 @@ typedef enum jg_dtype {
  *   JG_SCALE_ROW: a_scale[M] (one per row of A; an M-generic plan reads the
  *   call's rows) and b_scale[N] (one per row of B), torch._scaled_mm's
  *   row-wise semantics.
- *   JG_SCALE_BLOCK (DeepSeek-style 1x128 / 128x128 blocks): planned; refused
- *   with JG_ERR_UNSUPPORTED.
+ *   JG_SCALE_BLOCK (DeepSeek-V3): a_scale[M][ceil(K/128)] (one per row per
+ *   128 of K), b_scale[ceil(N/128)][ceil(K/128)] (one per 128x128 block of
+ *   B), both row-major; applied as each 128 of K is promoted to FP32.
  * 16-bit operands take JG_SCALE_NONE. */
 typedef enum jg_scale_mode {
     JG_SCALE_NONE = 0,

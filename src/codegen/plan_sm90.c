@@ -245,8 +245,11 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                                      .group_m = SM90_GROUP_M,
                                      .epi_bytes = epi_bytes_for(bn, p->d_type),
                                      .ab_size = ab_size};
-                /* FP8 stages are promoted one by one: 128 of K each at most. */
+                /* FP8 stages are promoted one by one: 128 of K each at most;
+                 * with block scales a tile lies inside one 128-column block. */
                 if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
+                    continue;
+                if (p->scale == JG_SCALE_BLOCK && 128 % bn)
                     continue;
                 if ((t->force_m && t->force_m != c.block_m) ||
                     (t->force_n && t->force_n != c.block_n) ||

@@ -30,9 +30,6 @@ static jg_status check_scale(jg_context *ctx, const jg_gemm_problem *p)
         return jg__fail(ctx, JG_ERR_INVALID,
                         "a_type e4m3 needs problem.scale (JG_SCALE_TENSOR) and args.a_scale, "
                         "args.b_scale");
-    if (p->scale == JG_SCALE_BLOCK)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "scale = JG_SCALE_BLOCK: tensor and row scales only so far");
     return JG_OK;
 }
 

@@ -1,6 +1,7 @@
-/* FP8 (e4m3) dense GEMM with tensor and row-wise scales on the GPU against
- * an FP64 reference over the dequantized inputs:
- *   D = alpha * (A * sa) (B * sb)^T + beta * C  (sa, sb scalars or per row).
+/* FP8 (e4m3) dense GEMM with tensor, row-wise and block scales on the GPU
+ * against an FP64 reference over the dequantized inputs:
+ *   D = alpha * (A * sa) (B * sb)^T + beta * C
+ * (sa, sb scalars, per row, or per row x 128 of K and per 128x128 block).
  * Inputs are standard normals rounded to the nearest non-zero e4m3 value;
  * D is poisoned (NaN) before each launch and checked whole.
  *
@@ -76,7 +77,7 @@ typedef struct fp8_case {
     int64_t m, n, k;
     jg_dtype d;
     bool has_c;
-    jg_scale_mode mode; /* tensor or row */
+    jg_scale_mode mode; /* tensor, row or block */
 } fp8_case;
 
 static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc, jg_rng *r)
@@ -89,14 +90,17 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
         ad[i] = e4m3_decode(a[i] = nearest(tab, jg_rng_normal(r)));
     for (int64_t i = 0; i < n * k; ++i)
         bd[i] = e4m3_decode(b[i] = nearest(tab, jg_rng_normal(r)));
-    /* Tensor: sa = scales[0], sb = scales[1]; row: sa = scales[0..m),
-     * sb = scales[m..m+n). Powers of two near 1 times a random mantissa. */
-    const bool rows = fc->mode == JG_SCALE_ROW;
-    const int64_t nscales = rows ? m + n : 2;
+    /* The scales, a's then b's, uniform in [0.25, 1.25):
+     * tensor 1 + 1; row m + n; block m x kb + nb x kb (kb = ceil(k/128),
+     * nb = ceil(n/128), row-major). */
+    const int64_t kb = (k + 127) / 128, nb = (n + 127) / 128;
+    const int64_t na = fc->mode == JG_SCALE_TENSOR ? 1 : fc->mode == JG_SCALE_ROW ? m : m * kb;
+    const int64_t nbs = fc->mode == JG_SCALE_TENSOR ? 1 : fc->mode == JG_SCALE_ROW ? n : nb * kb;
+    const int64_t nscales = na + nbs;
     float *scales = malloc(sizeof(float) * (size_t)nscales);
     for (int64_t i = 0; i < nscales; ++i)
         scales[i] = (float)(0.25 + jg_rng_uniform(r));
-    const float *sa = scales, *sb = scales + (rows ? m : 1);
+    const float *sa = scales, *sb = scales + na;
     const float alpha = (float)(0.5 + jg_rng_uniform(r));
     const float beta = fc->has_c ? (float)(jg_rng_uniform(r) - 0.5) : 0.0f;
     jg_mat c, d;
@@ -133,13 +137,20 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     int64_t over = 0, nonfinite = 0;
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-            double sum = 0, sabs = 0;
+            double sum = 0, sabs = 0; /* scaled by the operands' scales */
             for (int64_t q = 0; q < k; ++q) {
-                double prod = ad[i * k + q] * bd[j * k + q];
+                double f;
+                if (fc->mode == JG_SCALE_TENSOR)
+                    f = (double)sa[0] * sb[0];
+                else if (fc->mode == JG_SCALE_ROW)
+                    f = (double)sa[i] * sb[j];
+                else
+                    f = (double)sa[i * kb + q / 128] * sb[(j / 128) * kb + q / 128];
+                double prod = ad[i * k + q] * bd[j * k + q] * f;
                 sum += prod;
                 sabs += fabs(prod);
             }
-            const double s = (double)alpha * sa[rows ? i : 0] * sb[rows ? j : 0];
+            const double s = alpha;
             double ref = s * sum + (fc->has_c ? beta * jg_mat_get(&c, i, j) : 0.0);
             double got = jg_mat_get(&d, i, j);
             if (!isfinite(got)) {
@@ -157,7 +168,9 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : INFINITY;
     const double bound = 2 * uo + 0x1p-9;
     const bool ok = st == JG_OK && nonfinite == 0 && over == 0 && norm <= bound;
-    const char *mode = rows ? "row" : "tensor";
+    const char *mode = fc->mode == JG_SCALE_TENSOR ? "tensor"
+                       : fc->mode == JG_SCALE_ROW  ? "row"
+                                                   : "block";
     CHECK(ok, "fp8 %lldx%lldx%lld %s scales -> %s%s: %lld non-finite, %lld over the element "
           "bound (worst %.3g of it), norm error %.3g (bound %.3g)",
           (long long)m, (long long)n, (long long)k, mode, jg_test_dtype_str(fc->d),
@@ -193,7 +206,7 @@ int main(int argc, char **argv)
     e4m3_table tab;
     table_init(&tab);
     jg_context *ctx = jg_test_context();
-    const jg_scale_mode T = JG_SCALE_TENSOR, R = JG_SCALE_ROW;
+    const jg_scale_mode T = JG_SCALE_TENSOR, R = JG_SCALE_ROW, B = JG_SCALE_BLOCK;
     const fp8_case cases[] = {
         {1, 256, 16384, JG_BF16, false, T},  {64, 200, 4096, JG_FP32, true, T},
         {128, 4096, 512, JG_BF16, false, T}, {300, 520, 1024, JG_FP16, true, T},
@@ -201,6 +214,8 @@ int main(int argc, char **argv)
         {1000, 1000, 128, JG_FP32, true, T}, {7, 72, 48, JG_BF16, false, T},
         {1, 512, 7168, JG_BF16, false, R},   {200, 1000, 4096, JG_FP32, true, R},
         {129, 136, 16384, JG_FP32, false, R}, {2048, 520, 256, JG_FP16, false, R},
+        {1, 640, 16384, JG_BF16, false, B},  {256, 384, 4096, JG_FP32, true, B},
+        {300, 200, 1008, JG_FP32, false, B}, {1024, 1024, 2048, JG_BF16, false, B},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &tab, &cases[i], &r);

@@ -260,17 +260,19 @@ int main(int argc, char **argv)
         jg__buf_free(&cubin);
     }
     /* FP8 (e4m3): the planner's tiles over a grid of shapes, tensor scales
-     * with BF16 out, and row scales with FP32 out plus C (the most live
-     * registers next to the promoted sums). */
+     * with BF16 out, row scales with FP32 out plus C (the most live
+     * registers next to the promoted sums), block scales with BF16 out. */
     static const int64_t fp8_m[] = {1, 64, 128, 4096}, fp8_n[] = {4096, 7168};
     for (size_t i = 0; i < JG_ARRAY_LEN(fp8_m); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(fp8_n); ++j)
-            for (int c = 0; c < 2; ++c) {
+            for (int c = 0; c < 3; ++c) {
                 jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3,
-                                     .c_type = c ? JG_FP32 : JG_DTYPE_NONE,
-                                     .d_type = c ? JG_FP32 : JG_BF16, .m = fp8_m[i],
+                                     .c_type = c == 1 ? JG_FP32 : JG_DTYPE_NONE,
+                                     .d_type = c == 1 ? JG_FP32 : JG_BF16, .m = fp8_m[i],
                                      .n = fp8_n[j], .k = 7168,
-                                     .scale = c ? JG_SCALE_ROW : JG_SCALE_TENSOR};
+                                     .scale = c == 1 ? JG_SCALE_ROW
+                                              : c == 2 ? JG_SCALE_BLOCK
+                                                       : JG_SCALE_TENSOR};
                 jg__target ft = {.sm_count = 132, .smem_per_block = 232448};
                 snprintf(ft.arch_name, sizeof ft.arch_name, "sm_90a");
                 ft.arch = ft.arch_name;

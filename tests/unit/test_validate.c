@@ -56,10 +56,10 @@ static const struct {
     {"lda huge",   P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  INT64_MAX - 7, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", NULL},
     {"ldb INT64_MIN", P(0, BF16, BF16, NONE, BF16, 128,        128, 64,  0,   INT64_MIN, 0, 0), JG_ERR_INVALID, "ldb", NULL},
     {"ldd huge",   P(0,  BF16, BF16, NONE, FP32, 128,          128, 64,  0,   0,   0,  INT64_MAX / 4 + 4), JG_ERR_TOO_LARGE, "ldd", NULL},
-    /* FP8: e4m3 A and B with tensor or row scales; block scales not yet. */
+    /* FP8: e4m3 A and B with tensor, row or block scales. */
     {"e4m3 no scale", PS(JG_SCALE_NONE, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "problem.scale", NULL},
     {"e4m3 row scale", PS(JG_SCALE_ROW, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_OK, NULL, NULL},
-    {"e4m3 block scale", PS(JG_SCALE_BLOCK, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "JG_SCALE_BLOCK", NULL},
+    {"e4m3 block scale", PS(JG_SCALE_BLOCK, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_OK, NULL, NULL},
     {"scale = 7",  PS((jg_scale_mode)7, 0, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 7", NULL},
     {"bf16 scaled", PS(JG_SCALE_TENSOR, 0, BF16, BF16, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "e4m3 operands only", NULL},
     {"e4m3 b bf16", P(0, E4M3, BF16, NONE, BF16, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type", NULL},
