@@ -147,9 +147,11 @@ static const char *const manual[] = {
     "\n"
     "    A dense or decode line needs one kernel per problem; with --m-generic one\n"
     "    kernel serves every M that the planner sizes alike, so fewer kernels\n"
-    "    serve many lines. Lines of kind grouped, and of dtype fp8 or nvfp4, have\n"
-    "    no kernels in this libjitgemm yet: each is reported as unsupported, with\n"
-    "    its line, and makes the exit status 1 (unless --skip-unsupported).\n"
+    "    serve many lines. Lines of dtype nvfp4, and grouped lines of dtype fp8,\n"
+    "    have no kernels in this libjitgemm yet: each is reported as unsupported,\n"
+    "    with its line, and makes the exit status 1 (unless --skip-unsupported).\n"
+    "    Dense fp8 lines compile e4m3 kernels with the line's scale mode, writing\n"
+    "    bf16 unless --out-dtype says otherwise.\n"
     "\n"
     "    On a terminal one progress line on standard error is kept up to date;\n"
     "    otherwise a line is printed there per kernel finished. A summary follows\n"
@@ -641,8 +643,8 @@ static const char *unsupported(const struct spec *s)
             if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
                 return "groups with different n or k are not supported";
     }
-    if (s->dtype == SPEC_FP8)
-        return "dtype fp8 has no kernels in libjitgemm yet";
+    if (s->dtype == SPEC_FP8 && s->kind == SPEC_GROUPED)
+        return "grouped fp8 has no kernels in libjitgemm yet (dense fp8 has)";
     if (s->dtype == SPEC_NVFP4)
         return "dtype nvfp4 has no kernels in libjitgemm yet";
     return NULL;
@@ -650,9 +652,15 @@ static const char *unsupported(const struct spec *s)
 
 static jg_gemm_problem problem_of(const options *o, const struct spec *s)
 {
-    jg_dtype in = s->dtype == SPEC_FP16 ? JG_FP16 : JG_BF16;
-    jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = o->out_dtype ? o->out_dtype : in,
-                         .m = s->m[0], .n = s->n[0], .k = s->k[0]};
+    const jg_dtype in = s->dtype == SPEC_FP16 ? JG_FP16 : s->dtype == SPEC_FP8 ? JG_E4M3 : JG_BF16;
+    /* FP8 writes BF16 unless --out-dtype says otherwise. */
+    const jg_dtype out = o->out_dtype ? o->out_dtype : in == JG_E4M3 ? JG_BF16 : in;
+    static const jg_scale_mode scales[] = {
+        [SPEC_SCALE_NONE] = JG_SCALE_NONE, [SPEC_SCALE_TENSOR] = JG_SCALE_TENSOR,
+        [SPEC_SCALE_ROW] = JG_SCALE_ROW, [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
+    jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = out,
+                         .m = s->m[0], .n = s->n[0], .k = s->k[0],
+                         .scale = in == JG_E4M3 ? scales[s->scale] : JG_SCALE_NONE};
     if (o->m_generic)
         p.flags = JG_GEMM_M_GENERIC;
     return p;
@@ -888,7 +896,7 @@ static void print_summary(const warm *w, double wall)
             printf("  %s (%s line %d): %s\n", w->jobs[i].name, w->jobs[i].file, w->jobs[i].line,
                    w->jobs[i].why);
     if (w->opt.skip_unsupported)
-        printf("skipped %zu (unsupported: grouped, fp8 or nvfp4; --skip-unsupported)\n",
+        printf("skipped %zu (unsupported: nvfp4, grouped fp8; --skip-unsupported)\n",
                w->skipped);
     printf("wall time %.2f s (NVRTC %.2f s summed over the threads)\n", wall,
            st.compile_ms / 1e3);
@@ -914,7 +922,7 @@ static void print_dry_run(const warm *w)
     for (size_t i = 0; i < w->nfailed; ++i)
         printf("  %s\n", w->failed[i]);
     if (w->opt.skip_unsupported)
-        printf("skipped %zu (unsupported: grouped, fp8 or nvfp4; --skip-unsupported)\n",
+        printf("skipped %zu (unsupported: nvfp4, grouped fp8; --skip-unsupported)\n",
                w->skipped);
 }
 

@@ -42,7 +42,7 @@ cat >"$tmp/bad.jsonl" <<'EOF'
 EOF
 cat >"$tmp/unsupported.jsonl" <<'EOF'
 {"name": "f4", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "nvfp4"}
-{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}
+{"name": "g8", "kind": "grouped", "m": [64, 64], "n": [256, 256], "k": [256, 256], "g": 2, "dtype": "fp8"}
 EOF
 cat >"$tmp/generic.jsonl" <<'EOF'
 {"name": "decode_m1", "kind": "decode", "m": 1, "n": 4096, "k": 7168}
@@ -82,10 +82,20 @@ expect "^failed 2$" "malformed lines"
 run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
 expect_rc 1 "unsupported lines"
 expect "unsupported: dtype nvfp4 .*line 1" "unsupported lines"
-expect "unsupported: dtype fp8 .*line 2" "unsupported lines"
+expect "unsupported: grouped fp8 .*line 2" "unsupported lines"
 run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
 expect_rc 0 "--skip-unsupported"
 expect "^skipped 2 " "--skip-unsupported"
+
+# ---- dense fp8: e4m3 kernels with the line's scale mode ---------------------
+printf '%s\n' '{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}' \
+    '{"name": "f8b", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8", "scale": "block"}' \
+    >"$tmp/fp8.jsonl"
+run --arch sm_90a --cache-dir "$tmp/fp8-cache" "$tmp/fp8.jsonl"
+expect_rc 0 "fp8 lines"
+expect "^compiled 2$" "fp8 lines"
+expect "jg_gemm_e4m3_tensor_bf16_" "fp8 lines"
+expect "jg_gemm_e4m3_block_bf16_" "fp8 lines"
 
 # ---- a grouped line in the seeds' format: one kernel for its rows ----------
 printf '%s\n' '{"m": [80, 0, 176], "n": [512, 512, 512], "k": [256, 256, 256], "g": 3, "seed": 1111}' \
