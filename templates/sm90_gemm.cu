@@ -585,7 +585,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                      * zeros and still counts its bytes. */
 #pragma unroll
                     for (int a = 0; a < JG_K_ATOMS; ++a) {
-                        const int32_t k0 = kt * JG_BLOCK_K + a * 64;
+                        const int32_t k0 = kt * JG_BLOCK_K + a * JG_ATOM_K;
                         jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
                                        tl.a, full, k0, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
 #if JG_CLUSTER > 1
