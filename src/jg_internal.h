@@ -56,6 +56,7 @@ void jg__buf_free(jg__buf *b);
     X(cuMemAlloc, CUresult, (CUdeviceptr *, size_t))                                       \
     X(cuMemFree, CUresult, (CUdeviceptr))                                                  \
     X(cuMemsetD32, CUresult, (CUdeviceptr, unsigned int, size_t))                          \
+    X(cuMemsetD32Async, CUresult, (CUdeviceptr, unsigned int, size_t, CUstream))           \
     X(cuStreamCreate, CUresult, (CUstream *, unsigned int))                                \
     X(cuStreamDestroy, CUresult, (CUstream))                                               \
     X(cuEventCreate, CUresult, (CUevent *, unsigned int))                                  \
@@ -115,10 +116,12 @@ typedef struct jg__gemm_config {
     uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
 } jg__gemm_config;
 
+#define JG_KIND_QUANT 3
+
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
     uint32_t key_format; /* bumped when this struct changes meaning */
-    uint32_t kind;       /* 1: dense GEMM, 2: grouped, list layout */
+    uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization (JG_KIND_QUANT) */
     uint32_t a_type, b_type, c_type, d_type;
     uint32_t flags;      /* JG_GEMM_* that shape code */
     uint32_t scale;      /* jg_scale_mode */

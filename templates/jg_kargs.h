@@ -47,6 +47,18 @@ typedef struct jg_gemm_kargs {
     uint32_t reserved;
 } jg_gemm_kargs;
 
+/* Quantization to e4m3 (sm90_quant.cu): source [rows, cols] bf16/fp16. */
+typedef struct jg_quant_kargs {
+    const void *src;
+    int64_t ld_src; /* elements */
+    void *dst;      /* e4m3 bytes */
+    int64_t ld_dst;
+    float *scale;   /* the scales (tensor mode: the amax bits between phases) */
+    int64_t rows;
+    int32_t phase;  /* tensor mode: 0 amax, 1 quantize, 2 scale */
+    uint32_t reserved;
+} jg_quant_kargs;
+
 /* Grouped GEMM, contiguous and masked layouts: one tensor per operand, the
  * groups' rows read from the device when the kernel starts (they may change
  * between launches, or be written by a previous kernel in a CUDA graph). */

@@ -309,6 +309,36 @@ JG_API jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_s
 JG_API jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
                             const jg_grouped_args *args, jg_stream stream);
 
+/* ---- FP8 quantization ---------------------------------------------------- */
+
+/* dst = e4m3(src / s), s = amax / 448 of each group (1 for an all-zero
+ * group), round to nearest, saturating; src ~= dst * s. The scales come out
+ * in the layouts the FP8 GEMM reads (jg_scale_mode): TENSOR scale[0]; ROW
+ * scale[rows]; BLOCK with block_rows 1 (1x128, for activations, A)
+ * scale[rows][ceil(cols/128)], with block_rows 128 (128x128, for weights, B)
+ * scale[ceil(rows/128)][ceil(cols/128)]. Compiled through the same JIT
+ * pipeline and caches as the GEMMs. */
+typedef struct jg_quant_problem {
+    jg_dtype src_type;     /* JG_BF16 or JG_FP16 */
+    jg_scale_mode scale;   /* JG_SCALE_TENSOR, JG_SCALE_ROW or JG_SCALE_BLOCK */
+    int32_t block_rows;    /* JG_SCALE_BLOCK: 1 or 128; otherwise 0 */
+    int64_t rows, cols;
+    int64_t ld_src, ld_dst; /* elements; 0: packed */
+} jg_quant_problem;
+
+typedef struct jg_quant_args {
+    const void *src; /* device, 2-byte aligned */
+    void *dst;       /* device, e4m3 bytes */
+    float *scale;    /* device, 4-byte aligned, as many as the mode needs */
+} jg_quant_args;
+
+/* Launches the quantization on stream (the tensor mode: a memset and three
+ * small launches); no allocation, no sync. Returns JG_ERR_NULL_POINTER,
+ * JG_ERR_INVALID, JG_ERR_MISALIGNED, JG_ERR_UNSUPPORTED (a source type),
+ * JG_ERR_TOO_LARGE, JG_ERR_OFFLINE (after compiling), or a compile/CUDA error. */
+JG_API jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
+                                  const jg_quant_args *args, jg_stream stream);
+
 /* ---- plan introspection ------------------------------------------------ */
 
 typedef enum jg_origin {

@@ -119,6 +119,14 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     else
         snprintf(kind, sizeof kind, "gemm");
     static const char *const scales[] = {"", "_tensor", "_row", "_block"};
+    if (key->kind == JG_KIND_QUANT) {
+        snprintf(out, 128, "jg_quant_%s_e4m3%s%s_%s_n%lld", jg__dtype_name(key->a_type),
+                 scales[key->scale & 3], key->scale == JG_SCALE_BLOCK
+                                             ? (key->cfg.block_m == 128 ? "128x128" : "1x128")
+                                             : "",
+                 arch_id, (long long)key->n);
+        return;
+    }
     snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld", kind,
              jg__dtype_name(key->a_type), scales[key->scale & 3], jg__dtype_name(key->d_type),
              key->c_type ? "_c" : "", arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
@@ -173,8 +181,32 @@ static void emit_template(jg__buf *out, const jg__template *t, uint64_t *include
     }
 }
 
+/* A quantization kernel (kind 3): source type, scale mode, block rows and
+ * columns baked in. */
+static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
+{
+    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
+    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+    jg__buf_printf(out, "#define JG_Q_SRC %u\n", key->a_type);
+    jg__buf_printf(out, "#define JG_Q_MODE %u\n", key->scale);
+    jg__buf_printf(out, "#define JG_Q_BLOCK_ROWS %u\n", key->cfg.block_m);
+    jg__buf_printf(out, "#define JG_Q_COLS %lld\n", (long long)key->n);
+    const jg__template *t = jg__template_find("sm90_quant.cu");
+    if (!t) {
+        out->failed = true;
+        return;
+    }
+    include_alias none = {"", NULL};
+    uint64_t included = 1ull << (unsigned)(t - jg__templates);
+    emit_template(out, t, &included, &none);
+}
+
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
+    if (key->kind == JG_KIND_QUANT) {
+        emit_quant(key, kernel_name, out);
+        return;
+    }
     jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
     jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
     jg__buf_printf(out, "#define JG_AB_DTYPE %u\n", key->a_type);

@@ -14,6 +14,8 @@
  * reaches ~2% there, far past the bound). Element-wise: |d - ref| <=
  * |alpha sa sb| * sum_k |a_k b_k| * 2^-8 + 2 u_out |ref| + the output's
  * smallest normal.
+ * Then jg_quantize_e4m3 in every scale mode against the host's amax and
+ * rounding.
  *   test_fp8 [--seed S]                     (exits 77 without an sm_90 GPU) */
 #include <math.h>
 #include <stdlib.h>
@@ -192,6 +194,80 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     free(bd);
 }
 
+/* jg_quantize_e4m3 in every mode: each group's scale is its amax / 448 (as
+ * FP32 computes it), and every element dequantizes to within e4m3's
+ * rounding: |q s - x| <= 2^-4 |x| (3 mantissa bits, round to nearest) plus
+ * half the subnormal step, 2^-10 s. */
+static void test_quantize(jg_context *ctx, jg_rng *r)
+{
+    const int64_t rows = 300, cols = 1000; /* ragged against 128 both ways */
+    jg_mat x;
+    jg_mat_init(&x, JG_BF16, rows, cols, 0);
+    jg_mat_fill_normal(&x, r);
+    for (int64_t i = 0; i < rows; ++i) /* rows of different magnitudes */
+        for (int64_t j = 0; j < cols; ++j)
+            jg_mat_set_bits(&x, i, j,
+                            jg_test_encode(JG_BF16, (float)(jg_mat_get(&x, i, j) * (1 + i % 7))));
+    jg_mat_upload(&x);
+    uint8_t *q = malloc((size_t)(rows * cols));
+    float *sc = malloc(sizeof(float) * (size_t)(rows * ((cols + 127) / 128)));
+    void *q_dev;
+    float *s_dev;
+    CUDA_CHECK(cudaMalloc(&q_dev, (size_t)(rows * cols)));
+    CUDA_CHECK(cudaMalloc((void **)&s_dev, sizeof(float) * (size_t)(rows * ((cols + 127) / 128))));
+    const struct {
+        const char *name;
+        jg_scale_mode mode;
+        int32_t block_rows;
+        int64_t group_rows, group_cols; /* 0: all */
+    } modes[] = {{"tensor", JG_SCALE_TENSOR, 0, 0, 0},
+                 {"row", JG_SCALE_ROW, 0, 1, 0},
+                 {"block 1x128", JG_SCALE_BLOCK, 1, 1, 128},
+                 {"block 128x128", JG_SCALE_BLOCK, 128, 128, 128}};
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; ++mi) {
+        const int64_t gr = modes[mi].group_rows ? modes[mi].group_rows : rows;
+        const int64_t gc = modes[mi].group_cols ? modes[mi].group_cols : cols;
+        const int64_t ngr = (rows + gr - 1) / gr, ngc = (cols + gc - 1) / gc;
+        jg_quant_problem p = {.src_type = JG_BF16, .scale = modes[mi].mode,
+                              .block_rows = modes[mi].block_rows, .rows = rows, .cols = cols};
+        jg_quant_args a = {.src = x.dev, .dst = q_dev, .scale = s_dev};
+        CUDA_CHECK(cudaMemset(q_dev, 0xff, (size_t)(rows * cols)));
+        jg_status st = jg_quantize_e4m3(ctx, &p, &a, NULL);
+        CHECK(st == JG_OK, "quantize %s: %s", modes[mi].name, jg_context_last_error(ctx));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(q, q_dev, (size_t)(rows * cols), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(sc, s_dev, sizeof(float) * (size_t)(ngr * ngc),
+                              cudaMemcpyDeviceToHost));
+        int64_t bad_scale = 0, bad_value = 0;
+        for (int64_t bi = 0; bi < ngr; ++bi)
+            for (int64_t bj = 0; bj < ngc; ++bj) {
+                double amax = 0;
+                for (int64_t i = bi * gr; i < rows && i < (bi + 1) * gr; ++i)
+                    for (int64_t j = bj * gc; j < cols && j < (bj + 1) * gc; ++j)
+                        amax = fmax(amax, fabs(jg_mat_get(&x, i, j)));
+                const double want = amax > 0 ? (double)(float)amax / 448.0 : 1.0;
+                const double got = sc[bi * ngc + bj];
+                bad_scale += !(fabs(got - want) <= 1e-6 * want);
+                for (int64_t i = bi * gr; i < rows && i < (bi + 1) * gr; ++i)
+                    for (int64_t j = bj * gc; j < cols && j < (bj + 1) * gc; ++j) {
+                        const double v = jg_mat_get(&x, i, j);
+                        const double d = e4m3_decode(q[i * cols + j]) * got;
+                        bad_value += !(fabs(d - v) <= 0x1p-4 * fabs(v) + 0x1p-10 * got);
+                    }
+            }
+        CHECK(st == JG_OK && !bad_scale && !bad_value, "quantize %s: %lld wrong scales, %lld "
+              "values off", modes[mi].name, (long long)bad_scale, (long long)bad_value);
+        printf("  quantize %lld x %lld bf16 -> e4m3, %s scales: %s\n", (long long)rows,
+               (long long)cols, modes[mi].name,
+               st == JG_OK && !bad_scale && !bad_value ? "ok" : "FAILED");
+    }
+    CUDA_CHECK(cudaFree(q_dev));
+    CUDA_CHECK(cudaFree(s_dev));
+    free(q);
+    free(sc);
+    jg_mat_free(&x);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL);
@@ -219,6 +295,7 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &tab, &cases[i], &r);
+    test_quantize(ctx, &r);
     jg_context_destroy(ctx);
     return jg_test_result("test_fp8");
 }

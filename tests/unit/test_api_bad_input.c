@@ -608,6 +608,59 @@ static void test_good_queries(void)
           (unsigned long long)s.compile_failures, (unsigned long long)s.plans_disk);
 }
 
+/* ---- jg_quantize_e4m3: every rule, then one valid call (offline: compiled, not run) ---- */
+
+#define QS 0x20000u /* a 16-byte aligned fake device address */
+static const struct {
+    const char *what;
+    jg_quant_problem p;
+    uintptr_t src, dst, scale;
+    jg_status want;
+    const char *w1;
+} quant_rows[] = {
+    {"src fp32", {JG_FP32, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type"},
+    {"src e4m3", {JG_E4M3, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type"},
+    {"scale none", {JG_BF16, JG_SCALE_NONE, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "scale = 0"},
+    {"scale 9", {JG_BF16, (jg_scale_mode)9, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "scale = 9"},
+    {"block rows 64", {JG_BF16, JG_SCALE_BLOCK, 64, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "block_rows = 64"},
+    {"row, block rows 1", {JG_BF16, JG_SCALE_ROW, 1, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "block_rows"},
+    {"rows 0", {JG_BF16, JG_SCALE_ROW, 0, 0, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "rows = 0"},
+    {"cols -1", {JG_BF16, JG_SCALE_ROW, 0, 64, -1, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "cols = -1"},
+    {"cols 2^31", {JG_BF16, JG_SCALE_ROW, 0, 64, 2147483648LL, 0, 0}, QS, QS, QS, JG_ERR_TOO_LARGE, "cols"},
+    {"ld_src < cols", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 100, 0}, QS, QS, QS, JG_ERR_INVALID, "ld_src = 100"},
+    {"ld_dst < 0", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, -1}, QS, QS, QS, JG_ERR_INVALID, "ld_dst = -1"},
+    {"src NULL", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, 0, QS, QS, JG_ERR_NULL_POINTER, "args.src"},
+    {"scale NULL", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, 0, JG_ERR_NULL_POINTER, "args.scale"},
+    {"src odd", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS + 1, QS, QS, JG_ERR_MISALIGNED, "args.src"},
+    {"scale + 2", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, QS + 2, JG_ERR_MISALIGNED, "args.scale"},
+    {"valid", {JG_BF16, JG_SCALE_BLOCK, 128, 64, 128, 0, 0}, QS, QS + 1, QS, JG_ERR_OFFLINE, "offline"},
+};
+
+static void test_quantize(void)
+{
+    const uint64_t before = compiles();
+    jg_quant_args ok = {(const void *)QS, (void *)QS, (float *)QS};
+    const jg_quant_problem p0 = quant_rows[0].p;
+    CHECK(jg_quantize_e4m3(NULL, &p0, &ok, NULL) == JG_ERR_NULL_POINTER, "quantize: ctx NULL");
+    CHECK(jg_quantize_e4m3(fx.ctx, NULL, &ok, NULL) == JG_ERR_NULL_POINTER, "quantize: problem NULL");
+    CHECK(jg_quantize_e4m3(fx.ctx, &p0, NULL, NULL) == JG_ERR_NULL_POINTER, "quantize: args NULL");
+    for (size_t i = 0; i < JG_ARRAY_LEN(quant_rows); ++i) {
+        const bool valid = quant_rows[i].want == JG_ERR_OFFLINE;
+        CHECK(valid || compiles() == before, "quantize %s: compiled before it", quant_rows[i].what);
+        jg_quant_args a = {(const void *)quant_rows[i].src, (void *)quant_rows[i].dst,
+                           (float *)quant_rows[i].scale};
+        prime(fx.ctx);
+        jg_status st = jg_quantize_e4m3(fx.ctx, &quant_rows[i].p, &a, NULL);
+        CHECK(st == quant_rows[i].want, "jg_quantize_e4m3 %s: got %s, want %s (%s)",
+              quant_rows[i].what, jg_status_name(st), jg_status_name(quant_rows[i].want),
+              jg_context_last_error(fx.ctx));
+        if (st == quant_rows[i].want)
+            check_message(quant_rows[i].what, fx.ctx, st, quant_rows[i].w1, NULL);
+    }
+    CHECK(compiles() == before + 1, "quantize: %llu compiles, expected 1 (the valid row)",
+          (unsigned long long)(compiles() - before));
+}
+
 int main(void)
 {
     /* Online contexts must fail the same way with and without a GPU. */
@@ -620,6 +673,7 @@ int main(void)
         test_problems();
         test_run_args();
         test_good_queries();
+        test_quantize();
     }
     jg_context_destroy(fx.ctx);
     return jg_test_result("test_api_bad_input");

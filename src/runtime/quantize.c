@@ -1,0 +1,122 @@
+/* BF16/FP16 -> e4m3 quantization (jg_quantize_e4m3): validation, the kernel
+ * through the JIT pipeline (kind JG_KIND_QUANT keys), and its launches. */
+#include <string.h>
+
+#include "jg_internal.h"
+
+#define QUANT_THREADS 256u /* sm90_quant.cu's JG_Q_THREADS */
+#define QUANT_DIM_MAX 2147483647LL
+
+static jg_status validate(jg_context *ctx, const jg_quant_problem *p, const jg_quant_args *a)
+{
+    if (!p || !a)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", p ? "args" : "problem");
+    if (p->src_type != JG_BF16 && p->src_type != JG_FP16)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "src_type %d: bf16 or fp16 only",
+                        (int)p->src_type);
+    if (p->scale < JG_SCALE_TENSOR || p->scale > JG_SCALE_BLOCK)
+        return jg__fail(ctx, JG_ERR_INVALID, "scale = %d: JG_SCALE_TENSOR, _ROW or _BLOCK",
+                        (int)p->scale);
+    if (p->scale == JG_SCALE_BLOCK ? p->block_rows != 1 && p->block_rows != 128
+                                   : p->block_rows != 0)
+        return jg__fail(ctx, JG_ERR_INVALID, "block_rows = %d: 1 or 128 with JG_SCALE_BLOCK, "
+                        "0 otherwise", (int)p->block_rows);
+    const struct {
+        const char *name;
+        int64_t v;
+    } dims[] = {{"rows", p->rows}, {"cols", p->cols}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(dims); ++i) {
+        if (dims[i].v < 1)
+            return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be >= 1", dims[i].name,
+                            (long long)dims[i].v);
+        if (dims[i].v > QUANT_DIM_MAX)
+            return jg__fail(ctx, JG_ERR_TOO_LARGE, "%s = %lld: must be <= 2^31-1", dims[i].name,
+                            (long long)dims[i].v);
+    }
+    if (p->ld_src < 0 || (p->ld_src && p->ld_src < p->cols) || p->ld_dst < 0 ||
+        (p->ld_dst && p->ld_dst < p->cols))
+        return jg__fail(ctx, JG_ERR_INVALID, "ld_src = %lld, ld_dst = %lld: 0 (packed) or >= "
+                        "cols (%lld)", (long long)p->ld_src, (long long)p->ld_dst,
+                        (long long)p->cols);
+    if (!a->src || !a->dst || !a->scale)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL",
+                        !a->src ? "src" : !a->dst ? "dst" : "scale");
+    if ((uintptr_t)a->src % 2 || (uintptr_t)a->scale % 4)
+        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not %d-byte aligned",
+                        (uintptr_t)a->src % 2 ? "src" : "scale",
+                        (uintptr_t)a->src % 2 ? a->src : (const void *)a->scale,
+                        (uintptr_t)a->src % 2 ? 2 : 4);
+    return JG_OK;
+}
+
+static jg_status launch(jg_context *ctx, const jg__kernel *k, uint32_t grid, jg_quant_kargs *ka,
+                        jg_stream stream)
+{
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = grid;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = QUANT_THREADS;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = k->smem_bytes;
+    cfg.hStream = (CUstream)stream;
+    void *params[] = {ka};
+    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, k->fn, params, NULL);
+    return r == CUDA_SUCCESS ? JG_OK : jg__fail_cu(ctx, "cuLaunchKernelEx", r);
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
+                           const jg_quant_args *args, jg_stream stream)
+{
+    if (!ctx)
+        return jg__fail(NULL, JG_ERR_NULL_POINTER, "ctx is NULL");
+    jg_status st = validate(ctx, problem, args);
+    if (st != JG_OK)
+        return st;
+    jg__gemm_key key;
+    memset(&key, 0, sizeof key);
+    key.key_format = 1;
+    key.kind = JG_KIND_QUANT;
+    key.a_type = problem->src_type;
+    key.d_type = JG_E4M3;
+    key.scale = problem->scale;
+    key.n = problem->cols;
+    key.cfg.block_m = (uint32_t)problem->block_rows;
+    jg__kernel *k;
+    if ((st = jg__kernel_get(ctx, &key, &k)) != JG_OK)
+        return st;
+    if (ctx->offline)
+        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
+                        ctx->arch);
+    const uint64_t rows = (uint64_t)problem->rows, cols = (uint64_t)problem->cols;
+    jg_quant_kargs ka = {.src = args->src,
+                         .ld_src = problem->ld_src ? problem->ld_src : problem->cols,
+                         .dst = args->dst,
+                         .ld_dst = problem->ld_dst ? problem->ld_dst : problem->cols,
+                         .scale = args->scale,
+                         .rows = problem->rows};
+    const uint32_t warps = QUANT_THREADS / 32;
+    if (problem->scale == JG_SCALE_ROW)
+        return launch(ctx, k, (uint32_t)ceil_div(rows, warps), &ka, stream);
+    if (problem->scale == JG_SCALE_BLOCK && problem->block_rows == 1)
+        return launch(ctx, k, (uint32_t)ceil_div(rows * ceil_div(cols, 128), warps), &ka, stream);
+    if (problem->scale == JG_SCALE_BLOCK)
+        return launch(ctx, k, (uint32_t)(ceil_div(rows, 128) * ceil_div(cols, 128)), &ka, stream);
+    /* Tensor: amax (into zeroed scale[0]), quantize, then the scale. */
+    uint64_t grid = ceil_div(rows * cols, QUANT_THREADS);
+    const uint64_t cap = (uint64_t)ctx->target.sm_count * 8;
+    grid = grid < cap ? grid : cap;
+    CUresult r = ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->scale, 0, 1,
+                                           (CUstream)stream);
+    if (r != CUDA_SUCCESS)
+        return jg__fail_cu(ctx, "cuMemsetD32Async", r);
+    for (int32_t phase = 0; phase < 3; ++phase) {
+        ka.phase = phase;
+        st = launch(ctx, k, phase == 2 ? 1 : (uint32_t)grid, &ka, stream);
+        if (st != JG_OK)
+            return st;
+    }
+    return JG_OK;
+}
