@@ -161,7 +161,7 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk,
 
 jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *out)
 {
-    if (ctx->offline || pk->groups)
+    if (ctx->offline || pk->groups || pk->scale != JG_SCALE_NONE) /* FP8: not tuned yet */
         return JG_ERR_UNSUPPORTED;
     jg__gemm_config cands[TUNE_CANDIDATES];
     const size_t n = jg__plan_candidates_sm90(&ctx->target, pk, cands, TUNE_CANDIDATES);
