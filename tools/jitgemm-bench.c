@@ -1067,14 +1067,15 @@ static jg_plan *plan_shape(bench *b, const shape *s, row *r)
     return plan_done(b, st, plan, t0, r);
 }
 
-/* Max |x - ref| over the whole output, relative to max |ref|; a NaN in
- * either counts as an infinite difference. */
+/* Max |x - ref| over the whole output, relative to max |ref|; a NaN or an
+ * infinity (an overflow, which would otherwise cancel out) in either counts
+ * as an infinite difference. */
 static double rel_diff(const void *x, const void *ref, size_t n, jg_dtype t)
 {
     double err = 0, scale = 0;
     for (size_t i = 0; i < n; ++i) {
         double u = load_elem(x, i, t), v = load_elem(ref, i, t);
-        err = isnan(u) || isnan(v) ? INFINITY : fmax(err, fabs(u - v));
+        err = !isfinite(u) || !isfinite(v) ? INFINITY : fmax(err, fabs(u - v));
         if (isinf(err))
             break;
         scale = fmax(scale, fabs(v));
@@ -1098,7 +1099,7 @@ static double check_sampled_rows(const operands *o, const shape *s, const void *
                 ref += load_elem(o->ha, (size_t)(rows[r] * s->k + q), in) *
                        load_elem(o->hb, (size_t)(j * s->k + q), in);
             double got = load_elem(d, (size_t)(rows[r] * s->n + j), out);
-            err = isnan(got) ? INFINITY : fmax(err, fabs(got - ref));
+            err = !isfinite(got) ? INFINITY : fmax(err, fabs(got - ref));
             scale = fmax(scale, fabs(ref));
         }
     }
