@@ -2,9 +2,10 @@
  * file, in one process, and reports each row against the speed of light
  * measured in the same run.
  *
- *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]
- *                 [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]
- *                 [--no-peer] [--flush read|memset] [--tune] [--help]
+ *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16|fp8]
+ *                 [--scale tensor|row|block] [--out-dtype bf16|fp16|fp32]
+ *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset]
+ *                 [--tune] [--help]
  *
  * cuBLASLt is opened with dlopen here, in the tool, so that libjitgemm keeps
  * no cuBLAS dependency; <cublasLt.h> supplies types and enums only. The
@@ -86,17 +87,25 @@ static double median(float *v, int n)
 
 static const char *dtype_name(jg_dtype t)
 {
-    return t == JG_BF16 ? "bf16" : t == JG_FP16 ? "fp16" : t == JG_FP32 ? "fp32" : "none";
+    return t == JG_BF16   ? "bf16"
+           : t == JG_FP16 ? "fp16"
+           : t == JG_FP32 ? "fp32"
+           : t == JG_E4M3 ? "e4m3"
+                          : "none";
 }
 
-static size_t dtype_size(jg_dtype t) { return t == JG_FP32 ? 4 : 2; }
+static size_t dtype_size(jg_dtype t) { return t == JG_FP32 ? 4 : t == JG_E4M3 ? 1 : 2; }
 
 static cudaDataType_t dtype_cuda(jg_dtype t)
 {
-    return t == JG_BF16 ? CUDA_R_16BF : t == JG_FP16 ? CUDA_R_16F : CUDA_R_32F;
+    return t == JG_BF16   ? CUDA_R_16BF
+           : t == JG_FP16 ? CUDA_R_16F
+           : t == JG_E4M3 ? CUDA_R_8F_E4M3
+                          : CUDA_R_32F;
 }
 
-static jg_dtype parse_dtype(const char *s, bool allow_fp32)
+/* bf16, fp16, and fp32 (D only) or fp8 (A and B only) where allowed. */
+static jg_dtype parse_dtype(const char *s, bool allow_fp32, bool allow_fp8)
 {
     if (!strcmp(s, "bf16"))
         return JG_BF16;
@@ -104,12 +113,40 @@ static jg_dtype parse_dtype(const char *s, bool allow_fp32)
         return JG_FP16;
     if (allow_fp32 && !strcmp(s, "fp32"))
         return JG_FP32;
+    if (allow_fp8 && (!strcmp(s, "fp8") || !strcmp(s, "e4m3")))
+        return JG_E4M3;
     return JG_DTYPE_NONE;
 }
 
-/* Element i of a bf16, fp16 or fp32 array, as a double. */
+static const char *scale_name(jg_scale_mode m)
+{
+    return m == JG_SCALE_TENSOR ? "tensor"
+           : m == JG_SCALE_ROW  ? "row"
+           : m == JG_SCALE_BLOCK ? "block"
+                                 : "none";
+}
+
+/* e4m3 (the "fn" variant): 1 sign, 4 exponent bits (bias 7), 3 mantissa
+ * bits; no infinities, S.1111.111 is NaN. */
+static double e4m3_decode(uint8_t v)
+{
+    int e = v >> 3 & 15, m = v & 7;
+    double x = e == 15 && m == 7 ? NAN : e ? ldexp(8 + m, e - 10) : ldexp(m, -9);
+    return v & 0x80 ? -x : x;
+}
+
+/* Element i of a bf16, fp16, fp32 or e4m3 array, as a double. */
 static double load_elem(const void *p, size_t i, jg_dtype t)
 {
+    static double e4m3[256]; /* decoded once: the FP64 check reads ~10^8 */
+    static bool e4m3_done;
+    if (t == JG_E4M3 && !e4m3_done) {
+        for (int v = 0; v < 256; ++v)
+            e4m3[v] = e4m3_decode((uint8_t)v);
+        e4m3_done = true;
+    }
+    if (t == JG_E4M3)
+        return e4m3[((const uint8_t *)p)[i]];
     if (t == JG_FP32)
         return ((const float *)p)[i];
     uint16_t h = ((const uint16_t *)p)[i];
@@ -131,6 +168,35 @@ static void fill_normal(uint16_t *x, size_t n, jg_dtype t, uint64_t seed)
     }
 }
 
+/* Random e4m3 codes: random sign and mantissa, exponent field 5..9, so |x|
+ * in [0.25, 7.5]: finite, never zero or a NaN code (field 15), and with
+ * varied bits, as tensor-core power (and so the clock) depends on the data.
+ * Narrower than the format (fields 1..14 reach 240, products 57600): here
+ * E[x^2] ~ 9.2, so a sum of 16384 products has sigma ~ 1200 and the largest
+ * of ~10^8 outputs, ~6 sigma times scales of up to 1.5^2, stays ~4x inside
+ * fp16's range (--out-dtype fp16). Four codes per 64-bit draw. */
+static void fill_e4m3(uint8_t *x, size_t n, uint64_t seed)
+{
+    jg_rng r;
+    jg_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i += 4) {
+        uint64_t bits = jg_rng_next(&r);
+        for (size_t j = 0; j < 4 && i + j < n; ++j, bits >>= 16) {
+            unsigned e = 5 + (unsigned)((((bits >> 4) & 0xfff) * 5) >> 12); /* 5..9 */
+            x[i + j] = (uint8_t)((bits & 8) << 4 | e << 3 | (bits & 7));
+        }
+    }
+}
+
+/* n FP32 scales, uniform in [0.5, 1.5). */
+static void fill_scales(float *x, size_t n, uint64_t seed)
+{
+    jg_rng r;
+    jg_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = (float)(0.5 + jg_rng_uniform(&r));
+}
+
 /* ---- options ----------------------------------------------------------- */
 
 /* How L2 is emptied before each timed launch: see flush_l2. */
@@ -141,7 +207,10 @@ static const char *flush_name(flush_mode f) { return f == FLUSH_MEMSET ? "memset
 typedef struct options {
     const char *spec;
     const char *only; /* comma-separated names, or NULL for all */
-    jg_dtype dtype, out_dtype;
+    jg_dtype dtype;   /* --dtype: A and B of every dense and decode row */
+    jg_dtype out_dtype; /* --out-dtype; JG_DTYPE_NONE: see out_type */
+    jg_scale_mode scale; /* --scale (default tensor) for e4m3 rows */
+    bool scale_set;      /* --scale was given: it also overrides fp8 lines' own */
     int reps;
     const char *json;
     bool no_peer;
@@ -152,9 +221,10 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16]\n"
-            "                     [--out-dtype bf16|fp16|fp32] [--reps N] [--json FILE]\n"
-            "                     [--no-peer] [--flush read|memset] [--tune] [--help]\n"
+            "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16|fp8]\n"
+            "                     [--scale tensor|row|block] [--out-dtype bf16|fp16|fp32]\n"
+            "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset]\n"
+            "                     [--tune] [--help]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
@@ -165,8 +235,18 @@ static void usage(FILE *f)
             "\n"
             "  --spec FILE       JSON-lines shapes (default bench/shapes.jsonl)\n"
             "  --only NAMES      run only these shapes (comma-separated names)\n"
-            "  --dtype T         A and B type: bf16 (default) or fp16\n"
-            "  --out-dtype T     D type: bf16, fp16 or fp32 (default: --dtype)\n"
+            "  --dtype T         A and B type: bf16 (default), fp16, or fp8 (e4m3, with\n"
+            "                    FP32 scales: dense and decode rows only; grouped rows are\n"
+            "                    skipped). Spec lines of \"dtype\": \"fp8\" run as fp8 with\n"
+            "                    their \"scale\" whatever --dtype says\n"
+            "  --scale MODE      fp8 scales: tensor (default; one each), row (a_scale[M],\n"
+            "                    b_scale[N]) or block (a_scale[M][K/128],\n"
+            "                    b_scale[N/128][K/128]); overrides fp8 lines' own. cuBLASLt\n"
+            "                    gets the same scales (row, block: cuBLAS 12.9+, sm_90); where\n"
+            "                    it refuses them it is timed with tensor scales, and its\n"
+            "                    peer column says \"cuBLASLt fp8 (tensor scales)\". fp8 rows'\n"
+            "                    SoL uses an fp8 peak: cuBLASLt e4m3 %d^3, measured once\n"
+            "  --out-dtype T     D type: bf16, fp16 or fp32 (default: --dtype; bf16 for fp8)\n"
             "  --reps N          timed launches per measurement, >= %d (default 100)\n"
             "  --json FILE       also write the rows as JSON\n"
             "  --no-peer         do not time cuBLASLt per shape (still used for the peak)\n"
@@ -182,7 +262,7 @@ static void usage(FILE *f)
             "\n"
             "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
             "(including no CUDA GPU). See bench/README.md.\n",
-            MIN_REPS);
+            PEAK_DIM, MIN_REPS);
 }
 
 /* Sets the option `name` to `v`; false (reported) for a bad value. */
@@ -202,9 +282,20 @@ static bool set_option(options *o, const char *name, const char *v, const char *
         fprintf(stderr, "jitgemm-bench: --flush must be read or memset, not '%s'\n", v);
         return false;
     }
-    else if (!strcmp(name, "--dtype") && !(o->dtype = parse_dtype(v, false))) {
-        fprintf(stderr, "jitgemm-bench: --dtype must be bf16 or fp16, not '%s'\n", v);
+    else if (!strcmp(name, "--dtype") && !(o->dtype = parse_dtype(v, false, true))) {
+        fprintf(stderr, "jitgemm-bench: --dtype must be bf16, fp16 or fp8, not '%s'\n", v);
         return false;
+    } else if (!strcmp(name, "--scale")) {
+        o->scale = !strcmp(v, "tensor") ? JG_SCALE_TENSOR
+                   : !strcmp(v, "row")  ? JG_SCALE_ROW
+                   : !strcmp(v, "block") ? JG_SCALE_BLOCK
+                                         : JG_SCALE_NONE;
+        o->scale_set = true;
+        if (!o->scale) {
+            fprintf(stderr, "jitgemm-bench: --scale must be tensor, row or block, not '%s'\n",
+                    v);
+            return false;
+        }
     } else if (!strcmp(name, "--reps")) {
         char *end;
         long n = strtol(v, &end, 10);
@@ -222,8 +313,9 @@ static bool set_option(options *o, const char *name, const char *v, const char *
 static int parse_args(int argc, char **argv, options *o, bool *done)
 {
     static const char *with_value[] = {"--spec", "--only", "--dtype", "--out-dtype", "--reps",
-                                       "--json", "--flush"};
-    *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .reps = 100};
+                                       "--json", "--flush", "--scale"};
+    *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
+                   .reps = 100};
     const char *out = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -248,12 +340,19 @@ static int parse_args(int argc, char **argv, options *o, bool *done)
             return EXIT_SETUP;
         }
     }
-    o->out_dtype = out ? parse_dtype(out, true) : o->dtype;
-    if (!o->out_dtype) {
+    o->out_dtype = out ? parse_dtype(out, true, false) : JG_DTYPE_NONE;
+    if (out && !o->out_dtype) {
         fprintf(stderr, "jitgemm-bench: --out-dtype must be bf16, fp16 or fp32, not '%s'\n", out);
         return EXIT_SETUP;
     }
     return 0;
+}
+
+/* D's type for rows whose A and B are `in`: --out-dtype, else `in`, and
+ * bf16 for e4m3 (as jitgemm-warm compiles fp8 lines). */
+static jg_dtype out_type(const options *o, jg_dtype in)
+{
+    return o->out_dtype ? o->out_dtype : in == JG_E4M3 ? JG_BF16 : in;
 }
 
 /* ---- the spec file ----------------------------------------------------- */
@@ -268,6 +367,8 @@ typedef struct shape {
     int64_t m_max;   /* contiguous: m (rows of A and D); masked: rows per group slot */
     int64_t gm[JG_GROUPED_MAX_DEVICE_GROUPS]; /* grouped: rows of each group (0: empty) */
     int64_t seed;    /* the spec's seed, else 0: varies the grouped inputs */
+    jg_dtype in, out;     /* A and B; D */
+    jg_scale_mode scale;  /* e4m3 rows; JG_SCALE_NONE for 16-bit ones */
 } shape;
 
 typedef struct shape_list {
@@ -320,9 +421,27 @@ static int parse_grouped(const struct spec *sp, shape *s)
     return 1;
 }
 
+/* The row's types: a line of dtype fp8 runs as e4m3 with its scale (or
+ * --scale), any other line as --dtype (a spec line cannot say bf16 as
+ * opposed to its default, so bf16/fp16 lines follow --dtype, as before). */
+static void set_types(const struct spec *sp, const options *o, shape *s)
+{
+    static const jg_scale_mode modes[] = {[SPEC_SCALE_NONE] = JG_SCALE_TENSOR,
+                                          [SPEC_SCALE_TENSOR] = JG_SCALE_TENSOR,
+                                          [SPEC_SCALE_ROW] = JG_SCALE_ROW,
+                                          [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
+    bool line_fp8 = sp->dtype == SPEC_FP8;
+    s->in = line_fp8 ? JG_E4M3 : o->dtype;
+    s->out = out_type(o, s->in);
+    s->scale = s->in != JG_E4M3 ? JG_SCALE_NONE
+               : line_fp8 && !o->scale_set ? modes[sp->scale]
+                                           : o->scale;
+}
+
 /* One line: 1 a shape in *s, 0 skipped (blank, comment, or a kind, layout or
  * dtype not benchmarked yet), -1 malformed (reported by spec.c's message). */
-static int parse_line(const char *text, size_t len, const char *file, int line, shape *s)
+static int parse_line(const char *text, size_t len, const char *file, int line,
+                      const options *o, shape *s)
 {
     struct spec sp;
     char err[512];
@@ -338,9 +457,13 @@ static int parse_line(const char *text, size_t len, const char *file, int line, 
     snprintf(s->name, sizeof s->name, "%s", sp.name);
     snprintf(s->kind, sizeof s->kind, "%s", spec_kind_name(sp.kind));
     s->seed = sp.has_seed ? sp.seed : 0;
-    if (sp.dtype == SPEC_FP8 || sp.dtype == SPEC_NVFP4)
+    set_types(&sp, o, s);
+    if (sp.dtype == SPEC_NVFP4)
         printf("skipping %s: dtype '%s' is not benchmarked yet\n", sp.name,
                spec_dtype_name(sp.dtype));
+    else if (sp.kind == SPEC_GROUPED && s->in == JG_E4M3)
+        printf("skipping %s: grouped in fp8 (%s): libjitgemm has no fp8 grouped kernels "
+               "yet\n", sp.name, sp.dtype == SPEC_FP8 ? "the line's dtype" : "--dtype fp8");
     else if (sp.kind == SPEC_GROUPED)
         rc = parse_grouped(&sp, s);
     else {
@@ -355,7 +478,7 @@ static int parse_line(const char *text, size_t len, const char *file, int line, 
 }
 
 /* Reads every line it can run; false only if the file cannot be read. */
-static bool load_spec(const char *file, shape_list *out)
+static bool load_spec(const char *file, const options *o, shape_list *out)
 {
     FILE *f = fopen(file, "r");
     if (!f) {
@@ -368,7 +491,7 @@ static bool load_spec(const char *file, shape_list *out)
     int line = 0;
     shape s;
     while ((len = getline(&text, &cap, f)) >= 0) {
-        if (parse_line(text, (size_t)len, file, ++line, &s) != 1)
+        if (parse_line(text, (size_t)len, file, ++line, o, &s) != 1)
             continue;
         if (out->n == out->cap) {
             out->cap = out->cap ? 2 * out->cap : 32;
@@ -585,8 +708,11 @@ typedef struct bench {
     cublasHandle_t cbh;
     cudaStream_t cb_stream;       /* the stream cbh is bound to */
     bool grouped;                 /* the run has grouped rows */
-    double copy_gbs, peak_tflops; /* peak_tflops NAN without cuBLASLt */
+    double copy_gbs, peak_tflops; /* peak_tflops NAN without cuBLASLt or 16-bit rows */
     int peak_algo;                /* the heuristic's algorithm that the peak used */
+    bool rows16, rows8;           /* the run has 16-bit rows, e4m3 rows */
+    double fp8_peak_tflops;       /* cuBLASLt e4m3 8192^3; NAN without e4m3 rows */
+    int fp8_peak_algo;
 } bench;
 
 /* Binds the cuBLAS handle to `stream` unless it is already, and then to the
@@ -772,7 +898,8 @@ static int time_interleaved(bench *b, const timed *impl, int n, int reps, bool f
 
 /* D[M,N] = A[M,K] B[N,K]^T row-major is, column-major, D^T[N,M] =
  * B[N,K] * A^T: cuBLAS's "A" is our B (K x N, ld K, transposed), its "B" is
- * our A (K x M, ld K), and C = D is N x M with ld N. */
+ * our A (K x M, ld K), and C = D is N x M with ld N. That "TN" form is also
+ * the only one cuBLASLt's FP8 kernels take. */
 typedef struct lt_gemm {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t lay_b, lay_a, lay_d; /* cuBLAS's A, B, and C = D */
@@ -781,7 +908,86 @@ typedef struct lt_gemm {
     const void *a, *b; /* our A and B */
     void *d;
     bench *bench;
+    const char *name;  /* the row's peer column: "cuBLASLt", "cuBLASLt fp8", ... */
+    bool other_scales; /* e4m3 with tensor scales of 1 for lack of the row's: another D */
 } lt_gemm;
+
+/* The scales of an e4m3 GEMM in cuBLASLt's terms, where its A is our B:
+ * `a` (its A_SCALE_POINTER) is made from our b_scale, `b` from our a_scale
+ * (see lt_scales_layout for the layouts). */
+typedef struct lt_scales {
+    jg_scale_mode mode;
+    const float *a, *b; /* device */
+} lt_scales;
+
+/* cuBLASLt's scale modes of its A and B for a row or block problem: false
+ * where the headers lack them (cuBLAS before 12.9, which added them). Row:
+ * OUTER_VEC_32F on both (its A's vector has our N values, its B's our M).
+ * Block: BLK128x128_32F on its A (our B, the 128x128 blocks) and
+ * VEC128_32F on its B (our A, 1x128 along K), as PyTorch's DeepSeek-style
+ * _scaled_mm passes them. */
+static bool lt_scale_modes(jg_scale_mode m, int32_t *mode_a, int32_t *mode_b)
+{
+#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 120900
+    if (m == JG_SCALE_ROW) {
+        *mode_a = *mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+        return true;
+    }
+    if (m == JG_SCALE_BLOCK) {
+        *mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+        *mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+        return true;
+    }
+#else
+    (void)m;
+    (void)mode_a;
+    (void)mode_b;
+#endif
+    return false;
+}
+
+/* Sets an e4m3 GEMM's scale attributes, and fast accumulation off (the
+ * default, said explicitly: with it on, cuBLASLt would skip the periodic
+ * promotion of FP8 partial sums to FP32 that libjitgemm does every 128 of
+ * K, and be faster for it). A status other than
+ * success means this cuBLASLt lacks what the scales need. Tensor scales
+ * leave the scale modes at their default (scalar), so that any FP8-capable
+ * cuBLASLt takes them. */
+static cublasStatus_t lt_set_scales(lt_gemm *g, const lt_scales *sc)
+{
+    const int8_t fast_accum = 0;
+    int32_t mode_a, mode_b;
+    cublasStatus_t st = lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                          &fast_accum, sizeof fast_accum);
+    if (st == CUBLAS_STATUS_SUCCESS && sc->mode != JG_SCALE_TENSOR) {
+        if (!lt_scale_modes(sc->mode, &mode_a, &mode_b))
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        st = lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a,
+                                               sizeof mode_a);
+        if (st == CUBLAS_STATUS_SUCCESS)
+            st = lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                                                   &mode_b, sizeof mode_b);
+    }
+    if (st == CUBLAS_STATUS_SUCCESS) /* the attribute's value is the device pointer */
+        st = lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                               &sc->a, sizeof sc->a);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                               &sc->b, sizeof sc->b);
+    return st;
+}
+
+/* "bf16 x bf16 -> bf16" or "e4m3 x e4m3 -> bf16, block scales", for notes. */
+static const char *types_text(char *buf, size_t n, jg_dtype in, jg_dtype out,
+                              jg_scale_mode scale)
+{
+    if (scale)
+        snprintf(buf, n, "%s x %s -> %s, %s scales", dtype_name(in), dtype_name(in),
+                 dtype_name(out), scale_name(scale));
+    else
+        snprintf(buf, n, "%s x %s -> %s", dtype_name(in), dtype_name(in), dtype_name(out));
+    return buf;
+}
 
 static void lt_gemm_destroy(lt_gemm *g)
 {
@@ -796,15 +1002,21 @@ static void lt_gemm_destroy(lt_gemm *g)
     memset(g, 0, sizeof *g);
 }
 
-/* Describes the problem and asks the heuristic for up to MAX_ALGOS
- * algorithms that fit in the workspace. */
-static bool lt_gemm_init(lt_gemm *g, bench *b, const shape *s, jg_dtype in, jg_dtype out)
+/* Describes the problem (s->in x s->in -> s->out, with the scales `sc`
+ * for e4m3, NULL otherwise) and asks the heuristic for up to MAX_ALGOS
+ * algorithms that fit in the workspace. Where cuBLASLt has none (or refuses
+ * the scales) a note says so, and what follows, `then`. */
+static bool lt_gemm_init(lt_gemm *g, bench *b, const shape *s, const lt_scales *sc,
+                         const char *then)
 {
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     uint64_t ws = WORKSPACE_BYTES;
     cublasLtMatmulPreference_t pref = NULL;
+    jg_dtype in = s->in, out = s->out;
+    char what[96];
     memset(g, 0, sizeof *g);
     g->bench = b;
+    g->name = in == JG_E4M3 ? "cuBLASLt fp8" : "cuBLASLt";
     bool ok =
         !LT_FAILED(lt.cublasLtMatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
         !LT_FAILED(lt.cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
@@ -820,21 +1032,26 @@ static bool lt_gemm_init(lt_gemm *g, bench *b, const shape *s, jg_dtype in, jg_d
         !LT_FAILED(lt.cublasLtMatmulPreferenceCreate(&pref)) &&
         !LT_FAILED(lt.cublasLtMatmulPreferenceSetAttribute(
             pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
-    cublasStatus_t st = ok ? lt.cublasLtMatmulAlgoGetHeuristic(b->lth, g->op, g->lay_b, g->lay_a,
-                                                               g->lay_d, g->lay_d, pref,
-                                                               MAX_ALGOS, g->algo, &g->nalgo)
-                           : CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = ok && sc ? lt_set_scales(g, sc) : CUBLAS_STATUS_SUCCESS;
+    bool refused = st != CUBLAS_STATUS_SUCCESS; /* the scales: a cuBLASLt that lacks them */
+    if (ok && !refused) {
+        st = lt.cublasLtMatmulAlgoGetHeuristic(b->lth, g->op, g->lay_b, g->lay_a, g->lay_d,
+                                               g->lay_d, pref, MAX_ALGOS, g->algo, &g->nalgo);
+        /* INVALID_VALUE too: FP8 kernels have shape rules (ld, scale layouts) */
+        refused = st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE ||
+                  (st == CUBLAS_STATUS_SUCCESS && g->nalgo < 1);
+    }
     if (pref)
         lt.cublasLtMatmulPreferenceDestroy(pref);
-    if (st == CUBLAS_STATUS_NOT_SUPPORTED || (ok && st == CUBLAS_STATUS_SUCCESS && g->nalgo < 1))
-        fprintf(stderr, "jitgemm-bench: cuBLASLt has no %s x %s -> %s algorithm for %s: "
-                        "its columns stay empty\n", dtype_name(in), dtype_name(in),
-                dtype_name(out), s->name);
+    if (ok && refused)
+        fprintf(stderr, "jitgemm-bench: cuBLASLt has no %s algorithm for %s (status %d): %s\n",
+                types_text(what, sizeof what, in, out, sc ? sc->mode : JG_SCALE_NONE), s->name,
+                (int)st, then);
     else if (ok)
         LT_FAILED(st);
     if (st != CUBLAS_STATUS_SUCCESS)
         g->nalgo = 0;
-    return ok && st == CUBLAS_STATUS_SUCCESS && g->nalgo >= 1;
+    return ok && !refused && st == CUBLAS_STATUS_SUCCESS && g->nalgo >= 1;
 }
 
 /* One of the heuristic's algorithms, as a launchable implementation. */
@@ -843,15 +1060,37 @@ typedef struct lt_cand {
     int algo;
 } lt_cand;
 
-static bool lt_launch(void *arg, cudaStream_t stream)
+static cublasStatus_t lt_matmul(const lt_cand *c, cudaStream_t stream)
 {
-    const lt_cand *c = arg;
     const lt_gemm *g = c->g;
     const float alpha = 1.0f, beta = 0.0f;
     bench *b = g->bench;
     return lt.cublasLtMatmul(b->lth, g->op, &alpha, g->b, g->lay_b, g->a, g->lay_a, &beta, g->d,
                              g->lay_d, g->d, g->lay_d, &g->algo[c->algo].algo, b->workspace,
-                             WORKSPACE_BYTES, stream) == CUBLAS_STATUS_SUCCESS;
+                             WORKSPACE_BYTES, stream);
+}
+
+static bool lt_launch(void *arg, cudaStream_t stream)
+{
+    return lt_matmul(arg, stream) == CUBLAS_STATUS_SUCCESS;
+}
+
+/* One synchronized launch of the heuristic's first usable algorithm, for
+ * e4m3 GEMMs: a scale mode or shape that cuBLASLt describes but does not
+ * run (cublasLtMatmul's INVALID_VALUE or NOT_SUPPORTED) costs a note and
+ * `then`, not the row. False also if nothing could be launched. */
+static bool lt_try(lt_gemm *g, const char *then)
+{
+    lt_cand c = {g, 0};
+    while (c.algo < g->nalgo && g->algo[c.algo].state != CUBLAS_STATUS_SUCCESS)
+        ++c.algo;
+    cublasStatus_t st = c.algo < g->nalgo ? lt_matmul(&c, g->bench->stream)
+                                          : CUBLAS_STATUS_NOT_SUPPORTED;
+    bool synced = !CUDA_FAILED(cudaStreamSynchronize(g->bench->stream));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        fprintf(stderr, "jitgemm-bench: cuBLASLt %s did not launch (status %d): %s\n", g->name,
+                (int)st, then);
+    return synced && st == CUBLAS_STATUS_SUCCESS;
 }
 
 /* "Best heuristic algorithm": times every algorithm the heuristic offered,
@@ -891,28 +1130,42 @@ static bool lt_pick(lt_gemm *g, lt_cand *best)
 /* ---- device buffers for one problem ------------------------------------ */
 
 typedef struct operands {
-    uint16_t *ha, *hb; /* host copies: inputs of the no-peer check */
+    void *ha, *hb; /* host copies: inputs of the no-peer check */
     void *a, *b, *d_ours;
     void *d_peer, *d_peer2; /* the D of each peer: cuBLASLt (loop), cuBLAS grouped */
     size_t a_bytes, b_bytes, d_bytes;
+    /* e4m3 problems only (scale NONE otherwise): see scales_init */
+    jg_scale_mode scale;
+    int64_t kb;          /* ceil(K / 128): block scales along K */
+    float *hsa, *hsb;    /* our a_scale and b_scale on the host */
+    float *sa, *sb;      /* the same on the device: args.a_scale, args.b_scale */
+    float *lt_sa, *lt_sb; /* cuBLASLt's A and B scales (from our b_scale, a_scale) */
+    float *unit;         /* two 1.0f: cuBLASLt's tensor scales where it lacks the mode */
 } operands;
 
 static void operands_free(operands *o)
 {
     free(o->ha);
     free(o->hb);
+    free(o->hsa);
+    free(o->hsb);
     cudaFree(o->a);
     cudaFree(o->b);
     cudaFree(o->d_ours);
     cudaFree(o->d_peer);
     cudaFree(o->d_peer2);
+    cudaFree(o->sa);
+    cudaFree(o->sb);
+    cudaFree(o->lt_sa);
+    cudaFree(o->lt_sb);
+    cudaFree(o->unit);
     memset(o, 0, sizeof *o);
 }
 
-/* Random normal A (na elements) and B (nb) uploaded (seeds `seed` and
- * seed + 1); our D and `peers` (0 to 2) peer D (nd elements each) poisoned
- * with NaN (0xff bytes) so that an output never written cannot pass the
- * check. */
+/* Random A (na elements) and B (nb) uploaded (seeds `seed` and seed + 1):
+ * normal values rounded to bf16/fp16, or e4m3 codes (fill_e4m3); our D and
+ * `peers` (0 to 2) peer D (nd elements each) poisoned with NaN (0xff bytes)
+ * so that an output never written cannot pass the check. */
 static bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, size_t nd,
                            jg_dtype in, jg_dtype out, int peers, uint64_t seed)
 {
@@ -926,8 +1179,13 @@ static bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, 
         fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", name);
         return false;
     }
-    fill_normal(o->ha, na, in, seed);
-    fill_normal(o->hb, nb, in, seed + 1);
+    if (in == JG_E4M3) {
+        fill_e4m3(o->ha, na, seed);
+        fill_e4m3(o->hb, nb, seed + 1);
+    } else {
+        fill_normal(o->ha, na, in, seed);
+        fill_normal(o->hb, nb, in, seed + 1);
+    }
     return !CUDA_FAILED(cudaMalloc(&o->a, o->a_bytes)) &&
            !CUDA_FAILED(cudaMalloc(&o->b, o->b_bytes)) &&
            !CUDA_FAILED(cudaMalloc(&o->d_ours, o->d_bytes)) &&
@@ -943,12 +1201,95 @@ static bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, 
            !CUDA_FAILED(cudaDeviceSynchronize());
 }
 
-/* The operands of one problem [m, n, k]: see operands_alloc. */
-static bool operands_init(operands *o, const shape *s, jg_dtype in, jg_dtype out, int peers,
-                          uint64_t seed)
+/* Elements of our a_scale and b_scale for a problem [m, n, k] (the header's
+ * shapes; block: ceil(K/128) per row of A, per 128 rows of B). */
+static void scale_counts(jg_scale_mode mode, int64_t m, int64_t n, int64_t k, size_t *na,
+                         size_t *nb)
+{
+    size_t kb = (size_t)((k + 127) / 128);
+    *na = mode == JG_SCALE_TENSOR ? 1 : mode == JG_SCALE_ROW ? (size_t)m
+          : mode == JG_SCALE_BLOCK ? (size_t)m * kb : 0;
+    *nb = mode == JG_SCALE_TENSOR ? 1 : mode == JG_SCALE_ROW ? (size_t)n
+          : mode == JG_SCALE_BLOCK ? (size_t)((n + 127) / 128) * kb : 0;
+}
+
+/* cuBLASLt's scale arrays, on the host (malloc'd, NULL if out of memory),
+ * from ours (o->hsa [M][kb], o->hsb [N/128][kb] for block), in the layouts
+ * its modes read (those of PyTorch's blockwise _scaled_mm, cuBLAS 12.9):
+ *   tensor, row (OUTER_VEC_32F): ours as they are; its A's are our b_scale.
+ *   block, its A (BLK128x128_32F over our B): [ceil(N/128)][L] row-major
+ *     (K-blocks innermost), L = kb rounded up to 4 (rows 16-byte aligned;
+ *     the padding is 0); for our shapes' K (multiples of 512) L = kb.
+ *   block, its B (VEC128_32F over our A): outer-dimension-major, [kb][M]:
+ *     our a_scale transposed. */
+static void lt_scales_layout(const operands *o, const shape *s, float **la, size_t *nla,
+                             float **lb, size_t *nlb)
+{
+    size_t na, nb, kb = (size_t)o->kb, l4 = (kb + 3) / 4 * 4, m = (size_t)s->m;
+    scale_counts(o->scale, s->m, s->n, s->k, &na, &nb);
+    *nla = o->scale == JG_SCALE_BLOCK ? nb / kb * l4 : nb;
+    *nlb = na;
+    *la = calloc(*nla, sizeof **la);
+    *lb = malloc(*nlb * sizeof **lb);
+    if (!*la || !*lb)
+        return;
+    if (o->scale != JG_SCALE_BLOCK) {
+        memcpy(*la, o->hsb, nb * sizeof **la);
+        memcpy(*lb, o->hsa, na * sizeof **lb);
+        return;
+    }
+    for (size_t r = 0; r < nb / kb; ++r)
+        memcpy(*la + r * l4, o->hsb + r * kb, kb * sizeof **la);
+    for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < kb; ++j)
+            (*lb)[j * m + i] = o->hsa[i * kb + j];
+}
+
+/* Allocates n floats on the device and copies `host` there. */
+static bool upload_floats(float **dev, const float *host, size_t n)
+{
+    return !CUDA_FAILED(cudaMalloc((void **)dev, n * sizeof *host)) &&
+           !CUDA_FAILED(cudaMemcpy(*dev, host, n * sizeof *host, cudaMemcpyHostToDevice));
+}
+
+/* The scales of an e4m3 problem in s->scale's shape, random in [0.5, 1.5)
+ * (seeds seed + 2 and + 3), uploaded once: ours, cuBLASLt's in its layouts
+ * (lt_scales_layout), and a pair of 1.0 for a cuBLASLt that lacks the
+ * mode. Kept on the host for the FP64 check. */
+static bool scales_init(operands *o, const shape *s, uint64_t seed)
+{
+    static const float unit[2] = {1.0f, 1.0f};
+    size_t na, nb, nla = 0, nlb = 0;
+    float *la = NULL, *lb = NULL;
+    o->scale = s->scale;
+    o->kb = (s->k + 127) / 128;
+    scale_counts(s->scale, s->m, s->n, s->k, &na, &nb);
+    o->hsa = malloc(na * sizeof *o->hsa);
+    o->hsb = malloc(nb * sizeof *o->hsb);
+    if (o->hsa && o->hsb) {
+        fill_scales(o->hsa, na, seed + 2);
+        fill_scales(o->hsb, nb, seed + 3);
+        lt_scales_layout(o, s, &la, &nla, &lb, &nlb);
+    }
+    bool ok = la && lb;
+    if (!ok)
+        fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", s->name);
+    ok = ok && upload_floats(&o->sa, o->hsa, na) && upload_floats(&o->sb, o->hsb, nb) &&
+         upload_floats(&o->lt_sa, la, nla) && upload_floats(&o->lt_sb, lb, nlb) &&
+         upload_floats(&o->unit, unit, 2) &&
+         !CUDA_FAILED(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
+    free(la);
+    free(lb);
+    return ok;
+}
+
+/* The operands of one problem [m, n, k] of s's types: see operands_alloc
+ * and, for e4m3, scales_init. */
+static bool operands_init(operands *o, const shape *s, int peers, uint64_t seed)
 {
     return operands_alloc(o, s->name, (size_t)(s->m * s->k), (size_t)(s->n * s->k),
-                          (size_t)(s->m * s->n), in, out, peers, seed);
+                          (size_t)(s->m * s->n), s->in, s->out, peers, seed) &&
+           (s->in != JG_E4M3 || scales_init(o, s, seed));
 }
 
 /* ---- ceilings: copy bandwidth and matmul peak --------------------------- */
@@ -983,27 +1324,33 @@ static double measure_copy_gbs(bench *b)
     return us > 0 ? 2.0 * COPY_BYTES / (us * 1e-6) / 1e9 : -1;
 }
 
-/* cuBLASLt BF16 (in and out) 8192^3 on random normal inputs, median TFLOP/s:
- * the compute ceiling. Random data, not zeros, because tensor-core power
- * and therefore clocks depend on the values. */
-static double measure_peak_tflops(bench *b)
+/* cuBLASLt 8192^3 on random inputs, median TFLOP/s: the compute ceiling
+ * of `in` rows. bf16: bf16 in and out, normal values. e4m3: e4m3 in
+ * (fill_e4m3), bf16 out, tensor scales (random, one each), no fast
+ * accumulation. Random data, not zeros, because tensor-core power and
+ * therefore clocks depend on the values. *algo: the heuristic's pick. */
+static double measure_peak_tflops(bench *b, jg_dtype in, int *algo)
 {
-    shape s = {.name = "peak", .kind = "peak", .m = PEAK_DIM, .n = PEAK_DIM, .k = PEAK_DIM};
+    shape s = {.name = "peak", .kind = "peak", .m = PEAK_DIM, .n = PEAK_DIM, .k = PEAK_DIM,
+               .in = in, .out = JG_BF16,
+               .scale = in == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
     operands o;
     lt_gemm g;
     lt_cand best;
     double us = -1;
     memset(&g, 0, sizeof g);
-    if (operands_init(&o, &s, JG_BF16, JG_BF16, 0, 1) &&
-        lt_gemm_init(&g, b, &s, JG_BF16, JG_BF16)) {
-        g.a = o.a;
-        g.b = o.b;
-        g.d = o.d_ours;
-        timed t = {lt_launch, &best};
-        if (!lt_pick(&g, &best) || time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
-            us = -1;
-        else
-            b->peak_algo = best.algo;
+    if (operands_init(&o, &s, 0, 1)) {
+        lt_scales sc = {JG_SCALE_TENSOR, o.lt_sa, o.lt_sb};
+        if (lt_gemm_init(&g, b, &s, in == JG_E4M3 ? &sc : NULL, "no matmul peak")) {
+            g.a = o.a;
+            g.b = o.b;
+            g.d = o.d_ours;
+            timed t = {lt_launch, &best};
+            if (!lt_pick(&g, &best) || time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
+                us = -1;
+            else
+                *algo = best.algo;
+        }
     }
     lt_gemm_destroy(&g);
     operands_free(&o);
@@ -1018,7 +1365,9 @@ typedef struct row {
     const char *origin; /* "nvrtc" or "disk" */
     char kernel[128];
     double ours_us, peer_us; /* NAN when not measured; peer_us: the row's (best) peer */
-    const char *peer;        /* "cuBLASLt", "cuBLASLt loop" or "cuBLAS grouped", else NULL */
+    const char *peer;        /* "cuBLASLt", "cuBLASLt fp8" (or "... (tensor scales)"),
+                                "cuBLASLt loop" or "cuBLAS grouped", else NULL */
+    bool peer_other_scales;  /* e4m3: cuBLASLt timed with tensor scales, not the row's */
     double lt_loop_us, grouped_us; /* grouped: each peer's time, NAN when not timed */
     double grouped_diff;     /* cuBLAS grouped against the cuBLASLt loop (else ours) */
     int peer_algo;           /* index of the chosen heuristic result (dense, decode) */
@@ -1059,8 +1408,8 @@ static jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row 
 /* Plans a dense or decode shape; see plan_done. */
 static jg_plan *plan_shape(bench *b, const shape *s, row *r)
 {
-    jg_gemm_problem p = {.a_type = b->opt.dtype, .b_type = b->opt.dtype,
-                         .d_type = b->opt.out_dtype, .m = s->m, .n = s->n, .k = s->k};
+    jg_gemm_problem p = {.a_type = s->in, .b_type = s->in, .d_type = s->out,
+                         .m = s->m, .n = s->n, .k = s->k, .scale = s->scale};
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_gemm_plan(b->jg, &p, &plan);
@@ -1083,10 +1432,26 @@ static double rel_diff(const void *x, const void *ref, size_t n, jg_dtype t)
     return err / (scale > 0 ? scale : 1);
 }
 
+/* The product of our scales applying to D[i][j] in 128-wide K block kb:
+ * 1 without scales. */
+static double scale_at(const operands *o, int64_t i, int64_t j, int64_t kb)
+{
+    switch (o->scale) {
+    case JG_SCALE_TENSOR:
+        return (double)o->hsa[0] * o->hsb[0];
+    case JG_SCALE_ROW:
+        return (double)o->hsa[i] * o->hsb[j];
+    case JG_SCALE_BLOCK:
+        return (double)o->hsa[i * o->kb + kb] * o->hsb[j / 128 * o->kb + kb];
+    default:
+        return 1.0;
+    }
+}
+
 /* Without a peer result: rows 0, M/2 and M-1 of our D against FP64 on the
- * host (the whole output would take minutes for the large shapes). */
-static double check_sampled_rows(const operands *o, const shape *s, const void *d, jg_dtype in,
-                                 jg_dtype out)
+ * host (the whole output would take minutes for the large shapes), e4m3
+ * with the scales applied per 128 of K. */
+static double check_sampled_rows(const operands *o, const shape *s, const void *d)
 {
     int64_t rows[3] = {0, s->m / 2, s->m - 1};
     double err = 0, scale = 0;
@@ -1095,10 +1460,14 @@ static double check_sampled_rows(const operands *o, const shape *s, const void *
             continue; /* M = 1 or 2 */
         for (int64_t j = 0; j < s->n; ++j) {
             double ref = 0;
-            for (int64_t q = 0; q < s->k; ++q)
-                ref += load_elem(o->ha, (size_t)(rows[r] * s->k + q), in) *
-                       load_elem(o->hb, (size_t)(j * s->k + q), in);
-            double got = load_elem(d, (size_t)(rows[r] * s->n + j), out);
+            for (int64_t q0 = 0; q0 < s->k; q0 += 128) {
+                double part = 0;
+                for (int64_t q = q0; q < q0 + 128 && q < s->k; ++q)
+                    part += load_elem(o->ha, (size_t)(rows[r] * s->k + q), s->in) *
+                            load_elem(o->hb, (size_t)(j * s->k + q), s->in);
+                ref += part * scale_at(o, rows[r], j, q0 / 128);
+            }
+            double got = load_elem(d, (size_t)(rows[r] * s->n + j), s->out);
             err = !isfinite(got) ? INFINITY : fmax(err, fabs(got - ref));
             scale = fmax(scale, fabs(ref));
         }
@@ -1123,16 +1492,15 @@ static bool diff_device(const void *x, const void *ref, size_t bytes, jg_dtype t
 /* Puts the relative difference of our D of one problem from the first
  * peer's (with has_peer) or, without, that of sampled rows against FP64 in
  * *diff; false if the outputs cannot be read back. */
-static bool check_output(const operands *o, const shape *s, const options *opt, bool has_peer,
-                         double *diff)
+static bool check_output(const operands *o, const shape *s, bool has_peer, double *diff)
 {
     if (has_peer)
-        return diff_device(o->d_ours, o->d_peer, o->d_bytes, opt->out_dtype, diff);
+        return diff_device(o->d_ours, o->d_peer, o->d_bytes, s->out, diff);
     void *ours = malloc(o->d_bytes);
     bool ok = ours &&
               !CUDA_FAILED(cudaMemcpy(ours, o->d_ours, o->d_bytes, cudaMemcpyDeviceToHost));
     if (ok)
-        *diff = check_sampled_rows(o, s, ours, opt->dtype, opt->out_dtype);
+        *diff = check_sampled_rows(o, s, ours);
     free(ours);
     return ok;
 }
@@ -1183,10 +1551,52 @@ static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
         snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
                  best.algo);
     else if (bad < 0 && n == 2) {
-        r->peer = "cuBLASLt";
+        r->peer = g->name;
+        r->peer_other_scales = g->other_scales;
         r->peer_us = us[1];
         r->peer_algo = best.algo;
     }
+}
+
+/* Points g at o's operands (its D: the first peer's) and, for e4m3, runs it
+ * once (lt_try); false (g destroyed) if that fails. */
+static bool lt_gemm_bind(lt_gemm *g, const operands *o, bool fp8, const char *then)
+{
+    g->a = o->a;
+    g->b = o->b;
+    g->d = o->d_peer;
+    if (fp8 && !lt_try(g, then)) {
+        lt_gemm_destroy(g);
+        return false;
+    }
+    return true;
+}
+
+/* cuBLASLt for a dense or decode row on o's operands, into g: the row's
+ * types and, for e4m3, its scales. Where cuBLASLt lacks the row's scale mode
+ * (headers or library before cuBLAS 12.9, not sm_90, or a shape its kernels
+ * refuse; a note says which), e4m3 with tensor scales of 1 instead, named
+ * "cuBLASLt fp8 (tensor scales)": its time is a reference, its D another
+ * product, so the row is checked against FP64. Without any, g is left
+ * empty (no op) and the peer columns stay empty. */
+static void dense_peer_init(lt_gemm *g, bench *b, const shape *s, const operands *o)
+{
+    bool fp8 = s->in == JG_E4M3, retry = fp8 && s->scale != JG_SCALE_TENSOR;
+    const char *then = retry ? "timing it with tensor scales instead" : "its columns stay empty";
+    lt_scales own = {s->scale, o->lt_sa, o->lt_sb}, unit = {JG_SCALE_TENSOR, o->unit, o->unit + 1};
+    if (lt_gemm_init(g, b, s, fp8 ? &own : NULL, then) && lt_gemm_bind(g, o, fp8, then))
+        return;
+    lt_gemm_destroy(g);
+    if (!retry)
+        return;
+    then = "its columns stay empty";
+    if (lt_gemm_init(g, b, s, &unit, then)) {
+        g->name = "cuBLASLt fp8 (tensor scales)";
+        g->other_scales = true;
+        if (lt_gemm_bind(g, o, fp8, then))
+            return;
+    }
+    lt_gemm_destroy(g);
 }
 
 /* Plans, sets up and times one dense or decode shape, then checks it;
@@ -1201,20 +1611,20 @@ static void run_dense(bench *b, const shape *s, row *r)
     memset(&g, 0, sizeof g);
     if (!job.plan)
         return;
-    if (!operands_init(&o, s, b->opt.dtype, b->opt.out_dtype, peer ? 1 : 0, 1)) {
+    if (!operands_init(&o, s, peer ? 1 : 0, 1)) {
         snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
         operands_free(&o);
         return;
     }
-    job.args = (jg_gemm_args){.a = o.a, .b = o.b, .d = o.d_ours, .alpha = 1.0f};
-    if (peer && lt_gemm_init(&g, b, s, b->opt.dtype, b->opt.out_dtype)) {
-        g.a = o.a;
-        g.b = o.b;
-        g.d = o.d_peer;
-    }
+    job.args = (jg_gemm_args){.a = o.a, .b = o.b, .d = o.d_ours, .alpha = 1.0f,
+                              .a_scale = o.sa, .b_scale = o.sb};
+    if (peer)
+        dense_peer_init(&g, b, s, &o);
     time_row(b, &job, &g, r);
-    if (!r->error[0] && check_output(&o, s, &b->opt, isfinite(r->peer_us), &diff))
-        set_check(r, diff, isfinite(r->peer_us));
+    /* against cuBLASLt where it computed the same product, else FP64 rows */
+    bool vs_peer = isfinite(r->peer_us) && !r->peer_other_scales;
+    if (!r->error[0] && check_output(&o, s, vs_peer, &diff))
+        set_check(r, diff, vs_peer);
     else if (!r->error[0])
         snprintf(r->error, sizeof r->error, "cannot read the outputs back");
     lt_gemm_destroy(&g);
@@ -1226,7 +1636,8 @@ static void run_dense(bench *b, const shape *s, row *r)
 /* Group i of a grouped shape as a dense problem [gm[i], n, k]. */
 static shape group_shape(const shape *s, int i)
 {
-    shape one = {.m = s->gm[i], .n = s->n, .k = s->k, .b_count = 1};
+    shape one = {.m = s->gm[i], .n = s->n, .k = s->k, .b_count = 1, .in = s->in, .out = s->out,
+                 .scale = s->scale};
     snprintf(one.name, sizeof one.name, "%s", s->name);
     snprintf(one.kind, sizeof one.kind, "%s", s->kind);
     return one;
@@ -1349,8 +1760,8 @@ static void cb_grouped_init(cb_grouped *c, bench *b, const shape *s, const opera
     cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
     memset(c, 0, sizeof *c);
     c->bench = b;
-    c->in = dtype_cuda(b->opt.dtype);
-    c->out = dtype_cuda(b->opt.out_dtype);
+    c->in = dtype_cuda(s->in);
+    c->out = dtype_cuda(s->out);
     if (!cb_grouped_fill(c, s, o, host)) {
         fprintf(stderr, "jitgemm-bench: note: %s has sizes beyond int: the cuBLAS grouped peer "
                         "is left out of the row\n", s->name);
@@ -1368,8 +1779,8 @@ static void cb_grouped_init(cb_grouped *c, bench *b, const shape *s, const opera
     ok = !CUDA_FAILED(cudaStreamSynchronize(b->stream)) && ok;
     if (ok && st != CUBLAS_STATUS_SUCCESS)
         fprintf(stderr, "jitgemm-bench: note: cublasGemmGroupedBatchedEx cannot run %s (%s x %s "
-                        "-> %s): cuBLAS status %d\n", s->name, dtype_name(b->opt.dtype),
-                dtype_name(b->opt.dtype), dtype_name(b->opt.out_dtype), (int)st);
+                        "-> %s): cuBLAS status %d\n", s->name, dtype_name(s->in),
+                dtype_name(s->in), dtype_name(s->out), (int)st);
     if (!ok || st != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "jitgemm-bench: note: the cuBLAS grouped peer is left out of %s\n",
                 s->name);
@@ -1397,8 +1808,8 @@ typedef struct group_set {
  * the list's sizes, or the other layouts' tile-sizing hints); see plan_done. */
 static jg_plan *plan_grouped(bench *b, const shape *s, row *r)
 {
-    jg_grouped_problem p = {.layout = s->layout, .a_type = b->opt.dtype,
-                            .b_type = b->opt.dtype, .d_type = b->opt.out_dtype,
+    jg_grouped_problem p = {.layout = s->layout, .a_type = s->in, .b_type = s->in,
+                            .d_type = s->out,
                             .groups = s->g, .m = s->gm, .n = s->n, .k = s->k,
                             .m_max = s->m_max};
     jg_plan *plan = NULL;
@@ -1410,13 +1821,12 @@ static jg_plan *plan_grouped(bench *b, const shape *s, row *r)
 /* List layout: random normal A_g and B_g (seeds differing per group and per
  * spec seed) and every D_g (ours, `peers` peers') of every non-empty group,
  * each its own buffers. */
-static bool grouped_alloc_list(group_set *gs, const bench *b, const shape *s, int peers)
+static bool grouped_alloc_list(group_set *gs, const shape *s, int peers)
 {
     for (int i = 0; i < s->g; ++i) {
         shape one = group_shape(s, i);
         uint64_t seed = 2 * ((uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + (uint64_t)i) + 1;
-        if (s->gm[i] &&
-            !operands_init(&gs->o[i], &one, b->opt.dtype, b->opt.out_dtype, peers, seed))
+        if (s->gm[i] && !operands_init(&gs->o[i], &one, peers, seed))
             return false;
     }
     return true;
@@ -1429,7 +1839,7 @@ static operands group_view(const operands *w, const shape *s, int i, jg_dtype in
     size_t row0 = (size_t)group_row0(s, i), m = (size_t)s->gm[i];
     size_t n = (size_t)s->n, k = (size_t)s->k, si = dtype_size(in), so = dtype_size(out);
     size_t ea = row0 * k, eb = (size_t)i * n * k, ed = row0 * n; /* element offsets */
-    return (operands){.ha = w->ha + ea, .hb = w->hb + eb,
+    return (operands){.ha = (char *)w->ha + ea * si, .hb = (char *)w->hb + eb * si,
                       .a = (char *)w->a + ea * si, .b = (char *)w->b + eb * si,
                       .d_ours = (char *)w->d_ours + ed * so,
                       .d_peer = w->d_peer ? (char *)w->d_peer + ed * so : NULL,
@@ -1456,9 +1866,9 @@ static bool upload_rows(group_set *gs, const shape *s)
 /* Contiguous and masked layouts: one random normal A ([m, k] or
  * [g, m_max, k]) and B ([g, n, k]), every D ([m, n] or [g, m_max, n]: ours
  * and `peers` peers'), the rows array, and a view of each non-empty group. */
-static bool grouped_alloc_whole(group_set *gs, const bench *b, const shape *s, int peers)
+static bool grouped_alloc_whole(group_set *gs, const shape *s, int peers)
 {
-    jg_dtype in = b->opt.dtype, out = b->opt.out_dtype;
+    jg_dtype in = s->in, out = s->out;
     size_t rows = (size_t)group_row0(s, s->g), n = (size_t)s->n, k = (size_t)s->k;
     uint64_t seed = 2 * (uint64_t)s->seed * JG_GROUPED_MAX_GROUPS + 1;
     if (!upload_rows(gs, s) ||
@@ -1479,15 +1889,14 @@ static bool grouped_init(group_set *gs, bench *b, const shape *s, bool peer)
 {
     bool list = s->layout == JG_GROUPED_LIST;
     int peers = peer ? 1 + b->have_cb : 0; /* D buffers besides ours */
-    if (!(list ? grouped_alloc_list(gs, b, s, peers) : grouped_alloc_whole(gs, b, s, peers)))
+    if (!(list ? grouped_alloc_list(gs, s, peers) : grouped_alloc_whole(gs, s, peers)))
         return false;
     gs->peer = peer;
     for (int i = 0; i < s->g; ++i) {
         if (!s->gm[i])
             continue;
         shape one = group_shape(s, i);
-        gs->peer = gs->peer && lt_gemm_init(&gs->lt[i], b, &one, b->opt.dtype,
-                                            b->opt.out_dtype);
+        gs->peer = gs->peer && lt_gemm_init(&gs->lt[i], b, &one, NULL, "its columns stay empty");
         gs->lt[i].a = gs->o[i].a;
         gs->lt[i].b = gs->o[i].b;
         gs->lt[i].d = gs->o[i].d_peer;
@@ -1570,7 +1979,7 @@ static void time_grouped(bench *b, group_set *gs, const shape *s, row *r)
  * FP64 rows), and cuBLAS grouped against the cuBLASLt loop (else ours). The
  * row gets the worst difference of each. False if an output cannot be read
  * back. */
-static bool check_grouped(const group_set *gs, const shape *s, const options *opt, row *r)
+static bool check_grouped(const group_set *gs, const shape *s, row *r)
 {
     bool lt = isfinite(r->lt_loop_us), cb = isfinite(r->grouped_us);
     double worst = 0, worst_cb = 0, diff;
@@ -1579,12 +1988,12 @@ static bool check_grouped(const group_set *gs, const shape *s, const options *op
         if (!s->gm[i])
             continue;
         shape one = group_shape(s, i);
-        if (!check_output(o, &one, opt, lt, &diff))
+        if (!check_output(o, &one, lt, &diff))
             return false;
         if (!(diff <= worst)) /* keeps a NaN */
             worst = diff;
-        if (cb && !diff_device(o->d_peer2, lt ? o->d_peer : o->d_ours, o->d_bytes,
-                               opt->out_dtype, &diff))
+        if (cb && !diff_device(o->d_peer2, lt ? o->d_peer : o->d_ours, o->d_bytes, s->out,
+                               &diff))
             return false;
         if (cb && !(diff <= worst_cb))
             worst_cb = diff;
@@ -1628,7 +2037,7 @@ static void run_grouped(bench *b, const shape *s, row *r)
         snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
     else if (gs->job.plan) {
         time_grouped(b, gs, s, r);
-        if (!r->error[0] && !check_grouped(gs, s, &b->opt, r))
+        if (!r->error[0] && !check_grouped(gs, s, r))
             snprintf(r->error, sizeof r->error, "cannot read the outputs back");
         else if (!r->error[0])
             pick_grouped_peer(r);
@@ -1657,13 +2066,15 @@ static metrics row_metrics(const bench *b, const row *r)
 {
     const shape *s = r->s; /* grouped: m is the rows of all groups, b_count their B */
     double flops = 2.0 * s->m * s->n * s->k;
-    double bytes = (double)dtype_size(b->opt.dtype) * (s->m * s->k + s->b_count * s->n * s->k) +
-                   (double)dtype_size(b->opt.out_dtype) * s->m * s->n;
+    size_t na, nb; /* e4m3: the scales are read too */
+    scale_counts(s->scale, s->m, s->n, s->k, &na, &nb);
+    double bytes = (double)dtype_size(s->in) * (s->m * s->k + s->b_count * s->n * s->k) +
+                   (double)dtype_size(s->out) * s->m * s->n + 4.0 * (double)(na + nb);
     double t = r->ours_us * 1e-6;
+    double peak = s->in == JG_E4M3 ? b->fp8_peak_tflops : b->peak_tflops;
     /* Both ceilings or none: fmax would silently drop a NAN peak. */
-    double sol_t = isfinite(b->peak_tflops)
-                       ? fmax(flops / (b->peak_tflops * 1e12), bytes / (b->copy_gbs * 1e9))
-                       : NAN;
+    double sol_t = isfinite(peak) ? fmax(flops / (peak * 1e12), bytes / (b->copy_gbs * 1e9))
+                                  : NAN;
     return (metrics){.ratio = r->peer_us / r->ours_us, .tflops = flops / t / 1e12,
                      .gbs = bytes / t / 1e9, .sol = sol_t / t};
 }
@@ -1756,8 +2167,10 @@ static json_t *row_json(const bench *b, const row *r)
         json_object_set_new(o, "m", json_integer(r->s->m));
     json_object_set_new(o, "n", json_integer(r->s->n));
     json_object_set_new(o, "k", json_integer(r->s->k));
-    json_object_set_new(o, "dtype", json_string(dtype_name(b->opt.dtype)));
-    json_object_set_new(o, "out_dtype", json_string(dtype_name(b->opt.out_dtype)));
+    json_object_set_new(o, "dtype", json_string(dtype_name(r->s->in)));
+    json_object_set_new(o, "out_dtype", json_string(dtype_name(r->s->out)));
+    json_object_set_new(o, "scale", r->s->scale ? json_string(scale_name(r->s->scale))
+                                                : json_null());
     json_object_set_new(o, "plan_ms", json_num(r->origin ? r->plan_ms : NAN));
     json_object_set_new(o, "origin", r->origin ? json_string(r->origin) : json_null());
     json_object_set_new(o, "kernel", r->kernel[0] ? json_string(r->kernel) : json_null());
@@ -1783,36 +2196,52 @@ static json_t *row_json(const bench *b, const row *r)
     return o;
 }
 
-/* Geometric mean of the ratio per kind, in order of first appearance, over
- * the rows that ran and matched; printed, and stored in `out` (a JSON
- * object) when not NULL. */
+/* The geomean group of a row: its kind ("dense"), and for e4m3 its type
+ * and scales too ("dense_e4m3_tensor"): ratios of different types are not
+ * averaged together. */
+static const char *row_group(const row *r, char *buf, size_t n)
+{
+    if (r->s->in == JG_E4M3)
+        snprintf(buf, n, "%s_e4m3_%s", r->s->kind, scale_name(r->s->scale));
+    else
+        snprintf(buf, n, "%s", r->s->kind);
+    return buf;
+}
+
+/* Geometric mean of the ratio per group (row_group), in order of first
+ * appearance, over the rows that ran and matched and whose peer computed
+ * the same product (not "cuBLASLt fp8 (tensor scales)"); printed, and
+ * stored in `out` (a JSON object) when not NULL. */
 static void geomean_by_kind(const bench *b, const row *rows, size_t n, json_t *out)
 {
+    char gi[64], gj[64];
     for (size_t i = 0; i < n; ++i) {
         bool first = true;
+        row_group(&rows[i], gi, sizeof gi);
         for (size_t j = 0; j < i && first; ++j)
-            first = strcmp(rows[j].s->kind, rows[i].s->kind) != 0;
+            first = strcmp(row_group(&rows[j], gj, sizeof gj), gi) != 0;
         if (!first)
             continue;
         double sum = 0;
         int count = 0;
         for (size_t j = i; j < n; ++j) {
             double ratio = row_metrics(b, &rows[j]).ratio;
-            if (!strcmp(rows[j].s->kind, rows[i].s->kind) && rows[j].origin &&
-                !rows[j].error[0] && !rows[j].mismatch && isfinite(ratio) && ratio > 0) {
+            if (!strcmp(row_group(&rows[j], gj, sizeof gj), gi) && rows[j].origin &&
+                !rows[j].error[0] && !rows[j].mismatch && !rows[j].peer_other_scales &&
+                isfinite(ratio) && ratio > 0) {
                 sum += log(ratio);
                 ++count;
             }
         }
         double g = count ? exp(sum / count) : NAN;
         if (count)
-            printf("geomean ratio (cuBLAS us / ours us), %-8s %.3f over %d shape(s)\n",
-                   rows[i].s->kind, g, count);
+            printf("geomean ratio (cuBLAS us / ours us), %-8s %.3f over %d shape(s)\n", gi, g,
+                   count);
         else
             printf("geomean ratio (cuBLAS us / ours us), %-8s - (no row with both times)\n",
-                   rows[i].s->kind);
+                   gi);
         if (out)
-            json_object_set_new(out, rows[i].s->kind, json_num(g));
+            json_object_set_new(out, gi, json_num(g));
     }
 }
 
@@ -1920,19 +2349,51 @@ static void bench_destroy(bench *b)
         cudaStreamDestroy(b->stream);
 }
 
-/* Both ceilings, once per run, before any row. */
+/* The ceilings, once per run, before any row: the copy bandwidth, and the
+ * bf16 and fp8 matmul peaks where the run has rows of those types. Without
+ * the fp8 peak (a cuBLASLt without FP8: a note) fp8 rows have no SoL. */
 static bool measure_ceilings(bench *b)
 {
     b->copy_gbs = measure_copy_gbs(b);
-    b->peak_tflops = b->have_lt ? measure_peak_tflops(b) : NAN;
-    if (!(b->copy_gbs > 0) || (b->have_lt && !(b->peak_tflops > 0))) {
+    b->peak_tflops = b->have_lt && b->rows16 ? measure_peak_tflops(b, JG_BF16, &b->peak_algo)
+                                             : NAN;
+    b->fp8_peak_tflops = b->have_lt && b->rows8
+                             ? measure_peak_tflops(b, JG_E4M3, &b->fp8_peak_algo)
+                             : NAN;
+    if (!(b->copy_gbs > 0) || (b->have_lt && b->rows16 && !(b->peak_tflops > 0))) {
         fprintf(stderr, "jitgemm-bench: cannot measure the ceilings (see above)\n");
         return false;
+    }
+    if (b->have_lt && b->rows8 && !(b->fp8_peak_tflops > 0)) {
+        fprintf(stderr, "jitgemm-bench: note: no fp8 matmul peak (see above): the SoL of fp8 "
+                        "rows stays empty\n");
+        b->fp8_peak_tflops = NAN;
     }
     return true;
 }
 
-static void print_header(const bench *b, const device_info *d)
+/* One "types" line per distinct combination of types and scales among the
+ * rows, in order of first appearance. */
+static void print_types(const shape_list *l)
+{
+    bool printed = false;
+    char what[96];
+    for (size_t i = 0; i < l->n; ++i) {
+        const shape *s = &l->v[i];
+        bool first = true;
+        for (size_t j = 0; j < i && first; ++j)
+            first = l->v[j].in != s->in || l->v[j].out != s->out || l->v[j].scale != s->scale;
+        if (!first)
+            continue;
+        printf("%-15s%s, fp32 accumulate%s\n", printed ? "" : "types",
+               types_text(what, sizeof what, s->in, s->out, s->scale),
+               s->in == JG_E4M3 ? " (promoted every 128 of K; cuBLASLt: no fast accumulation)"
+                                : "");
+        printed = true;
+    }
+}
+
+static void print_header(const bench *b, const device_info *d, const shape_list *shapes)
 {
     printf("jitgemm-bench, libjitgemm %s\n", jg_version());
     printf("device         %s (sm_%d%d, %d SMs, L2 %d MiB), SM clock ", d->name, d->major,
@@ -1944,8 +2405,7 @@ static void print_header(const bench *b, const device_info *d)
     printf(", driver %d.%d, runtime %d.%d\n", d->driver / 1000, d->driver % 1000 / 10,
            d->runtime / 1000, d->runtime % 1000 / 10);
     printf("date           %s\n", d->date);
-    printf("types          %s x %s -> %s, fp32 accumulate\n", dtype_name(b->opt.dtype),
-           dtype_name(b->opt.dtype), dtype_name(b->opt.out_dtype));
+    print_types(shapes);
     printf("timing         median of %d launches, ours and cuBLAS alternating after >= %.0f ms "
            "of warm-up,\n", b->opt.reps, WARM_MS);
     if (b->opt.flush == FLUSH_READ)
@@ -1970,11 +2430,17 @@ static void print_ceilings(const bench *b)
 {
     printf("copy bandwidth %.0f GB/s (1 GiB device-to-device copy, read + write, median of %d)\n",
            b->copy_gbs, COPY_REPS);
-    if (b->have_lt)
+    if (!b->have_lt)
+        printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
+    if (b->have_lt && b->rows16)
         printf("matmul peak    %.1f TFLOP/s (cuBLASLt bf16 %d^3, heuristic algorithm %d, "
                "median of %d)\n", b->peak_tflops, PEAK_DIM, b->peak_algo, b->opt.reps);
-    else
-        printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
+    if (b->have_lt && b->rows8 && isfinite(b->fp8_peak_tflops))
+        printf("fp8 peak       %.1f TFLOP/s (cuBLASLt e4m3 x e4m3 -> bf16, tensor scales, %d^3, "
+               "heuristic algorithm %d, median of %d): fp8 rows' SoL\n", b->fp8_peak_tflops,
+               PEAK_DIM, b->fp8_peak_algo, b->opt.reps);
+    else if (b->have_lt && b->rows8)
+        printf("fp8 peak       n/a (see the note above): fp8 rows' SoL left empty\n");
     fflush(stdout);
 }
 
@@ -1993,13 +2459,19 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
     json_object_set_new(root, "sm_clock_mhz", d->clock_mhz ? json_integer(d->clock_mhz)
                                                            : json_null());
     json_object_set_new(root, "driver_version", json_integer(d->driver));
+    /* --dtype and --scale; rows say their own (fp8 spec lines may differ) */
     json_object_set_new(root, "dtype", json_string(dtype_name(b->opt.dtype)));
-    json_object_set_new(root, "out_dtype", json_string(dtype_name(b->opt.out_dtype)));
+    json_object_set_new(root, "out_dtype", json_string(dtype_name(out_type(&b->opt,
+                                                                            b->opt.dtype))));
+    json_object_set_new(root, "scale", b->opt.dtype == JG_E4M3 || b->opt.scale_set
+                                           ? json_string(scale_name(b->opt.scale))
+                                           : json_null());
     json_object_set_new(root, "reps", json_integer(b->opt.reps));
     json_object_set_new(root, "flush", json_string(flush_name(b->opt.flush)));
     json_object_set_new(root, "flush_bytes", json_integer((json_int_t)b->flush_bytes));
     json_object_set_new(root, "copy_bw_gbs", json_num(b->copy_gbs));
     json_object_set_new(root, "peak_tflops", json_num(b->peak_tflops));
+    json_object_set_new(root, "fp8_peak_tflops", json_num(b->fp8_peak_tflops));
     for (size_t i = 0; i < n; ++i)
         json_array_append_new(list, row_json(b, &rows[i]));
     json_object_set_new(root, "rows", list);
@@ -2050,7 +2522,7 @@ int main(int argc, char **argv)
     /* The spec is read before looking for a GPU, so that it can be checked
      * anywhere. */
     shape_list shapes = {NULL, 0, 0};
-    if (!load_spec(b.opt.spec, &shapes) || (b.opt.only && !filter_shapes(&shapes, b.opt.only)))
+    if (!load_spec(b.opt.spec, &b.opt, &shapes) || (b.opt.only && !filter_shapes(&shapes, b.opt.only)))
         return EXIT_SETUP;
     if (!shapes.n) {
         fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", b.opt.spec);
@@ -2068,11 +2540,14 @@ int main(int argc, char **argv)
     device_info d;
     rc = EXIT_SETUP;
     bool grouped = false;
-    for (size_t i = 0; i < shapes.n; ++i)
+    for (size_t i = 0; i < shapes.n; ++i) {
         grouped |= shapes.v[i].g > 0;
+        b.rows8 |= shapes.v[i].in == JG_E4M3;
+        b.rows16 |= shapes.v[i].in != JG_E4M3;
+    }
     if (!CUDA_FAILED(cudaSetDevice(0)) && !CUDA_FAILED(cudaFree(0)) && device_info_get(&d) &&
         bench_init(&b, &d, grouped)) {
-        print_header(&b, &d);
+        print_header(&b, &d, &shapes);
         if (measure_ceilings(&b)) {
             print_ceilings(&b);
             rc = run_all(&b, &d, &shapes);
