@@ -23,3 +23,10 @@ export JITGEMM_CACHE_DIR=$(mktemp -d)
 cat "$OUT/example.log"
 ./build/tools/jitgemm-bench --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
 cut -c1-180 "$OUT/bench.log" | tail -26
+# FP8 (issue 6): every dense and decode row with tensor scales, and the
+# block-scaled 4096x7168x16384 target row.
+./build/tools/jitgemm-bench --dtype fp8 --json "$OUT/bench-fp8.json" > "$OUT/bench-fp8.log" 2>&1
+cut -c1-180 "$OUT/bench-fp8.log" | grep -E "^(square|prefill|decode)|geomean|peak|note"
+./build/tools/jitgemm-bench --dtype fp8 --scale block --only prefill_4096x7168x16384 \
+    > "$OUT/bench-fp8-block.log" 2>&1
+cut -c1-180 "$OUT/bench-fp8-block.log" | grep -E "^prefill|note"
