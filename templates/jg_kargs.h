@@ -71,6 +71,7 @@ typedef struct jg_device_grouped_kargs {
     void *d_ptr;         /* D */
     int64_t ldc;
     int64_t ldd;
+    const float *a_scale, *b_scale; /* e4m3: row or block scales of the stacked A and B */
     int32_t m_max;       /* contiguous: rows of A and D; masked: rows of a group's slot */
     float alpha;
     float beta;

@@ -108,7 +108,8 @@ static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs")
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
 static_assert(JG_CLUSTER == 1 || (JG_CLUSTER == 2 && JG_BLOCK_N % 16 == 0),
               "clusters of 2 split B into two whole 8-row swizzle atoms");
-static_assert(!JG_SCALE || JG_LAYOUT == 0, "scaled (FP8) operands: dense kernels only");
+static_assert(!JG_SCALE || JG_LAYOUT == 0 || (JG_LAYOUT >= 2 && JG_SCALE >= 2),
+              "scaled (FP8) operands: dense, or row/block scales in the device layouts");
 static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
 /* Block scales (DeepSeek-V3): A one FP32 per row per 128 of K, B one per
@@ -469,13 +470,14 @@ JG_DEV void jg_scale_rows(const jg_kargs_t &p, const jg_tile &tl,
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
         const int32_t row = row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
-        const float sa0 = row < tl.m ? p.a_scale[row] : 0.0f;
-        const float sa1 = row + 8 < tl.m ? p.a_scale[row + 8] : 0.0f;
+        const float *sa = p.a_scale + tl.row_base, *sb = p.b_scale + tl.b_row;
+        const float sa0 = row < tl.m ? sa[row] : 0.0f;
+        const float sa1 = row + 8 < tl.m ? sa[row + 8] : 0.0f;
 #pragma unroll
         for (int j = 0; j < JG_MMA_N / 8; ++j) {
             const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
-            const float sb0 = col < JG_N ? p.b_scale[col] : 0.0f;
-            const float sb1 = col + 1 < JG_N ? p.b_scale[col + 1] : 0.0f;
+            const float sb0 = col < JG_N ? sb[col] : 0.0f;
+            const float sb1 = col + 1 < JG_N ? sb[col + 1] : 0.0f;
             sum[mi][4 * j + 0] *= sa0 * sb0;
             sum[mi][4 * j + 1] *= sa0 * sb1;
             sum[mi][4 * j + 2] *= sa1 * sb0;
@@ -653,14 +655,18 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_SCALE == 3
                 /* This K block's scales, loaded while the wgmmas run: the
                  * tile's B block, and A's for this thread's two rows per slab. */
-                const float sb = p.b_scale[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
+                const float sb =
+                    p.b_scale[((int64_t)(tl.b_row / JG_N) * ((JG_N + 127) / 128) +
+                               tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
                 float sa[JG_WG_MMAS][2];
 #pragma unroll
                 for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const int32_t row = block_row0 + mi * 64 + h * 8;
-                        sa[mi][h] = row < tl.m ? p.a_scale[(int64_t)row * JG_K_TILES + kt] : 0.0f;
+                        sa[mi][h] = row < tl.m
+                                        ? p.a_scale[(int64_t)(tl.row_base + row) * JG_K_TILES + kt]
+                                        : 0.0f;
                     }
 #endif
 #if JG_PROMOTE

@@ -279,6 +279,7 @@ typedef struct jg_grouped_problem {
     int64_t n, k;
     int64_t lda, ldb, ldc, ldd;
     int64_t m_max;    /* contiguous and masked layouts */
+    jg_scale_mode scale; /* e4m3 (contiguous, masked): JG_SCALE_ROW or _BLOCK; else NONE */
 } jg_grouped_problem;
 
 /* List layout: host arrays of `groups` device pointers, each 16-byte
@@ -294,6 +295,11 @@ typedef struct jg_grouped_args {
     float alpha;
     float beta;
     const int32_t *rows; /* contiguous and masked layouts: on the device */
+    /* e4m3 (contiguous, masked), on the device, as A and B are stacked:
+     * ROW a_scale[rows of A], b_scale[groups * n];
+     * BLOCK a_scale[rows of A][ceil(k/128)], b_scale[groups][ceil(n/128)][ceil(k/128)]. */
+    const float *a_scale;
+    const float *b_scale;
 } jg_grouped_args;
 
 /* As jg_gemm_plan, for a grouped problem. The plan runs with jg_grouped_run

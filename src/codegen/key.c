@@ -40,6 +40,7 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
 {
     JG_KEY_SHARED(out, p);
+    out->scale = (uint32_t)p->scale;
     out->groups = (uint32_t)p->groups;
     out->layout = (uint32_t)p->layout;
     if (p->layout == JG_GROUPED_LIST) {

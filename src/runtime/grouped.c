@@ -80,6 +80,18 @@ static jg_status check_device_args(jg_context *ctx, const jg__problem_key *p,
     if (!args->rows)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.rows (the groups' rows, on the device) "
                                                   "is NULL");
+    if (p->scale != JG_SCALE_NONE) {
+        const float *s[2] = {args->a_scale, args->b_scale};
+        for (int i = 0; i < 2; ++i) {
+            if (!s[i])
+                return jg__fail(ctx, JG_ERR_NULL_POINTER,
+                                "args.%s is NULL: an FP8 problem needs its scales",
+                                i ? "b_scale" : "a_scale");
+            if ((uintptr_t)s[i] % 4)
+                return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 4-byte aligned",
+                                i ? "b_scale" : "a_scale", (const void *)s[i]);
+        }
+    }
     if ((uintptr_t)args->rows % 4)
         return jg__fail(ctx, JG_ERR_MISALIGNED, "args.rows = %p is not 4-byte aligned",
                         (const void *)args->rows);

@@ -233,6 +233,8 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
     ka.rows = args->rows;
     ka.c = p->c_type ? args->c[0] : NULL;
     ka.d_ptr = args->d[0];
+    ka.a_scale = args->a_scale;
+    ka.b_scale = args->b_scale;
     ka.ldc = p->ldc;
     ka.ldd = p->ldd;
     ka.m_max = (int32_t)p->m_max;

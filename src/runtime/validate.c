@@ -132,13 +132,17 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
             return jg__fail(ctx, JG_ERR_TOO_LARGE, "m[%d] = %lld: must be <= 2^31-1", (int)g,
                             (long long)p->m[g]);
     }
-    if (p->a_type == JG_E4M3 || p->b_type == JG_E4M3)
+    if ((p->a_type == JG_E4M3 || p->b_type == JG_E4M3) && list)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "%s e4m3: grouped GEMMs take bf16 or fp16 so far",
-                        p->a_type == JG_E4M3 ? "a_type" : "b_type");
+                        "%s e4m3 in the list layout: FP8 grouped GEMMs take the contiguous or "
+                        "masked layout so far", p->a_type == JG_E4M3 ? "a_type" : "b_type");
+    if (p->a_type == JG_E4M3 && p->scale == JG_SCALE_TENSOR)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "scale = JG_SCALE_TENSOR: grouped FP8 takes row or block scales");
     jg_gemm_problem shared = {.a_type = p->a_type, .b_type = p->b_type, .c_type = p->c_type,
                               .d_type = p->d_type, .m = 1, .n = p->n, .k = p->k,
-                              .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc, .ldd = p->ldd};
+                              .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc, .ldd = p->ldd,
+                              .scale = p->scale};
     return jg__validate_gemm(ctx, &shared);
 }
 

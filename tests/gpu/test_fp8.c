@@ -14,8 +14,9 @@
  * reaches ~2% there, far past the bound). Element-wise: |d - ref| <=
  * |alpha sa sb| * sum_k |a_k b_k| * 2^-8 + 2 u_out |ref| + the output's
  * smallest normal.
- * Then jg_quantize_e4m3 in every scale mode against the host's amax and
- * rounding.
+ * Then grouped FP8 in the contiguous and masked layouts (row and block
+ * scales), and jg_quantize_e4m3 in every scale mode against the host's amax
+ * and rounding.
  *   test_fp8 [--seed S]                     (exits 77 without an sm_90 GPU) */
 #include <math.h>
 #include <stdlib.h>
@@ -194,6 +195,107 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     free(bd);
 }
 
+/* Grouped FP8 in the device layouts: contiguous (offsets) or masked (counts),
+ * row or block scales of the stacked A [rows, k] and B [groups * n, k].
+ * Every group's rows against FP64 (the dense bounds); rows of no group
+ * (masked slots past their count) stay poison. */
+static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_layout layout,
+                             jg_scale_mode mode, int32_t groups, int64_t n, int64_t k,
+                             jg_rng *r)
+{
+    const int64_t m_max_slot = 200;
+    int32_t count[16], first[17];
+    int64_t total = 0;
+    for (int32_t g = 0; g < groups; ++g) {
+        count[g] = g == 1 ? 0 : (int32_t)jg_rng_below(r, (uint64_t)m_max_slot + 1);
+        first[g] = (int32_t)(layout == JG_GROUPED_MASKED ? g * m_max_slot : total);
+        total += count[g];
+    }
+    first[groups] = (int32_t)total;
+    const int64_t rows = layout == JG_GROUPED_MASKED ? groups * m_max_slot : total;
+    const int64_t kb = (k + 127) / 128, nb = (n + 127) / 128;
+    const int64_t na = mode == JG_SCALE_ROW ? rows : rows * kb;
+    const int64_t nbs = mode == JG_SCALE_ROW ? groups * n : groups * nb * kb;
+    uint8_t *a = malloc((size_t)(rows * k)), *b = malloc((size_t)(groups * n * k));
+    float *sc = malloc(sizeof(float) * (size_t)(na + nbs));
+    for (int64_t i = 0; i < rows * k; ++i)
+        a[i] = nearest(tab, jg_rng_normal(r));
+    for (int64_t i = 0; i < groups * n * k; ++i)
+        b[i] = nearest(tab, jg_rng_normal(r));
+    for (int64_t i = 0; i < na + nbs; ++i)
+        sc[i] = (float)(0.25 + jg_rng_uniform(r));
+    void *a_dev, *b_dev;
+    float *s_dev;
+    int32_t *rows_dev;
+    jg_mat d;
+    jg_mat_init(&d, JG_BF16, rows, n, 0);
+    jg_mat_poison(&d);
+    CUDA_CHECK(cudaMalloc(&a_dev, (size_t)(rows * k)));
+    CUDA_CHECK(cudaMalloc(&b_dev, (size_t)(groups * n * k)));
+    CUDA_CHECK(cudaMalloc((void **)&s_dev, sizeof(float) * (size_t)(na + nbs)));
+    CUDA_CHECK(cudaMalloc((void **)&rows_dev, sizeof first));
+    CUDA_CHECK(cudaMemcpy(a_dev, a, (size_t)(rows * k), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(b_dev, b, (size_t)(groups * n * k), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s_dev, sc, sizeof(float) * (size_t)(na + nbs), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(rows_dev, layout == JG_GROUPED_MASKED ? count : first,
+                          sizeof(int32_t) * (size_t)(groups + 1), cudaMemcpyHostToDevice));
+    jg_grouped_problem p = {.layout = layout, .a_type = JG_E4M3, .b_type = JG_E4M3,
+                            .d_type = JG_BF16, .groups = groups, .n = n, .k = k,
+                            .m_max = layout == JG_GROUPED_MASKED ? m_max_slot : rows,
+                            .scale = mode};
+    const void *ap[1] = {a_dev}, *bp[1] = {b_dev};
+    void *dp[1] = {d.dev};
+    jg_grouped_args args = {.a = ap, .b = bp, .d = dp, .alpha = 1.0f, .rows = rows_dev,
+                            .a_scale = s_dev, .b_scale = s_dev + na};
+    jg_status st = jg_grouped(ctx, &p, &args, NULL);
+    CHECK(st == JG_OK, "grouped fp8: %s", jg_context_last_error(ctx));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    jg_mat_download(&d);
+    const float *sa = sc, *sb = sc + na;
+    double sq_err = 0, sq_ref = 0;
+    int64_t over = 0, stray = 0;
+    for (int32_t g = 0; g < groups; ++g)
+        for (int64_t i = first[g]; i < first[g] + count[g]; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                double sum = 0, sabs = 0;
+                for (int64_t q = 0; q < k; ++q) {
+                    const double f = mode == JG_SCALE_ROW
+                                         ? (double)sa[i] * sb[g * n + j]
+                                         : (double)sa[i * kb + q / 128] *
+                                               sb[(g * nb + j / 128) * kb + q / 128];
+                    const double prod = e4m3_decode(a[i * k + q]) *
+                                        e4m3_decode(b[(g * n + j) * k + q]) * f;
+                    sum += prod;
+                    sabs += fabs(prod);
+                }
+                const double got = jg_mat_get(&d, i, j);
+                const double allow = sabs * 0x1p-8 + 2 * 0x1p-8 * fabs(sum) + 0x1p-120;
+                over += !(fabs(got - sum) <= allow);
+                sq_err += (got - sum) * (got - sum);
+                sq_ref += sum * sum;
+            }
+    if (layout == JG_GROUPED_MASKED)
+        for (int32_t g = 0; g < groups; ++g)
+            for (int64_t i = first[g] + count[g]; i < first[g] + m_max_slot; ++i)
+                stray += !jg_mat_is_poison(&d, i, 0);
+    const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : 0, bound = 2 * 0x1p-8 + 0x1p-9;
+    const bool ok = st == JG_OK && over == 0 && stray == 0 && norm <= bound;
+    const char *lname = layout == JG_GROUPED_MASKED ? "masked" : "contiguous";
+    const char *sname = mode == JG_SCALE_ROW ? "row" : "block";
+    CHECK(ok, "grouped fp8 %s, %s scales: %lld over the element bound, %lld stray rows, norm "
+          "error %.3g (bound %.3g)", lname, sname, (long long)over, (long long)stray, norm, bound);
+    printf("  grouped %s, %d groups, n %lld k %lld e4m3, %s scales -> bf16: norm error %.3g: %s\n",
+           lname, (int)groups, (long long)n, (long long)k, sname, norm, ok ? "ok" : "FAILED");
+    CUDA_CHECK(cudaFree(a_dev));
+    CUDA_CHECK(cudaFree(b_dev));
+    CUDA_CHECK(cudaFree(s_dev));
+    CUDA_CHECK(cudaFree(rows_dev));
+    jg_mat_free(&d);
+    free(a);
+    free(b);
+    free(sc);
+}
+
 /* jg_quantize_e4m3 in every mode: each group's scale is its amax / 448 (as
  * FP32 computes it), and every element dequantizes to within e4m3's
  * rounding: |q s - x| <= 2^-4 |x| (3 mantissa bits, round to nearest) plus
@@ -295,6 +397,9 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &tab, &cases[i], &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, 6, 520, 1024, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_MASKED, JG_SCALE_BLOCK, 5, 384, 4096, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_BLOCK, 4, 256, 16384, &r);
     test_quantize(ctx, &r);
     jg_context_destroy(ctx);
     return jg_test_result("test_fp8");

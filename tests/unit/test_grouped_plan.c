@@ -188,6 +188,51 @@ static void test_device_layouts(jg_context *ctx)
     }
 }
 
+/* FP8: the contiguous and masked layouts with row or block scales only. */
+static void test_fp8(void)
+{
+    jg_context *ctx = offline();
+    const struct {
+        const char *what;
+        jg_grouped_layout layout;
+        jg_scale_mode scale;
+        jg_status want;
+        const char *word;
+    } fp8[] = {
+        {"e4m3 list", JG_GROUPED_LIST, JG_SCALE_ROW, JG_ERR_UNSUPPORTED, "list layout"},
+        {"e4m3 contiguous, tensor", JG_GROUPED_CONTIGUOUS, JG_SCALE_TENSOR, JG_ERR_UNSUPPORTED,
+         "JG_SCALE_TENSOR"},
+        {"e4m3 masked, no scale", JG_GROUPED_MASKED, JG_SCALE_NONE, JG_ERR_INVALID,
+         "problem.scale"},
+        {"e4m3 contiguous, row", JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, JG_OK, NULL},
+        {"e4m3 masked, block", JG_GROUPED_MASKED, JG_SCALE_BLOCK, JG_OK, NULL},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(fp8); ++i) {
+        jg_grouped_problem fp = {.layout = fp8[i].layout, .a_type = JG_E4M3, .b_type = JG_E4M3,
+                                 .d_type = JG_BF16, .groups = 8, .m = seed1_m, .n = 512,
+                                 .k = 256, .m_max = 256, .scale = fp8[i].scale};
+        jg_plan *fplan = NULL;
+        expect(ctx, fp8[i].what, jg_grouped_plan(ctx, &fp, &fplan), fp8[i].want, fp8[i].word);
+        if (!fplan)
+            continue;
+        /* The run checks the scales before anything else about FP8. */
+        static const int32_t rows_dev_stand_in[1] = {0};
+        const void *ptrs[1] = {(void *)0x100000};
+        void *dptrs[1] = {(void *)0x200000};
+        jg_grouped_args ga = {.a = ptrs, .b = ptrs, .d = dptrs, .rows = rows_dev_stand_in};
+        expect(ctx, "fp8 run, no scales", jg_grouped_run(fplan, &ga, NULL), JG_ERR_NULL_POINTER,
+               "a_scale");
+        ga.a_scale = (const float *)0x300000;
+        ga.b_scale = (const float *)0x300002;
+        expect(ctx, "fp8 run, b_scale + 2", jg_grouped_run(fplan, &ga, NULL), JG_ERR_MISALIGNED,
+               "b_scale");
+        ga.b_scale = (const float *)0x300004;
+        expect(ctx, "fp8 run, scales given", jg_grouped_run(fplan, &ga, NULL), JG_ERR_OFFLINE,
+               "offline");
+    }
+    jg_context_destroy(ctx);
+}
+
 int main(void)
 {
     jg_context *ctx = offline();
@@ -209,5 +254,6 @@ int main(void)
         expect(ctx, "dense plan, grouped run", jg_grouped_run(dense, &ga, NULL), JG_ERR_INVALID,
                "jg_gemm_run");
     jg_context_destroy(ctx);
+    test_fp8();
     return jg_test_result("test_grouped_plan");
 }

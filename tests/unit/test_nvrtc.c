@@ -317,6 +317,11 @@ int main(int argc, char **argv)
                                  .groups = JG_GROUPED_MAX_DEVICE_GROUPS, .n = 4096, .k = 7168,
                                  .m_max = 8192};
         check_grouped(cuobjdump, &t, &dp);
+        /* FP8: contiguous with row scales, masked with block scales. */
+        dp.a_type = dp.b_type = JG_E4M3;
+        dp.scale = layout == JG_GROUPED_MASKED ? JG_SCALE_BLOCK : JG_SCALE_ROW;
+        t.force_cluster = 0;
+        check_grouped(cuobjdump, &t, &dp);
     }
     return jg_test_result("sass");
 #else
