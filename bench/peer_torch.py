@@ -43,7 +43,8 @@ JG_ORIGIN_COMPILED = 1
 
 
 class GroupedProblem(ctypes.Structure):
-    """jg_grouped_problem. C enums are int-sized, so c_int."""
+    """jg_grouped_problem, every field (the library reads them all). C enums are
+    int-sized, so c_int."""
 
     _fields_ = [
         ("flags", ctypes.c_uint32),
@@ -60,6 +61,8 @@ class GroupedProblem(ctypes.Structure):
         ("ldb", ctypes.c_int64),
         ("ldc", ctypes.c_int64),
         ("ldd", ctypes.c_int64),
+        ("m_max", ctypes.c_int64),
+        ("scale", ctypes.c_int),  # jg_scale_mode: 0 for bf16
     ]
 
 
@@ -73,6 +76,9 @@ class GroupedArgs(ctypes.Structure):
         ("d", ctypes.POINTER(ctypes.c_void_p)),
         ("alpha", ctypes.c_float),
         ("beta", ctypes.c_float),
+        ("rows", ctypes.c_void_p),
+        ("a_scale", ctypes.c_void_p),
+        ("b_scale", ctypes.c_void_p),
     ]
 
 
