@@ -394,7 +394,7 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
 
 /* ---- runtime: tune.c ---------------------------------------------------------- */
 
-/* JITGEMM_TUNE: the configuration for a dense 16-bit problem, from the disk cache's
+/* JITGEMM_TUNE: the configuration for a dense problem, from the disk cache's
  * record of an earlier tuning, else by timing the planner's best candidates
  * on the GPU (scratch buffers, a private stream, synchronized) and recording
  * the fastest. Returns JG_ERR_UNSUPPORTED when it cannot tune (offline,

@@ -52,8 +52,30 @@ static bool offered(const jg__gemm_config *cands, size_t n, const jg__gemm_confi
 }
 
 typedef struct scratch {
-    CUdeviceptr a, b, c, d;
+    CUdeviceptr a, b, c, d, scales; /* scales: FP8 problems' a_scale then b_scale */
+    size_t a_scales;                /* how many of them are a_scale's */
 } scratch;
+
+/* FP8 scales as the mode lays them out (jg_scale_mode), for A and for B. */
+static void scale_counts(const jg__problem_key *pk, int64_t m, size_t *na, size_t *nb)
+{
+    const size_t kb = (size_t)(pk->k + 127) / 128, nblk = (size_t)(pk->n + 127) / 128;
+    switch (pk->scale) {
+    case JG_SCALE_TENSOR:
+        *na = *nb = 1;
+        return;
+    case JG_SCALE_ROW:
+        *na = (size_t)m;
+        *nb = (size_t)pk->n;
+        return;
+    case JG_SCALE_BLOCK:
+        *na = (size_t)m * kb;
+        *nb = nblk * kb;
+        return;
+    default:
+        *na = *nb = 0;
+    }
+}
 
 static size_t dtype_bytes(uint32_t t, int64_t rows, int64_t ld)
 {
@@ -65,19 +87,25 @@ static size_t dtype_bytes(uint32_t t, int64_t rows, int64_t ld)
 static bool scratch_alloc(jg_context *ctx, const jg__problem_key *pk, int64_t m, scratch *s)
 {
     const jg__driver *cu = ctx->cu;
-    const size_t bytes[4] = {dtype_bytes(pk->a_type, m, pk->lda),
+    size_t na, nb;
+    scale_counts(pk, m, &na, &nb);
+    const size_t bytes[5] = {dtype_bytes(pk->a_type, m, pk->lda),
                              dtype_bytes(pk->b_type, pk->n, pk->ldb),
                              pk->c_type ? dtype_bytes(pk->c_type, m, pk->ldc) : 0,
-                             dtype_bytes(pk->d_type, m, pk->ldd)};
-    CUdeviceptr *ptrs[4] = {&s->a, &s->b, &s->c, &s->d};
+                             dtype_bytes(pk->d_type, m, pk->ldd), 4 * (na + nb)};
+    /* 0x3c00 halves are 1.0 in FP16 and 2^-7 in BF16; bytes 0x3c and 0x00
+     * are 1.0 and 0 in e4m3; scales are 1.0f. */
+    const unsigned fill[5] = {0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3f800000u};
+    CUdeviceptr *ptrs[5] = {&s->a, &s->b, &s->c, &s->d, &s->scales};
     memset(s, 0, sizeof *s);
-    if (bytes[0] + bytes[1] + bytes[2] + bytes[3] > TUNE_MAX_BYTES)
+    s->a_scales = na;
+    if (bytes[0] + bytes[1] + bytes[2] + bytes[3] + bytes[4] > TUNE_MAX_BYTES)
         return false;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
         if (!bytes[i])
             continue;
         if (cu->cuMemAlloc(ptrs[i], bytes[i]) != CUDA_SUCCESS ||
-            cu->cuMemsetD32(*ptrs[i], 0x3c003c00u, bytes[i] / 4) != CUDA_SUCCESS)
+            cu->cuMemsetD32(*ptrs[i], fill[i], bytes[i] / 4) != CUDA_SUCCESS)
             return false;
     }
     return true;
@@ -85,8 +113,8 @@ static bool scratch_alloc(jg_context *ctx, const jg__problem_key *pk, int64_t m,
 
 static void scratch_free(jg_context *ctx, scratch *s)
 {
-    CUdeviceptr ptrs[4] = {s->a, s->b, s->c, s->d};
-    for (int i = 0; i < 4; ++i)
+    CUdeviceptr ptrs[5] = {s->a, s->b, s->c, s->d, s->scales};
+    for (int i = 0; i < 5; ++i)
         if (ptrs[i])
             ctx->cu->cuMemFree(ptrs[i]);
 }
@@ -136,7 +164,11 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk,
                              .d = (void *)(uintptr_t)s.d,
                              .alpha = 1.0f,
                              .beta = pk->c_type ? 1.0f : 0.0f,
-                             .m = (pk->flags & JG_GEMM_M_GENERIC) ? m : 0};
+                             .m = (pk->flags & JG_GEMM_M_GENERIC) ? m : 0,
+                             .a_scale = s.scales ? (const float *)(uintptr_t)s.scales : NULL,
+                             .b_scale = s.scales ? (const float *)(uintptr_t)s.scales +
+                                                       s.a_scales
+                                                 : NULL};
         for (size_t i = 0; i < n; ++i) {
             double us = time_candidate(ctx, pk, &cands[i], &args, stream, ev);
             jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_PLAN,
@@ -161,7 +193,7 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk,
 
 jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *out)
 {
-    if (ctx->offline || pk->groups || pk->scale != JG_SCALE_NONE) /* FP8: not tuned yet */
+    if (ctx->offline || pk->groups)
         return JG_ERR_UNSUPPORTED;
     jg__gemm_config cands[TUNE_CANDIDATES];
     const size_t n = jg__plan_candidates_sm90(&ctx->target, pk, cands, TUNE_CANDIDATES);
