@@ -147,11 +147,11 @@ static const char *const manual[] = {
     "\n"
     "    A dense or decode line needs one kernel per problem; with --m-generic one\n"
     "    kernel serves every M that the planner sizes alike, so fewer kernels\n"
-    "    serve many lines. Lines of dtype nvfp4, and grouped lines of dtype fp8,\n"
-    "    have no kernels in this libjitgemm yet: each is reported as unsupported,\n"
-    "    with its line, and makes the exit status 1 (unless --skip-unsupported).\n"
-    "    Dense fp8 lines compile e4m3 kernels with the line's scale mode, writing\n"
-    "    bf16 unless --out-dtype says otherwise.\n"
+    "    serve many lines. Lines of dtype nvfp4, and fp8 grouped lines in the list\n"
+    "    layout or with tensor scales, have no kernels in this libjitgemm yet: each\n"
+    "    is reported as unsupported, with its line, and makes the exit status 1\n"
+    "    (unless --skip-unsupported). fp8 lines compile e4m3 kernels with the line's\n"
+    "    scale mode, writing bf16 unless --out-dtype says otherwise.\n"
     "\n"
     "    On a terminal one progress line on standard error is kept up to date;\n"
     "    otherwise a line is printed there per kernel finished. A summary follows\n"
@@ -643,8 +643,12 @@ static const char *unsupported(const struct spec *s)
             if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
                 return "groups with different n or k are not supported";
     }
-    if (s->dtype == SPEC_FP8 && s->kind == SPEC_GROUPED)
-        return "grouped fp8 has no kernels in libjitgemm yet (dense fp8 has)";
+    if (s->dtype == SPEC_FP8 && s->kind == SPEC_GROUPED) {
+        if (s->layout != SPEC_LAYOUT_CONTIGUOUS && s->layout != SPEC_LAYOUT_MASKED)
+            return "grouped fp8 has kernels in the contiguous and masked layouts only";
+        if (s->scale != SPEC_SCALE_ROW && s->scale != SPEC_SCALE_BLOCK)
+            return "grouped fp8 takes row or block scales";
+    }
     if (s->dtype == SPEC_NVFP4)
         return "dtype nvfp4 has no kernels in libjitgemm yet";
     return NULL;
@@ -679,7 +683,8 @@ static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct 
     }
     jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = dense->a_type,
                             .b_type = dense->b_type, .d_type = dense->d_type,
-                            .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0]};
+                            .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0],
+                            .scale = dense->scale};
     if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
         p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
         p.m = NULL; /* more groups than m holds: tiles sized from m_max */

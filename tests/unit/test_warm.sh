@@ -82,7 +82,7 @@ expect "^failed 2$" "malformed lines"
 run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
 expect_rc 1 "unsupported lines"
 expect "unsupported: dtype nvfp4 .*line 1" "unsupported lines"
-expect "unsupported: grouped fp8 .*line 2" "unsupported lines"
+expect "unsupported: grouped fp8 has kernels in the contiguous and masked layouts only.*line 2" "unsupported lines"
 run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
 expect_rc 0 "--skip-unsupported"
 expect "^skipped 2 " "--skip-unsupported"
@@ -90,11 +90,13 @@ expect "^skipped 2 " "--skip-unsupported"
 # ---- dense fp8: e4m3 kernels with the line's scale mode ---------------------
 printf '%s\n' '{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}' \
     '{"name": "f8b", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8", "scale": "block"}' \
+    '{"name": "g8", "kind": "grouped", "layout": "masked", "m": [3, 5], "n": [256, 256], "k": [256, 256], "g": 2, "m_max": 8, "dtype": "fp8", "scale": "row"}' \
     >"$tmp/fp8.jsonl"
 run --arch sm_90a --cache-dir "$tmp/fp8-cache" "$tmp/fp8.jsonl"
 expect_rc 0 "fp8 lines"
-expect "^compiled 2$" "fp8 lines"
+expect "^compiled 3$" "fp8 lines"
 expect "jg_gemm_e4m3_tensor_bf16_" "fp8 lines"
+expect "jg_gmasked2_e4m3_row_bf16_" "fp8 lines"
 expect "jg_gemm_e4m3_block_bf16_" "fp8 lines"
 
 # ---- a grouped line in the seeds' format: one kernel for its rows ----------
