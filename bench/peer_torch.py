@@ -18,7 +18,9 @@ launches of torch and libjitgemm in alternation, each launch preceded by a
 read of 256 MiB that evicts the 50 MB L2 and leaves only clean lines -- the
 method of tools/jitgemm-bench (a write flush, as triton's do_bench does with
 zero_(), leaves dirty lines that the timed kernel must write back).
-`--timer triton` times each side with do_bench instead.
+`--timer triton` times each side with do_bench instead. `--fp8` adds each case
+in FP8 with row-wise scales (e4m3 quantized once, per row of A and of each B_g):
+torch._scaled_grouped_mm against our contiguous layout on the same tensors.
 """
 import argparse
 import ctypes
@@ -37,8 +39,11 @@ TOLERANCE = 2e-2  # two bf16 roundings of the same FP32 sums, different orders
 
 JG_OK = 0
 JG_BF16 = 1
+JG_E4M3 = 4
 JG_DTYPE_NONE = 0
 JG_GROUPED_LIST = 1
+JG_GROUPED_CONTIGUOUS = 2
+JG_SCALE_ROW = 2
 JG_ORIGIN_COMPILED = 1
 
 
@@ -150,6 +155,20 @@ class JitGemm:
         self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
         return plan, info
 
+    def plan_fp8_rows(self, rows, n, k):
+        """Plans an e4m3 contiguous-layout problem with row scales (the groups'
+        rows one after another in A, offsets on the device); returns (plan, info)."""
+        m = (ctypes.c_int64 * len(rows))(*rows)  # the expected rows: tile sizing only
+        p = GroupedProblem(layout=JG_GROUPED_CONTIGUOUS, a_type=JG_E4M3, b_type=JG_E4M3,
+                           c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows), m=m, n=n,
+                           k=k, m_max=sum(rows), scale=JG_SCALE_ROW)
+        plan = ctypes.c_void_p()
+        self.check(self.lib.jg_grouped_plan(self.ctx, ctypes.byref(p), ctypes.byref(plan)),
+                   "jg_grouped_plan (fp8)")
+        info = PlanInfo()
+        self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
+        return plan, info
+
     def destroy(self):
         if self.ctx:
             self.lib.jg_context_destroy(self.ctx)
@@ -184,6 +203,64 @@ class GroupedLaunch:
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
                       "jg_grouped_run")
+
+
+class Fp8Launch:
+    """An e4m3 contiguous-layout plan bound to torch tensors: A [M, k], B [G, n, k]
+    (e4m3), row scales sa [M] and sb [G, n], group offsets [G + 1] (int32), D [M, n]."""
+
+    def __init__(self, jg, plan, a, b, sa, sb, offs, d):
+        self._arrays = (pointer_array([a.data_ptr()]), pointer_array([b.data_ptr()]),
+                        pointer_array([d.data_ptr()]))
+        self.args = GroupedArgs(a=self._arrays[0], b=self._arrays[1], c=None,
+                                d=self._arrays[2], alpha=1.0, beta=0.0, rows=offs.data_ptr(),
+                                a_scale=sa.data_ptr(), b_scale=sb.data_ptr())
+        self.jg, self.plan = jg, plan
+
+    def __call__(self):
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
+                      "jg_grouped_run (fp8)")
+
+
+def quantize_rows(x):
+    """Row-wise e4m3 quantization: (q, s) with x ~= q * s[..., None], s = amax / 448."""
+    amax = x.float().abs().amax(dim=-1).clamp(min=1e-12)
+    s = amax / 448.0
+    q = (x.float() / s.unsqueeze(-1)).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    return q, s.contiguous()
+
+
+def run_case_fp8(jg, case, timer, reps):
+    """The case in FP8 with row-wise scales: torch._scaled_grouped_mm against our
+    contiguous layout over the same quantized tensors."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    a16, b16 = make_operands(case)
+    a, sa = quantize_rows(a16)              # [M, k], [M]
+    b, sb = quantize_rows(b16)              # [G, n, k], [G, n]
+    ends = torch.tensor(rows, dtype=torch.int32, device="cuda").cumsum(0, dtype=torch.int32)
+    offs = torch.cat([torch.zeros(1, dtype=torch.int32, device="cuda"), ends])
+    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    plan, info = jg.plan_fp8_rows(rows, n, k)
+    ours = Fp8Launch(jg, plan, a, b, sa, sb, offs, d_jg)
+    op = getattr(torch, "_scaled_grouped_mm", None)
+    if op is None:
+        raise RuntimeError("torch._scaled_grouped_mm is missing: no FP8 grouped peer")
+    bt = b.transpose(-2, -1)  # [G, k, n] view, k contiguous
+    theirs = lambda: op(a, bt, sa, sb, offs=ends, out_dtype=torch.bfloat16)  # noqa: E731
+    ours()
+    d_torch = theirs()
+    torch.cuda.synchronize()
+    diff = max_rel_diff(d_jg, d_torch)
+    torch_us, jg_us = timer([theirs, ours], reps)
+    flop = 2.0 * sum(rows) * n * k
+    return {"case": case["name"] + "_fp8row", "groups": len(rows), "m": rows, "n": n, "k": k,
+            "torch_impl": "torch._scaled_grouped_mm", "torch_us": torch_us, "jitgemm_us": jg_us,
+            "ratio": torch_us / jg_us, "jitgemm_tflops": flop / (jg_us * 1e-6) / 1e12,
+            "torch_tflops": flop / (torch_us * 1e-6) / 1e12,
+            "kernel": info.kernel_name.decode(),
+            "kernel_origin": "compiled" if info.origin == JG_ORIGIN_COMPILED else "disk",
+            "max_rel_diff": diff, "match": diff <= TOLERANCE}
 
 
 # ---- the PyTorch side --------------------------------------------------------
@@ -372,6 +449,9 @@ def parse_args():
                          "jitgemm-bench); triton: triton.testing.do_bench for each")
     ap.add_argument("--reps", type=int, default=100, help="launches per median (events timer)")
     ap.add_argument("--json", help="also write the rows here")
+    ap.add_argument("--fp8", action="store_true",
+                    help="also each case in FP8 (e4m3, row-wise scales): "
+                         "torch._scaled_grouped_mm against our contiguous layout")
     return ap.parse_args()
 
 
@@ -400,6 +480,8 @@ def main():
     print(describe_torch_op())
     try:
         results = [run_case(jg, c, timer, args.reps) for c in cases]
+        if args.fp8:
+            results += [run_case_fp8(jg, c, timer, args.reps) for c in cases]
     finally:
         torch.cuda.synchronize()
         jg.destroy()

@@ -37,6 +37,6 @@ wait
 # Grouped GEMM (issue 4): the MoE example and the torch._grouped_mm peer.
 timeout 120 ./build/examples/grouped_moe > "$OUT/grouped_moe.log" 2>&1
 echo "grouped_moe rc=$?"; tail -6 "$OUT/grouped_moe.log"
-PYTHONUNBUFFERED=1 timeout 240 python3 bench/peer_torch.py --lib build/libjitgemm.so \
+PYTHONUNBUFFERED=1 timeout 240 python3 bench/peer_torch.py --fp8 --lib build/libjitgemm.so \
     --json "$OUT/peer_torch.json" > "$OUT/peer_torch.log" 2>&1
 echo "peer_torch rc=$?"; tail -12 "$OUT/peer_torch.log"
