@@ -25,15 +25,8 @@
 
 #include <jitgemm/jitgemm.h>
 
-#define CUDA_OK(call)                                                                  \
-    do {                                                                               \
-        cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) {                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                    cudaGetErrorString(e_));                                           \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
+#include "example_common.h"
+
 
 /* Exits with the context's message when a libjitgemm call fails. */
 static void jg_ok(jg_status st, const jg_context *ctx, const char *what)
@@ -63,25 +56,9 @@ static double rng_normal(uint64_t *s)
     return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-static uint16_t to_bf16(float f) /* round to nearest even */
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u += 0x7fffu + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-
-static float from_bf16(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 /* Normal values times scale, so every GEMM output stays near unit size
  * (scale = 1/sqrt(K) for a weight read along K). */
-static void fill_normal(uint16_t *x, size_t n, double scale, uint64_t *s)
+static void fill_normal_scaled(uint16_t *x, size_t n, double scale, uint64_t *s)
 {
     for (size_t i = 0; i < n; ++i)
         x[i] = to_bf16((float)(rng_normal(s) * scale));
@@ -148,9 +125,9 @@ static void layer_init(moe *l)
         fprintf(stderr, "out of host memory\n");
         exit(1);
     }
-    fill_normal(l->tokens, t * h, 1.0, &s);
-    fill_normal(l->w1, e * 2 * i * h, 1.0 / sqrt((double)h), &s);
-    fill_normal(l->w2, e * h * i, 1.0 / sqrt((double)i), &s);
+    fill_normal_scaled(l->tokens, t * h, 1.0, &s);
+    fill_normal_scaled(l->w1, e * 2 * i * h, 1.0 / sqrt((double)h), &s);
+    fill_normal_scaled(l->w2, e * h * i, 1.0 / sqrt((double)i), &s);
     route(l);
 }
 
@@ -182,11 +159,6 @@ static void print_routing(const moe *l)
     for (int64_t e = 0; e < l->e; ++e)
         printf(" %lld", (long long)l->m[e]);
     printf("\n");
-}
-
-static const char *origin_name(jg_origin o)
-{
-    return o == JG_ORIGIN_COMPILED ? "compiled now (NVRTC)" : "disk cache";
 }
 
 static jg_plan *plan_and_print(jg_context *ctx, const jg_grouped_problem *p, const char *name)
@@ -252,8 +224,8 @@ static void activate(moe *l)
 {
     for (int64_t r = 0; r < l->rows; ++r)
         for (int64_t j = 0; j < l->i; ++j) {
-            float g = from_bf16(l->d1[r * 2 * l->i + j]);
-            float u = from_bf16(l->d1[r * 2 * l->i + l->i + j]);
+            float g = (float)from_bf16(l->d1[r * 2 * l->i + j]);
+            float u = (float)from_bf16(l->d1[r * 2 * l->i + l->i + j]);
             l->x[r * l->i + j] = to_bf16(g / (1.0f + expf(-g)) * u);
         }
 }
