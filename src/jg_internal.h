@@ -21,6 +21,8 @@
 
 #define JG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+static inline uint64_t jg__ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
 /* ---- growable text/byte buffer (emit.c): the first failure sticks ----- */
 
 typedef struct jg__buf {
@@ -33,6 +35,8 @@ void jg__buf_append(jg__buf *b, const void *data, size_t len);
 void jg__buf_puts(jg__buf *b, const char *s);
 void jg__buf_printf(jg__buf *b, const char *fmt, ...) JG_PRINTF(2, 3);
 void jg__buf_free(jg__buf *b);
+/* Appends the whole file; false if it cannot be opened or memory ran out. */
+bool jg__buf_read_file(jg__buf *b, const char *path);
 
 /* ---- driver.c: libcuda.so.1 opened with dlopen ------------------------- */
 
@@ -117,6 +121,7 @@ typedef struct jg__gemm_config {
 } jg__gemm_config;
 
 #define JG_KIND_QUANT 3
+#define JG_KEY_FORMAT 4 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -214,6 +219,10 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
 
 jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p);
 jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p);
+/* A size: >= 1 (JG_ERR_INVALID) and <= 2^31-1 (JG_ERR_TOO_LARGE), by name. */
+jg_status jg__check_dim(jg_context *ctx, const char *name, int64_t v);
+/* A scaled (FP8) launch's args.a_scale and args.b_scale: present, 4-byte aligned. */
+jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale);
 
 /* ---- runtime: nvrtc.c ----------------------------------------------------- */
 
@@ -391,6 +400,10 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
 
 /* launch.c */
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+/* cuLaunchKernelEx of one kernel with one parameter block (a cluster
+ * attribute when cluster > 1); logs on JG_LOGC_LAUNCH. */
+jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid,
+                            uint32_t threads, uint32_t cluster, void *kargs, jg_stream stream);
 
 /* ---- runtime: tune.c ---------------------------------------------------------- */
 

@@ -42,16 +42,8 @@ static void die(const char *what)
 
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        die("cannot read the --source file");
     jg__buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        jg__buf_append(&b, chunk, n);
-    fclose(f);
-    if (b.failed || !b.data)
+    if (!jg__buf_read_file(&b, path) || !b.data)
         die("cannot read the --source file");
     return b.data;
 }

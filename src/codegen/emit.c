@@ -59,6 +59,20 @@ void jg__buf_printf(jg__buf *b, const char *fmt, ...)
     free(big);
 }
 
+bool jg__buf_read_file(jg__buf *b, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        jg__buf_append(b, chunk, n);
+    bool ok = !ferror(f) && !b->failed;
+    fclose(f);
+    return ok;
+}
+
 void jg__buf_free(jg__buf *b)
 {
     free(b->data);

@@ -63,7 +63,7 @@ void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out)
 {
     memset(out, 0, sizeof *out);
-    out->key_format = 4;
+    out->key_format = JG_KEY_FORMAT;
     out->kind = p->groups ? 2 : 1;
     out->a_type = p->a_type;
     out->b_type = p->b_type;

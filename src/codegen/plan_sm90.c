@@ -18,14 +18,14 @@
 #include "jg_internal.h"
 
 /* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
-#define SM90_PEAK_FLOPS 800e12    /* dense BF16 reached by good kernels, all SMs (FP8: 2x) */
+#define SM90_PEAK_FLOPS 800e12 /* dense BF16 reached by good kernels, all SMs (FP8: 2x) */
 /* FP8 tiles hold a second set of FP32 accumulators (the promoted sums):
  * BLOCK_N stays at or below this so both fit the consumers' registers. */
 #define SM90_FP8_MAX_BLOCK_N 176
-#define SM90_HBM_BYTES_S 3.0e12   /* device-to-device copy, read + write */
-#define SM90_SMS_TO_SATURATE 64   /* SMs streaming at once that fill HBM bandwidth */
-#define SM90_TILE_OVERHEAD_S 1e-6 /* pipeline fill and epilogue per tile */
-#define SM90_OVERLAP_LOSS 0.25    /* share of the shorter of compute/memory not hidden */
+#define SM90_HBM_BYTES_S 3.0e12     /* device-to-device copy, read + write */
+#define SM90_SMS_TO_SATURATE 64     /* SMs streaming at once that fill HBM bandwidth */
+#define SM90_TILE_OVERHEAD_S 1e-6   /* pipeline fill and epilogue per tile */
+#define SM90_OVERLAP_LOSS 0.25      /* share of the shorter of compute/memory not hidden */
 #define SM90_L2_TO_SM_BYTES_S 11e12 /* tile loads through L2, all SMs (grouped sweep, H100) */
 
 enum {
@@ -93,8 +93,6 @@ static uint32_t epi_bytes_for(uint32_t block_n, uint32_t d_type)
     return 16;
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 /* Rows of A's TMA box. A baked M below the tile (decode) loads M rows,
  * rounded up to whole 8-row swizzle atoms: zero-filled rows past M cost the
  * TMA unit as much as loaded ones (on H100, M = 1 ran 1.4x slower than
@@ -103,7 +101,7 @@ static uint32_t a_box_rows(const jg__problem_key *p, uint32_t block_m)
 {
     if (p->groups || (p->flags & JG_GEMM_M_GENERIC) || p->m >= (int64_t)block_m)
         return block_m;
-    return (uint32_t)ceil_div((uint64_t)p->m, 8) * 8;
+    return (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
 }
 
 /* A wgmma of width N spends a roughly fixed cost per instruction besides
@@ -123,12 +121,12 @@ typedef struct estimate {
 static uint64_t tiles_m(const jg__problem_key *p, uint32_t block_m)
 {
     if (!p->groups)
-        return ceil_div((uint64_t)p->m, block_m);
+        return jg__ceil_div((uint64_t)p->m, block_m);
     if (p->layout != JG_GROUPED_LIST)
-        return p->groups * ceil_div(ceil_div((uint64_t)p->m, p->groups), block_m);
+        return p->groups * jg__ceil_div(jg__ceil_div((uint64_t)p->m, p->groups), block_m);
     uint64_t n = 0;
     for (uint32_t g = 0; g < p->groups; ++g)
-        n += ceil_div((uint64_t)p->group_m[g], block_m);
+        n += jg__ceil_div((uint64_t)p->group_m[g], block_m);
     return n;
 }
 
@@ -152,15 +150,14 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     const uint32_t block_m = c->block_m, block_n = c->block_n, cluster = c->cluster;
     /* A cluster walks stacks of `cluster` tiles along M (the last of a
      * matrix or group may lie past its rows and still costs its time). */
-    const uint64_t units = tiles_m(p, block_m * cluster) * ceil_div((uint64_t)p->n, block_n);
+    const uint64_t units = tiles_m(p, block_m * cluster) * jg__ceil_div((uint64_t)p->n, block_n);
     e.tiles = units * cluster;
-    e.waves = ceil_div(units, (uint64_t)t->sm_count / cluster);
+    e.waves = jg__ceil_div(units, (uint64_t)t->sm_count / cluster);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k;
     double stage_eff =
         c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
-    double sm_rate =
-        SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
-        width_efficiency(block_n) * stage_eff;
+    double sm_rate = SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
+                     width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
      * (B of a group's row tiles) read DRAM once but L2 once each, except
@@ -212,8 +209,8 @@ static uint32_t static_smem_bytes(const jg__problem_key *p)
 static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
                            const jg__gemm_config *cfg)
 {
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg) -
-                      static_smem_bytes(p);
+    uint32_t budget =
+        (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg) - static_smem_bytes(p);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
 }
@@ -233,58 +230,59 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
      * tile allows it (pass 0); otherwise cluster 1 (pass 1). */
     const uint32_t max_cluster = t->force_cluster ? t->force_cluster : 1;
     for (int pass = 0; pass < 2 && !found; ++pass)
-    for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
-    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
-        for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
-            for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX; bn += SM90_MMA_N_STEP) {
-                jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
-                                     .block_n = bn,
-                                     .block_k = sm90_block_k[j].block_k * 2 / ab_size,
-                                     .consumers = sm90_block_m[i].consumers,
-                                     .cluster = cluster,
-                                     .group_m = SM90_GROUP_M,
-                                     .epi_bytes = epi_bytes_for(bn, p->d_type),
-                                     .ab_size = ab_size};
-                /* FP8 stages are promoted one by one: 128 of K each at most;
-                 * with block scales a tile lies inside one 128-column block. */
-                if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
-                    continue;
-                if (p->scale == JG_SCALE_BLOCK && 128 % bn)
-                    continue;
-                if ((t->force_m && t->force_m != c.block_m) ||
-                    (t->force_n && t->force_n != c.block_n) ||
-                    (t->force_k && t->force_k != c.block_k) ||
-                    (pass == 0 && t->force_cluster && t->force_cluster != cluster))
-                    continue;
-                /* Clusters of 2 split the B tile in two 8-row-aligned halves,
-                 * and only pay off when tiles pair up along M. */
-                if (cluster > 1 && (bn % 16 || !pairs_up(p, c.block_m)))
-                    continue;
-                c.a_box_m = a_box_rows(p, c.block_m);
-                c.stages = fit_stages(t, p, &c);
-                if (c.stages < SM90_MIN_STAGES)
-                    continue;
-                estimate e = estimate_time(t, p, &c, sm90_block_m[i].efficiency,
-                                           c.consumers > 1 ? 1.0
-                                                           : sm90_block_k[j].dram_efficiency);
-                size_t at = found;
-                while (at > 0 && e.total_s < est[at - 1].total_s * (1 - 1e-9))
-                    --at;
-                if (at >= max)
-                    continue;
-                size_t last = found < max ? found : max - 1;
-                memmove(&out[at + 1], &out[at], (last - at) * sizeof *out);
-                memmove(&est[at + 1], &est[at], (last - at) * sizeof *est);
-                out[at] = c;
-                est[at] = e;
-                if (found < max)
-                    ++found;
-            }
+        for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
+            for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
+                for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
+                    for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX;
+                         bn += SM90_MMA_N_STEP) {
+                        jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
+                                             .block_n = bn,
+                                             .block_k = sm90_block_k[j].block_k * 2 / ab_size,
+                                             .consumers = sm90_block_m[i].consumers,
+                                             .cluster = cluster,
+                                             .group_m = SM90_GROUP_M,
+                                             .epi_bytes = epi_bytes_for(bn, p->d_type),
+                                             .ab_size = ab_size};
+                        /* FP8 stages are promoted one by one: 128 of K each at most;
+                         * with block scales a tile lies inside one 128-column block. */
+                        if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
+                            continue;
+                        if (p->scale == JG_SCALE_BLOCK && 128 % bn)
+                            continue;
+                        if ((t->force_m && t->force_m != c.block_m) ||
+                            (t->force_n && t->force_n != c.block_n) ||
+                            (t->force_k && t->force_k != c.block_k) ||
+                            (pass == 0 && t->force_cluster && t->force_cluster != cluster))
+                            continue;
+                        /* Clusters of 2 split the B tile in two 8-row-aligned halves,
+                         * and only pay off when tiles pair up along M. */
+                        if (cluster > 1 && (bn % 16 || !pairs_up(p, c.block_m)))
+                            continue;
+                        c.a_box_m = a_box_rows(p, c.block_m);
+                        c.stages = fit_stages(t, p, &c);
+                        if (c.stages < SM90_MIN_STAGES)
+                            continue;
+                        estimate e =
+                            estimate_time(t, p, &c, sm90_block_m[i].efficiency,
+                                          c.consumers > 1 ? 1.0 : sm90_block_k[j].dram_efficiency);
+                        size_t at = found;
+                        while (at > 0 && e.total_s < est[at - 1].total_s * (1 - 1e-9))
+                            --at;
+                        if (at >= max)
+                            continue;
+                        size_t last = found < max ? found : max - 1;
+                        memmove(&out[at + 1], &out[at], (last - at) * sizeof *out);
+                        memmove(&est[at + 1], &est[at], (last - at) * sizeof *est);
+                        out[at] = c;
+                        est[at] = e;
+                        if (found < max)
+                            ++found;
+                    }
     return found;
 }
 
-size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
-                                jg__gemm_config *out, size_t max)
+size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
+                                size_t max)
 {
     estimate est[JG_PLAN_CANDIDATES_MAX];
     if (strcmp(t->arch, "sm_90a") != 0 || max == 0)

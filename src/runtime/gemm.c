@@ -168,21 +168,9 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
         return st;
     if (plan->problem.c_type != JG_DTYPE_NONE && (st = check_ptr(ctx, "c", args->c)))
         return st;
-    if (plan->problem.scale != JG_SCALE_NONE) {
-        const struct {
-            const char *name;
-            const float *ptr;
-        } scales[] = {{"a_scale", args->a_scale}, {"b_scale", args->b_scale}};
-        for (size_t i = 0; i < JG_ARRAY_LEN(scales); ++i) {
-            if (!scales[i].ptr)
-                return jg__fail(ctx, JG_ERR_NULL_POINTER,
-                                "args.%s is NULL: a scaled (FP8) problem needs its scales",
-                                scales[i].name);
-            if ((uintptr_t)scales[i].ptr % 4)
-                return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 4-byte aligned",
-                                scales[i].name, (const void *)scales[i].ptr);
-        }
-    }
+    if (plan->problem.scale != JG_SCALE_NONE &&
+        (st = jg__check_scales(ctx, args->a_scale, args->b_scale)))
+        return st;
     if (args->m) {
         bool generic = plan->problem.flags & JG_GEMM_M_GENERIC;
         if (args->m < 0 || args->m > 2147483647LL || (!generic && args->m != plan->problem.m))

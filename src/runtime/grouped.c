@@ -65,7 +65,9 @@ static jg_status check_device_args(jg_context *ctx, const jg__problem_key *p,
     const struct {
         const char *name;
         const void *const *ptrs;
-    } ops[] = {{"a", args->a}, {"b", args->b}, {"d", (const void *const *)args->d},
+    } ops[] = {{"a", args->a},
+               {"b", args->b},
+               {"d", (const void *const *)args->d},
                {"c", p->c_type != JG_DTYPE_NONE ? args->c : NULL}};
     for (size_t i = 0; i < JG_ARRAY_LEN(ops); ++i) {
         if (i == 3 && p->c_type == JG_DTYPE_NONE)
@@ -78,24 +80,13 @@ static jg_status check_device_args(jg_context *ctx, const jg__problem_key *p,
                             ops[i].name, ops[i].ptrs[0]);
     }
     if (!args->rows)
-        return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.rows (the groups' rows, on the device) "
-                                                  "is NULL");
-    if (p->scale != JG_SCALE_NONE) {
-        const float *s[2] = {args->a_scale, args->b_scale};
-        for (int i = 0; i < 2; ++i) {
-            if (!s[i])
-                return jg__fail(ctx, JG_ERR_NULL_POINTER,
-                                "args.%s is NULL: an FP8 problem needs its scales",
-                                i ? "b_scale" : "a_scale");
-            if ((uintptr_t)s[i] % 4)
-                return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 4-byte aligned",
-                                i ? "b_scale" : "a_scale", (const void *)s[i]);
-        }
-    }
+        return jg__fail(ctx, JG_ERR_NULL_POINTER,
+                        "args.rows (the groups' rows, on the device) "
+                        "is NULL");
     if ((uintptr_t)args->rows % 4)
         return jg__fail(ctx, JG_ERR_MISALIGNED, "args.rows = %p is not 4-byte aligned",
                         (const void *)args->rows);
-    return JG_OK;
+    return p->scale != JG_SCALE_NONE ? jg__check_scales(ctx, args->a_scale, args->b_scale) : JG_OK;
 }
 
 jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)

@@ -18,12 +18,19 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
         return (uint32_t)(resident * cluster);
     if (p->groups)
         for (uint32_t g = 0; g < p->groups; ++g)
-            units_m += ((uint64_t)p->group_m[g] + unit_m - 1) / unit_m;
+            units_m += jg__ceil_div((uint64_t)p->group_m[g], unit_m);
     else
-        units_m = ((uint64_t)m + unit_m - 1) / unit_m;
-    uint64_t tiles_n = ((uint64_t)plan->problem.n + plan->cfg.block_n - 1) / plan->cfg.block_n;
+        units_m = jg__ceil_div((uint64_t)m, unit_m);
+    uint64_t tiles_n = jg__ceil_div((uint64_t)plan->problem.n, plan->cfg.block_n);
     uint64_t units = units_m * tiles_n;
     return (uint32_t)((units < resident ? units : resident) * cluster);
+}
+
+/* Elements of A's and B's boxes along K: one 128-byte swizzle atom (64
+ * 16-bit or 128 FP8 elements); a stage of two atoms loads two boxes. */
+static uint32_t box_k(const jg__problem_key *p)
+{
+    return 128 / (uint32_t)jg__dtype_size(p->a_type);
 }
 
 /* Rows of B's box: a cluster's CTAs each load their share of the B tile
@@ -59,19 +66,16 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     }
     if (!slot) {
         const jg__problem_key *p = &plan->problem;
-        /* Boxes are one 128-byte swizzle atom wide along K (64 16-bit or
-         * 128 FP8 elements); a stage of two atoms loads two of them. */
-        const uint32_t box_k = 128 / (uint32_t)jg__dtype_size(p->a_type);
         slot = oldest;
         slot->stamp = 0;
         /* The epilogue stores chunks of 64 rows x epi_bytes. */
         const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
         st = jg__tmap_encode_2d(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
-                                (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.a_box_m, box_k);
+                                (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.a_box_m, box_k(p));
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b,
                                     (uint64_t)p->n * (p->layout > 1 ? p->groups : 1),
-                                    (uint64_t)p->k, (uint64_t)p->ldb, b_box_rows(plan), box_k);
+                                    (uint64_t)p->k, (uint64_t)p->ldb, b_box_rows(plan), box_k(p));
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
                                     d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
@@ -93,14 +97,14 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
 }
 
 /* cuLaunchKernelEx of the plan's kernel with one parameter block. */
-static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream stream)
+jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid, uint32_t threads,
+                            uint32_t cluster, void *kargs, jg_stream stream)
 {
-    jg_context *ctx = plan->ctx;
     CUlaunchAttribute attrs[1];
     unsigned nattrs = 0;
-    if (plan->cfg.cluster > 1) {
+    if (cluster > 1) {
         attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attrs[0].value.clusterDim.x = plan->cfg.cluster;
+        attrs[0].value.clusterDim.x = cluster;
         attrs[0].value.clusterDim.y = 1;
         attrs[0].value.clusterDim.z = 1;
         nattrs = 1;
@@ -109,20 +113,26 @@ static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream str
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDimX = grid;
     cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = plan->threads;
+    cfg.blockDimX = threads;
     cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = plan->kernel->smem_bytes;
+    cfg.sharedMemBytes = k->smem_bytes;
     cfg.hStream = (CUstream)stream;
     cfg.attrs = attrs;
     cfg.numAttrs = nattrs;
     void *params[] = {kargs};
-    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, plan->kernel->fn, params, NULL);
+    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, k->fn, params, NULL);
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(ctx, "cuLaunchKernelEx", r);
     if (jg__log_on(&ctx->log, JG_LOGC_LAUNCH))
         jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH, "launched %s: grid %u, %u threads",
-                 plan->kernel->name, cfg.gridDimX, cfg.blockDimX);
+                 k->name, grid, threads);
     return JG_OK;
+}
+
+static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream stream)
+{
+    return jg__launch_kernel(plan->ctx, plan->kernel, grid, plan->threads, plan->cfg.cluster, kargs,
+                             stream);
 }
 
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
@@ -160,11 +170,11 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_G
             continue;
         jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
                                           p->a_type, ptrs[0][g], rows, (uint64_t)p->k,
-                                          (uint64_t)p->lda, plan->cfg.a_box_m, 64);
+                                          (uint64_t)p->lda, plan->cfg.a_box_m, box_k(p));
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g, p->b_type,
                                     ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
-                                    b_box_rows(plan), 64);
+                                    b_box_rows(plan), box_k(p));
         if (st == JG_OK)
             st =
                 jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,

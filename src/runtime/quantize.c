@@ -5,7 +5,6 @@
 #include "jg_internal.h"
 
 #define QUANT_THREADS 256u /* sm90_quant.cu's JG_Q_THREADS */
-#define QUANT_DIM_MAX 2147483647LL
 
 static jg_status validate(jg_context *ctx, const jg_quant_problem *p, const jg_quant_args *a)
 {
@@ -19,28 +18,24 @@ static jg_status validate(jg_context *ctx, const jg_quant_problem *p, const jg_q
                         (int)p->scale);
     if (p->scale == JG_SCALE_BLOCK ? p->block_rows != 1 && p->block_rows != 128
                                    : p->block_rows != 0)
-        return jg__fail(ctx, JG_ERR_INVALID, "block_rows = %d: 1 or 128 with JG_SCALE_BLOCK, "
-                        "0 otherwise", (int)p->block_rows);
-    const struct {
-        const char *name;
-        int64_t v;
-    } dims[] = {{"rows", p->rows}, {"cols", p->cols}};
-    for (size_t i = 0; i < JG_ARRAY_LEN(dims); ++i) {
-        if (dims[i].v < 1)
-            return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be >= 1", dims[i].name,
-                            (long long)dims[i].v);
-        if (dims[i].v > QUANT_DIM_MAX)
-            return jg__fail(ctx, JG_ERR_TOO_LARGE, "%s = %lld: must be <= 2^31-1", dims[i].name,
-                            (long long)dims[i].v);
-    }
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "block_rows = %d: 1 or 128 with JG_SCALE_BLOCK, "
+                        "0 otherwise",
+                        (int)p->block_rows);
+    jg_status st;
+    if ((st = jg__check_dim(ctx, "rows", p->rows)) || (st = jg__check_dim(ctx, "cols", p->cols)))
+        return st;
     if (p->ld_src < 0 || (p->ld_src && p->ld_src < p->cols) || p->ld_dst < 0 ||
         (p->ld_dst && p->ld_dst < p->cols))
-        return jg__fail(ctx, JG_ERR_INVALID, "ld_src = %lld, ld_dst = %lld: 0 (packed) or >= "
-                        "cols (%lld)", (long long)p->ld_src, (long long)p->ld_dst,
-                        (long long)p->cols);
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "ld_src = %lld, ld_dst = %lld: 0 (packed) or >= "
+                        "cols (%lld)",
+                        (long long)p->ld_src, (long long)p->ld_dst, (long long)p->cols);
     if (!a->src || !a->dst || !a->scale)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL",
-                        !a->src ? "src" : !a->dst ? "dst" : "scale");
+                        !a->src   ? "src"
+                        : !a->dst ? "dst"
+                                  : "scale");
     if ((uintptr_t)a->src % 2 || (uintptr_t)a->scale % 4)
         return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not %d-byte aligned",
                         (uintptr_t)a->src % 2 ? "src" : "scale",
@@ -52,20 +47,8 @@ static jg_status validate(jg_context *ctx, const jg_quant_problem *p, const jg_q
 static jg_status launch(jg_context *ctx, const jg__kernel *k, uint32_t grid, jg_quant_kargs *ka,
                         jg_stream stream)
 {
-    CUlaunchConfig cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = grid;
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = QUANT_THREADS;
-    cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = k->smem_bytes;
-    cfg.hStream = (CUstream)stream;
-    void *params[] = {ka};
-    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, k->fn, params, NULL);
-    return r == CUDA_SUCCESS ? JG_OK : jg__fail_cu(ctx, "cuLaunchKernelEx", r);
+    return jg__launch_kernel(ctx, k, grid, QUANT_THREADS, 1, ka, stream);
 }
-
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
                            const jg_quant_args *args, jg_stream stream)
@@ -77,7 +60,7 @@ jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
         return st;
     jg__gemm_key key;
     memset(&key, 0, sizeof key);
-    key.key_format = 1;
+    key.key_format = JG_KEY_FORMAT;
     key.kind = JG_KIND_QUANT;
     key.a_type = problem->src_type;
     key.d_type = JG_E4M3;
@@ -99,17 +82,19 @@ jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
                          .rows = problem->rows};
     const uint32_t warps = QUANT_THREADS / 32;
     if (problem->scale == JG_SCALE_ROW)
-        return launch(ctx, k, (uint32_t)ceil_div(rows, warps), &ka, stream);
+        return launch(ctx, k, (uint32_t)jg__ceil_div(rows, warps), &ka, stream);
     if (problem->scale == JG_SCALE_BLOCK && problem->block_rows == 1)
-        return launch(ctx, k, (uint32_t)ceil_div(rows * ceil_div(cols, 128), warps), &ka, stream);
+        return launch(ctx, k, (uint32_t)jg__ceil_div(rows * jg__ceil_div(cols, 128), warps), &ka,
+                      stream);
     if (problem->scale == JG_SCALE_BLOCK)
-        return launch(ctx, k, (uint32_t)(ceil_div(rows, 128) * ceil_div(cols, 128)), &ka, stream);
+        return launch(ctx, k, (uint32_t)(jg__ceil_div(rows, 128) * jg__ceil_div(cols, 128)), &ka,
+                      stream);
     /* Tensor: amax (into zeroed scale[0]), quantize, then the scale. */
-    uint64_t grid = ceil_div(rows * cols, QUANT_THREADS);
+    uint64_t grid = jg__ceil_div(rows * cols, QUANT_THREADS);
     const uint64_t cap = (uint64_t)ctx->target.sm_count * 8;
     grid = grid < cap ? grid : cap;
-    CUresult r = ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->scale, 0, 1,
-                                           (CUstream)stream);
+    CUresult r =
+        ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->scale, 0, 1, (CUstream)stream);
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(ctx, "cuMemsetD32Async", r);
     for (int32_t phase = 0; phase < 3; ++phase) {

@@ -59,7 +59,7 @@ typedef struct scratch {
 /* FP8 scales as the mode lays them out (jg_scale_mode), for A and for B. */
 static void scale_counts(const jg__problem_key *pk, int64_t m, size_t *na, size_t *nb)
 {
-    const size_t kb = (size_t)(pk->k + 127) / 128, nblk = (size_t)(pk->n + 127) / 128;
+    const size_t kb = jg__ceil_div((uint64_t)pk->k, 128), nblk = jg__ceil_div((uint64_t)pk->n, 128);
     switch (pk->scale) {
     case JG_SCALE_TENSOR:
         *na = *nb = 1;
@@ -144,8 +144,8 @@ static double time_candidate(jg_context *ctx, const jg__problem_key *pk, const j
 }
 
 /* Times the candidates; the index of the fastest, or -1. */
-static int time_candidates(jg_context *ctx, const jg__problem_key *pk,
-                           const jg__gemm_config *cands, size_t n)
+static int time_candidates(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_config *cands,
+                           size_t n)
 {
     const jg__driver *cu = ctx->cu;
     const int64_t m = pk->m; /* an M-generic problem's hint */
@@ -166,9 +166,8 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk,
                              .beta = pk->c_type ? 1.0f : 0.0f,
                              .m = (pk->flags & JG_GEMM_M_GENERIC) ? m : 0,
                              .a_scale = s.scales ? (const float *)(uintptr_t)s.scales : NULL,
-                             .b_scale = s.scales ? (const float *)(uintptr_t)s.scales +
-                                                       s.a_scales
-                                                 : NULL};
+                             .b_scale =
+                                 s.scales ? (const float *)(uintptr_t)s.scales + s.a_scales : NULL};
         for (size_t i = 0; i < n; ++i) {
             double us = time_candidate(ctx, pk, &cands[i], &args, stream, ev);
             jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_PLAN,
@@ -202,7 +201,8 @@ jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *
     const jg__hash128 key = record_key(ctx, pk);
     jg__buf rec = {0};
     if (jg__disk_read(&ctx->disk, ctx->arch, key, &rec, &ctx->log)) {
-        bool usable = rec.len == sizeof *out && offered(cands, n, (const jg__gemm_config *)rec.data);
+        bool usable =
+            rec.len == sizeof *out && offered(cands, n, (const jg__gemm_config *)rec.data);
         if (usable)
             memcpy(out, rec.data, sizeof *out);
         jg__buf_free(&rec);

@@ -33,7 +33,7 @@ static jg_status check_scale(jg_context *ctx, const jg_gemm_problem *p)
     return JG_OK;
 }
 
-static jg_status check_dim(jg_context *ctx, const char *name, int64_t v)
+jg_status jg__check_dim(jg_context *ctx, const char *name, int64_t v)
 {
     if (v < 1)
         return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be >= 1", name, (long long)v);
@@ -116,7 +116,7 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
     if (list && !p->m)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem.m (the rows of each group) is NULL");
     if (!list) {
-        jg_status st = check_dim(ctx, "m_max", p->m_max);
+        jg_status st = jg__check_dim(ctx, "m_max", p->m_max);
         if (st != JG_OK)
             return st;
         if (p->layout == JG_GROUPED_MASKED && p->groups * p->m_max > JG_DIM_MAX)
@@ -135,15 +135,39 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
     if ((p->a_type == JG_E4M3 || p->b_type == JG_E4M3) && list)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED,
                         "%s e4m3 in the list layout: FP8 grouped GEMMs take the contiguous or "
-                        "masked layout so far", p->a_type == JG_E4M3 ? "a_type" : "b_type");
+                        "masked layout so far",
+                        p->a_type == JG_E4M3 ? "a_type" : "b_type");
     if (p->a_type == JG_E4M3 && p->scale == JG_SCALE_TENSOR)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED,
                         "scale = JG_SCALE_TENSOR: grouped FP8 takes row or block scales");
-    jg_gemm_problem shared = {.a_type = p->a_type, .b_type = p->b_type, .c_type = p->c_type,
-                              .d_type = p->d_type, .m = 1, .n = p->n, .k = p->k,
-                              .lda = p->lda, .ldb = p->ldb, .ldc = p->ldc, .ldd = p->ldd,
+    jg_gemm_problem shared = {.a_type = p->a_type,
+                              .b_type = p->b_type,
+                              .c_type = p->c_type,
+                              .d_type = p->d_type,
+                              .m = 1,
+                              .n = p->n,
+                              .k = p->k,
+                              .lda = p->lda,
+                              .ldb = p->ldb,
+                              .ldc = p->ldc,
+                              .ldd = p->ldd,
                               .scale = p->scale};
     return jg__validate_gemm(ctx, &shared);
+}
+
+jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale)
+{
+    const float *s[2] = {a_scale, b_scale};
+    for (int i = 0; i < 2; ++i) {
+        const char *name = i ? "b_scale" : "a_scale";
+        if (!s[i])
+            return jg__fail(ctx, JG_ERR_NULL_POINTER,
+                            "args.%s is NULL: a scaled (FP8) problem needs its scales", name);
+        if ((uintptr_t)s[i] % 4)
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 4-byte aligned", name,
+                            (const void *)s[i]);
+    }
+    return JG_OK;
 }
 
 jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
@@ -156,8 +180,9 @@ jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
                         p->flags & ~(uint32_t)JG_GEMM_M_GENERIC);
     if ((st = check_types(ctx, p)) != JG_OK)
         return st;
-    if ((st = check_dim(ctx, "m", p->m)) != JG_OK || (st = check_dim(ctx, "n", p->n)) != JG_OK ||
-        (st = check_dim(ctx, "k", p->k)) != JG_OK)
+    if ((st = jg__check_dim(ctx, "m", p->m)) != JG_OK ||
+        (st = jg__check_dim(ctx, "n", p->n)) != JG_OK ||
+        (st = jg__check_dim(ctx, "k", p->k)) != JG_OK)
         return st;
     if ((st = check_ld(ctx, "lda", p->lda, p->k, "k", p->a_type)) != JG_OK ||
         (st = check_ld(ctx, "ldb", p->ldb, p->k, "k", p->b_type)) != JG_OK ||
