@@ -62,6 +62,17 @@ static inline jg__log log_to(captured *c)
     jg__log log = {capture_log, c, JG_LOGC_ALL};
     return log;
 }
+
+/* The planner's target for an H100 (132 SMs, sm_90a), filled in place (its
+ * arch points into itself). */
+static inline void jg_test_h100_target(jg__target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->sm_count = 132;
+    t->smem_per_block = 232448;
+    snprintf(t->arch_name, sizeof t->arch_name, "sm_90a");
+    t->arch = t->arch_name;
+}
 #endif
 
 /* xoshiro256** seeded by splitmix64: fast, reproducible from one seed. */

@@ -76,6 +76,37 @@ static uint8_t nearest(const e4m3_table *t, double x)
     return fabs(t->value[lo] - x) <= fabs(t->value[hi] - x) ? t->code[lo] : t->code[hi];
 }
 
+/* The element-wise and norm-wise checks of the header, accumulated. */
+typedef struct fp8_check {
+    double sq_err, sq_ref, worst; /* worst: largest error / allowance */
+    int64_t over, nonfinite;
+} fp8_check;
+
+/* got against ref; sabs = |alpha| * sum_k |a_k b_k| with the scales in. */
+static void check_add(fp8_check *c, double got, double ref, double sabs, jg_dtype out)
+{
+    if (!isfinite(got)) {
+        ++c->nonfinite;
+        return;
+    }
+    const double uo = jg_test_unit_roundoff(out);
+    const double allow = sabs * 0x1p-8 + 2 * uo * fabs(ref) + jg_test_tiny(out);
+    const double err = fabs(got - ref);
+    c->over += !(err <= allow);
+    if (err / allow > c->worst)
+        c->worst = err / allow;
+    c->sq_err += err * err;
+    c->sq_ref += ref * ref;
+}
+
+/* Whether the checks held; the norm-wise error and its bound out. */
+static bool check_ok(const fp8_check *c, jg_dtype out, double *norm, double *bound)
+{
+    *norm = c->sq_ref > 0 ? sqrt(c->sq_err / c->sq_ref) : INFINITY;
+    *bound = 2 * jg_test_unit_roundoff(out) + 0x1p-9;
+    return c->nonfinite == 0 && c->over == 0 && *norm <= *bound;
+}
+
 typedef struct fp8_case {
     int64_t m, n, k;
     jg_dtype d;
@@ -135,9 +166,7 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     CUDA_CHECK(cudaDeviceSynchronize());
     jg_mat_download(&d);
 
-    const double uo = jg_test_unit_roundoff(fc->d), tiny = jg_test_tiny(fc->d);
-    double sq_err = 0, sq_ref = 0, worst = 0;
-    int64_t over = 0, nonfinite = 0;
+    fp8_check ck = {0};
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
             double sum = 0, sabs = 0; /* scaled by the operands' scales */
@@ -153,35 +182,23 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
                 sum += prod;
                 sabs += fabs(prod);
             }
-            const double s = alpha;
-            double ref = s * sum + (fc->has_c ? beta * jg_mat_get(&c, i, j) : 0.0);
-            double got = jg_mat_get(&d, i, j);
-            if (!isfinite(got)) {
-                ++nonfinite;
-                continue;
-            }
-            double allow = fabs(s) * sabs * 0x1p-8 + 2 * uo * fabs(ref) + tiny;
-            double err = fabs(got - ref);
-            over += !(err <= allow);
-            if (err / allow > worst)
-                worst = err / allow;
-            sq_err += err * err;
-            sq_ref += ref * ref;
+            const double ref = alpha * sum + (fc->has_c ? beta * jg_mat_get(&c, i, j) : 0.0);
+            check_add(&ck, jg_mat_get(&d, i, j), ref, fabs(alpha) * sabs, fc->d);
         }
-    const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : INFINITY;
-    const double bound = 2 * uo + 0x1p-9;
-    const bool ok = st == JG_OK && nonfinite == 0 && over == 0 && norm <= bound;
+    double norm, bound;
+    const bool ok = check_ok(&ck, fc->d, &norm, &bound) && st == JG_OK;
     const char *mode = fc->mode == JG_SCALE_TENSOR ? "tensor"
                        : fc->mode == JG_SCALE_ROW  ? "row"
                                                    : "block";
     CHECK(ok, "fp8 %lldx%lldx%lld %s scales -> %s%s: %lld non-finite, %lld over the element "
           "bound (worst %.3g of it), norm error %.3g (bound %.3g)",
           (long long)m, (long long)n, (long long)k, mode, jg_test_dtype_str(fc->d),
-          fc->has_c ? " +C" : "", (long long)nonfinite, (long long)over, worst, norm, bound);
+          fc->has_c ? " +C" : "", (long long)ck.nonfinite, (long long)ck.over, ck.worst, norm,
+          bound);
     printf("  %5lld x %5lld x %5lld e4m3, %s scales -> %s%s: norm error %.3g (bound %.3g), "
            "worst %.3g of the element bound: %s\n",
            (long long)m, (long long)n, (long long)k, mode, jg_test_dtype_str(fc->d),
-           fc->has_c ? " +C" : "", norm, bound, worst, ok ? "ok" : "FAILED");
+           fc->has_c ? " +C" : "", norm, bound, ck.worst, ok ? "ok" : "FAILED");
     free(scales);
     CUDA_CHECK(cudaFree(a_dev));
     CUDA_CHECK(cudaFree(b_dev));
@@ -252,8 +269,8 @@ static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_
     CUDA_CHECK(cudaDeviceSynchronize());
     jg_mat_download(&d);
     const float *sa = sc, *sb = sc + na;
-    double sq_err = 0, sq_ref = 0;
-    int64_t over = 0, stray = 0;
+    fp8_check ck = {0};
+    int64_t stray = 0;
     for (int32_t g = 0; g < groups; ++g)
         for (int64_t i = first[g]; i < first[g] + count[g]; ++i)
             for (int64_t j = 0; j < n; ++j) {
@@ -268,22 +285,19 @@ static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_
                     sum += prod;
                     sabs += fabs(prod);
                 }
-                const double got = jg_mat_get(&d, i, j);
-                const double allow = sabs * 0x1p-8 + 2 * 0x1p-8 * fabs(sum) + 0x1p-120;
-                over += !(fabs(got - sum) <= allow);
-                sq_err += (got - sum) * (got - sum);
-                sq_ref += sum * sum;
+                check_add(&ck, jg_mat_get(&d, i, j), sum, sabs, JG_BF16);
             }
     if (layout == JG_GROUPED_MASKED)
         for (int32_t g = 0; g < groups; ++g)
             for (int64_t i = first[g] + count[g]; i < first[g] + m_max_slot; ++i)
                 stray += !jg_mat_is_poison(&d, i, 0);
-    const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : 0, bound = 2 * 0x1p-8 + 0x1p-9;
-    const bool ok = st == JG_OK && over == 0 && stray == 0 && norm <= bound;
+    double norm, bound;
+    const bool ok = check_ok(&ck, JG_BF16, &norm, &bound) && st == JG_OK && stray == 0;
     const char *lname = layout == JG_GROUPED_MASKED ? "masked" : "contiguous";
     const char *sname = mode == JG_SCALE_ROW ? "row" : "block";
-    CHECK(ok, "grouped fp8 %s, %s scales: %lld over the element bound, %lld stray rows, norm "
-          "error %.3g (bound %.3g)", lname, sname, (long long)over, (long long)stray, norm, bound);
+    CHECK(ok, "grouped fp8 %s, %s scales: %lld non-finite, %lld over the element bound, %lld "
+          "stray rows, norm error %.3g (bound %.3g)", lname, sname, (long long)ck.nonfinite,
+          (long long)ck.over, (long long)stray, norm, bound);
     printf("  grouped %s, %d groups, n %lld k %lld e4m3, %s scales -> bf16: norm error %.3g: %s\n",
            lname, (int)groups, (long long)n, (long long)k, sname, norm, ok ? "ok" : "FAILED");
     CUDA_CHECK(cudaFree(a_dev));

@@ -84,9 +84,8 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
 {
     static const int64_t ms[] = {1, 16, 64, 128, 200, 1000, 4096, 8192};
     static const int64_t ns[] = {8, 64, 128, 200, 1024, 4096, 7168, 16384};
-    jg__target t = {.sm_count = 132, .smem_per_block = 232448};
-    snprintf(t.arch_name, sizeof t.arch_name, "sm_90a");
-    t.arch = t.arch_name;
+    jg__target t;
+    jg_test_h100_target(&t);
     jg__log quiet = {0};
     size_t n = 0;
     for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
@@ -147,15 +146,11 @@ static void count_log(void *user, jg_log_level level, const char *category, cons
 
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     jg__buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        jg__buf_append(&b, chunk, n);
-    fclose(f);
+    if (!jg__buf_read_file(&b, path)) {
+        jg__buf_free(&b);
+        return NULL;
+    }
     *len = b.len;
     return b.data;
 }
@@ -273,9 +268,8 @@ int main(int argc, char **argv)
                                      .scale = c == 1 ? JG_SCALE_ROW
                                               : c == 2 ? JG_SCALE_BLOCK
                                                        : JG_SCALE_TENSOR};
-                jg__target ft = {.sm_count = 132, .smem_per_block = 232448};
-                snprintf(ft.arch_name, sizeof ft.arch_name, "sm_90a");
-                ft.arch = ft.arch_name;
+                jg__target ft;
+                jg_test_h100_target(&ft);
                 jg__problem_key pk;
                 jg__problem_key_make(&p, &pk);
                 check_planned(cuobjdump, &ft, &pk);
@@ -287,9 +281,8 @@ int main(int argc, char **argv)
                                          {128, 384}};
     static const int64_t seed_nk[4][3] = {{8, 4096, 7168}, {8, 7168, 2048}, {2, 3072, 4096},
                                           {2, 4096, 1536}};
-    jg__target t = {.sm_count = 132, .smem_per_block = 232448};
-    snprintf(t.arch_name, sizeof t.arch_name, "sm_90a");
-    t.arch = t.arch_name;
+    jg__target t;
+    jg_test_h100_target(&t);
     for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
         for (int i = 0; i < 4; ++i) {
             jg_grouped_problem gp = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16,

@@ -9,17 +9,6 @@
 #include "jg_internal.h"
 #include "jg_test.h"
 
-static jg__target h100(void)
-{
-    jg__target t;
-    memset(&t, 0, sizeof t);
-    t.sm_count = 132;
-    t.smem_per_block = 232448;
-    snprintf(t.arch_name, sizeof t.arch_name, "sm_90a");
-    t.arch = "sm_90a"; /* not arch_name: t is returned by value */
-    return t;
-}
-
 static jg__problem_key dense(int64_t m, int64_t n, int64_t k)
 {
     jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
@@ -58,7 +47,8 @@ static void check_candidates(const jg__target *t, const jg__problem_key *pk, con
 
 static void test_candidates(void)
 {
-    jg__target t = h100();
+    jg__target t;
+    jg_test_h100_target(&t);
     const jg__problem_key shapes[] = {dense(4096, 4096, 4096), dense(1, 7168, 16384),
                                       dense(128, 4096, 7168), dense(300, 520, 200)};
     const char *names[] = {"4096^3", "decode m1", "decode m128", "ragged"};
@@ -90,7 +80,7 @@ static void test_candidates(void)
               c[i].block_n);
     t.force_cluster = 0;
 
-    t.arch = "sm_80";
+    snprintf(t.arch_name, sizeof t.arch_name, "sm_80");
     CHECK(jg__plan_candidates_sm90(&t, &big, c, JG_PLAN_CANDIDATES_MAX) == 0,
           "sm_80 has no table but got candidates");
 }
@@ -98,7 +88,8 @@ static void test_candidates(void)
 /* A baked M below the tile loads M rows of A, rounded up to 8. */
 static void test_a_box(void)
 {
-    jg__target t = h100();
+    jg__target t;
+    jg_test_h100_target(&t);
     jg__log quiet = {0};
     const struct {
         int64_t m;
