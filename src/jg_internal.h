@@ -118,10 +118,12 @@ typedef struct jg__gemm_config {
     uint32_t a_box_m;   /* rows of A's TMA box: block_m, or a baked M < block_m rounded up to
                          * 8 (rows past M are neither read nor zero-filled) */
     uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
+    uint32_t promote_chunk; /* FP8: stages per chunk whose promotions overlap the next
+                             * stage's wgmmas (two sets of partial sums); 0: none */
 } jg__gemm_config;
 
 #define JG_KIND_QUANT 3
-#define JG_KEY_FORMAT 4 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 5 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {

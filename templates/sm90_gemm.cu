@@ -63,6 +63,12 @@
 /* FP8 partial sums are promoted into FP32 registers after every stage (at
  * most 128 of K): Hopper's FP8 accumulation keeps only ~14 bits. */
 #define JG_PROMOTE (JG_AB_SIZE == 1)
+#ifndef JG_PROMOTE_PIPE
+/* FP8: two sets of partial sums, so a stage's wgmmas run while the
+ * previous stage's sums are promoted (costs MMA_N / 2 registers per slab),
+ * in chunks of this many stages */
+#define JG_PROMOTE_PIPE (JG_PROMOTE ? 8 : 0)
+#endif
 
 #define JG_ATOM_K (128 / JG_AB_SIZE)        /* elements of a 128-byte swizzle atom */
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
@@ -112,6 +118,7 @@ static_assert(!JG_SCALE || JG_LAYOUT == 0 || (JG_LAYOUT >= 2 && JG_SCALE >= 2),
               "scaled (FP8) operands: dense, or row/block scales in the device layouts");
 static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
+static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "FP8 promotions overlap the next stage's wgmmas");
 /* Block scales (DeepSeek-V3): A one FP32 per row per 128 of K, B one per
  * 128x128 block: each stage is one K block, each tile inside one B block. */
 static_assert(JG_SCALE != 3 || (JG_BLOCK_K == 128 && 128 % JG_BLOCK_N == 0),
@@ -500,6 +507,83 @@ JG_DEV void jg_release_stage(uint32_t bar)
 #endif
 }
 
+/* One stage's wgmmas for this warpgroup's slabs: BLOCK_K / MMA_K steps,
+ * each 32 bytes further along K inside its 128-byte swizzle atom. The first
+ * overwrites acc unless `accumulate`. */
+JG_DEV void jg_stage_mmas(float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t a_tile, uint32_t b_tile,
+                          bool accumulate)
+{
+    jg_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < JG_BLOCK_K / JG_MMA_K; ++kk) {
+        const uint32_t in_atom = (kk % 4) * 32;
+        const uint64_t db = jg_wgmma_desc_sw128(b_tile + (kk / 4) * JG_BLOCK_N * 128 + in_atom);
+#pragma unroll
+        for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+            const uint64_t da =
+                jg_wgmma_desc_sw128(a_tile + (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
+            jg_wgmma_ss(acc[mi], da, db, (accumulate || kk > 0) ? 1u : 0u);
+        }
+    }
+    jg_wgmma_commit();
+}
+
+#if JG_PROMOTE
+template <int N> struct jg_int {
+    static constexpr int value = N;
+};
+
+/* A K block's scales for this thread's fragment (block scales: the tile's
+ * B block, and A's for the thread's two rows per slab); empty otherwise. */
+struct jg_kscales {
+#if JG_SCALE == 3
+    float a[JG_WG_MMAS][2];
+    float b;
+#endif
+};
+
+JG_DEV void jg_load_kscales(const jg_kargs_t &p, const jg_tile &tl, uint32_t c, int kt,
+                            jg_kscales &ks)
+{
+#if JG_SCALE == 3
+    /* fragment rows: 16 per warp, lane/4, and 8 below */
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M + (jg_warp_id() % 4) * 16 +
+                                   jg_lane_id() / 4);
+    ks.b = p.b_scale[((int64_t)(tl.b_row / JG_N) * ((JG_N + 127) / 128) +
+                      tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int32_t row = row0 + mi * 64 + h * 8;
+            ks.a[mi][h] =
+                row < tl.m ? p.a_scale[(int64_t)(tl.row_base + row) * JG_K_TILES + kt] : 0.0f;
+        }
+#else
+    (void)p, (void)tl, (void)c, (void)kt, (void)ks;
+#endif
+}
+
+/* A stage's partial sums join the FP32 totals. */
+JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
+                       const float (&part)[JG_WG_MMAS][JG_MMA_N / 2], const jg_kscales &ks)
+{
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int j = 0; j < JG_MMA_N / 2; ++j) {
+#if JG_SCALE == 3
+            /* fragment entries 4q, 4q+1: the first row; 4q+2, 4q+3: 8 below */
+            const float v = part[mi][j] * (ks.a[mi][(j >> 1) & 1] * ks.b);
+#else
+            const float v = part[mi][j];
+            (void)ks;
+#endif
+            sum[mi][j] += v;
+        }
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
 JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
@@ -616,6 +700,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
 #if JG_PROMOTE
         float sum[JG_WG_MMAS][JG_MMA_N / 2]; /* FP32 totals of the stages' partial sums */
+        float acc2[JG_WG_MMAS][JG_MMA_N / 2]; /* partial sums of every other stage */
 #else
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
@@ -626,82 +711,83 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
             tl.tm = tl.tm * JG_CLUSTER + rank;
-            uint32_t prev_stage = 0;
-#if JG_SCALE == 3
-            /* This thread's first row in the tile (the epilogue's fragment layout). */
-            const int32_t block_row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M +
-                                                 (jg_warp_id() % 4) * 16 + jg_lane_id() / 4);
-#endif
-            for (int kt = 0; kt < JG_K_TILES; ++kt) {
-                jg_mbar_wait(bar_full + 8 * stage, phase);
-                const uint32_t a_tile = smem_a + stage * JG_A_STAGE_BYTES + c * JG_WG_M * 128;
-                const uint32_t b_tile = smem_b + stage * JG_B_STAGE_BYTES;
-                jg_wgmma_fence();
-#pragma unroll
-                for (int kk = 0; kk < JG_BLOCK_K / JG_MMA_K; ++kk) {
-                    /* wgmma step kk: atom kk/4, 32 bytes per step inside the atom. */
-                    const uint32_t in_atom = (kk % 4) * 32;
-                    const uint64_t db = jg_wgmma_desc_sw128(b_tile + (kk / 4) * JG_BLOCK_N * 128 +
-                                                            in_atom);
-#pragma unroll
-                    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-                        const uint64_t da = jg_wgmma_desc_sw128(
-                            a_tile + (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
-                        jg_wgmma_ss(acc[mi], da, db,
-                                    ((!JG_PROMOTE && kt > 0) || kk > 0) ? 1u : 0u);
-                    }
-                }
-                jg_wgmma_commit();
-#if JG_SCALE == 3
-                /* This K block's scales, loaded while the wgmmas run: the
-                 * tile's B block, and A's for this thread's two rows per slab. */
-                const float sb =
-                    p.b_scale[((int64_t)(tl.b_row / JG_N) * ((JG_N + 127) / 128) +
-                               tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
-                float sa[JG_WG_MMAS][2];
-#pragma unroll
-                for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-                    for (int h = 0; h < 2; ++h) {
-                        const int32_t row = block_row0 + mi * 64 + h * 8;
-                        sa[mi][h] = row < tl.m
-                                        ? p.a_scale[(int64_t)(tl.row_base + row) * JG_K_TILES + kt]
-                                        : 0.0f;
-                    }
-#endif
+            const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
 #if JG_PROMOTE
-                /* The stage's partial sums, complete, join the FP32 totals;
-                 * the stage is read and goes back to the producer. */
+            /* Stage kt's wgmmas go into `cur` and stay in flight while the
+             * previous stage's (in `other`) are promoted and its buffers go
+             * back to the producer. A stage's block scales are fetched when
+             * the stage before it is issued: two stages ahead of their use. */
+            uint32_t prev_stage = 0;
+            jg_kscales ks_ready, ks_inflight;
+            jg_load_kscales(p, tl, c, 0, ks_ready);
+            auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
+                jg_mbar_wait(bar_full + 8 * stage, phase);
+                jg_stage_mmas(cur, a_wg + stage * JG_A_STAGE_BYTES,
+                              b_all + stage * JG_B_STAGE_BYTES, false);
+                prev_stage = stage;
+                if (++stage == JG_STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+                ks_inflight = ks_ready;
+                jg_load_kscales(p, tl, c, kt + 1 < JG_K_TILES ? kt + 1 : kt, ks_ready);
+            };
+            auto step = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2],
+                            float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
+                const uint32_t other_stage = prev_stage;
+                const jg_kscales other_ks = ks_inflight;
+                issue(cur, kt);
+                jg_wgmma_wait<1>();
+                if (jg_lane_id() == 0)
+                    jg_release_stage(bar_empty + 8 * other_stage);
+                jg_promote(sum, other, other_ks);
+            };
+            /* N stages from K block k0, nothing in flight before or after:
+             * ptxas keeps wgmmas asynchronous only across straight-line code,
+             * so each chunk is unrolled and drains at its end. */
+            auto run_chunk = [&](int k0, auto n) {
+                constexpr int N = decltype(n)::value;
+                issue(acc, k0);
+#pragma unroll
+                for (int i = 1; i < N; ++i) {
+                    if (i % 2)
+                        step(acc2, acc, k0 + i);
+                    else
+                        step(acc, acc2, k0 + i);
+                }
                 jg_wgmma_wait<0>();
                 if (jg_lane_id() == 0)
-                    jg_release_stage(bar_empty + 8 * stage);
+                    jg_release_stage(bar_empty + 8 * prev_stage);
+                jg_promote(sum, (N - 1) % 2 ? acc2 : acc, ks_inflight);
+            };
 #pragma unroll
-                for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+            for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
-                    for (int j = 0; j < JG_MMA_N / 2; ++j) {
-#if JG_SCALE == 3
-                        /* fragment entries 4q, 4q+1: row; 4q+2, 4q+3: row + 8 */
-                        const float part = acc[mi][j] * (sa[mi][(j >> 1) & 1] * sb);
+                for (int j = 0; j < JG_MMA_N / 2; ++j)
+                    sum[mi][j] = 0.0f;
+            constexpr int chunk_len = JG_PROMOTE_PIPE < JG_K_TILES ? JG_PROMOTE_PIPE : JG_K_TILES;
+            for (int k0 = 0; k0 + chunk_len <= JG_K_TILES; k0 += chunk_len)
+                run_chunk(k0, jg_int<chunk_len>());
+            if (JG_K_TILES % chunk_len)
+                run_chunk(JG_K_TILES / chunk_len * chunk_len,
+                          jg_int<JG_K_TILES % chunk_len ? JG_K_TILES % chunk_len : 1>());
 #else
-                        const float part = acc[mi][j];
-#endif
-                        sum[mi][j] = kt > 0 ? sum[mi][j] + part : part;
-                    }
-#else
+            uint32_t prev_stage = 0;
+            for (int kt = 0; kt < JG_K_TILES; ++kt) {
+                jg_mbar_wait(bar_full + 8 * stage, phase);
+                jg_stage_mmas(acc, a_wg + stage * JG_A_STAGE_BYTES,
+                              b_all + stage * JG_B_STAGE_BYTES, kt > 0);
                 /* Keep this stage's wgmmas in flight; the previous stage is
                  * now read completely and goes back to the producer. */
                 jg_wgmma_wait<1>();
                 if (kt > 0 && jg_lane_id() == 0)
                     jg_release_stage(bar_empty + 8 * prev_stage);
-#endif
                 prev_stage = stage;
-                (void)prev_stage; /* unused when stages are promoted */
                 if (++stage == JG_STAGES) {
                     stage = 0;
                     phase ^= 1;
                 }
             }
-#if !JG_PROMOTE
             jg_wgmma_wait<0>();
             if (jg_lane_id() == 0)
                 jg_release_stage(bar_empty + 8 * prev_stage);

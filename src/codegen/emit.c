@@ -141,10 +141,13 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
                  arch_id, (long long)key->n);
         return;
     }
-    snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u_m%sn%lldk%lld", kind,
+    char pipe[16] = "";
+    if (key->cfg.promote_chunk)
+        snprintf(pipe, sizeof pipe, "_p%u", key->cfg.promote_chunk);
+    snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s_m%sn%lldk%lld", kind,
              jg__dtype_name(key->a_type), scales[key->scale & 3], jg__dtype_name(key->d_type),
              key->c_type ? "_c" : "", arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
-             key->cfg.consumers, key->cfg.cluster, m, (long long)key->n, (long long)key->k);
+             key->cfg.consumers, key->cfg.cluster, pipe, m, (long long)key->n, (long long)key->k);
 }
 
 /* An include the emitter redirects: the template names the header with every
@@ -238,6 +241,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
     jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
     jg__buf_printf(out, "#define JG_CLUSTER %u\n", key->cfg.cluster ? key->cfg.cluster : 1);
+    jg__buf_printf(out, "#define JG_PROMOTE_PIPE %u\n", key->cfg.promote_chunk);
     jg__buf_printf(out, "#define JG_A_BOX_M %u\n",
                    key->cfg.a_box_m ? key->cfg.a_box_m : key->cfg.block_m);
     if (key->groups)

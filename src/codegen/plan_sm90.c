@@ -19,9 +19,16 @@
 
 /* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
 #define SM90_PEAK_FLOPS 800e12 /* dense BF16 reached by good kernels, all SMs (FP8: 2x) */
-/* FP8 tiles hold a second set of FP32 accumulators (the promoted sums):
- * BLOCK_N stays at or below this so both fit the consumers' registers. */
-#define SM90_FP8_MAX_BLOCK_N 176
+/* FP8 tiles hold three sets of FP32 accumulators: the promoted sums, and
+ * two sets of partial sums so that a stage's wgmmas run while the previous
+ * stage is promoted (on H100, 128x128 tiles so pipelined reached 1.2 PFLOP/s
+ * where 128x176 ones promoting in turn reached 0.99, 2026-11-22):
+ * BLOCK_N stays at or below this so all three fit the consumers' registers. */
+#define SM90_FP8_MAX_BLOCK_N 128
+/* FP8 stages per chunk of overlapped promotions: ptxas keeps wgmmas in
+ * flight only across straight-line code, so each chunk is unrolled and
+ * drains at its end (4, 8 and 16 measured alike; 8 compiles in ~0.45 s). */
+#define SM90_FP8_PROMOTE_CHUNK 8
 #define SM90_HBM_BYTES_S 3.0e12     /* device-to-device copy, read + write */
 #define SM90_SMS_TO_SATURATE 64     /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6   /* pipeline fill and epilogue per tile */
@@ -242,7 +249,9 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                                              .cluster = cluster,
                                              .group_m = SM90_GROUP_M,
                                              .epi_bytes = epi_bytes_for(bn, p->d_type),
-                                             .ab_size = ab_size};
+                                             .ab_size = ab_size,
+                                             .promote_chunk =
+                                                 ab_size == 1 ? SM90_FP8_PROMOTE_CHUNK : 0};
                         /* FP8 stages are promoted one by one: 128 of K each at most;
                          * with block scales a tile lies inside one 128-column block. */
                         if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))

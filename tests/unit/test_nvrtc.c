@@ -74,6 +74,12 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
           name, res ? res : "(no output)");
     CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
           "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
+    /* Pipelined FP8 promotion: a stage's wgmmas stay in flight while the
+     * previous stage is promoted (ptxas serializes them, waiting for each
+     * to finish, when it cannot prove the two sets of sums apart). */
+    const bool pipelined = key->cfg.promote_chunk > 1 && key->k > (int64_t)key->cfg.block_k;
+    CHECK(!pipelined || (sass && strstr(sass, "WARPGROUP.DEPBAR.LE gsb0, 0x1")),
+          "%s: FP8 promotions not overlapped with the next stage's wgmmas", name);
     free(sass);
     free(res);
 }
