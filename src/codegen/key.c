@@ -51,9 +51,16 @@ void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
         return;
     }
     out->m_max = p->m_max;
+    /* The hints also size the tiles per group: each group's last tile is
+     * part empty, and how many tiles the rows make decides the waves (2
+     * groups of 512 rows make 4 tiles of 128 as 128 + 384 rows, 5 as 192 +
+     * 320). Rounded up to 64 rows, the planner's granularity, so that hints
+     * a few rows apart share a plan. */
     if (p->m)
-        for (int32_t g = 0; g < p->groups; ++g)
+        for (int32_t g = 0; g < p->groups; ++g) {
             out->m += p->m[g];
+            out->group_m[g] = (p->m[g] + 63) / 64 * 64;
+        }
     else
         out->m = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;
 }
@@ -77,7 +84,9 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     out->cfg = *cfg;
     out->groups = p->groups;
     out->layout = p->layout;
-    memcpy(out->group_m, p->group_m, sizeof out->group_m);
+    /* The device layouts' kernels do not depend on the rows' hints. */
+    if (p->layout == JG_GROUPED_LIST)
+        memcpy(out->group_m, p->group_m, sizeof out->group_m);
 }
 
 jg__salt jg__salt_make(const char *arch, const char *options)

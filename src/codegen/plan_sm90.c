@@ -51,7 +51,9 @@ enum {
  * that fit, so big compute-bound tiles keep one. The loss was measured on
  * one-warpgroup decode tiles; 128-row tiles with one atom streamed grouped
  * weights at 2.7 TB/s (H100 sweep, 2026-11-22), so it applies to 64-row
- * tiles only (dram_efficiency_for). */
+ * tiles only, and not to FP8 ones: their one-atom 64-row decode tiles
+ * streamed as fast as 128-row ones or faster (M <= 64, H100 sweep,
+ * 2026-11-22). */
 static const struct {
     uint32_t block_k;
     double dram_efficiency;
@@ -129,7 +131,12 @@ static uint64_t tiles_m(const jg__problem_key *p, uint32_t block_m)
 {
     if (!p->groups)
         return jg__ceil_div((uint64_t)p->m, block_m);
-    if (p->layout != JG_GROUPED_LIST)
+    /* Rows read on the device: the hints' rows per group (key.c), else an
+     * even split of the expected total. */
+    uint64_t hinted = 0;
+    for (uint32_t g = 0; g < p->groups; ++g)
+        hinted |= (uint64_t)p->group_m[g];
+    if (p->layout != JG_GROUPED_LIST && !hinted)
         return p->groups * jg__ceil_div(jg__ceil_div((uint64_t)p->m, p->groups), block_m);
     uint64_t n = 0;
     for (uint32_t g = 0; g < p->groups; ++g)
@@ -273,7 +280,9 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                             continue;
                         estimate e =
                             estimate_time(t, p, &c, sm90_block_m[i].efficiency,
-                                          c.consumers > 1 ? 1.0 : sm90_block_k[j].dram_efficiency);
+                                          c.consumers > 1 || ab_size == 1
+                                              ? 1.0
+                                              : sm90_block_k[j].dram_efficiency);
                         size_t at = found;
                         while (at > 0 && e.total_s < est[at - 1].total_s * (1 - 1e-9))
                             --at;
