@@ -123,15 +123,18 @@ typedef struct jg__gemm_config {
 } jg__gemm_config;
 
 #define JG_KIND_QUANT 3
-#define JG_KEY_FORMAT 5 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KIND_QUANT_NVFP4 4
+#define JG_KEY_FORMAT 6 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
     uint32_t key_format; /* bumped when this struct changes meaning */
-    uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization (JG_KIND_QUANT) */
+    uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization to e4m3 (JG_KIND_QUANT),
+                            4: quantization to NVFP4 (JG_KIND_QUANT_NVFP4) */
     uint32_t a_type, b_type, c_type, d_type;
     uint32_t flags;      /* JG_GEMM_* that shape code */
     uint32_t scale;      /* jg_scale_mode */
+    uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout of NVFP4 operands (quantization: a_) */
     int64_t m;           /* 0 when M is a run-time argument */
     int64_t n, k;
     jg__gemm_config cfg;
@@ -152,6 +155,7 @@ typedef struct jg__problem_key {
     uint32_t groups; /* 0: dense; else grouped, rows in group_m (list layout) */
     uint32_t layout; /* 0 dense, else jg_grouped_layout */
     uint32_t scale;  /* jg_scale_mode */
+    uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout; 0 unless NVFP4 */
     int64_t m_max;   /* contiguous, masked: the m_max of the layout */
     int64_t m, n, k, lda, ldb, ldc, ldd; /* grouped: m is the total (expected) rows */
     int64_t group_m[JG_GROUPED_MAX_GROUPS];
@@ -162,6 +166,10 @@ typedef struct jg__problem_key {
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
+/* The keys of the quantization kernels of a validated problem (e4m3 reads
+ * no field past ld_dst: callers built against the 0.2 header). */
+void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out);
+void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out);
 
 /* Everything besides the key bytes that decides the cubin: library version,
  * embedded templates, NVRTC version, arch, compile options. */
@@ -225,6 +233,10 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p);
 jg_status jg__check_dim(jg_context *ctx, const char *name, int64_t v);
 /* A scaled (FP8) launch's args.a_scale and args.b_scale: present, 4-byte aligned. */
 jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale);
+/* An NVFP4 launch's block scales args.a_sf and args.b_sf: present, 16-byte aligned. */
+jg_status jg__check_sf(jg_context *ctx, const void *a_sf, const void *b_sf);
+/* Kernels exist for the problem's types (NVFP4 GEMMs: not yet). */
+jg_status jg__check_implemented(jg_context *ctx, const jg__problem_key *p);
 
 /* ---- runtime: nvrtc.c ----------------------------------------------------- */
 
@@ -407,6 +419,20 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
 jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid,
                             uint32_t threads, uint32_t cluster, void *kargs, jg_stream stream);
 
+/* quantize.c: a grid for `units` threads of work, capped at 8 CTAs per SM
+ * (the kernels loop); and the three launches of a quantization that needs
+ * the tensor's amax first: scale[0] zeroed, phase 0 (amax over `elements`),
+ * phase 1 (quantize, on quantize_grid CTAs), phase 2 (the scale). */
+uint32_t jg__quant_grid(const jg_context *ctx, uint64_t units);
+/* The kernel for a validated quantization's key (compiled or cached) and
+ * its arguments; JG_ERR_OFFLINE in an offline context, after compiling.
+ * sf: the NVFP4 block scales (NULL for e4m3: its callers' args may end
+ * before that field). */
+jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_quant_problem *p,
+                            const jg_quant_args *a, void *sf, jg__kernel **k, jg_quant_kargs *ka);
+jg_status jg__quant_phases(jg_context *ctx, const jg__kernel *k, jg_quant_kargs *ka,
+                           uint64_t elements, uint32_t quantize_grid, jg_stream stream);
+
 /* ---- runtime: tune.c ---------------------------------------------------------- */
 
 /* JITGEMM_TUNE: the configuration for a dense problem, from the disk cache's
@@ -430,7 +456,9 @@ jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key 
 jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out);
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out);
 
+/* Bytes of an element; 0 for JG_NVFP4 (half a byte: see jg__dtype_bits). */
 size_t jg__dtype_size(uint32_t dtype);
+size_t jg__dtype_bits(uint32_t dtype);
 const char *jg__dtype_name(uint32_t dtype);
 
 #endif /* JG_INTERNAL_H */

@@ -47,16 +47,18 @@ typedef struct jg_gemm_kargs {
     uint32_t reserved;
 } jg_gemm_kargs;
 
-/* Quantization to e4m3 (sm90_quant.cu): source [rows, cols] bf16/fp16. */
+/* Quantization to e4m3 (sm90_quant.cu) or NVFP4 (sm90_quant_nvfp4.cu):
+ * source [rows, cols] bf16/fp16. */
 typedef struct jg_quant_kargs {
     const void *src;
     int64_t ld_src; /* elements */
-    void *dst;      /* e4m3 bytes */
-    int64_t ld_dst;
-    float *scale;   /* the scales (tensor mode: the amax bits between phases) */
+    void *dst;      /* e4m3 bytes; NVFP4: e2m1 pairs */
+    int64_t ld_dst; /* elements (NVFP4: rows ld_dst / 2 bytes apart) */
+    float *scale;   /* the scales (tensor mode, NVFP4: the amax bits between phases) */
     int64_t rows;
-    int32_t phase;  /* tensor mode: 0 amax, 1 quantize, 2 scale */
+    int32_t phase;  /* tensor mode, NVFP4: 0 amax, 1 quantize, 2 scale */
     uint32_t reserved;
+    uint8_t *sf;    /* NVFP4: the e4m3 block scales */
 } jg_quant_kargs;
 
 /* Grouped GEMM, contiguous and masked layouts: one tensor per operand, the

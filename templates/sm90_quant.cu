@@ -8,36 +8,7 @@
  * scale[ceil(rows/128)][ceil(cols/128)].
  * The tensor mode runs in three launches (p.phase): 0 amax into scale[0] (as
  * FP32 bits, atomic max; the host zeroes it first), 1 quantize, 2 scale. */
-#include "jg_kargs.h"
-#include "sm90_ptx.cuh"
-
-#define JG_Q_THREADS 256
-#define JG_E4M3_MAX 448.0f
-
-JG_DEV float jg_q_load(const uint16_t *row, int64_t c)
-{
-#if JG_Q_SRC == 1
-    return jg_bf16_to_f32(row[c]);
-#else
-    return jg_f16_to_f32(row[c]);
-#endif
-}
-
-/* x to e4m3 (round to nearest even, saturating to +-448). */
-JG_DEV uint8_t jg_q_e4m3(float x)
-{
-    uint16_t pair;
-    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.0f), "f"(x));
-    return (uint8_t)(pair & 0xff);
-}
-
-JG_DEV float jg_q_warp_max(float v)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
+#include "sm90_quant_common.cuh"
 
 /* The reciprocal of a group's scale, and the scale, from its amax. */
 JG_DEV float jg_q_scale(float amax) { return amax > 0.0f ? amax / JG_E4M3_MAX : 1.0f; }
@@ -53,23 +24,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_quant_kargs p)
             p.scale[0] = jg_q_scale(__uint_as_float(*(const uint32_t *)p.scale));
         return;
     }
-    const float amax_all = p.phase == 1 ? __uint_as_float(*(const uint32_t *)p.scale) : 0.0f;
-    const float inv = 1.0f / jg_q_scale(amax_all);
+    if (p.phase == 0) {
+        jg_q_tensor_amax(p);
+        return;
+    }
+    const float inv = 1.0f / jg_q_scale(__uint_as_float(*(const uint32_t *)p.scale));
     const int64_t total = p.rows * (int64_t)JG_Q_COLS;
-    float amax = 0.0f;
     for (int64_t i = (int64_t)blockIdx.x * JG_Q_THREADS + threadIdx.x; i < total;
          i += (int64_t)gridDim.x * JG_Q_THREADS) {
         const int64_t r = i / JG_Q_COLS, c = i % JG_Q_COLS;
-        const float x = jg_q_load(src + r * p.ld_src, c);
-        if (p.phase == 0)
-            amax = fmaxf(amax, fabsf(x));
-        else
-            dst[r * p.ld_dst + c] = jg_q_e4m3(x * inv);
-    }
-    if (p.phase == 0) {
-        amax = jg_q_warp_max(amax);
-        if (jg_lane_id() == 0) /* non-negative floats order as their bits */
-            atomicMax((uint32_t *)p.scale, __float_as_uint(amax));
+        dst[r * p.ld_dst + c] = jg_q_e4m3(jg_q_load(src + r * p.ld_src, c) * inv);
     }
 #elif JG_Q_MODE == 2 || JG_Q_BLOCK_ROWS == 1
     /* One warp per group: a row, or 128 columns of a row. */

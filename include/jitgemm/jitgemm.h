@@ -77,6 +77,8 @@ typedef enum jg_dtype {
     JG_FP16 = 2,
     JG_FP32 = 3,
     JG_E4M3 = 4, /* FP8 e4m3 (A and B only, both K-major), with scales (jg_scale_mode) */
+    JG_NVFP4 = 5, /* NVFP4 (A and B only, both K-major): packed e2m1 with e4m3 block scales
+                     and an FP32 global scale; see "NVFP4" below */
 } jg_dtype;
 
 /* How FP8 operands are scaled: D = alpha * (A * sa) (B * sb)^T + beta * C,
@@ -89,13 +91,91 @@ typedef enum jg_dtype {
  *   JG_SCALE_BLOCK (DeepSeek-V3): a_scale[M][ceil(K/128)] (one per row per
  *   128 of K), b_scale[ceil(N/128)][ceil(K/128)] (one per 128x128 block of
  *   B), both row-major; applied as each 128 of K is promoted to FP32.
+ *   JG_SCALE_NVFP4: JG_NVFP4 operands: e4m3 block scales per 16 of K
+ *   (args.a_sf, args.b_sf) and FP32 global scales (args.a_scale[0],
+ *   args.b_scale[0]); see "NVFP4" below.
  * 16-bit operands take JG_SCALE_NONE. */
 typedef enum jg_scale_mode {
     JG_SCALE_NONE = 0,
     JG_SCALE_TENSOR = 1,
     JG_SCALE_ROW = 2,
     JG_SCALE_BLOCK = 3,
+    JG_SCALE_NVFP4 = 4, /* JG_NVFP4 operands, and only they: see "NVFP4" below */
 } jg_scale_mode;
+
+/* ---- NVFP4 ---------------------------------------------------------------
+ *
+ * Values. An e2m1 code is 4 bits: bit 3 the sign, bits 2..1 the exponent e
+ * (bias 1), bit 0 the mantissa m; |value| = m / 2 for e = 0, else
+ * (1 + m / 2) * 2^(e - 1). Codes 0..7 are 0, 0.5, 1, 1.5, 2, 3, 4, 6; codes
+ * 8..15 the same negated (8 is -0). No infinities, no NaN.
+ *
+ * An operand of R rows and K columns (A: R = M; B: R = N), K a multiple of
+ * 16, is three arrays on the device:
+ *   codes   R rows of ld / 2 bytes (ld in elements: jg_gemm_problem.lda or
+ *           ldb, 0 = K); element (r, k) is in byte r * ld / 2 + k / 2, in
+ *           its low nibble (bits 3..0) when k is even, its high nibble when
+ *           k is odd.
+ *   sf      one e4m3 (fn: bias 7, 3 mantissa bits, max 448, no infinities)
+ *           block scale per 16 consecutive elements of a row: sf(r, kb)
+ *           covers elements (r, 16 kb .. 16 kb + 15), kb < K / 16. Laid out
+ *           as jg_sf_layout says; every byte 16-byte aligned at its start.
+ *   global  one FP32 (args.a_scale[0], args.b_scale[0]).
+ * Element (r, k) = e2m1(code(r, k)) * e4m3(sf(r, k / 16)) * global.
+ * The GEMM computes D = alpha * A B^T + beta * C over these values.
+ *
+ * jg_sf_layout: where sf(r, kb) lives, as a byte offset from the start of
+ * the scale array (kbs = K / 16 scales per row):
+ *   JG_SF_ROW_MAJOR: [R][kbs]:
+ *       offset = r * kbs + kb;                       size R * kbs bytes.
+ *   JG_SF_SWIZZLED_128X4: the layout of Blackwell's block-scaled MMAs
+ *   (cuBLASLt's VEC16_UE4M3 scale mode, CUTLASS Sm1xxBlockScaledConfig,
+ *   TensorRT-LLM / FlashInfer "SWIZZLED_128x4"), so weights quantized for
+ *   B200 load unchanged. Rows are padded to Rp = 128 * ceil(R / 128) and
+ *   scales per row to kbp = 4 * ceil(kbs / 4); each 128 x 4 tile of scales
+ *   is one 512-byte block, tiles stored row-major over (r / 128, kb / 4):
+ *       offset = ((r / 128) * (kbp / 4) + kb / 4) * 512
+ *              + (r % 32) * 16 + ((r / 32) % 4) * 4 + kb % 4;
+ *                                                    size Rp * kbp bytes.
+ *   Inside a block, 16-byte line i holds rows i, i + 32, i + 64, i + 96,
+ *   4 scales each. Padding bytes are written 0 by jg_quantize_nvfp4 and
+ *   never read by the GEMM.
+ * jg_nvfp4_sf_offset and jg_nvfp4_sf_bytes compute both.
+ *
+ * Quantization recipe (jg_quantize_nvfp4; NVIDIA's, with the global scale
+ * stored as the decode factor). Every step in IEEE FP32, round to nearest
+ * even, in this order, so that results are bit-for-bit reproducible:
+ *   amax = max |x| over the tensor;
+ *   g = amax / 2688 (2688 = 6 * 448, e2m1's and e4m3's largest values);
+ *       g = 1 when that is 0 (an all-zero tensor, or amax / 2688 underflows);
+ *   per 16-element block b: bmax = max |x| over b;
+ *       s = e4m3_rn_satfinite((bmax / 6) / g)  (round to nearest even, values
+ *       past 448 to 448);
+ *   per element: v = x / (e4m3(s) * g); code = e2m1 nearest to v, ties to
+ *       the even code (even mantissa bit), |v| > 6 saturating to 6, the sign
+ *       bit that of v (so -0 and negatives rounding to 0 keep bit 3); every
+ *       code of a block whose e4m3(s) * g is 0 is 0.
+ * The e4m3 rounding of s: round to nearest, as NVIDIA's quantizers do, not
+ * up. When s rounds down, |v| of the block's largest element can exceed 6
+ * by the e4m3 rounding, at most 6 / (1 - 2^-4) = 6.4, and saturates to 6: an
+ * error of at most 0.4 s g, less than the 1 s g that e2m1's step of 2
+ * between 4 and 6 already allows. Rounding s up would keep |v| <= 6 without
+ * saturating, at the price of a coarser grid (up to 2^-3 relative) for every
+ * element of the block. Stored codes never exceed 6 in magnitude.
+ * Inputs must be finite. */
+typedef enum jg_sf_layout {
+    JG_SF_LAYOUT_NONE = 0,     /* operands other than JG_NVFP4; the zero of a fresh struct */
+    JG_SF_ROW_MAJOR = 1,       /* [R][K/16] */
+    JG_SF_SWIZZLED_128X4 = 2,  /* 512-byte blocks of 128 rows x 4 scales, above */
+} jg_sf_layout;
+
+/* The byte offset of sf(r, kb) for an operand of `rows` rows and k columns,
+ * by the formulas above; -1 when layout is unknown, k is not a positive
+ * multiple of 16, rows < 1, or (r, kb) lies outside [0, rows) x [0, k/16). */
+JG_API int64_t jg_nvfp4_sf_offset(jg_sf_layout layout, int64_t rows, int64_t k, int64_t r,
+                                  int64_t kb);
+/* The bytes of the scale array (padding included); -1 as above. */
+JG_API int64_t jg_nvfp4_sf_bytes(jg_sf_layout layout, int64_t rows, int64_t k);
 
 /* ---- context ----------------------------------------------------------- */
 
@@ -197,13 +277,24 @@ enum {
  *   1 <= m, n, k <= 2^31 - 1 (JG_ERR_TOO_LARGE beyond);
  *   lda, ldb >= k; ldd (and ldc) >= n; 0 means packed (k or n);
  *   every leading dimension times the element size a multiple of 16 bytes
- *   (TMA's rule), so with packed 16-bit operands k and n are multiples of 8. */
+ *   (TMA's rule), so with packed 16-bit operands k and n are multiples of 8.
+ * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4, JG_ERR_INVALID
+ * otherwise): k a multiple of 16; lda, ldb multiples of 32 (rows 16 bytes
+ * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or
+ * JG_SF_SWIZZLED_128X4, and k a multiple of 256 with JG_SF_ROW_MAJOR (rows
+ * of scales k/16 bytes apart: TMA's 16-byte rule). The NVFP4 kernel does
+ * not exist yet: a problem that passes these rules gets JG_ERR_UNSUPPORTED
+ * from jg_gemm_plan and jg_gemm. The sf layout fields are read only when
+ * a_type or b_type is JG_NVFP4, so callers built against the 0.2 header
+ * (whose struct ends at scale) are unaffected. */
 typedef struct jg_gemm_problem {
     uint32_t flags; /* JG_GEMM_* */
     jg_dtype a_type, b_type, c_type, d_type;
     int64_t m, n, k;
     int64_t lda, ldb, ldc, ldd;
     jg_scale_mode scale; /* JG_SCALE_TENSOR with JG_E4M3 operands, else NONE */
+    /* 0.3: JG_NVFP4 operands only (JG_SF_LAYOUT_NONE otherwise, not read) */
+    jg_sf_layout a_sf_layout, b_sf_layout;
 } jg_gemm_problem;
 
 /* What changes from call to call. Pointers must be 16-byte aligned.
@@ -219,6 +310,10 @@ typedef struct jg_gemm_args {
                   Other plans: 0 or problem.m. */
     const float *a_scale; /* scaled problems: on the device, 4-byte aligned */
     const float *b_scale;
+    /* 0.3, JG_NVFP4 plans only (not read otherwise): the e4m3 block scales
+     * on the device, 16-byte aligned, in the problem's sf layouts. */
+    const void *a_sf;
+    const void *b_sf;
 } jg_gemm_args;
 
 /* Finds or builds the plan for a problem: memory cache, then disk cache,
@@ -316,7 +411,7 @@ JG_API jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_s
 JG_API jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
                             const jg_grouped_args *args, jg_stream stream);
 
-/* ---- FP8 quantization ---------------------------------------------------- */
+/* ---- FP8 and NVFP4 quantization ------------------------------------------ */
 
 /* dst = e4m3(src / s), s = amax / 448 of each group (1 for an all-zero
  * group), round to nearest, saturating; src ~= dst * s. The scales come out
@@ -327,16 +422,21 @@ JG_API jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
  * pipeline and caches as the GEMMs. */
 typedef struct jg_quant_problem {
     jg_dtype src_type;     /* JG_BF16 or JG_FP16 */
-    jg_scale_mode scale;   /* JG_SCALE_TENSOR, JG_SCALE_ROW or JG_SCALE_BLOCK */
+    jg_scale_mode scale;   /* JG_SCALE_TENSOR, JG_SCALE_ROW or JG_SCALE_BLOCK;
+                              jg_quantize_nvfp4: JG_SCALE_NVFP4 */
     int32_t block_rows;    /* JG_SCALE_BLOCK: 1 or 128; otherwise 0 */
     int64_t rows, cols;
     int64_t ld_src, ld_dst; /* elements; 0: packed */
+    jg_sf_layout sf_layout; /* 0.3, jg_quantize_nvfp4 only (not read by jg_quantize_e4m3) */
 } jg_quant_problem;
 
 typedef struct jg_quant_args {
     const void *src; /* device, 2-byte aligned */
-    void *dst;       /* device, e4m3 bytes */
-    float *scale;    /* device, 4-byte aligned, as many as the mode needs */
+    void *dst;       /* device, e4m3 bytes; NVFP4: packed e2m1, 16-byte aligned */
+    float *scale;    /* device, 4-byte aligned, as many as the mode needs;
+                        NVFP4: the global scale g, one */
+    void *sf;        /* 0.3, jg_quantize_nvfp4 only: the e4m3 block scales, 16-byte
+                        aligned, jg_nvfp4_sf_bytes(sf_layout, rows, cols) bytes */
 } jg_quant_args;
 
 /* Launches the quantization on stream (the tensor mode: a memset and three
@@ -345,6 +445,19 @@ typedef struct jg_quant_args {
  * JG_ERR_TOO_LARGE, JG_ERR_OFFLINE (after compiling), or a compile/CUDA error. */
 JG_API jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
                                   const jg_quant_args *args, jg_stream stream);
+
+/* BF16/FP16 [rows, cols] -> NVFP4 by the recipe of "NVFP4" above: codes
+ * into dst (rows of ld_dst / 2 bytes), block scales into sf in
+ * problem.sf_layout (padding bytes of the swizzled layout written 0), the
+ * global scale g into scale[0]. Rules: src_type JG_BF16 or JG_FP16, scale
+ * JG_SCALE_NVFP4, block_rows 0, sf_layout JG_SF_ROW_MAJOR or
+ * JG_SF_SWIZZLED_128X4 (JG_ERR_INVALID otherwise), cols a multiple of 16,
+ * ld_dst 0 or a multiple of 16 (JG_ERR_INVALID); dst and sf 16-byte, scale
+ * 4-byte, src 2-byte aligned (JG_ERR_MISALIGNED). Launches a memset and
+ * three small kernels (amax, quantize, g) on stream: no allocation, no
+ * sync. Returns as jg_quantize_e4m3 does. */
+JG_API jg_status jg_quantize_nvfp4(jg_context *ctx, const jg_quant_problem *problem,
+                                   const jg_quant_args *args, jg_stream stream);
 
 /* ---- plan introspection ------------------------------------------------ */
 

@@ -90,6 +90,8 @@ const char *jg__dtype_name(uint32_t dtype)
         return "fp32";
     case JG_E4M3:
         return "e4m3";
+    case JG_NVFP4:
+        return "nvfp4";
     }
     return "none";
 }
@@ -106,6 +108,11 @@ size_t jg__dtype_size(uint32_t dtype)
         return 1;
     }
     return 0;
+}
+
+size_t jg__dtype_bits(uint32_t dtype)
+{
+    return dtype == JG_NVFP4 ? 4 : 8 * jg__dtype_size(dtype);
 }
 
 /* Names encode the kernel's parameters: the same name shows in logs,
@@ -133,6 +140,12 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     else
         snprintf(kind, sizeof kind, "gemm");
     static const char *const scales[] = {"", "_tensor", "_row", "_block"};
+    if (key->kind == JG_KIND_QUANT_NVFP4) {
+        snprintf(out, 128, "jg_quant_%s_nvfp4_%s_%s_n%lld", jg__dtype_name(key->a_type),
+                 key->a_sf_layout == JG_SF_SWIZZLED_128X4 ? "sf128x4" : "sfrow", arch_id,
+                 (long long)key->n);
+        return;
+    }
     if (key->kind == JG_KIND_QUANT) {
         snprintf(out, 128, "jg_quant_%s_e4m3%s%s_%s_n%lld", jg__dtype_name(key->a_type),
                  scales[key->scale & 3], key->scale == JG_SCALE_BLOCK
@@ -198,17 +211,21 @@ static void emit_template(jg__buf *out, const jg__template *t, uint64_t *include
     }
 }
 
-/* A quantization kernel (kind 3): source type, scale mode, block rows and
- * columns baked in. */
+/* A quantization kernel (kinds 3 and 4): source type, scale mode, block
+ * rows or scale layout, and columns baked in. */
 static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
+    const bool nvfp4 = key->kind == JG_KIND_QUANT_NVFP4;
     jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
     jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
     jg__buf_printf(out, "#define JG_Q_SRC %u\n", key->a_type);
     jg__buf_printf(out, "#define JG_Q_MODE %u\n", key->scale);
-    jg__buf_printf(out, "#define JG_Q_BLOCK_ROWS %u\n", key->cfg.block_m);
+    if (nvfp4)
+        jg__buf_printf(out, "#define JG_Q_SF_LAYOUT %u\n", key->a_sf_layout);
+    else
+        jg__buf_printf(out, "#define JG_Q_BLOCK_ROWS %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_Q_COLS %lld\n", (long long)key->n);
-    const jg__template *t = jg__template_find("sm90_quant.cu");
+    const jg__template *t = jg__template_find(nvfp4 ? "sm90_quant_nvfp4.cu" : "sm90_quant.cu");
     if (!t) {
         out->failed = true;
         return;
@@ -220,7 +237,7 @@ static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf
 
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
-    if (key->kind == JG_KIND_QUANT) {
+    if (key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4) {
         emit_quant(key, kernel_name, out);
         return;
     }

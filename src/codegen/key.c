@@ -31,6 +31,10 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
     JG_KEY_SHARED(out, p);
     out->m = p->m;
     out->scale = (uint32_t)p->scale;
+    if (p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4) { /* read only then: 0.2 callers */
+        out->a_sf_layout = (uint32_t)p->a_sf_layout;
+        out->b_sf_layout = (uint32_t)p->b_sf_layout;
+    }
 }
 
 /* List layout: the rows of every group (baked in), their total as m (what
@@ -78,6 +82,8 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     out->d_type = p->d_type;
     out->flags = p->flags & JG_GEMM_M_GENERIC;
     out->scale = p->scale;
+    out->a_sf_layout = p->a_sf_layout;
+    out->b_sf_layout = p->b_sf_layout;
     out->m = (p->flags & JG_GEMM_M_GENERIC) || p->groups ? 0 : p->m;
     out->n = p->n;
     out->k = p->k;
@@ -87,6 +93,34 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     /* The device layouts' kernels do not depend on the rows' hints. */
     if (p->layout == JG_GROUPED_LIST)
         memcpy(out->group_m, p->group_m, sizeof out->group_m);
+}
+
+/* Source type, scale mode, block rows and columns (baked in) shape the
+ * kernel; rows and leading dimensions are arguments. */
+void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out)
+{
+    memset(out, 0, sizeof *out);
+    out->key_format = JG_KEY_FORMAT;
+    out->kind = JG_KIND_QUANT;
+    out->a_type = (uint32_t)p->src_type;
+    out->d_type = JG_E4M3;
+    out->scale = (uint32_t)p->scale;
+    out->n = p->cols;
+    out->cfg.block_m = (uint32_t)p->block_rows;
+}
+
+/* Source type, columns (baked in) and the scale layout shape the kernel;
+ * rows and leading dimensions are arguments. */
+void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out)
+{
+    memset(out, 0, sizeof *out);
+    out->key_format = JG_KEY_FORMAT;
+    out->kind = JG_KIND_QUANT_NVFP4;
+    out->a_type = (uint32_t)p->src_type;
+    out->d_type = JG_NVFP4;
+    out->scale = JG_SCALE_NVFP4;
+    out->a_sf_layout = (uint32_t)p->sf_layout;
+    out->n = p->cols;
 }
 
 jg__salt jg__salt_make(const char *arch, const char *options)

@@ -8,11 +8,14 @@
 jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)
 {
     jg__gemm_config cfg;
+    jg_status st = jg__check_implemented(ctx, pk);
+    if (st != JG_OK)
+        return st;
     if (ctx->tune && jg__tune(ctx, pk, &cfg) == JG_OK) {
         jg__gemm_key_make(pk, &cfg, key);
         return JG_OK;
     }
-    jg_status st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
+    st = jg__plan_gemm_sm90(&ctx->target, pk, &ctx->log, &cfg);
     if (st != JG_OK)
         return jg__fail(ctx, st, "no sm_90a configuration fits this problem on %s%s", ctx->arch,
                         ctx->target.force_m || ctx->target.force_n || ctx->target.force_k
@@ -170,6 +173,8 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
         return st;
     if (plan->problem.scale != JG_SCALE_NONE &&
         (st = jg__check_scales(ctx, args->a_scale, args->b_scale)))
+        return st;
+    if (plan->problem.a_type == JG_NVFP4 && (st = jg__check_sf(ctx, args->a_sf, args->b_sf)))
         return st;
     if (args->m) {
         bool generic = plan->problem.flags & JG_GEMM_M_GENERIC;

@@ -100,7 +100,9 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
         return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a kernel");
     k->key = h;
     k->cu = ctx->cu;
-    k->smem_bytes = key->kind == JG_KIND_QUANT ? 0 : jg__gemm_smem_bytes(&key->cfg);
+    k->smem_bytes = key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4
+                        ? 0
+                        : jg__gemm_smem_bytes(&key->cfg);
     jg__gemm_kernel_name(key, ctx->arch, k->name);
     jg__buf cubin = {0};
     jg_status st = JG_OK;

@@ -4,7 +4,7 @@
 
 #include "jg_internal.h"
 
-#define QUANT_THREADS 256u /* sm90_quant.cu's JG_Q_THREADS */
+#define QUANT_THREADS 256u /* JG_Q_THREADS of sm90_quant_common.cuh */
 
 static jg_status validate(jg_context *ctx, const jg_quant_problem *p, const jg_quant_args *a)
 {
@@ -50,6 +50,53 @@ static jg_status launch(jg_context *ctx, const jg__kernel *k, uint32_t grid, jg_
     return jg__launch_kernel(ctx, k, grid, QUANT_THREADS, 1, ka, stream);
 }
 
+/* A grid of `units` threads' work, each thread looping when capped at 8
+ * CTAs per SM (enough to fill the GPU). */
+uint32_t jg__quant_grid(const jg_context *ctx, uint64_t units)
+{
+    const uint64_t grid = jg__ceil_div(units, QUANT_THREADS);
+    const uint64_t cap = (uint64_t)ctx->target.sm_count * 8;
+    return (uint32_t)(grid < cap ? grid : cap);
+}
+
+jg_status jg__quant_phases(jg_context *ctx, const jg__kernel *k, jg_quant_kargs *ka,
+                           uint64_t elements, uint32_t quantize_grid, jg_stream stream)
+{
+    CUresult r =
+        ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)ka->scale, 0, 1, (CUstream)stream);
+    if (r != CUDA_SUCCESS)
+        return jg__fail_cu(ctx, "cuMemsetD32Async", r);
+    const uint32_t grids[3] = {jg__quant_grid(ctx, elements),
+                               quantize_grid, 1};
+    for (int32_t phase = 0; phase < 3; ++phase) {
+        ka->phase = phase;
+        jg_status st = launch(ctx, k, grids[phase], ka, stream);
+        if (st != JG_OK)
+            return st;
+    }
+    return JG_OK;
+}
+
+jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_quant_problem *p,
+                            const jg_quant_args *a, void *sf, jg__kernel **k, jg_quant_kargs *ka)
+{
+    jg_status st = jg__kernel_get(ctx, key, k);
+    if (st != JG_OK)
+        return st;
+    if (ctx->offline)
+        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
+                        ctx->arch);
+    memset(ka, 0, sizeof *ka);
+    ka->src = a->src;
+    ka->ld_src = p->ld_src ? p->ld_src : p->cols;
+    ka->dst = a->dst;
+    ka->ld_dst = p->ld_dst ? p->ld_dst : p->cols;
+    ka->scale = a->scale;
+    ka->rows = p->rows;
+    ka->sf = sf;
+    return JG_OK;
+}
+
 jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
                            const jg_quant_args *args, jg_stream stream)
 {
@@ -59,27 +106,12 @@ jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
     if (st != JG_OK)
         return st;
     jg__gemm_key key;
-    memset(&key, 0, sizeof key);
-    key.key_format = JG_KEY_FORMAT;
-    key.kind = JG_KIND_QUANT;
-    key.a_type = problem->src_type;
-    key.d_type = JG_E4M3;
-    key.scale = problem->scale;
-    key.n = problem->cols;
-    key.cfg.block_m = (uint32_t)problem->block_rows;
+    jg__quant_e4m3_key_make(problem, &key);
     jg__kernel *k;
-    if ((st = jg__kernel_get(ctx, &key, &k)) != JG_OK)
+    jg_quant_kargs ka;
+    if ((st = jg__quant_prepare(ctx, &key, problem, args, NULL, &k, &ka)) != JG_OK)
         return st;
-    if (ctx->offline)
-        return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
-                        ctx->arch);
     const uint64_t rows = (uint64_t)problem->rows, cols = (uint64_t)problem->cols;
-    jg_quant_kargs ka = {.src = args->src,
-                         .ld_src = problem->ld_src ? problem->ld_src : problem->cols,
-                         .dst = args->dst,
-                         .ld_dst = problem->ld_dst ? problem->ld_dst : problem->cols,
-                         .scale = args->scale,
-                         .rows = problem->rows};
     const uint32_t warps = QUANT_THREADS / 32;
     if (problem->scale == JG_SCALE_ROW)
         return launch(ctx, k, (uint32_t)jg__ceil_div(rows, warps), &ka, stream);
@@ -90,18 +122,5 @@ jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
         return launch(ctx, k, (uint32_t)(jg__ceil_div(rows, 128) * jg__ceil_div(cols, 128)), &ka,
                       stream);
     /* Tensor: amax (into zeroed scale[0]), quantize, then the scale. */
-    uint64_t grid = jg__ceil_div(rows * cols, QUANT_THREADS);
-    const uint64_t cap = (uint64_t)ctx->target.sm_count * 8;
-    grid = grid < cap ? grid : cap;
-    CUresult r =
-        ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->scale, 0, 1, (CUstream)stream);
-    if (r != CUDA_SUCCESS)
-        return jg__fail_cu(ctx, "cuMemsetD32Async", r);
-    for (int32_t phase = 0; phase < 3; ++phase) {
-        ka.phase = phase;
-        st = launch(ctx, k, phase == 2 ? 1 : (uint32_t)grid, &ka, stream);
-        if (st != JG_OK)
-            return st;
-    }
-    return JG_OK;
+    return jg__quant_phases(ctx, k, &ka, rows * cols, jg__quant_grid(ctx, rows * cols), stream);
 }

@@ -10,15 +10,24 @@
 static bool is_16bit(jg_dtype t) { return t == JG_BF16 || t == JG_FP16; }
 static bool is_known(jg_dtype t)
 {
-    return t == JG_BF16 || t == JG_FP16 || t == JG_FP32 || t == JG_E4M3;
+    return t == JG_BF16 || t == JG_FP16 || t == JG_FP32 || t == JG_E4M3 || t == JG_NVFP4;
 }
 
-/* FP8 operands come with scales; 16-bit ones take none. */
+/* FP8 operands come with scales, NVFP4 ones with theirs; 16-bit ones take none. */
 static jg_status check_scale(jg_context *ctx, const jg_gemm_problem *p)
 {
-    if ((unsigned)p->scale > JG_SCALE_BLOCK)
+    if ((unsigned)p->scale > JG_SCALE_NVFP4)
         return jg__fail(ctx, JG_ERR_INVALID, "scale = %d: not a jg_scale_mode value",
                         (int)p->scale);
+    if ((p->a_type == JG_NVFP4) != (p->scale == JG_SCALE_NVFP4))
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        p->a_type == JG_NVFP4
+                            ? "scale = %d with a_type %s: NVFP4 operands take problem.scale "
+                              "JG_SCALE_NVFP4 (block scales in args.a_sf, args.b_sf)"
+                            : "scale = %d (JG_SCALE_NVFP4) with a_type %s: for nvfp4 operands only",
+                        (int)p->scale, jg__dtype_name(p->a_type));
+    if (p->a_type == JG_NVFP4)
+        return JG_OK;
     if (p->a_type != JG_E4M3) {
         if (p->scale != JG_SCALE_NONE)
             return jg__fail(ctx, JG_ERR_INVALID,
@@ -48,18 +57,19 @@ static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t
                           const char *min_name, jg_dtype t)
 {
     int64_t eff = ld ? ld : min;
-    /* Clamped: eff * size must not overflow (a huge ld is TOO_LARGE below). */
-    int64_t bytes =
-        eff < 0 || eff > JG_TMA_STRIDE_MAX ? JG_TMA_STRIDE_MAX : eff * (int64_t)jg__dtype_size(t);
+    const int64_t bits = (int64_t)jg__dtype_bits(t);
+    /* Clamped: eff * bits must not overflow (a huge ld is TOO_LARGE below). */
+    int64_t stride_bits = eff < 0 || eff > JG_TMA_STRIDE_MAX ? 8 * JG_TMA_STRIDE_MAX : eff * bits;
+    int64_t bytes = stride_bits / 8;
     if (ld < 0 || (ld && ld < min))
         return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be 0 (packed) or >= %s (%lld)", name,
                         (long long)ld, min_name, (long long)min);
-    if (bytes % 16)
+    if (stride_bits % 128)
         return jg__fail(ctx, JG_ERR_INVALID,
-                        "%s = %lld%s: rows of %s are %lld bytes apart, TMA needs a multiple of 16 "
-                        "(a multiple of %d elements)",
+                        "%s = %lld%s: rows of %s are %lld%s bytes apart, TMA needs a multiple of "
+                        "16 (a multiple of %d elements)",
                         name, (long long)eff, ld ? "" : " (packed)", jg__dtype_name(t),
-                        (long long)bytes, (int)(16 / jg__dtype_size(t)));
+                        (long long)bytes, stride_bits % 8 ? ".5" : "", (int)(128 / bits));
     if (bytes >= JG_TMA_STRIDE_MAX)
         return jg__fail(ctx, JG_ERR_TOO_LARGE, "%s = %lld: a row stride of 2^40 bytes or more",
                         name, (long long)eff);
@@ -82,14 +92,16 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
         if (fields[i].value != JG_DTYPE_NONE && !is_known(fields[i].value))
             return jg__fail(ctx, JG_ERR_INVALID, "%s = %d: not a jg_dtype value", fields[i].name,
                             (int)fields[i].value);
-    if (!is_16bit(p->a_type) && p->a_type != JG_E4M3)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a_type %s: A and B must be bf16, fp16 or e4m3",
+    if (!is_16bit(p->a_type) && p->a_type != JG_E4M3 && p->a_type != JG_NVFP4)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "a_type %s: A and B must be bf16, fp16, e4m3 or nvfp4",
                         jg__dtype_name(p->a_type));
     if (p->b_type != p->a_type)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "b_type %s differs from a_type %s",
                         jg__dtype_name(p->b_type), jg__dtype_name(p->a_type));
-    if (p->d_type == JG_E4M3)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "d_type e4m3: D must be bf16, fp16 or fp32");
+    if (p->d_type == JG_E4M3 || p->d_type == JG_NVFP4)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "d_type %s: D must be bf16, fp16 or fp32",
+                        jg__dtype_name(p->d_type));
     if (p->c_type != JG_DTYPE_NONE && p->c_type != p->d_type)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "c_type %s differs from d_type %s",
                         jg__dtype_name(p->c_type), jg__dtype_name(p->d_type));
@@ -132,6 +144,10 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
             return jg__fail(ctx, JG_ERR_TOO_LARGE, "m[%d] = %lld: must be <= 2^31-1", (int)g,
                             (long long)p->m[g]);
     }
+    if (p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "%s nvfp4: grouped NVFP4 GEMMs are not supported yet",
+                        p->a_type == JG_NVFP4 ? "a_type" : "b_type");
     if ((p->a_type == JG_E4M3 || p->b_type == JG_E4M3) && list)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED,
                         "%s e4m3 in the list layout: FP8 grouped GEMMs take the contiguous or "
@@ -155,19 +171,74 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
     return jg__validate_gemm(ctx, &shared);
 }
 
-jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale)
+/* NVFP4: k in whole scale blocks, the scale layouts named, and with
+ * row-major scales rows of scales that TMA can step over. */
+static jg_status check_nvfp4(jg_context *ctx, const jg_gemm_problem *p)
 {
-    const float *s[2] = {a_scale, b_scale};
-    for (int i = 0; i < 2; ++i) {
-        const char *name = i ? "b_scale" : "a_scale";
-        if (!s[i])
-            return jg__fail(ctx, JG_ERR_NULL_POINTER,
-                            "args.%s is NULL: a scaled (FP8) problem needs its scales", name);
-        if ((uintptr_t)s[i] % 4)
-            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 4-byte aligned", name,
-                            (const void *)s[i]);
+    if (p->k % 16)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "k = %lld: nvfp4 operands have one e4m3 scale per 16 elements of K, so k "
+                        "must be a multiple of 16",
+                        (long long)p->k);
+    const struct {
+        const char *name;
+        jg_sf_layout value;
+    } layouts[] = {{"a_sf_layout", p->a_sf_layout}, {"b_sf_layout", p->b_sf_layout}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(layouts); ++i) {
+        const int v = (int)layouts[i].value;
+        if (v != JG_SF_ROW_MAJOR && v != JG_SF_SWIZZLED_128X4)
+            return jg__fail(ctx, JG_ERR_INVALID,
+                            "%s = %d%s: nvfp4 operands take JG_SF_ROW_MAJOR (1) or "
+                            "JG_SF_SWIZZLED_128X4 (2)",
+                            layouts[i].name, v,
+                            v == JG_SF_LAYOUT_NONE ? " (JG_SF_LAYOUT_NONE)"
+                                                   : ": not a jg_sf_layout value");
+        if (v == JG_SF_ROW_MAJOR && p->k % 256)
+            return jg__fail(ctx, JG_ERR_INVALID,
+                            "k = %lld with %s JG_SF_ROW_MAJOR: rows of scales are k/16 = %lld "
+                            "bytes apart, TMA needs a multiple of 16 (k a multiple of 256); "
+                            "JG_SF_SWIZZLED_128X4 takes any k",
+                            (long long)p->k, layouts[i].name, (long long)(p->k / 16));
     }
     return JG_OK;
+}
+
+/* A's and B's arrays of one kind of scale (names[0], names[1]): present,
+ * `align`-byte aligned; `what` says which problems need them. */
+static jg_status check_scale_pair(jg_context *ctx, const char *const names[2],
+                                  const void *const ptrs[2], uintptr_t align, const char *what)
+{
+    for (int i = 0; i < 2; ++i) {
+        if (!ptrs[i])
+            return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL: %s", names[i], what);
+        if ((uintptr_t)ptrs[i] % align)
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not %d-byte aligned",
+                            names[i], ptrs[i], (int)align);
+    }
+    return JG_OK;
+}
+
+jg_status jg__check_sf(jg_context *ctx, const void *a_sf, const void *b_sf)
+{
+    static const char *const names[2] = {"a_sf", "b_sf"};
+    const void *const ptrs[2] = {a_sf, b_sf};
+    return check_scale_pair(ctx, names, ptrs, 16, "an nvfp4 problem needs its block scales");
+}
+
+jg_status jg__check_implemented(jg_context *ctx, const jg__problem_key *p)
+{
+    if (p->a_type == JG_NVFP4)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "a_type nvfp4: the problem is valid, but the NVFP4 GEMM kernel is not "
+                        "supported yet (jg_quantize_nvfp4 is)");
+    return JG_OK;
+}
+
+jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale)
+{
+    static const char *const names[2] = {"a_scale", "b_scale"};
+    const void *const ptrs[2] = {a_scale, b_scale};
+    return check_scale_pair(ctx, names, ptrs, 4, "a scaled (FP8, NVFP4) problem needs its scales");
 }
 
 jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
@@ -183,6 +254,8 @@ jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
     if ((st = jg__check_dim(ctx, "m", p->m)) != JG_OK ||
         (st = jg__check_dim(ctx, "n", p->n)) != JG_OK ||
         (st = jg__check_dim(ctx, "k", p->k)) != JG_OK)
+        return st;
+    if (p->a_type == JG_NVFP4 && (st = check_nvfp4(ctx, p)) != JG_OK)
         return st;
     if ((st = check_ld(ctx, "lda", p->lda, p->k, "k", p->a_type)) != JG_OK ||
         (st = check_ld(ctx, "ldb", p->ldb, p->k, "k", p->b_type)) != JG_OK ||

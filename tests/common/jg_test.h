@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "jitgemm/jitgemm.h"
 
@@ -74,6 +75,19 @@ static inline void jg_test_h100_target(jg__target *t)
     t->arch = t->arch_name;
 }
 #endif
+
+/* The seed of a randomized test: --seed S, else the time; printed with
+ * the command line that replays it. */
+static inline uint64_t jg_test_seed(int argc, char **argv, const char *name)
+{
+    uint64_t seed = (uint64_t)time(NULL);
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+    printf("%s: seed %llu (replay with --seed %llu)\n", name, (unsigned long long)seed,
+           (unsigned long long)seed);
+    return seed;
+}
 
 /* xoshiro256** seeded by splitmix64: fast, reproducible from one seed. */
 typedef struct jg_rng {

@@ -389,10 +389,11 @@ static void test_null_pointers(void)
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE}
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE, \
+     JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
 /* The same with an explicit jg_scale_mode. */
 #define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale}
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale, JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
 #define I32P1 2147483648LL /* INT32_MAX + 1 */
 
 static const struct {
@@ -463,6 +464,9 @@ static const struct {
     {"flags 0x2",      P(2, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "flags 0x2", "unknown bits 0x2"},
     {"flags 0x80000001", P(0x80000001u, BF16, BF16, NONE, BF16, 64, 64, 64,   0,   0,   0,   0), JG_ERR_INVALID, "flags 0x80000001", "unknown bits 0x80000000"},
     {"flags all",      P(0xffffffffu, BF16, BF16, NONE, BF16, 64, 64,  64,    0,   0,   0,   0), JG_ERR_INVALID, "flags", "0xfffffffe"},
+    /* NVFP4: valid, and refused until its kernel exists; a broken rule first. */
+    {"nvfp4, no kernel", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 7168, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_ROW_MAJOR}, JG_ERR_UNSUPPORTED, "nvfp4", "not supported yet"},
+    {"nvfp4, k = 24", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 24, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4}, JG_ERR_INVALID, "k = 24", NULL},
     /* Valid boundaries, checked with jg__validate_gemm only (nothing compiled). */
     {"m = 2^31-1",     P(0, BF16, BF16, NONE, BF16, 2147483647LL, 64,  64,    0,   0,   0,   0), JG_OK, NULL, NULL},
     {"n = k = 2^31-9", P(0, BF16, BF16, NONE, FP32, 1, 2147483640LL, 2147483640LL, 0, 0, 0, 0), JG_OK, NULL, NULL},
@@ -618,28 +622,92 @@ static const struct {
     jg_status want;
     const char *w1;
 } quant_rows[] = {
-    {"src fp32", {JG_FP32, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type"},
-    {"src e4m3", {JG_E4M3, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type"},
-    {"scale none", {JG_BF16, JG_SCALE_NONE, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "scale = 0"},
-    {"scale 9", {JG_BF16, (jg_scale_mode)9, 0, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "scale = 9"},
-    {"block rows 64", {JG_BF16, JG_SCALE_BLOCK, 64, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "block_rows = 64"},
-    {"row, block rows 1", {JG_BF16, JG_SCALE_ROW, 1, 64, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "block_rows"},
-    {"rows 0", {JG_BF16, JG_SCALE_ROW, 0, 0, 128, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "rows = 0"},
-    {"cols -1", {JG_BF16, JG_SCALE_ROW, 0, 64, -1, 0, 0}, QS, QS, QS, JG_ERR_INVALID, "cols = -1"},
-    {"cols 2^31", {JG_BF16, JG_SCALE_ROW, 0, 64, 2147483648LL, 0, 0}, QS, QS, QS, JG_ERR_TOO_LARGE, "cols"},
-    {"ld_src < cols", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 100, 0}, QS, QS, QS, JG_ERR_INVALID, "ld_src = 100"},
-    {"ld_dst < 0", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, -1}, QS, QS, QS, JG_ERR_INVALID, "ld_dst = -1"},
-    {"src NULL", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, 0, QS, QS, JG_ERR_NULL_POINTER, "args.src"},
-    {"scale NULL", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, 0, JG_ERR_NULL_POINTER, "args.scale"},
-    {"src odd", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS + 1, QS, QS, JG_ERR_MISALIGNED, "args.src"},
-    {"scale + 2", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0}, QS, QS, QS + 2, JG_ERR_MISALIGNED, "args.scale"},
-    {"valid", {JG_BF16, JG_SCALE_BLOCK, 128, 64, 128, 0, 0}, QS, QS + 1, QS, JG_ERR_OFFLINE, "offline"},
+    {"src fp32", {JG_FP32, JG_SCALE_ROW, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type"},
+    {"src e4m3", {JG_E4M3, JG_SCALE_ROW, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type"},
+    {"scale none", {JG_BF16, JG_SCALE_NONE, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "scale = 0"},
+    {"scale 9", {JG_BF16, (jg_scale_mode)9, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "scale = 9"},
+    {"block rows 64", {JG_BF16, JG_SCALE_BLOCK, 64, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "block_rows = 64"},
+    {"row, block rows 1", {JG_BF16, JG_SCALE_ROW, 1, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "block_rows"},
+    {"rows 0", {JG_BF16, JG_SCALE_ROW, 0, 0, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "rows = 0"},
+    {"cols -1", {JG_BF16, JG_SCALE_ROW, 0, 64, -1, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "cols = -1"},
+    {"cols 2^31", {JG_BF16, JG_SCALE_ROW, 0, 64, 2147483648LL, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_TOO_LARGE, "cols"},
+    {"ld_src < cols", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 100, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "ld_src = 100"},
+    {"ld_dst < 0", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, -1, JG_SF_LAYOUT_NONE}, QS, QS, QS, JG_ERR_INVALID, "ld_dst = -1"},
+    {"src NULL", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, 0, QS, QS, JG_ERR_NULL_POINTER, "args.src"},
+    {"scale NULL", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, 0, JG_ERR_NULL_POINTER, "args.scale"},
+    {"src odd", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS + 1, QS, QS, JG_ERR_MISALIGNED, "args.src"},
+    {"scale + 2", {JG_BF16, JG_SCALE_ROW, 0, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS, QS + 2, JG_ERR_MISALIGNED, "args.scale"},
+    {"valid", {JG_BF16, JG_SCALE_BLOCK, 128, 64, 128, 0, 0, JG_SF_LAYOUT_NONE}, QS, QS + 1, QS, JG_ERR_OFFLINE, "offline"},
 };
+
+/* jg_quantize_nvfp4: every rule, then one valid call per scale layout. */
+#define NQ(src, scale, rows, cols, ld_src, ld_dst, layout) {src, scale, 0, rows, cols, ld_src, ld_dst, layout}
+#define NV JG_SCALE_NVFP4
+#define SWZ JG_SF_SWIZZLED_128X4
+static const struct {
+    const char *what;
+    jg_quant_problem p;
+    uintptr_t src, dst, scale, sf;
+    jg_status want;
+    const char *w1;
+} nq_rows[] = {
+    {"src fp32", NQ(JG_FP32, NV, 64, 128, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type 3"},
+    {"src nvfp4", NQ(JG_NVFP4, NV, 64, 128, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_UNSUPPORTED, "src_type 5"},
+    {"scale tensor", NQ(JG_BF16, JG_SCALE_TENSOR, 64, 128, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "scale = 1"},
+    {"scale block", NQ(JG_BF16, JG_SCALE_BLOCK, 64, 128, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "JG_SCALE_NVFP4"},
+    {"block rows 1", {JG_BF16, NV, 1, 64, 128, 0, 0, SWZ}, QS, QS, QS, QS, JG_ERR_INVALID, "block_rows = 1"},
+    {"sf_layout 0", NQ(JG_BF16, NV, 64, 128, 0, 0, JG_SF_LAYOUT_NONE), QS, QS, QS, QS, JG_ERR_INVALID, "sf_layout = 0"},
+    {"sf_layout 9", NQ(JG_BF16, NV, 64, 128, 0, 0, (jg_sf_layout)9), QS, QS, QS, QS, JG_ERR_INVALID, "sf_layout = 9"},
+    {"rows 0", NQ(JG_BF16, NV, 0, 128, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "rows = 0"},
+    {"cols 2^31", NQ(JG_BF16, NV, 64, 2147483648LL, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_TOO_LARGE, "cols"},
+    {"cols 40", NQ(JG_BF16, NV, 64, 40, 0, 0, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "cols = 40"},
+    {"cols 8", NQ(JG_FP16, NV, 64, 8, 0, 0, JG_SF_ROW_MAJOR), QS, QS, QS, QS, JG_ERR_INVALID, "multiple of 16"},
+    {"ld_src < cols", NQ(JG_BF16, NV, 64, 128, 120, 0, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "ld_src = 120"},
+    {"ld_dst < cols", NQ(JG_BF16, NV, 64, 128, 0, 112, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "ld_dst = 112"},
+    {"ld_dst 136", NQ(JG_BF16, NV, 64, 128, 0, 136, SWZ), QS, QS, QS, QS, JG_ERR_INVALID, "ld_dst = 136"},
+    {"src NULL", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), 0, QS, QS, QS, JG_ERR_NULL_POINTER, "args.src"},
+    {"dst NULL", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS, 0, QS, QS, JG_ERR_NULL_POINTER, "args.dst"},
+    {"scale NULL", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS, QS, 0, QS, JG_ERR_NULL_POINTER, "args.scale"},
+    {"sf NULL", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS, QS, QS, 0, JG_ERR_NULL_POINTER, "args.sf"},
+    {"src odd", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS + 1, QS, QS, QS, JG_ERR_MISALIGNED, "args.src"},
+    {"dst + 8", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS, QS + 8, QS, QS, JG_ERR_MISALIGNED, "args.dst"},
+    {"scale + 2", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS, QS, QS + 2, QS, JG_ERR_MISALIGNED, "args.scale"},
+    {"sf + 4", NQ(JG_BF16, NV, 64, 128, 0, 0, SWZ), QS, QS, QS, QS + 4, JG_ERR_MISALIGNED, "args.sf"},
+    {"valid, swizzled", NQ(JG_BF16, NV, 300, 1040, 1048, 1056, SWZ), QS + 2, QS, QS + 4, QS, JG_ERR_OFFLINE, "offline"},
+    {"valid, row-major", NQ(JG_FP16, NV, 1, 16, 0, 0, JG_SF_ROW_MAJOR), QS, QS, QS, QS, JG_ERR_OFFLINE, "offline"},
+};
+#undef NQ
+#undef NV
+#undef SWZ
+
+static void test_quantize_nvfp4(void)
+{
+    const uint64_t before = compiles();
+    jg_quant_args ok = {(const void *)QS, (void *)QS, (float *)QS, (void *)QS};
+    const jg_quant_problem p0 = nq_rows[0].p;
+    CHECK(jg_quantize_nvfp4(NULL, &p0, &ok, NULL) == JG_ERR_NULL_POINTER, "nvfp4: ctx NULL");
+    CHECK(jg_quantize_nvfp4(fx.ctx, NULL, &ok, NULL) == JG_ERR_NULL_POINTER, "nvfp4: problem NULL");
+    CHECK(jg_quantize_nvfp4(fx.ctx, &p0, NULL, NULL) == JG_ERR_NULL_POINTER, "nvfp4: args NULL");
+    size_t valid = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(nq_rows); ++i) {
+        valid += nq_rows[i].want == JG_ERR_OFFLINE;
+        jg_quant_args a = {(const void *)nq_rows[i].src, (void *)nq_rows[i].dst,
+                           (float *)nq_rows[i].scale, (void *)nq_rows[i].sf};
+        prime(fx.ctx);
+        jg_status st = jg_quantize_nvfp4(fx.ctx, &nq_rows[i].p, &a, NULL);
+        CHECK(st == nq_rows[i].want, "jg_quantize_nvfp4 %s: got %s, want %s (%s)", nq_rows[i].what,
+              jg_status_name(st), jg_status_name(nq_rows[i].want), jg_context_last_error(fx.ctx));
+        if (st == nq_rows[i].want)
+            check_message(nq_rows[i].what, fx.ctx, st, nq_rows[i].w1, NULL);
+        CHECK(compiles() == before + valid, "nvfp4 %s: %llu compiles so far, expected %zu",
+              nq_rows[i].what, (unsigned long long)(compiles() - before), valid);
+    }
+}
 
 static void test_quantize(void)
 {
     const uint64_t before = compiles();
-    jg_quant_args ok = {(const void *)QS, (void *)QS, (float *)QS};
+    jg_quant_args ok = {(const void *)QS, (void *)QS, (float *)QS, NULL};
     const jg_quant_problem p0 = quant_rows[0].p;
     CHECK(jg_quantize_e4m3(NULL, &p0, &ok, NULL) == JG_ERR_NULL_POINTER, "quantize: ctx NULL");
     CHECK(jg_quantize_e4m3(fx.ctx, NULL, &ok, NULL) == JG_ERR_NULL_POINTER, "quantize: problem NULL");
@@ -648,7 +716,7 @@ static void test_quantize(void)
         const bool valid = quant_rows[i].want == JG_ERR_OFFLINE;
         CHECK(valid || compiles() == before, "quantize %s: compiled before it", quant_rows[i].what);
         jg_quant_args a = {(const void *)quant_rows[i].src, (void *)quant_rows[i].dst,
-                           (float *)quant_rows[i].scale};
+                           (float *)quant_rows[i].scale, NULL};
         prime(fx.ctx);
         jg_status st = jg_quantize_e4m3(fx.ctx, &quant_rows[i].p, &a, NULL);
         CHECK(st == quant_rows[i].want, "jg_quantize_e4m3 %s: got %s, want %s (%s)",
@@ -674,6 +742,7 @@ int main(void)
         test_run_args();
         test_good_queries();
         test_quantize();
+        test_quantize_nvfp4();
     }
     jg_context_destroy(fx.ctx);
     return jg_test_result("test_api_bad_input");

@@ -48,6 +48,8 @@ static void copy_over_garbage(jg_gemm_problem *dst, const jg_gemm_problem *src, 
     dst->ldc = src->ldc;
     dst->ldd = src->ldd;
     dst->scale = src->scale;
+    dst->a_sf_layout = src->a_sf_layout;
+    dst->b_sf_layout = src->b_sf_layout;
 }
 
 /* The kernel key of (p, cfg), its outputs first filled with `fill`. */
@@ -121,6 +123,12 @@ MUTATION(epi_bytes, c->epi_bytes = 64)
 MUTATION(a_box_m, c->a_box_m = 8)
 MUTATION(ab_size, c->ab_size = 1)
 MUTATION(scale, p->scale = JG_SCALE_TENSOR)
+#define JG_NVFP4_PROBLEM(sfa, sfb)                                                            \
+    (p->a_type = p->b_type = JG_NVFP4, p->scale = JG_SCALE_NVFP4, p->a_sf_layout = (sfa),      \
+     p->b_sf_layout = (sfb))
+MUTATION(nvfp4, JG_NVFP4_PROBLEM(JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4))
+MUTATION(a_sf_layout, JG_NVFP4_PROBLEM(JG_SF_ROW_MAJOR, JG_SF_SWIZZLED_128X4))
+MUTATION(b_sf_layout, JG_NVFP4_PROBLEM(JG_SF_SWIZZLED_128X4, JG_SF_ROW_MAJOR))
 
 static const struct {
     const char *name;
@@ -133,6 +141,7 @@ static const struct {
     {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
     {"cfg.group_m", mut_group_m}, {"cfg.epi_bytes", mut_epi_bytes},
     {"cfg.a_box_m", mut_a_box_m}, {"cfg.ab_size", mut_ab_size}, {"scale", mut_scale},
+    {"nvfp4", mut_nvfp4},     {"a_sf_layout", mut_a_sf_layout}, {"b_sf_layout", mut_b_sf_layout},
 };
 
 /* Every mutation gives a hash different from the base and from each other. */
@@ -152,6 +161,50 @@ static void test_fields_change_hash(void)
         for (size_t j = i + 1; j <= N; ++j)
             CHECK(!hash_eq(h[i], h[j]), "%s and %s give the same hash", mutations[i].name,
                   j == N ? "the base problem" : mutations[j].name);
+}
+
+/* NVFP4 quantization keys: the source type, the columns and the scale
+ * layout shape the kernel and change the hash; rows and leading dimensions
+ * (arguments) do not; an e4m3 quantization of the same shape is another
+ * kernel. */
+static void test_quant_nvfp4_keys(void)
+{
+    const jg_quant_problem base = {JG_BF16, JG_SCALE_NVFP4, 0, 64, 4096, 0, 0,
+                                   JG_SF_SWIZZLED_128X4};
+    jg_quant_problem v[4] = {base, base, base, base};
+    v[1].src_type = JG_FP16;
+    v[2].cols = 4112;
+    v[3].sf_layout = JG_SF_ROW_MAJOR;
+    const jg__salt salt = default_salt();
+    jg__hash128 h[5];
+    for (int i = 0; i < 4; ++i) {
+        jg__gemm_key k;
+        memset(&k, 0x5a, sizeof k); /* the maker zeroes every byte it does not fill */
+        jg__quant_nvfp4_key_make(&v[i], &k);
+        CHECK(k.kind == JG_KIND_QUANT_NVFP4 && k.key_format == JG_KEY_FORMAT && k.m == 0 &&
+                  k.groups == 0,
+              "nvfp4 quant key %d: kind %u", i, k.kind);
+        h[i] = jg__key_hash(&salt, &k, sizeof k);
+    }
+    jg__gemm_key e4m3;
+    const jg_quant_problem e4m3_problem = {JG_BF16, JG_SCALE_TENSOR, 0, 64, 4096, 0, 0,
+                                           JG_SF_LAYOUT_NONE};
+    jg__quant_e4m3_key_make(&e4m3_problem, &e4m3);
+    h[4] = jg__key_hash(&salt, &e4m3, sizeof e4m3);
+    for (int i = 0; i < 5; ++i)
+        for (int j = i + 1; j < 5; ++j)
+            CHECK(!hash_eq(h[i], h[j]), "quant keys %d and %d share a hash", i, j);
+    jg_quant_problem other = base;
+    other.rows = 7;
+    other.ld_src = 8192;
+    other.ld_dst = 4608;
+    jg__gemm_key a, b;
+    jg__quant_nvfp4_key_make(&base, &a);
+    jg__quant_nvfp4_key_make(&other, &b);
+    CHECK(!memcmp(&a, &b, sizeof a), "rows or leading dimensions enter the nvfp4 quant key");
+    char name[128];
+    jg__gemm_kernel_name(&a, "sm_90a", name);
+    CHECK(!strcmp(name, "jg_quant_bf16_nvfp4_sf128x4_sm90a_n4096"), "name %s", name);
 }
 
 /* With JG_GEMM_M_GENERIC, M is a run-time argument: it must not split keys. */
@@ -317,6 +370,7 @@ int main(void)
     test_determinism();
     test_fields_change_hash();
     test_m_generic();
+    test_quant_nvfp4_keys();
     test_leading_dims();
     test_salt();
     test_public_key_ignores_paths();

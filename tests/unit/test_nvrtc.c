@@ -61,17 +61,26 @@ static char *disassemble(const char *cuobjdump, const char *flag, const jg__buf 
     return out.data;
 }
 
+/* No local-memory traffic (spills, run-time-indexed arrays), no stack.
+ * Returns the SASS (to free) for further checks. */
+static char *check_no_local(const char *cuobjdump, const char *name, const jg__buf *cubin)
+{
+    char *sass = disassemble(cuobjdump, "-sass", cubin);
+    char *res = disassemble(cuobjdump, "-res-usage", cubin);
+    CHECK(sass && !strstr(sass, "LDL") && !strstr(sass, "STL"), "%s: local-memory traffic", name);
+    CHECK(res && strstr(res, "STACK:0") && strstr(res, "LOCAL:0"), "%s: stack or local use: %s",
+          name, res ? res : "(no output)");
+    free(res);
+    return sass;
+}
+
 static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
 {
     char name[128];
     jg__gemm_kernel_name(key, "sm_90a", name);
-    char *sass = disassemble(cuobjdump, "-sass", cubin);
-    char *res = disassemble(cuobjdump, "-res-usage", cubin);
+    char *sass = check_no_local(cuobjdump, name, cubin);
     const char *mma = key->a_type == JG_E4M3 ? "QGMMA" : "HGMMA";
     CHECK(sass && strstr(sass, mma), "%s: no %s in SASS", name, mma);
-    CHECK(sass && !strstr(sass, "LDL") && !strstr(sass, "STL"), "%s: local-memory traffic", name);
-    CHECK(res && strstr(res, "STACK:0") && strstr(res, "LOCAL:0"), "%s: stack or local use: %s",
-          name, res ? res : "(no output)");
     CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
           "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
     /* Pipelined FP8 promotion: a stage's wgmmas stay in flight while the
@@ -81,7 +90,32 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
     CHECK(!pipelined || (sass && strstr(sass, "WARPGROUP.DEPBAR.LE gsb0, 0x1")),
           "%s: FP8 promotions not overlapped with the next stage's wgmmas", name);
     free(sass);
-    free(res);
+}
+
+/* The NVFP4 quantization kernels, both sources and scale layouts, ragged
+ * and whole tiles of scales: compiled for sm_90a, no local memory; the
+ * e4m3 conversion of the block scales is the hardware's (F2FP). */
+static void check_quant_nvfp4(const char *cuobjdump)
+{
+    static const int64_t cols[] = {16, 4096, 7184};
+    for (int src = JG_BF16; src <= JG_FP16; ++src)
+        for (int layout = JG_SF_ROW_MAJOR; layout <= JG_SF_SWIZZLED_128X4; ++layout)
+            for (size_t i = 0; i < JG_ARRAY_LEN(cols); ++i) {
+                jg_quant_problem q = {(jg_dtype)src, JG_SCALE_NVFP4, 0, 1, cols[i], 0, 0,
+                                      (jg_sf_layout)layout};
+                jg__gemm_key key;
+                jg__quant_nvfp4_key_make(&q, &key);
+                char name[128];
+                jg__gemm_kernel_name(&key, "sm_90a", name);
+                jg__buf cubin = {0};
+                double ms;
+                if (compile_key(&key, &cubin, &ms) == JG_OK) {
+                    char *sass = check_no_local(cuobjdump, name, &cubin);
+                    CHECK(sass && strstr(sass, "F2FP"), "%s: no F2FP (e4m3 conversion)", name);
+                    free(sass);
+                }
+                jg__buf_free(&cubin);
+            }
 }
 
 /* The distinct configurations the planner chooses over a grid of shapes,
@@ -243,6 +277,7 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
+    check_quant_nvfp4(cuobjdump);
     jg__gemm_config cfgs[64];
     size_t ncfg = planner_configs(cfgs, JG_ARRAY_LEN(cfgs));
     printf("sass: %zu distinct planner configurations\n", ncfg);
@@ -331,6 +366,7 @@ int main(int argc, char **argv)
     (void)compile_key;
     (void)check_grouped;
     (void)check_planned;
+    (void)check_quant_nvfp4;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");

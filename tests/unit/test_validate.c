@@ -13,13 +13,20 @@
 #define FP32 JG_FP32
 #define BAD ((jg_dtype)99)
 #define E4M3 JG_E4M3
+#define NVFP4 JG_NVFP4
+#define ROWM JG_SF_ROW_MAJOR
+#define SWZ JG_SF_SWIZZLED_128X4
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE}
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE, \
+     JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
+/* NVFP4 A and B with their scale layouts, bf16 out. */
+#define PN(sfa, sfb, m, n, k, lda, ldb) \
+    {0, NVFP4, NVFP4, NONE, BF16, m, n, k, lda, ldb, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
 /* The same with an explicit jg_scale_mode. */
 #define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale}
+    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale, JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
 
 static const struct {
     const char *what;
@@ -65,7 +72,34 @@ static const struct {
     {"e4m3 b bf16", P(0, E4M3, BF16, NONE, BF16, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type", NULL},
     {"d e4m3",     P(0,  E4M3, E4M3, NONE, E4M3, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "d_type e4m3", NULL},
     {"e4m3 k=8",   P(0,  E4M3, E4M3, NONE, BF16, 128,          128, 8,   0,   0,   0,  0), JG_ERR_INVALID, "lda", "8 bytes"},
+    /* NVFP4: k in whole 16-element blocks, rows 16 bytes apart, known scale
+     * layouts, row-major scales TMA can step over, the NVFP4 scale mode. */
+    {"nvfp4 k=40",  PN(SWZ, SWZ, 128, 128, 40, 0, 0), JG_ERR_INVALID, "k = 40", "multiple of 16"},
+    {"nvfp4 k=8",   PN(SWZ, SWZ, 128, 128, 8, 0, 0), JG_ERR_INVALID, "k = 8", NULL},
+    {"nvfp4 k=48",  PN(SWZ, SWZ, 128, 128, 48, 0, 0), JG_ERR_INVALID, "lda = 48 (packed)", "24 bytes"},
+    {"nvfp4 lda 80", PN(SWZ, SWZ, 128, 128, 64, 80, 0), JG_ERR_INVALID, "lda = 80", "multiple of 32 elements"},
+    {"nvfp4 ldb 65", PN(SWZ, SWZ, 128, 128, 64, 0, 65), JG_ERR_INVALID, "ldb = 65", "32.5 bytes"},
+    {"nvfp4 ldb < k", PN(SWZ, SWZ, 128, 128, 64, 0, 32), JG_ERR_INVALID, "ldb = 32", ">= k"},
+    {"nvfp4 a_sf 0", PN(JG_SF_LAYOUT_NONE, SWZ, 128, 128, 64, 0, 0), JG_ERR_INVALID, "a_sf_layout = 0", "JG_SF_LAYOUT_NONE"},
+    {"nvfp4 b_sf 0", PN(SWZ, JG_SF_LAYOUT_NONE, 128, 128, 64, 0, 0), JG_ERR_INVALID, "b_sf_layout = 0", NULL},
+    {"nvfp4 a_sf 3", PN((jg_sf_layout)3, SWZ, 128, 128, 64, 0, 0), JG_ERR_INVALID, "a_sf_layout = 3", "not a jg_sf_layout"},
+    {"nvfp4 b_sf -1", PN(SWZ, (jg_sf_layout)-1, 128, 128, 64, 0, 0), JG_ERR_INVALID, "b_sf_layout = -1", NULL},
+    {"nvfp4 row-major k=320", PN(ROWM, SWZ, 128, 128, 320, 0, 0), JG_ERR_INVALID, "a_sf_layout JG_SF_ROW_MAJOR", "20 bytes"},
+    {"nvfp4 b row-major k=64", PN(SWZ, ROWM, 128, 128, 64, 0, 0), JG_ERR_INVALID, "b_sf_layout JG_SF_ROW_MAJOR", "multiple of 256"},
+    {"nvfp4 tensor scale", PS(JG_SCALE_TENSOR, 0, NVFP4, NVFP4, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 1", "JG_SCALE_NVFP4"},
+    {"nvfp4 no scale", PS(JG_SCALE_NONE, 0, NVFP4, NVFP4, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 0", "JG_SCALE_NVFP4"},
+    {"e4m3 nvfp4 scale", PS(JG_SCALE_NVFP4, 0, E4M3, E4M3, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 4", "nvfp4 operands only"},
+    {"bf16 nvfp4 scale", PS(JG_SCALE_NVFP4, 0, BF16, BF16, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 4", NULL},
+    {"scale = 5",  PS((jg_scale_mode)5, 0, NVFP4, NVFP4, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 5", "jg_scale_mode"},
+    {"nvfp4 b bf16", PS(JG_SCALE_NVFP4, 0, NVFP4, BF16, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "b_type bf16", "nvfp4"},
+    {"d nvfp4",    PS(JG_SCALE_NVFP4, 0, NVFP4, NVFP4, NONE, NVFP4, 128, 128, 256, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "d_type nvfp4", NULL},
+    /* Valid NVFP4 problems, but no kernel yet: refused by the planner. */
+    {"nvfp4 swizzled", PN(SWZ, SWZ, 128, 7168, 16384, 0, 0), JG_ERR_UNSUPPORTED, "nvfp4", "not supported yet"},
+    {"nvfp4 mixed layouts", PN(ROWM, SWZ, 1, 4096, 7168, 0, 0), JG_ERR_UNSUPPORTED, "not supported yet", NULL},
+    {"nvfp4 k=32",  PN(SWZ, SWZ, 3, 8, 32, 0, 0), JG_ERR_UNSUPPORTED, "not supported yet", NULL},
     /* Valid: checked with jg__validate_gemm only, so nothing is compiled. */
+    {"nvfp4 valid", PN(ROWM, ROWM, 100, 200, 512, 544, 512), JG_OK, NULL, NULL},
+    {"nvfp4 valid swz", PN(SWZ, SWZ, 1, 8, 32, 0, 0), JG_OK, NULL, NULL},
     {"e4m3 tensor", P(0, E4M3, E4M3, FP32, FP32, 100,          200, 48,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"ldc w/o C",  P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   3,  0), JG_OK, NULL, NULL},
     {"padded",     P(1,  FP16, FP16, FP32, FP32, 1,            8,   8,   64,  72,  12, 16), JG_OK, NULL, NULL},
@@ -136,6 +170,54 @@ static void test_null_pointers(jg_context *ctx)
     CHECK(jg_gemm_run(NULL, NULL, NULL) == JG_ERR_NULL_POINTER, "run: plan NULL");
     CHECK(jg_context_get_stats(ctx, NULL) == JG_ERR_NULL_POINTER, "stats: out NULL");
     CHECK(compiles(ctx) == 0, "null pointers: something was compiled");
+}
+
+/* NVFP4 launches need their block scales; grouped NVFP4 is refused; the
+ * sf layout fields of other types are never read (callers built against
+ * the 0.2 header pass structs that end before them). */
+static void test_nvfp4_rules(jg_context *ctx)
+{
+    static _Alignas(16) char buf[64];
+    static const struct {
+        const char *what;
+        const void *a_sf, *b_sf;
+        jg_status want;
+        const char *w1;
+    } sf_rows[] = {
+        {"a_sf NULL", NULL, buf, JG_ERR_NULL_POINTER, "args.a_sf is NULL"},
+        {"b_sf NULL", buf, NULL, JG_ERR_NULL_POINTER, "args.b_sf is NULL"},
+        {"a_sf + 4", buf + 4, buf, JG_ERR_MISALIGNED, "args.a_sf"},
+        {"b_sf + 8", buf, buf + 8, JG_ERR_MISALIGNED, "args.b_sf"},
+        {"b_sf + 1", buf, buf + 1, JG_ERR_MISALIGNED, "16-byte"},
+        {"both aligned", buf, buf + 16, JG_OK, NULL},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(sf_rows); ++i) {
+        jg_status st = jg__check_sf(ctx, sf_rows[i].a_sf, sf_rows[i].b_sf);
+        CHECK(st == sf_rows[i].want, "%s: got %s", sf_rows[i].what, jg_status_name(st));
+        if (st != JG_OK)
+            check_message(sf_rows[i].what, jg_context_last_error(ctx), st, sf_rows[i].w1, NULL);
+    }
+    jg_grouped_problem gp = {.layout = JG_GROUPED_CONTIGUOUS, .a_type = NVFP4, .b_type = NVFP4,
+                             .d_type = BF16, .groups = 2, .n = 256, .k = 256, .m_max = 256,
+                             .scale = JG_SCALE_NVFP4};
+    jg_plan *out = NULL;
+    jg_status st = jg_grouped_plan(ctx, &gp, &out);
+    CHECK(st == JG_ERR_UNSUPPORTED && !out, "grouped nvfp4: %s", jg_status_name(st));
+    check_message("grouped nvfp4", jg_context_last_error(ctx), JG_ERR_UNSUPPORTED, "a_type nvfp4",
+                  "grouped");
+    /* A bf16 problem with garbage where a 0.2 caller's struct ends. */
+    jg_gemm_problem p = P(0, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0);
+    p.a_sf_layout = (jg_sf_layout)0x7777;
+    p.b_sf_layout = (jg_sf_layout)-5;
+    st = jg__validate_gemm(ctx, &p);
+    CHECK(st == JG_OK, "bf16 with garbage sf layouts: %s (%s)", jg_status_name(st),
+          jg_context_last_error(ctx));
+    jg__problem_key k1, k2;
+    jg__problem_key_make(&p, &k1);
+    p.a_sf_layout = p.b_sf_layout = JG_SF_LAYOUT_NONE;
+    jg__problem_key_make(&p, &k2);
+    CHECK(!memcmp(&k1, &k2, sizeof k1), "a bf16 problem's key holds its sf layout fields");
+    CHECK(compiles(ctx) == 0, "nvfp4 rules: something was compiled");
 }
 
 /* One valid plan (one compile): it exists, but an offline context cannot run it. */
@@ -238,6 +320,7 @@ int main(void)
         CHECK(!strcmp(jg_context_arch(ctx), "sm_90a"), "arch %s", jg_context_arch(ctx));
         test_rows(ctx);
         test_null_pointers(ctx);
+        test_nvfp4_rules(ctx);
         test_offline_run(ctx);
         jg_context_destroy(ctx);
     }

@@ -1,0 +1,156 @@
+/* jg_quantize_nvfp4 on the GPU against the CPU reference quantizer of
+ * tests/common/jg_nvfp4_ref.h, bit for bit: the global scale, every block
+ * scale (with the zero padding of the swizzled layout), every code; bytes
+ * past a row's codes (ld_dst padding) must keep their poison. Then the FP64
+ * dequantizer against the source: each element within its block's largest
+ * e2m1 half step (s g; saturation adds at most 0.4 s g).
+ * Sources: standard normals in BF16 or FP16, rows scaled by powers of two
+ * (2^-4 .. 2^4), every 37th block zero, every 53rd block shrunk by 2^-12
+ * (block scales near and below e4m3's smallest subnormal, some rounding
+ * to 0), one outlier (x 64) per row (block scales saturating amax / 6 /
+ * g at 448).
+ *   test_nvfp4 [--seed S]            (exits 77 without an sm_90 GPU) */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jg_nvfp4_ref.h"
+#include "jg_test.h"
+#include "jg_test_gpu.h"
+
+typedef struct nvfp4_case {
+    int64_t rows, cols, ld_src, ld_dst; /* ld 0: packed */
+    jg_dtype src;
+    jg_sf_layout layout;
+} nvfp4_case;
+
+/* The source of a case: normals, then the scalings of the header. */
+static void fill_source(jg_mat *x, jg_rng *r)
+{
+    jg_mat_fill_normal(x, r);
+    for (int64_t i = 0; i < x->rows; ++i) {
+        const int64_t outlier = (int64_t)jg_rng_below(r, (uint64_t)x->cols);
+        for (int64_t j = 0; j < x->cols; ++j) {
+            const int64_t block = (i * x->cols + j) / 16;
+            double v = ldexp(jg_mat_get(x, i, j), (int)(i % 9) - 4);
+            if (block % 37 == 0)
+                v = 0;
+            else if (block % 53 == 0)
+                v = ldexp(v, -12);
+            if (j == outlier)
+                v *= 64;
+            jg_mat_set_bits(x, i, j, jg_test_encode(x->type, (float)v));
+        }
+    }
+}
+
+static void run_case(jg_context *ctx, const nvfp4_case *c, jg_rng *r)
+{
+    const int64_t rows = c->rows, cols = c->cols;
+    const int64_t ld_dst = c->ld_dst ? c->ld_dst : cols, row_bytes = ld_dst / 2;
+    const int64_t sf_bytes = jg_nvfp4_sf_bytes(c->layout, rows, cols);
+    const size_t dst_bytes = (size_t)(rows * row_bytes);
+    jg_mat x;
+    jg_mat_init(&x, c->src, rows, cols, c->ld_src);
+    fill_source(&x, r);
+    jg_mat_upload(&x);
+    float *xf = malloc(sizeof(float) * (size_t)(rows * cols));
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            xf[i * cols + j] = (float)jg_mat_get(&x, i, j);
+
+    uint8_t *ref_codes = malloc(dst_bytes), *ref_sf = malloc((size_t)sf_bytes);
+    float ref_g = 0;
+    memset(ref_codes, 0xFF, dst_bytes);
+    jg_ref_quantize_nvfp4(xf, cols, rows, cols, c->layout, ref_codes, ld_dst, ref_sf, &ref_g);
+
+    void *dst_dev, *sf_dev;
+    float *g_dev;
+    CUDA_CHECK(cudaMalloc(&dst_dev, dst_bytes));
+    CUDA_CHECK(cudaMalloc(&sf_dev, (size_t)sf_bytes));
+    CUDA_CHECK(cudaMalloc((void **)&g_dev, sizeof(float)));
+    CUDA_CHECK(cudaMemset(dst_dev, 0xFF, dst_bytes));
+    CUDA_CHECK(cudaMemset(sf_dev, 0xFF, (size_t)sf_bytes));
+    CUDA_CHECK(cudaMemset(g_dev, 0xFF, sizeof(float)));
+    jg_quant_problem p = {.src_type = c->src, .scale = JG_SCALE_NVFP4, .rows = rows,
+                          .cols = cols, .ld_src = c->ld_src, .ld_dst = c->ld_dst,
+                          .sf_layout = c->layout};
+    jg_quant_args a = {.src = x.dev, .dst = dst_dev, .scale = g_dev, .sf = sf_dev};
+    jg_status st = jg_quantize_nvfp4(ctx, &p, &a, NULL);
+    CHECK(st == JG_OK, "jg_quantize_nvfp4: %s: %s", jg_status_name(st),
+          jg_context_last_error(ctx));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    uint8_t *codes = malloc(dst_bytes), *sf = malloc((size_t)sf_bytes);
+    float g = 0;
+    CUDA_CHECK(cudaMemcpy(codes, dst_dev, dst_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(sf, sf_dev, (size_t)sf_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&g, g_dev, sizeof g, cudaMemcpyDeviceToHost));
+
+    /* Bit for bit: g, every scale byte, every code byte (and the poison). */
+    uint32_t gb, ref_gb;
+    memcpy(&gb, &g, 4);
+    memcpy(&ref_gb, &ref_g, 4);
+    int64_t bad_sf = 0, bad_codes = 0, first_sf = -1, first_code = -1;
+    for (int64_t o = 0; o < sf_bytes; ++o)
+        if (sf[o] != ref_sf[o] && (bad_sf++, first_sf < 0))
+            first_sf = o;
+    for (int64_t o = 0; o < (int64_t)dst_bytes; ++o)
+        if (codes[o] != ref_codes[o] && (bad_codes++, first_code < 0))
+            first_code = o;
+    CHECK(gb == ref_gb, "g 0x%08x (%.9g), want 0x%08x (%.9g)", gb, (double)g, ref_gb,
+          (double)ref_g);
+    CHECK(bad_sf == 0, "%lld scale bytes differ; first at %lld: 0x%02x, want 0x%02x",
+          (long long)bad_sf, (long long)first_sf, first_sf < 0 ? 0 : sf[first_sf],
+          first_sf < 0 ? 0 : ref_sf[first_sf]);
+    CHECK(bad_codes == 0, "%lld code bytes differ; first at row %lld byte %lld: 0x%02x, want "
+          "0x%02x", (long long)bad_codes, (long long)(first_code < 0 ? 0 : first_code / row_bytes),
+          (long long)(first_code < 0 ? 0 : first_code % row_bytes),
+          first_code < 0 ? 0 : codes[first_code], first_code < 0 ? 0 : ref_codes[first_code]);
+
+    /* The dequantized values against the source. */
+    double *deq = malloc(sizeof(double) * (size_t)(rows * cols));
+    jg_ref_dequantize_nvfp4(codes, ld_dst, sf, c->layout, g, rows, cols, deq, cols);
+    int64_t far = 0;
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+            const uint8_t s = sf[jg_nvfp4_sf_offset(c->layout, rows, cols, i, j / 16)];
+            /* A scale of 0: |x| < 6 g 2^-10 (it rounded to 0). */
+            const double step = s ? jg_e4m3_value(s) * g : 6 * 0x1p-10 * g;
+            far += !(fabs(deq[i * cols + j] - xf[i * cols + j]) <= step * (1 + 0x1p-20));
+        }
+    CHECK(far == 0, "%lld dequantized values off by more than their block's step", (long long)far);
+    printf("  %lld x %lld (ld %lld -> %lld) %s -> nvfp4, %s scales: g %.6g: %s\n",
+           (long long)rows, (long long)cols, (long long)x.ld, (long long)ld_dst,
+           jg_test_dtype_str(c->src), c->layout == JG_SF_ROW_MAJOR ? "row-major" : "128x4",
+           (double)g, gb == ref_gb && !bad_sf && !bad_codes && !far ? "ok" : "FAILED");
+    CUDA_CHECK(cudaFree(dst_dev));
+    CUDA_CHECK(cudaFree(sf_dev));
+    CUDA_CHECK(cudaFree(g_dev));
+    free(deq);
+    free(codes);
+    free(sf);
+    free(ref_codes);
+    free(ref_sf);
+    free(xf);
+    jg_mat_free(&x);
+}
+
+int main(int argc, char **argv)
+{
+    jg_test_gpu_init();
+    jg_rng r;
+    jg_rng_seed(&r, jg_test_seed(argc, argv, "test_nvfp4"));
+    jg_context *ctx = jg_test_context();
+    const jg_sf_layout R = JG_SF_ROW_MAJOR, S = JG_SF_SWIZZLED_128X4;
+    const nvfp4_case cases[] = {
+        {300, 1024, 0, 0, JG_BF16, S},     {300, 1024, 0, 0, JG_BF16, R},
+        {1, 16, 0, 0, JG_FP16, S},         {1, 16, 0, 0, JG_BF16, R},
+        {129, 7168, 7176, 7200, JG_BF16, S}, {257, 80, 0, 96, JG_FP16, R},
+        {257, 80, 88, 0, JG_FP16, S},      {128, 4096, 0, 0, JG_FP16, S},
+        {1000, 2048, 0, 0, JG_BF16, R},    {640, 16384, 0, 0, JG_BF16, S},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        run_case(ctx, &cases[i], &r);
+    jg_context_destroy(ctx);
+    return jg_test_result("test_nvfp4");
+}
