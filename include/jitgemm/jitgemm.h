@@ -364,7 +364,7 @@ typedef enum jg_grouped_layout {
  * Contiguous and masked: 1 <= groups <= JG_GROUPED_MAX_DEVICE_GROUPS, m_max
  * >= 1 as the layouts say; m may be NULL or give expected rows per group,
  * which only size the tiles (per group, rounded up to 64 rows: hints that
- * round alike share a plan and a kernel; the kernel never depends on them).
+ * round alike share a plan; the kernel never depends on them).
  * m is copied. Different n or k per group are not supported. */
 typedef struct jg_grouped_problem {
     uint32_t flags; /* none yet: 0 */

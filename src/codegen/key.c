@@ -59,11 +59,15 @@ void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
      * part empty, and how many tiles the rows make decides the waves (2
      * groups of 512 rows make 4 tiles of 128 as 128 + 384 rows, 5 as 192 +
      * 320). Rounded up to 64 rows, the planner's granularity, so that hints
-     * a few rows apart share a plan. */
+     * a few rows apart share a plan. Past the list layout's most groups
+     * (the device layouts allow more), only their total. */
     if (p->m)
         for (int32_t g = 0; g < p->groups; ++g) {
-            out->m += p->m[g];
-            out->group_m[g] = (p->m[g] + 63) / 64 * 64;
+            const int64_t rows = p->groups <= JG_GROUPED_MAX_GROUPS ? (p->m[g] + 63) / 64 * 64
+                                                                    : p->m[g];
+            out->m += rows;
+            if (p->groups <= JG_GROUPED_MAX_GROUPS)
+                out->group_m[g] = rows;
         }
     else
         out->m = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;

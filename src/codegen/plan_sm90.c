@@ -134,7 +134,7 @@ static uint64_t tiles_m(const jg__problem_key *p, uint32_t block_m)
     /* Rows read on the device: the hints' rows per group (key.c), else an
      * even split of the expected total. */
     uint64_t hinted = 0;
-    for (uint32_t g = 0; g < p->groups; ++g)
+    for (uint32_t g = 0; g < p->groups && g < JG_GROUPED_MAX_GROUPS; ++g)
         hinted |= (uint64_t)p->group_m[g];
     if (p->layout != JG_GROUPED_LIST && !hinted)
         return p->groups * jg__ceil_div(jg__ceil_div((uint64_t)p->m, p->groups), block_m);

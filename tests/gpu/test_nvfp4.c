@@ -114,9 +114,16 @@ static void run_case(jg_context *ctx, const nvfp4_case *c, jg_rng *r)
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j) {
             const uint8_t s = sf[jg_nvfp4_sf_offset(c->layout, rows, cols, i, j / 16)];
-            /* A scale of 0: |x| < 6 g 2^-10 (it rounded to 0). */
-            const double step = s ? jg_e4m3_value(s) * g : 6 * 0x1p-10 * g;
-            far += !(fabs(deq[i * cols + j] - xf[i * cols + j]) <= step * (1 + 0x1p-20));
+            /* Round to nearest on the e2m1 grid: within half its widest
+             * step (2 units of the block's scale s g). Past the grid's 6,
+             * codes saturate: a scale that rounded down (by up to 1/16 as a
+             * normal e4m3, by far more as a subnormal one, in blocks of
+             * tiny values) leaves |x| - 6 s g. A scale of 0: |x| < 6 g
+             * 2^-10 (it rounded to 0). */
+            const double unit = s ? jg_e4m3_value(s) * g : 6 * 0x1p-10 * g;
+            const double x = xf[i * cols + j], sat = fabs(x) - 6 * unit;
+            const double bound = sat > unit ? sat : unit;
+            far += !(fabs(deq[i * cols + j] - x) <= bound * (1 + 0x1p-20));
         }
     CHECK(far == 0, "%lld dequantized values off by more than their block's step", (long long)far);
     printf("  %lld x %lld (ld %lld -> %lld) %s -> nvfp4, %s scales: g %.6g: %s\n",

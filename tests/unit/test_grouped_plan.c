@@ -188,6 +188,34 @@ static void test_device_layouts(jg_context *ctx)
     }
 }
 
+/* Row hints of the device layouts size the tiles per group, rounded up to
+ * 64 rows: hints that round alike share a plan; up to the device layouts'
+ * most groups (more than the hints' per-group record holds). */
+static void test_hints(jg_context *ctx)
+{
+    static const int64_t a[2] = {190, 320}, b[2] = {192, 300}, c[2] = {128, 384};
+    jg_grouped_problem p = {.layout = JG_GROUPED_CONTIGUOUS, .a_type = JG_BF16,
+                            .b_type = JG_BF16, .d_type = JG_BF16, .groups = 2, .n = 3072,
+                            .k = 4096, .m_max = 512, .m = a};
+    jg_plan *pa = NULL, *pb = NULL, *pc = NULL;
+    CHECK(jg_grouped_plan(ctx, &p, &pa) == JG_OK, "hints 190+320: %s", jg_context_last_error(ctx));
+    p.m = b;
+    CHECK(jg_grouped_plan(ctx, &p, &pb) == JG_OK, "hints 192+300: %s", jg_context_last_error(ctx));
+    p.m = c;
+    CHECK(jg_grouped_plan(ctx, &p, &pc) == JG_OK, "hints 128+384: %s", jg_context_last_error(ctx));
+    CHECK(pa && pa == pb, "hints rounding to the same 64 rows share a plan");
+    CHECK(pc && pc != pa, "hints rounding to other rows are planned apart");
+    static int64_t many[JG_GROUPED_MAX_DEVICE_GROUPS];
+    for (int g = 0; g < JG_GROUPED_MAX_DEVICE_GROUPS; ++g)
+        many[g] = 1 + g % 200;
+    jg_grouped_problem q = {.layout = JG_GROUPED_MASKED, .a_type = JG_BF16, .b_type = JG_BF16,
+                            .d_type = JG_BF16, .groups = JG_GROUPED_MAX_DEVICE_GROUPS, .n = 512,
+                            .k = 256, .m_max = 256, .m = many};
+    jg_plan *pm = NULL;
+    CHECK(jg_grouped_plan(ctx, &q, &pm) == JG_OK, "%d groups with hints: %s",
+          JG_GROUPED_MAX_DEVICE_GROUPS, jg_context_last_error(ctx));
+}
+
 /* FP8: the contiguous and masked layouts with row or block scales only. */
 static void test_fp8(void)
 {
@@ -243,6 +271,7 @@ int main(void)
     if (plan)
         test_run_checks(ctx, plan);
     test_device_layouts(ctx);
+    test_hints(ctx);
     jg_gemm_problem dp = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
                           .m = 64, .n = 64, .k = 64};
     jg_plan *dense = NULL;
