@@ -73,7 +73,8 @@ typedef struct jg_device_grouped_kargs {
     void *d_ptr;         /* D */
     int64_t ldc;
     int64_t ldd;
-    const float *a_scale, *b_scale; /* e4m3: row or block scales of the stacked A and B */
+    const float *a_scale, *b_scale; /* e4m3: scales of the stacked A and B (tensor: one
+                                        per group each; row; block) */
     int32_t m_max;       /* contiguous: rows of A and D; masked: rows of a group's slot */
     float alpha;
     float beta;
@@ -96,6 +97,8 @@ typedef struct jg_device_grouped_kargs {
         int64_t ldd;                                                                         \
         float alpha;                                                                         \
         float beta;                                                                          \
+        const float *a_scale[G]; /* e4m3: A_g's scales, as a dense problem's, or NULL */    \
+        const float *b_scale[G]; /* e4m3: B_g's */                                          \
     }
 #define JG_LIST_OFF_A(G) 0
 #define JG_LIST_OFF_B(G) ((G)*128)
@@ -106,6 +109,8 @@ typedef struct jg_device_grouped_kargs {
 #define JG_LIST_OFF_LDD(G) ((G)*400 + 8)
 #define JG_LIST_OFF_ALPHA(G) ((G)*400 + 16)
 #define JG_LIST_OFF_BETA(G) ((G)*400 + 20)
-#define JG_LIST_SIZE(G) (((G)*400 + 24 + 63) / 64 * 64)
+#define JG_LIST_OFF_ASCALE(G) ((G)*400 + 24)
+#define JG_LIST_OFF_BSCALE(G) ((G)*408 + 24)
+#define JG_LIST_SIZE(G) (((G)*416 + 24 + 63) / 64 * 64)
 
 #endif /* JG_KARGS_H */

@@ -114,8 +114,6 @@ static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs")
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
 static_assert(JG_CLUSTER == 1 || (JG_CLUSTER == 2 && JG_BLOCK_N % 16 == 0),
               "clusters of 2 split B into two whole 8-row swizzle atoms");
-static_assert(!JG_SCALE || JG_LAYOUT == 0 || (JG_LAYOUT >= 2 && JG_SCALE >= 2),
-              "scaled (FP8) operands: dense, or row/block scales in the device layouts");
 static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
 static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "FP8 promotions overlap the next stage's wgmmas");
@@ -148,6 +146,12 @@ struct jg_tile {
     const jg_tmap *a, *b, *d;
     const void *c;
     void *d_ptr;
+#if JG_SCALE
+    /* FP8: the scales of the tile's A and B matrices (of the group's), laid
+     * out as a dense problem's: tensor one each; row [m] and [N]; block
+     * [m][K_TILES] and [ceil(N/128)][K_TILES] */
+    const float *sa, *sb;
+#endif
 };
 static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
               "stage tiles stay 1024-byte aligned for the 128B swizzle");
@@ -232,6 +236,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.d = &p.d[g];
     tl.c = p.c[g];
     tl.d_ptr = p.d_ptr[g];
+#if JG_SCALE
+    tl.sa = p.a_scale[g];
+    tl.sb = p.b_scale[g];
+#endif
     return tl;
 }
 #elif JG_DEVICE_ROWS
@@ -310,6 +318,16 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.d = &p.d;
     tl.c = p.c ? (const uint8_t *)p.c + (int64_t)tl.row_base * p.ldc * JG_D_SIZE : nullptr;
     tl.d_ptr = (uint8_t *)p.d_ptr + (int64_t)tl.row_base * p.ldd * JG_D_SIZE;
+#if JG_SCALE == 1
+    tl.sa = p.a_scale + lo;
+    tl.sb = p.b_scale + lo;
+#elif JG_SCALE == 2
+    tl.sa = p.a_scale + tl.row_base;
+    tl.sb = p.b_scale + tl.b_row;
+#elif JG_SCALE == 3
+    tl.sa = p.a_scale + (int64_t)tl.row_base * JG_K_TILES;
+    tl.sb = p.b_scale + (int64_t)lo * ((JG_N + 127) / 128) * JG_K_TILES;
+#endif
     return tl;
 }
 #else
@@ -328,6 +346,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
     tl.d = &p.d;
     tl.c = p.c;
     tl.d_ptr = p.d_ptr;
+#if JG_SCALE
+    tl.sa = p.a_scale;
+    tl.sb = p.b_scale;
+#endif
     return tl;
 }
 #endif
@@ -470,14 +492,14 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
  * columns past the matrix are never stored; their scales are not read).
  * The fragment layout is the epilogue's: lane l of warp w holds rows
  * 16w + l/4 and 8 below, columns 8j + 2(l%4) + {0, 1}. */
-JG_DEV void jg_scale_rows(const jg_kargs_t &p, const jg_tile &tl,
-                          float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], int32_t row0, int32_t col0)
+JG_DEV void jg_scale_rows(const jg_tile &tl, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
+                          int32_t row0, int32_t col0)
 {
     const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
         const int32_t row = row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
-        const float *sa = p.a_scale + tl.row_base, *sb = p.b_scale + tl.b_row;
+        const float *sa = tl.sa, *sb = tl.sb;
         const float sa0 = row < tl.m ? sa[row] : 0.0f;
         const float sa1 = row + 8 < tl.m ? sa[row + 8] : 0.0f;
 #pragma unroll
@@ -542,25 +564,22 @@ struct jg_kscales {
 #endif
 };
 
-JG_DEV void jg_load_kscales(const jg_kargs_t &p, const jg_tile &tl, uint32_t c, int kt,
-                            jg_kscales &ks)
+JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &ks)
 {
 #if JG_SCALE == 3
     /* fragment rows: 16 per warp, lane/4, and 8 below */
     const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M + (jg_warp_id() % 4) * 16 +
                                    jg_lane_id() / 4);
-    ks.b = p.b_scale[((int64_t)(tl.b_row / JG_N) * ((JG_N + 127) / 128) +
-                      tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
+    ks.b = tl.sb[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int32_t row = row0 + mi * 64 + h * 8;
-            ks.a[mi][h] =
-                row < tl.m ? p.a_scale[(int64_t)(tl.row_base + row) * JG_K_TILES + kt] : 0.0f;
+            ks.a[mi][h] = row < tl.m ? tl.sa[(int64_t)row * JG_K_TILES + kt] : 0.0f;
         }
 #else
-    (void)p, (void)tl, (void)c, (void)kt, (void)ks;
+    (void)tl, (void)c, (void)kt, (void)ks;
 #endif
 }
 
@@ -704,13 +723,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
-#if JG_SCALE == 1
-        const float scale = *p.a_scale * *p.b_scale; /* tensor scales, read once */
-#endif
         uint32_t stage = 0, phase = 0, chunk = 0;
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
             tl.tm = tl.tm * JG_CLUSTER + rank;
+#if JG_SCALE == 1
+            const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
+#endif
             const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
 #if JG_PROMOTE
             /* Stage kt's wgmmas go into `cur` and stay in flight while the
@@ -719,7 +738,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
              * the stage before it is issued: two stages ahead of their use. */
             uint32_t prev_stage = 0;
             jg_kscales ks_ready, ks_inflight;
-            jg_load_kscales(p, tl, c, 0, ks_ready);
+            jg_load_kscales(tl, c, 0, ks_ready);
             auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 jg_stage_mmas(cur, a_wg + stage * JG_A_STAGE_BYTES,
@@ -730,7 +749,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     phase ^= 1;
                 }
                 ks_inflight = ks_ready;
-                jg_load_kscales(p, tl, c, kt + 1 < JG_K_TILES ? kt + 1 : kt, ks_ready);
+                jg_load_kscales(tl, c, kt + 1 < JG_K_TILES ? kt + 1 : kt, ks_ready);
             };
             auto step = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2],
                             float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
@@ -799,7 +818,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 for (int j = 0; j < JG_MMA_N / 2; ++j)
                     sum[mi][j] *= scale;
 #elif JG_SCALE == 2
-            jg_scale_rows(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+            jg_scale_rows(tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
                           (int32_t)(tl.tn * JG_BLOCK_N));
 #endif
             jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),

@@ -147,9 +147,9 @@ static const char *const manual[] = {
     "\n"
     "    A dense or decode line needs one kernel per problem; with --m-generic one\n"
     "    kernel serves every M that the planner sizes alike, so fewer kernels\n"
-    "    serve many lines. Lines of dtype nvfp4, and fp8 grouped lines in the list\n"
-    "    layout or with tensor scales, have no kernels in this libjitgemm yet: each\n"
-    "    is reported as unsupported, with its line, and makes the exit status 1\n"
+    "    serve many lines. Lines of dtype nvfp4 have no kernels in this libjitgemm\n"
+    "    yet: each is reported as unsupported, with its line, and makes the exit\n"
+    "    status 1\n"
     "    (unless --skip-unsupported). fp8 lines compile e4m3 kernels with the line's\n"
     "    scale mode, writing bf16 unless --out-dtype says otherwise.\n"
     "\n"
@@ -642,12 +642,6 @@ static const char *unsupported(const struct spec *s)
         for (int g = 1; g < s->g; ++g)
             if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
                 return "groups with different n or k are not supported";
-    }
-    if (s->dtype == SPEC_FP8 && s->kind == SPEC_GROUPED) {
-        if (s->layout != SPEC_LAYOUT_CONTIGUOUS && s->layout != SPEC_LAYOUT_MASKED)
-            return "grouped fp8 has kernels in the contiguous and masked layouts only";
-        if (s->scale != SPEC_SCALE_ROW && s->scale != SPEC_SCALE_BLOCK)
-            return "grouped fp8 takes row or block scales";
     }
     if (s->dtype == SPEC_NVFP4)
         return "dtype nvfp4 has no kernels in libjitgemm yet";

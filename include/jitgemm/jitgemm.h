@@ -391,11 +391,17 @@ typedef struct jg_grouped_args {
     float alpha;
     float beta;
     const int32_t *rows; /* contiguous and masked layouts: on the device */
-    /* e4m3 (contiguous, masked), on the device, as A and B are stacked:
+    /* e4m3, contiguous and masked layouts: on the device, as A and B are stacked:
+     * TENSOR a_scale[groups], b_scale[groups] (one per group's A and B);
      * ROW a_scale[rows of A], b_scale[groups * n];
      * BLOCK a_scale[rows of A][ceil(k/128)], b_scale[groups][ceil(n/128)][ceil(k/128)]. */
     const float *a_scale;
     const float *b_scale;
+    /* e4m3, list layout: host arrays of `groups` device pointers (4-byte
+     * aligned; groups without rows are not read), each group's scales laid out
+     * as a dense problem's of m_g rows (jg_gemm_args.a_scale, b_scale). */
+    const float *const *a_scales;
+    const float *const *b_scales;
 } jg_grouped_args;
 
 /* As jg_gemm_plan, for a grouped problem. The plan runs with jg_grouped_run

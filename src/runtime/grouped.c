@@ -27,10 +27,10 @@ jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, j
     return jg__plan_key(ctx, &pk, out);
 }
 
-/* One pointer array: present, and each used pointer non-NULL and 16-byte
+/* One pointer array: present, and each used pointer non-NULL and `align`-byte
  * aligned (groups without rows are not read). */
 static jg_status check_array(jg_context *ctx, const jg__problem_key *p, const char *name,
-                             const void *const *ptrs)
+                             const void *const *ptrs, uintptr_t align)
 {
     if (!ptrs)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL", name);
@@ -39,9 +39,9 @@ static jg_status check_array(jg_context *ctx, const jg__problem_key *p, const ch
             continue;
         if (!ptrs[g])
             return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s[%u] is NULL", name, g);
-        if ((uintptr_t)ptrs[g] % 16)
-            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s[%u] = %p is not 16-byte aligned", name,
-                            g, ptrs[g]);
+        if ((uintptr_t)ptrs[g] % align)
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s[%u] = %p is not %u-byte aligned",
+                            name, g, ptrs[g], (unsigned)align);
     }
     return JG_OK;
 }
@@ -50,10 +50,14 @@ static jg_status check_list_args(jg_context *ctx, const jg__problem_key *p,
                                  const jg_grouped_args *args)
 {
     jg_status st;
-    if ((st = check_array(ctx, p, "a", args->a)) || (st = check_array(ctx, p, "b", args->b)) ||
-        (st = check_array(ctx, p, "d", (const void *const *)args->d)))
+    if ((st = check_array(ctx, p, "a", args->a, 16)) ||
+        (st = check_array(ctx, p, "b", args->b, 16)) ||
+        (st = check_array(ctx, p, "d", (const void *const *)args->d, 16)) ||
+        (p->scale != JG_SCALE_NONE &&
+         ((st = check_array(ctx, p, "a_scales", (const void *const *)args->a_scales, 4)) ||
+          (st = check_array(ctx, p, "b_scales", (const void *const *)args->b_scales, 4)))))
         return st;
-    if (p->c_type != JG_DTYPE_NONE && (st = check_array(ctx, p, "c", args->c)))
+    if (p->c_type != JG_DTYPE_NONE && (st = check_array(ctx, p, "c", args->c, 16)))
         return st;
     return JG_OK;
 }

@@ -218,6 +218,13 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
     if (st == JG_OK && plan->grid) {
         memcpy(plan->list_params + JG_LIST_OFF_ALPHA(G), &args->alpha, sizeof(float));
         memcpy(plan->list_params + JG_LIST_OFF_BETA(G), &args->beta, sizeof(float));
+        /* FP8 scales: read at every launch, like alpha and beta */
+        for (uint32_t g = 0; p->scale != JG_SCALE_NONE && g < G; ++g) {
+            const float *sa = p->group_m[g] ? args->a_scales[g] : NULL;
+            const float *sb = p->group_m[g] ? args->b_scales[g] : NULL;
+            memcpy(plan->list_params + JG_LIST_OFF_ASCALE(G) + 8 * g, &sa, sizeof sa);
+            memcpy(plan->list_params + JG_LIST_OFF_BSCALE(G) + 8 * g, &sb, sizeof sb);
+        }
         st = launch(plan, plan->grid, plan->list_params, stream);
     }
     pthread_mutex_unlock(&plan->tmap_lock);

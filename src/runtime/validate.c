@@ -148,14 +148,6 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED,
                         "%s nvfp4: grouped NVFP4 GEMMs are not supported yet",
                         p->a_type == JG_NVFP4 ? "a_type" : "b_type");
-    if ((p->a_type == JG_E4M3 || p->b_type == JG_E4M3) && list)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "%s e4m3 in the list layout: FP8 grouped GEMMs take the contiguous or "
-                        "masked layout so far",
-                        p->a_type == JG_E4M3 ? "a_type" : "b_type");
-    if (p->a_type == JG_E4M3 && p->scale == JG_SCALE_TENSOR)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "scale = JG_SCALE_TENSOR: grouped FP8 takes row or block scales");
     jg_gemm_problem shared = {.a_type = p->a_type,
                               .b_type = p->b_type,
                               .c_type = p->c_type,

@@ -14,8 +14,8 @@
  * reaches ~2% there, far past the bound). Element-wise: |d - ref| <=
  * |alpha sa sb| * sum_k |a_k b_k| * 2^-8 + 2 u_out |ref| + the output's
  * smallest normal.
- * Then grouped FP8 in the contiguous and masked layouts (row and block
- * scales), and jg_quantize_e4m3 in every scale mode against the host's amax
+ * Then grouped FP8 in all three layouts (tensor scales one per group, row
+ * and block scales), and jg_quantize_e4m3 in every scale mode against the host's amax
  * and rounding.
  *   test_fp8 [--seed S]                     (exits 77 without an sm_90 GPU) */
 #include <math.h>
@@ -212,10 +212,11 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     free(bd);
 }
 
-/* Grouped FP8 in the device layouts: contiguous (offsets) or masked (counts),
- * row or block scales of the stacked A [rows, k] and B [groups * n, k].
- * Every group's rows against FP64 (the dense bounds); rows of no group
- * (masked slots past their count) stay poison. */
+/* Grouped FP8: contiguous (offsets) or masked (counts) over the stacked
+ * A [rows, k] and B [groups * n, k], or the list layout over per-group
+ * pointers into the same buffers; tensor (one per group), row or block
+ * scales. Every group's rows against FP64 (the dense bounds); rows of no
+ * group (masked slots past their count) stay poison. */
 static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_layout layout,
                              jg_scale_mode mode, int32_t groups, int64_t n, int64_t k,
                              jg_rng *r)
@@ -231,8 +232,10 @@ static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_
     first[groups] = (int32_t)total;
     const int64_t rows = layout == JG_GROUPED_MASKED ? groups * m_max_slot : total;
     const int64_t kb = (k + 127) / 128, nb = (n + 127) / 128;
-    const int64_t na = mode == JG_SCALE_ROW ? rows : rows * kb;
-    const int64_t nbs = mode == JG_SCALE_ROW ? groups * n : groups * nb * kb;
+    const int64_t na = mode == JG_SCALE_TENSOR ? groups : mode == JG_SCALE_ROW ? rows : rows * kb;
+    const int64_t nbs = mode == JG_SCALE_TENSOR ? groups
+                        : mode == JG_SCALE_ROW  ? groups * n
+                                                : groups * nb * kb;
     uint8_t *a = malloc((size_t)(rows * k)), *b = malloc((size_t)(groups * n * k));
     float *sc = malloc(sizeof(float) * (size_t)(na + nbs));
     for (int64_t i = 0; i < rows * k; ++i)
@@ -256,14 +259,34 @@ static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_
     CUDA_CHECK(cudaMemcpy(s_dev, sc, sizeof(float) * (size_t)(na + nbs), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(rows_dev, layout == JG_GROUPED_MASKED ? count : first,
                           sizeof(int32_t) * (size_t)(groups + 1), cudaMemcpyHostToDevice));
+    const bool list = layout == JG_GROUPED_LIST;
+    int64_t m_list[16];
+    const void *ap[16] = {a_dev}, *bp[16] = {b_dev};
+    void *dp[16] = {d.dev};
+    const float *sap[16], *sbp[16];
+    for (int32_t g = 0; list && g < groups; ++g) {
+        m_list[g] = count[g];
+        ap[g] = (const uint8_t *)a_dev + (int64_t)first[g] * k;
+        bp[g] = (const uint8_t *)b_dev + (int64_t)g * n * k;
+        dp[g] = (uint8_t *)d.dev + (int64_t)first[g] * n * 2;
+        sap[g] = s_dev + (mode == JG_SCALE_TENSOR ? g
+                          : mode == JG_SCALE_ROW  ? first[g]
+                                                  : (int64_t)first[g] * kb);
+        sbp[g] = s_dev + na + (mode == JG_SCALE_TENSOR ? g
+                               : mode == JG_SCALE_ROW  ? (int64_t)g * n
+                                                       : (int64_t)g * nb * kb);
+    }
     jg_grouped_problem p = {.layout = layout, .a_type = JG_E4M3, .b_type = JG_E4M3,
                             .d_type = JG_BF16, .groups = groups, .n = n, .k = k,
-                            .m_max = layout == JG_GROUPED_MASKED ? m_max_slot : rows,
+                            .m = list ? m_list : NULL,
+                            .m_max = list ? 0 : layout == JG_GROUPED_MASKED ? m_max_slot : rows,
                             .scale = mode};
-    const void *ap[1] = {a_dev}, *bp[1] = {b_dev};
-    void *dp[1] = {d.dev};
-    jg_grouped_args args = {.a = ap, .b = bp, .d = dp, .alpha = 1.0f, .rows = rows_dev,
-                            .a_scale = s_dev, .b_scale = s_dev + na};
+    jg_grouped_args args = {.a = ap, .b = bp, .d = dp, .alpha = 1.0f,
+                            .rows = list ? NULL : rows_dev,
+                            .a_scale = list ? NULL : s_dev,
+                            .b_scale = list ? NULL : s_dev + na,
+                            .a_scales = list ? sap : NULL,
+                            .b_scales = list ? sbp : NULL};
     jg_status st = jg_grouped(ctx, &p, &args, NULL);
     CHECK(st == JG_OK, "grouped fp8: %s", jg_context_last_error(ctx));
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -276,7 +299,8 @@ static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_
             for (int64_t j = 0; j < n; ++j) {
                 double sum = 0, sabs = 0;
                 for (int64_t q = 0; q < k; ++q) {
-                    const double f = mode == JG_SCALE_ROW
+                    const double f = mode == JG_SCALE_TENSOR ? (double)sa[g] * sb[g]
+                                     : mode == JG_SCALE_ROW
                                          ? (double)sa[i] * sb[g * n + j]
                                          : (double)sa[i * kb + q / 128] *
                                                sb[(g * nb + j / 128) * kb + q / 128];
@@ -293,8 +317,8 @@ static void run_grouped_case(jg_context *ctx, const e4m3_table *tab, jg_grouped_
                 stray += !jg_mat_is_poison(&d, i, 0);
     double norm, bound;
     const bool ok = check_ok(&ck, JG_BF16, &norm, &bound) && st == JG_OK && stray == 0;
-    const char *lname = layout == JG_GROUPED_MASKED ? "masked" : "contiguous";
-    const char *sname = mode == JG_SCALE_ROW ? "row" : "block";
+    const char *lname = layout == JG_GROUPED_MASKED ? "masked" : list ? "list" : "contiguous";
+    const char *sname = mode == JG_SCALE_TENSOR ? "tensor" : mode == JG_SCALE_ROW ? "row" : "block";
     CHECK(ok, "grouped fp8 %s, %s scales: %lld non-finite, %lld over the element bound, %lld "
           "stray rows, norm error %.3g (bound %.3g)", lname, sname, (long long)ck.nonfinite,
           (long long)ck.over, (long long)stray, norm, bound);
@@ -414,6 +438,11 @@ int main(int argc, char **argv)
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, 6, 520, 1024, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_MASKED, JG_SCALE_BLOCK, 5, 384, 4096, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_BLOCK, 4, 256, 16384, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_TENSOR, 5, 264, 2048, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_MASKED, JG_SCALE_TENSOR, 3, 128, 1024, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_TENSOR, 6, 520, 1024, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_ROW, 7, 384, 4096, &r);
+    run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_BLOCK, 5, 256, 16384, &r);
     test_quantize(ctx, &r);
     jg_context_destroy(ctx);
     return jg_test_result("test_fp8");

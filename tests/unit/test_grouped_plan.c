@@ -227,9 +227,10 @@ static void test_fp8(void)
         jg_status want;
         const char *word;
     } fp8[] = {
-        {"e4m3 list", JG_GROUPED_LIST, JG_SCALE_ROW, JG_ERR_UNSUPPORTED, "list layout"},
-        {"e4m3 contiguous, tensor", JG_GROUPED_CONTIGUOUS, JG_SCALE_TENSOR, JG_ERR_UNSUPPORTED,
-         "JG_SCALE_TENSOR"},
+        {"e4m3 list, row", JG_GROUPED_LIST, JG_SCALE_ROW, JG_OK, NULL},
+        {"e4m3 list, tensor", JG_GROUPED_LIST, JG_SCALE_TENSOR, JG_OK, NULL},
+        {"e4m3 list, block", JG_GROUPED_LIST, JG_SCALE_BLOCK, JG_OK, NULL},
+        {"e4m3 contiguous, tensor", JG_GROUPED_CONTIGUOUS, JG_SCALE_TENSOR, JG_OK, NULL},
         {"e4m3 masked, no scale", JG_GROUPED_MASKED, JG_SCALE_NONE, JG_ERR_INVALID,
          "problem.scale"},
         {"e4m3 contiguous, row", JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, JG_OK, NULL},
@@ -243,6 +244,34 @@ static void test_fp8(void)
         expect(ctx, fp8[i].what, jg_grouped_plan(ctx, &fp, &fplan), fp8[i].want, fp8[i].word);
         if (!fplan)
             continue;
+        if (fp8[i].layout == JG_GROUPED_LIST) {
+            /* Per group: an array of scale pointers each, read where the
+             * group has rows. */
+            const void *a[8], *b[8];
+            void *d[8];
+            const float *sa[8], *sb[8];
+            for (int g = 0; g < 8; ++g) {
+                a[g] = b[g] = (void *)(uintptr_t)(0x100000 * (g + 1));
+                d[g] = (void *)(uintptr_t)(0x100000 * (g + 9));
+                sa[g] = sb[g] = (const float *)(uintptr_t)(0x100000 * (g + 17));
+            }
+            jg_grouped_args la = {.a = a, .b = b, .d = d};
+            expect(ctx, "fp8 list run, no scales", jg_grouped_run(fplan, &la, NULL),
+                   JG_ERR_NULL_POINTER, "args.a_scales");
+            la.a_scales = sa;
+            la.b_scales = sb;
+            sb[3] = (const float *)0x300002;
+            expect(ctx, "fp8 list run, b_scales[3] + 2", jg_grouped_run(fplan, &la, NULL),
+                   JG_ERR_MISALIGNED, "args.b_scales[3]");
+            sb[3] = (const float *)0x300004;
+            sa[5] = NULL;
+            expect(ctx, "fp8 list run, a_scales[5] NULL", jg_grouped_run(fplan, &la, NULL),
+                   JG_ERR_NULL_POINTER, "args.a_scales[5]");
+            sa[5] = (const float *)0x300008;
+            expect(ctx, "fp8 list run, scales given", jg_grouped_run(fplan, &la, NULL),
+                   JG_ERR_OFFLINE, "offline");
+            continue;
+        }
         /* The run checks the scales before anything else about FP8. */
         static const int32_t rows_dev_stand_in[1] = {0};
         const void *ptrs[1] = {(void *)0x100000};

@@ -342,6 +342,19 @@ int main(int argc, char **argv)
                              .c_type = JG_FP32, .d_type = JG_FP32,
                              .groups = JG_GROUPED_MAX_GROUPS, .m = many, .n = 1000, .k = 520};
     check_grouped(cuobjdump, &t, &gp);
+    /* FP8 in the list layout: per-group scale pointers, in every mode; the
+     * 64 groups' block scales with FP32 out and C, the seeds' first case
+     * with tensor and row scales. */
+    gp.a_type = gp.b_type = JG_E4M3;
+    gp.k = 1024;
+    gp.scale = JG_SCALE_BLOCK;
+    check_grouped(cuobjdump, &t, &gp);
+    for (int s = JG_SCALE_TENSOR; s <= JG_SCALE_ROW; ++s) {
+        jg_grouped_problem fl = {.layout = JG_GROUPED_LIST, .a_type = JG_E4M3,
+                                 .b_type = JG_E4M3, .d_type = JG_BF16, .groups = 8,
+                                 .m = seed_m[0], .n = 4096, .k = 7168, .scale = (jg_scale_mode)s};
+        check_grouped(cuobjdump, &t, &fl);
+    }
     /* Rows on the device: the group table in shared memory, boundary tiles
      * stored directly. */
     for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
@@ -351,10 +364,13 @@ int main(int argc, char **argv)
                                  .groups = JG_GROUPED_MAX_DEVICE_GROUPS, .n = 4096, .k = 7168,
                                  .m_max = 8192};
         check_grouped(cuobjdump, &t, &dp);
-        /* FP8: contiguous with row scales, masked with block scales. */
+        /* FP8: contiguous with row scales, masked with block scales, both
+         * with tensor scales (one per group). */
         dp.a_type = dp.b_type = JG_E4M3;
         dp.scale = layout == JG_GROUPED_MASKED ? JG_SCALE_BLOCK : JG_SCALE_ROW;
         t.force_cluster = 0;
+        check_grouped(cuobjdump, &t, &dp);
+        dp.scale = JG_SCALE_TENSOR;
         check_grouped(cuobjdump, &t, &dp);
     }
     return jg_test_result("sass");

@@ -42,7 +42,7 @@ cat >"$tmp/bad.jsonl" <<'EOF'
 EOF
 cat >"$tmp/unsupported.jsonl" <<'EOF'
 {"name": "f4", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "nvfp4"}
-{"name": "g8", "kind": "grouped", "m": [64, 64], "n": [256, 256], "k": [256, 256], "g": 2, "dtype": "fp8"}
+{"name": "gk", "kind": "grouped", "m": [64, 64], "n": [256, 512], "k": [256, 256], "g": 2}
 EOF
 cat >"$tmp/generic.jsonl" <<'EOF'
 {"name": "decode_m1", "kind": "decode", "m": 1, "n": 4096, "k": 7168}
@@ -82,7 +82,7 @@ expect "^failed 2$" "malformed lines"
 run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
 expect_rc 1 "unsupported lines"
 expect "unsupported: dtype nvfp4 .*line 1" "unsupported lines"
-expect "unsupported: grouped fp8 has kernels in the contiguous and masked layouts only.*line 2" "unsupported lines"
+expect "unsupported: groups with different n or k are not supported.*line 2" "unsupported lines"
 run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
 expect_rc 0 "--skip-unsupported"
 expect "^skipped 2 " "--skip-unsupported"
@@ -91,10 +91,12 @@ expect "^skipped 2 " "--skip-unsupported"
 printf '%s\n' '{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}' \
     '{"name": "f8b", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8", "scale": "block"}' \
     '{"name": "g8", "kind": "grouped", "layout": "masked", "m": [3, 5], "n": [256, 256], "k": [256, 256], "g": 2, "m_max": 8, "dtype": "fp8", "scale": "row"}' \
+    '{"name": "l8", "kind": "grouped", "m": [64, 64], "n": [256, 256], "k": [256, 256], "g": 2, "dtype": "fp8"}' \
     >"$tmp/fp8.jsonl"
 run --arch sm_90a --cache-dir "$tmp/fp8-cache" "$tmp/fp8.jsonl"
 expect_rc 0 "fp8 lines"
-expect "^compiled 3$" "fp8 lines"
+expect "^compiled 4$" "fp8 lines"
+expect "jg_glist2_e4m3_tensor_bf16_" "fp8 lines"
 expect "jg_gemm_e4m3_tensor_bf16_" "fp8 lines"
 expect "jg_gmasked2_e4m3_row_bf16_" "fp8 lines"
 expect "jg_gemm_e4m3_block_bf16_" "fp8 lines"
