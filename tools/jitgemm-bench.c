@@ -1818,15 +1818,16 @@ static double check_nvfp4_rows(const operands *o, const shape *s, const void *d)
     return err / (scale > 0 ? scale : 1);
 }
 
-/* Plans, sets up and times one nvfp4 dense or decode shape against cuBLASLt
+/* Sets up, plans and times one nvfp4 dense or decode shape against cuBLASLt
  * fp8 (e4m3, tensor scales) on the same M, N, K, then checks it (FP64 rows:
  * the peer computes another product); r->error says why if it could not.
- * While the library has no NVFP4 kernel, planning fails with
- * JG_ERR_UNSUPPORTED and the row is an error row like any other. */
+ * The operands come first (unlike run_dense) so that jg_quantize_nvfp4 runs
+ * on every row: while the library has no NVFP4 kernel, planning then fails
+ * with JG_ERR_UNSUPPORTED and the row is an error row like any other. */
 static void run_nvfp4(bench *b, const shape *s, row *r)
 {
     bool peer = b->have_lt && !b->opt.no_peer;
-    ours_job job = {.plan = plan_shape(b, s, r)};
+    ours_job job = {.plan = NULL};
     /* the peer's problem: an fp8 row of the same shape, inputs and scales as
      * fp8 rows make them (random e4m3 codes, random tensor scales) */
     shape twin = *s;
@@ -1838,10 +1839,11 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
     memset(&g, 0, sizeof g);
     memset(&o, 0, sizeof o);
     memset(&po, 0, sizeof po);
-    if (!job.plan)
-        return;
-    if (!nvfp4_init(&o, b, s, 1) || (peer && !operands_init(&po, &twin, 1, 1))) {
+    if (!nvfp4_init(&o, b, s, 1) || (peer && !operands_init(&po, &twin, 1, 1)))
         snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
+    else
+        job.plan = plan_shape(b, s, r);
+    if (!job.plan) {
         operands_free(&o);
         operands_free(&po);
         return;
