@@ -2,8 +2,9 @@
  * file, in one process, and reports each row against the speed of light
  * measured in the same run.
  *
- *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16|fp8]
- *                 [--scale tensor|row|block] [--out-dtype bf16|fp16|fp32]
+ *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16|fp8|nvfp4]
+ *                 [--scale tensor|row|block] [--sf-layout swizzled|rowmajor]
+ *                 [--out-dtype bf16|fp16|fp32]
  *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset]
  *                 [--tune] [--help]
  *
@@ -30,6 +31,7 @@
 #include <jitgemm/jitgemm.h>
 
 #include "jg_test.h" /* seeded RNG and 16-bit float conversions */
+#include "jg_nvfp4_ref.h" /* e2m1/e4m3 values and code access: the nvfp4 check */
 #include "spec.h"      /* the shape-spec parser every tool shares */
 
 #define EXIT_ROWS_FAILED 1
@@ -91,9 +93,12 @@ static const char *dtype_name(jg_dtype t)
            : t == JG_FP16 ? "fp16"
            : t == JG_FP32 ? "fp32"
            : t == JG_E4M3 ? "e4m3"
+           : t == JG_NVFP4 ? "nvfp4"
                           : "none";
 }
 
+/* Bytes per element of the 8- to 32-bit types; nvfp4 operands (half a byte
+ * plus the block scales) are sized apart (nvfp4_init, row_metrics). */
 static size_t dtype_size(jg_dtype t) { return t == JG_FP32 ? 4 : t == JG_E4M3 ? 1 : 2; }
 
 static cudaDataType_t dtype_cuda(jg_dtype t)
@@ -104,9 +109,12 @@ static cudaDataType_t dtype_cuda(jg_dtype t)
                           : CUDA_R_32F;
 }
 
-/* bf16, fp16, and fp32 (D only) or fp8 (A and B only) where allowed. */
+/* bf16, fp16, and fp32 (D only) or fp8 and nvfp4 (A and B only) where
+ * allowed. */
 static jg_dtype parse_dtype(const char *s, bool allow_fp32, bool allow_fp8)
 {
+    if (allow_fp8 && !strcmp(s, "nvfp4"))
+        return JG_NVFP4;
     if (!strcmp(s, "bf16"))
         return JG_BF16;
     if (!strcmp(s, "fp16"))
@@ -123,7 +131,13 @@ static const char *scale_name(jg_scale_mode m)
     return m == JG_SCALE_TENSOR ? "tensor"
            : m == JG_SCALE_ROW  ? "row"
            : m == JG_SCALE_BLOCK ? "block"
+           : m == JG_SCALE_NVFP4 ? "nvfp4"
                                  : "none";
+}
+
+static const char *sf_layout_name(jg_sf_layout l)
+{
+    return l == JG_SF_ROW_MAJOR ? "rowmajor" : l == JG_SF_SWIZZLED_128X4 ? "swizzled" : "none";
 }
 
 /* e4m3 (the "fn" variant): 1 sign, 4 exponent bits (bias 7), 3 mantissa
@@ -216,13 +230,15 @@ typedef struct options {
     bool no_peer;
     bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
+    jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16|fp8]\n"
-            "                     [--scale tensor|row|block] [--out-dtype bf16|fp16|fp32]\n"
+            "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME]\n"
+            "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
+            "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset]\n"
             "                     [--tune] [--help]\n"
             "\n"
@@ -235,18 +251,32 @@ static void usage(FILE *f)
             "\n"
             "  --spec FILE       JSON-lines shapes (default bench/shapes.jsonl)\n"
             "  --only NAMES      run only these shapes (comma-separated names)\n"
-            "  --dtype T         A and B type: bf16 (default), fp16, or fp8 (e4m3, with\n"
-            "                    FP32 scales: dense and decode rows only; grouped rows are\n"
-            "                    skipped). Spec lines of \"dtype\": \"fp8\" run as fp8 with\n"
-            "                    their \"scale\" whatever --dtype says\n"
+            "  --dtype T         A and B type: bf16 (default), fp16, fp8 (e4m3, with\n"
+            "                    FP32 scales) or nvfp4 (packed e2m1, an e4m3 scale per 16\n"
+            "                    of K, an FP32 global scale; quantized on the GPU from\n"
+            "                    random bf16 by jg_quantize_nvfp4, untimed). fp8 and nvfp4:\n"
+            "                    dense and decode rows only; grouped rows are skipped.\n"
+            "                    Spec lines of \"dtype\": \"fp8\" (with their \"scale\") or\n"
+            "                    \"nvfp4\" run as such whatever --dtype says. nvfp4 rows'\n"
+            "                    peer is cuBLASLt fp8 (e4m3, tensor scales, the fp8 rows'\n"
+            "                    inputs) on the same M, N, K; their SoL is\n"
+            "                    max(FLOPs / the fp8 peak, bytes / copy bandwidth), bytes\n"
+            "                    = 4.5 bits per element of A and B (K/2 bytes a row plus\n"
+            "                    one e4m3 scale per 16) + D; their check: rows 0, M/2,\n"
+            "                    M-1 against FP64 over the dequantized inputs\n"
             "  --scale MODE      fp8 scales: tensor (default; one each), row (a_scale[M],\n"
             "                    b_scale[N]) or block (a_scale[M][K/128],\n"
             "                    b_scale[N/128][K/128]); overrides fp8 lines' own. cuBLASLt\n"
             "                    gets the same scales (row, block: cuBLAS 12.9+, sm_90); where\n"
             "                    it refuses them it is timed with tensor scales, and its\n"
             "                    peer column says \"cuBLASLt fp8 (tensor scales)\". fp8 rows'\n"
-            "                    SoL uses an fp8 peak: cuBLASLt e4m3 %d^3, measured once\n"
-            "  --out-dtype T     D type: bf16, fp16 or fp32 (default: --dtype; bf16 for fp8)\n"
+            "                    SoL uses an fp8 peak: cuBLASLt e4m3 %d^3, measured once.\n"
+            "                    Not read by nvfp4 rows (their format fixes the scales)\n"
+            "  --sf-layout L     nvfp4 rows' block-scale layout: swizzled (default; the\n"
+            "                    128x4 layout of cuBLAS and CUTLASS block scaling) or\n"
+            "                    rowmajor ([rows][K/16]; needs K a multiple of 256)\n"
+            "  --out-dtype T     D type: bf16, fp16 or fp32 (default: --dtype; bf16 for fp8\n"
+            "                    and nvfp4)\n"
             "  --reps N          timed launches per measurement, >= %d (default 100)\n"
             "  --json FILE       also write the rows as JSON\n"
             "  --no-peer         do not time cuBLASLt per shape (still used for the peak)\n"
@@ -283,8 +313,18 @@ static bool set_option(options *o, const char *name, const char *v, const char *
         return false;
     }
     else if (!strcmp(name, "--dtype") && !(o->dtype = parse_dtype(v, false, true))) {
-        fprintf(stderr, "jitgemm-bench: --dtype must be bf16, fp16 or fp8, not '%s'\n", v);
+        fprintf(stderr, "jitgemm-bench: --dtype must be bf16, fp16, fp8 or nvfp4, not '%s'\n",
+                v);
         return false;
+    } else if (!strcmp(name, "--sf-layout")) {
+        o->sf_layout = !strcmp(v, "swizzled")   ? JG_SF_SWIZZLED_128X4
+                       : !strcmp(v, "rowmajor") ? JG_SF_ROW_MAJOR
+                                                : JG_SF_LAYOUT_NONE;
+        if (!o->sf_layout) {
+            fprintf(stderr, "jitgemm-bench: --sf-layout must be swizzled or rowmajor, not '%s'\n",
+                    v);
+            return false;
+        }
     } else if (!strcmp(name, "--scale")) {
         o->scale = !strcmp(v, "tensor") ? JG_SCALE_TENSOR
                    : !strcmp(v, "row")  ? JG_SCALE_ROW
@@ -313,9 +353,9 @@ static bool set_option(options *o, const char *name, const char *v, const char *
 static int parse_args(int argc, char **argv, options *o, bool *done)
 {
     static const char *with_value[] = {"--spec", "--only", "--dtype", "--out-dtype", "--reps",
-                                       "--json", "--flush", "--scale"};
+                                       "--json", "--flush", "--scale", "--sf-layout"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
-                   .reps = 100};
+                   .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4};
     const char *out = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -349,10 +389,10 @@ static int parse_args(int argc, char **argv, options *o, bool *done)
 }
 
 /* D's type for rows whose A and B are `in`: --out-dtype, else `in`, and
- * bf16 for e4m3 (as jitgemm-warm compiles fp8 lines). */
+ * bf16 for e4m3 (as jitgemm-warm compiles fp8 lines) and nvfp4. */
 static jg_dtype out_type(const options *o, jg_dtype in)
 {
-    return o->out_dtype ? o->out_dtype : in == JG_E4M3 ? JG_BF16 : in;
+    return o->out_dtype ? o->out_dtype : in == JG_E4M3 || in == JG_NVFP4 ? JG_BF16 : in;
 }
 
 /* ---- the spec file ----------------------------------------------------- */
@@ -368,7 +408,8 @@ typedef struct shape {
     int64_t gm[JG_GROUPED_MAX_DEVICE_GROUPS]; /* grouped: rows of each group (0: empty) */
     int64_t seed;    /* the spec's seed, else 0: varies the grouped inputs */
     jg_dtype in, out;     /* A and B; D */
-    jg_scale_mode scale;  /* e4m3 rows; JG_SCALE_NONE for 16-bit ones */
+    jg_scale_mode scale;  /* e4m3 rows; JG_SCALE_NVFP4 for nvfp4; NONE for 16-bit ones */
+    jg_sf_layout sf_layout; /* nvfp4 rows: --sf-layout; NONE otherwise */
 } shape;
 
 typedef struct shape_list {
@@ -422,8 +463,10 @@ static int parse_grouped(const struct spec *sp, shape *s)
 }
 
 /* The row's types: a line of dtype fp8 runs as e4m3 with its scale (or
- * --scale), any other line as --dtype (a spec line cannot say bf16 as
- * opposed to its default, so bf16/fp16 lines follow --dtype, as before). */
+ * --scale), a line of dtype nvfp4 as nvfp4 (its "scale" is not read: the
+ * format fixes the scales; the layout is --sf-layout's), any other line as
+ * --dtype (a spec line cannot say bf16 as opposed to its default, so
+ * bf16/fp16 lines follow --dtype, as before). */
 static void set_types(const struct spec *sp, const options *o, shape *s)
 {
     static const jg_scale_mode modes[] = {[SPEC_SCALE_NONE] = JG_SCALE_TENSOR,
@@ -431,11 +474,13 @@ static void set_types(const struct spec *sp, const options *o, shape *s)
                                           [SPEC_SCALE_ROW] = JG_SCALE_ROW,
                                           [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
     bool line_fp8 = sp->dtype == SPEC_FP8;
-    s->in = line_fp8 ? JG_E4M3 : o->dtype;
+    s->in = line_fp8 ? JG_E4M3 : sp->dtype == SPEC_NVFP4 ? JG_NVFP4 : o->dtype;
     s->out = out_type(o, s->in);
-    s->scale = s->in != JG_E4M3 ? JG_SCALE_NONE
+    s->scale = s->in == JG_NVFP4 ? JG_SCALE_NVFP4
+               : s->in != JG_E4M3 ? JG_SCALE_NONE
                : line_fp8 && !o->scale_set ? modes[sp->scale]
                                            : o->scale;
+    s->sf_layout = s->in == JG_NVFP4 ? o->sf_layout : JG_SF_LAYOUT_NONE;
 }
 
 /* One line: 1 a shape in *s, 0 skipped (blank, comment, or a kind, layout or
@@ -458,9 +503,10 @@ static int parse_line(const char *text, size_t len, const char *file, int line,
     snprintf(s->kind, sizeof s->kind, "%s", spec_kind_name(sp.kind));
     s->seed = sp.has_seed ? sp.seed : 0;
     set_types(&sp, o, s);
-    if (sp.dtype == SPEC_NVFP4)
-        printf("skipping %s: dtype '%s' is not benchmarked yet\n", sp.name,
-               spec_dtype_name(sp.dtype));
+    if (sp.kind == SPEC_GROUPED && s->in == JG_NVFP4)
+        printf("skipping %s: grouped in nvfp4 (%s): grouped NVFP4 is not supported by "
+               "libjitgemm yet\n", sp.name,
+               sp.dtype == SPEC_NVFP4 ? "the line's dtype" : "--dtype nvfp4");
     else if (sp.kind == SPEC_GROUPED && s->in == JG_E4M3)
         printf("skipping %s: grouped in fp8 (%s): libjitgemm has no fp8 grouped kernels "
                "yet\n", sp.name, sp.dtype == SPEC_FP8 ? "the line's dtype" : "--dtype fp8");
@@ -710,7 +756,7 @@ typedef struct bench {
     bool grouped;                 /* the run has grouped rows */
     double copy_gbs, peak_tflops; /* peak_tflops NAN without cuBLASLt or 16-bit rows */
     int peak_algo;                /* the heuristic's algorithm that the peak used */
-    bool rows16, rows8;           /* the run has 16-bit rows, e4m3 rows */
+    bool rows16, rows8;           /* the run has 16-bit rows, e4m3 or nvfp4 rows */
     double fp8_peak_tflops;       /* cuBLASLt e4m3 8192^3; NAN without e4m3 rows */
     int fp8_peak_algo;
 } bench;
@@ -1141,6 +1187,12 @@ typedef struct operands {
     float *sa, *sb;      /* the same on the device: args.a_scale, args.b_scale */
     float *lt_sa, *lt_sb; /* cuBLASLt's A and B scales (from our b_scale, a_scale) */
     float *unit;         /* two 1.0f: cuBLASLt's tensor scales where it lacks the mode */
+    /* nvfp4 problems only (see nvfp4_init): a and b hold the packed e2m1 codes
+     * (ha, hb their host copies), sa and sb the global scales (hsa, hsb) */
+    jg_sf_layout sf_layout;
+    void *sfa, *sfb;     /* the e4m3 block scales: args.a_sf, args.b_sf */
+    uint8_t *hsfa, *hsfb; /* their host copies, for the check */
+    size_t sfa_bytes, sfb_bytes;
 } operands;
 
 static void operands_free(operands *o)
@@ -1159,6 +1211,10 @@ static void operands_free(operands *o)
     cudaFree(o->lt_sa);
     cudaFree(o->lt_sb);
     cudaFree(o->unit);
+    free(o->hsfa);
+    free(o->hsfb);
+    cudaFree(o->sfa);
+    cudaFree(o->sfb);
     memset(o, 0, sizeof *o);
 }
 
@@ -1396,7 +1452,8 @@ static jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row 
 {
     jg_plan_info info;
     if (st != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
-        snprintf(r->error, sizeof r->error, "plan: %s", jg_context_last_error(b->jg));
+        snprintf(r->error, sizeof r->error, "plan: %s%s",
+                 st == JG_ERR_UNSUPPORTED ? "unsupported: " : "", jg_context_last_error(b->jg));
         return NULL;
     }
     r->plan_ms = now_ms() - t0;
@@ -1409,7 +1466,8 @@ static jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row 
 static jg_plan *plan_shape(bench *b, const shape *s, row *r)
 {
     jg_gemm_problem p = {.a_type = s->in, .b_type = s->in, .d_type = s->out,
-                         .m = s->m, .n = s->n, .k = s->k, .scale = s->scale};
+                         .m = s->m, .n = s->n, .k = s->k, .scale = s->scale,
+                         .a_sf_layout = s->sf_layout, .b_sf_layout = s->sf_layout};
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_gemm_plan(b->jg, &p, &plan);
@@ -1629,6 +1687,181 @@ static void run_dense(bench *b, const shape *s, row *r)
         snprintf(r->error, sizeof r->error, "cannot read the outputs back");
     lt_gemm_destroy(&g);
     operands_free(&o);
+}
+
+/* ---- one nvfp4 row ----------------------------------------------------- */
+
+/* Quantizes `rows` x K random normal bf16 values (seed) on the GPU with
+ * jg_quantize_nvfp4 into codes (device), sf (device, o->sf_layout) and the
+ * global scale *g (device), and copies the three back to the host (hcodes,
+ * hsf, *hg) for the check. `src`/`hsrc` are scratch of >= rows * K bf16. */
+static bool nvfp4_quantize(bench *b, const operands *o, const shape *s, int64_t rows,
+                           uint64_t seed, uint16_t *hsrc, void *src, void *codes, void *sf,
+                           size_t sf_bytes, float *g, void *hcodes, uint8_t *hsf, float *hg)
+{
+    size_t n = (size_t)(rows * s->k);
+    jg_quant_problem p = {.src_type = JG_BF16, .scale = JG_SCALE_NVFP4, .rows = rows,
+                          .cols = s->k, .sf_layout = o->sf_layout};
+    jg_quant_args qa = {.src = src, .dst = codes, .scale = g, .sf = sf};
+    fill_normal(hsrc, n, JG_BF16, seed);
+    if (CUDA_FAILED(cudaMemcpy(src, hsrc, n * 2, cudaMemcpyHostToDevice)) ||
+        CUDA_FAILED(cudaDeviceSynchronize())) /* the timing stream does not wait for it */
+        return false;
+    jg_status st = jg_quantize_nvfp4(b->jg, &p, &qa, (jg_stream)b->stream);
+    if (st != JG_OK) {
+        fprintf(stderr, "jitgemm-bench: jg_quantize_nvfp4 (%s, %lld x %lld): %s: %s\n", s->name,
+                (long long)rows, (long long)s->k, jg_status_name(st),
+                jg_context_last_error(b->jg));
+        return false;
+    }
+    return !CUDA_FAILED(cudaStreamSynchronize(b->stream)) &&
+           !CUDA_FAILED(cudaMemcpy(hcodes, codes, n / 2, cudaMemcpyDeviceToHost)) &&
+           !CUDA_FAILED(cudaMemcpy(hsf, sf, sf_bytes, cudaMemcpyDeviceToHost)) &&
+           !CUDA_FAILED(cudaMemcpy(hg, g, sizeof *hg, cudaMemcpyDeviceToHost));
+}
+
+/* The operands of an nvfp4 problem: random normal bf16 A [M,K] and B [N,K]
+ * (seeds `seed` and seed + 1, as for 16-bit rows), quantized on the GPU by
+ * jg_quantize_nvfp4 in s->sf_layout, outside any timing; the bf16 values
+ * are freed after. Our D poisoned with NaN. No peer D: the peer, cuBLASLt
+ * fp8, runs on operands of its own (run_nvfp4). */
+static bool nvfp4_init(operands *o, bench *b, const shape *s, uint64_t seed)
+{
+    memset(o, 0, sizeof *o);
+    o->sf_layout = s->sf_layout;
+    int64_t sfa = jg_nvfp4_sf_bytes(s->sf_layout, s->m, s->k);
+    int64_t sfb = jg_nvfp4_sf_bytes(s->sf_layout, s->n, s->k);
+    if (sfa < 0 || sfb < 0) {
+        fprintf(stderr, "jitgemm-bench: %s: no nvfp4 scale layout for K = %lld (a multiple of "
+                        "16 is needed)\n", s->name, (long long)s->k);
+        return false;
+    }
+    size_t big = (size_t)((s->m > s->n ? s->m : s->n) * s->k);
+    o->a_bytes = (size_t)(s->m * s->k) / 2;
+    o->b_bytes = (size_t)(s->n * s->k) / 2;
+    o->d_bytes = (size_t)(s->m * s->n) * dtype_size(s->out);
+    o->sfa_bytes = (size_t)sfa;
+    o->sfb_bytes = (size_t)sfb;
+    o->ha = malloc(o->a_bytes);
+    o->hb = malloc(o->b_bytes);
+    o->hsfa = malloc(o->sfa_bytes);
+    o->hsfb = malloc(o->sfb_bytes);
+    o->hsa = malloc(sizeof *o->hsa);
+    o->hsb = malloc(sizeof *o->hsb);
+    uint16_t *hsrc = malloc(big * 2);
+    void *src = NULL;
+    bool ok = o->ha && o->hb && o->hsfa && o->hsfb && o->hsa && o->hsb && hsrc;
+    if (!ok)
+        fprintf(stderr, "jitgemm-bench: out of host memory for %s\n", s->name);
+    ok = ok && !CUDA_FAILED(cudaMalloc(&src, big * 2)) &&
+         !CUDA_FAILED(cudaMalloc(&o->a, o->a_bytes)) &&
+         !CUDA_FAILED(cudaMalloc(&o->b, o->b_bytes)) &&
+         !CUDA_FAILED(cudaMalloc(&o->sfa, o->sfa_bytes)) &&
+         !CUDA_FAILED(cudaMalloc(&o->sfb, o->sfb_bytes)) &&
+         !CUDA_FAILED(cudaMalloc((void **)&o->sa, sizeof *o->sa)) &&
+         !CUDA_FAILED(cudaMalloc((void **)&o->sb, sizeof *o->sb)) &&
+         !CUDA_FAILED(cudaMalloc(&o->d_ours, o->d_bytes)) &&
+         !CUDA_FAILED(cudaMemset(o->d_ours, 0xff, o->d_bytes)) &&
+         nvfp4_quantize(b, o, s, s->m, seed, hsrc, src, o->a, o->sfa, o->sfa_bytes, o->sa,
+                        o->ha, o->hsfa, o->hsa) &&
+         nvfp4_quantize(b, o, s, s->n, seed + 1, hsrc, src, o->b, o->sfb, o->sfb_bytes, o->sb,
+                        o->hb, o->hsfb, o->hsb);
+    free(hsrc);
+    cudaFree(src);
+    return ok;
+}
+
+/* Rows 0, M/2 and M-1 of our D against FP64 over the dequantized inputs,
+ * the ones our kernel read (host copies of the codes, block scales and
+ * global scales): sum over K of e2m1 * e4m3 * e2m1 * e4m3, times both
+ * global scales. Every such product is exact in BF16 and our kernel
+ * accumulates in FP32, so, as for fp8 rows, the two differ only by the
+ * summation order and D's final rounding (bf16: 2^-9 of the largest
+ * output): the 2e-2 tolerance is as loose here as there. A check against
+ * the bf16 product before quantization could not be as tight: e2m1 keeps
+ * 1 mantissa bit, so each input is off by up to ~1/6 of its block's
+ * largest and D by ~10% of its typical size. */
+static double check_nvfp4_rows(const operands *o, const shape *s, const void *d)
+{
+    double e2m1[16];
+    for (unsigned c = 0; c < 16; ++c)
+        e2m1[c] = jg_e2m1_value(c);
+    int64_t rows[3] = {0, s->m / 2, s->m - 1}, kbs = s->k / 16;
+    double g = (double)o->hsa[0] * o->hsb[0], err = 0, scale = 0;
+    double *arow = malloc((size_t)s->k * sizeof *arow);
+    if (!arow)
+        return INFINITY;
+    for (int r = 0; r < 3; ++r) {
+        if (r > 0 && rows[r] == rows[r - 1])
+            continue; /* M = 1 or 2 */
+        for (int64_t q = 0; q < s->k; ++q) /* A's row, block scales applied */
+            arow[q] = e2m1[jg_nvfp4_code(o->ha, s->k, rows[r], q)] *
+                      jg_e4m3_value(o->hsfa[jg_nvfp4_sf_offset(o->sf_layout, s->m, s->k,
+                                                               rows[r], q / 16)]);
+        for (int64_t j = 0; j < s->n; ++j) {
+            const uint8_t *bj = (const uint8_t *)o->hb + j * (s->k / 2);
+            double ref = 0;
+            for (int64_t kb = 0; kb < kbs; ++kb) {
+                double part = 0;
+                for (int64_t q = 16 * kb; q < 16 * kb + 16; q += 2)
+                    part += arow[q] * e2m1[bj[q / 2] & 15] + arow[q + 1] * e2m1[bj[q / 2] >> 4];
+                ref += part * jg_e4m3_value(
+                                  o->hsfb[jg_nvfp4_sf_offset(o->sf_layout, s->n, s->k, j, kb)]);
+            }
+            ref *= g;
+            double got = load_elem(d, (size_t)(rows[r] * s->n + j), s->out);
+            err = !isfinite(got) ? INFINITY : fmax(err, fabs(got - ref));
+            scale = fmax(scale, fabs(ref));
+        }
+    }
+    free(arow);
+    return err / (scale > 0 ? scale : 1);
+}
+
+/* Sets up, plans and times one nvfp4 dense or decode shape against cuBLASLt
+ * fp8 (e4m3, tensor scales) on the same M, N, K, then checks it (FP64 rows:
+ * the peer computes another product); r->error says why if it could not.
+ * The operands come first (unlike run_dense) so that jg_quantize_nvfp4 runs
+ * on every row: while the library has no NVFP4 kernel, planning then fails
+ * with JG_ERR_UNSUPPORTED and the row is an error row like any other. */
+static void run_nvfp4(bench *b, const shape *s, row *r)
+{
+    bool peer = b->have_lt && !b->opt.no_peer;
+    ours_job job = {.plan = NULL};
+    /* the peer's problem: an fp8 row of the same shape, inputs and scales as
+     * fp8 rows make them (random e4m3 codes, random tensor scales) */
+    shape twin = *s;
+    twin.in = JG_E4M3;
+    twin.scale = JG_SCALE_TENSOR;
+    twin.sf_layout = JG_SF_LAYOUT_NONE;
+    operands o, po;
+    lt_gemm g;
+    memset(&g, 0, sizeof g);
+    memset(&o, 0, sizeof o);
+    memset(&po, 0, sizeof po);
+    if (!nvfp4_init(&o, b, s, 1) || (peer && !operands_init(&po, &twin, 1, 1)))
+        snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
+    else
+        job.plan = plan_shape(b, s, r);
+    if (!job.plan) {
+        operands_free(&o);
+        operands_free(&po);
+        return;
+    }
+    job.args = (jg_gemm_args){.a = o.a, .b = o.b, .d = o.d_ours, .alpha = 1.0f,
+                              .a_scale = o.sa, .b_scale = o.sb, .a_sf = o.sfa, .b_sf = o.sfb};
+    if (peer)
+        dense_peer_init(&g, b, &twin, &po);
+    time_row(b, &job, &g, r);
+    void *ours = r->error[0] ? NULL : malloc(o.d_bytes);
+    if (ours && !CUDA_FAILED(cudaMemcpy(ours, o.d_ours, o.d_bytes, cudaMemcpyDeviceToHost)))
+        set_check(r, check_nvfp4_rows(&o, s, ours), false);
+    else if (!r->error[0])
+        snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+    free(ours);
+    lt_gemm_destroy(&g);
+    operands_free(&o);
+    operands_free(&po);
 }
 
 /* ---- one grouped row (list, contiguous or masked layout) --------------- */
@@ -2052,6 +2285,8 @@ static void run_shape(bench *b, const shape *s, row *r)
                .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN};
     if (s->g)
         run_grouped(b, s, r);
+    else if (s->in == JG_NVFP4)
+        run_nvfp4(b, s, r);
     else
         run_dense(b, s, r);
 }
@@ -2070,8 +2305,11 @@ static metrics row_metrics(const bench *b, const row *r)
     scale_counts(s->scale, s->m, s->n, s->k, &na, &nb);
     double bytes = (double)dtype_size(s->in) * (s->m * s->k + s->b_count * s->n * s->k) +
                    (double)dtype_size(s->out) * s->m * s->n + 4.0 * (double)(na + nb);
+    if (s->in == JG_NVFP4) /* 4.5 bits an element: K/2 bytes a row + an e4m3 per 16 */
+        bytes = (s->m + s->b_count * s->n) * (s->k / 2.0 + s->k / 16.0) +
+                (double)dtype_size(s->out) * s->m * s->n;
     double t = r->ours_us * 1e-6;
-    double peak = s->in == JG_E4M3 ? b->fp8_peak_tflops : b->peak_tflops;
+    double peak = s->in == JG_E4M3 || s->in == JG_NVFP4 ? b->fp8_peak_tflops : b->peak_tflops;
     /* Both ceilings or none: fmax would silently drop a NAN peak. */
     double sol_t = isfinite(peak) ? fmax(flops / (peak * 1e12), bytes / (b->copy_gbs * 1e9))
                                   : NAN;
@@ -2171,6 +2409,9 @@ static json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "out_dtype", json_string(dtype_name(r->s->out)));
     json_object_set_new(o, "scale", r->s->scale ? json_string(scale_name(r->s->scale))
                                                 : json_null());
+    json_object_set_new(o, "sf_layout", r->s->sf_layout
+                                            ? json_string(sf_layout_name(r->s->sf_layout))
+                                            : json_null());
     json_object_set_new(o, "plan_ms", json_num(r->origin ? r->plan_ms : NAN));
     json_object_set_new(o, "origin", r->origin ? json_string(r->origin) : json_null());
     json_object_set_new(o, "kernel", r->kernel[0] ? json_string(r->kernel) : json_null());
@@ -2203,6 +2444,8 @@ static const char *row_group(const row *r, char *buf, size_t n)
 {
     if (r->s->in == JG_E4M3)
         snprintf(buf, n, "%s_e4m3_%s", r->s->kind, scale_name(r->s->scale));
+    else if (r->s->in == JG_NVFP4)
+        snprintf(buf, n, "%s_nvfp4", r->s->kind);
     else
         snprintf(buf, n, "%s", r->s->kind);
     return buf;
@@ -2366,7 +2609,7 @@ static bool measure_ceilings(bench *b)
     }
     if (b->have_lt && b->rows8 && !(b->fp8_peak_tflops > 0)) {
         fprintf(stderr, "jitgemm-bench: note: no fp8 matmul peak (see above): the SoL of fp8 "
-                        "rows stays empty\n");
+                        "and nvfp4 rows stays empty\n");
         b->fp8_peak_tflops = NAN;
     }
     return true;
@@ -2382,9 +2625,18 @@ static void print_types(const shape_list *l)
         const shape *s = &l->v[i];
         bool first = true;
         for (size_t j = 0; j < i && first; ++j)
-            first = l->v[j].in != s->in || l->v[j].out != s->out || l->v[j].scale != s->scale;
+            first = l->v[j].in != s->in || l->v[j].out != s->out || l->v[j].scale != s->scale ||
+                    l->v[j].sf_layout != s->sf_layout;
         if (!first)
             continue;
+        if (s->in == JG_NVFP4) {
+            printf("%-15snvfp4 x nvfp4 -> %s (e2m1, e4m3 scale per 16 of K in the %s layout, "
+                   "fp32 global scales),\n%-15sfp32 accumulate; peer: cuBLASLt e4m3 x e4m3 -> "
+                   "%s, tensor scales\n", printed ? "" : "types", dtype_name(s->out),
+                   sf_layout_name(s->sf_layout), "", dtype_name(s->out));
+            printed = true;
+            continue;
+        }
         printf("%-15s%s, fp32 accumulate%s\n", printed ? "" : "types",
                types_text(what, sizeof what, s->in, s->out, s->scale),
                s->in == JG_E4M3 ? " (promoted every 128 of K; cuBLASLt: no fast accumulation)"
@@ -2437,10 +2689,11 @@ static void print_ceilings(const bench *b)
                "median of %d)\n", b->peak_tflops, PEAK_DIM, b->peak_algo, b->opt.reps);
     if (b->have_lt && b->rows8 && isfinite(b->fp8_peak_tflops))
         printf("fp8 peak       %.1f TFLOP/s (cuBLASLt e4m3 x e4m3 -> bf16, tensor scales, %d^3, "
-               "heuristic algorithm %d, median of %d): fp8 rows' SoL\n", b->fp8_peak_tflops,
+               "heuristic algorithm %d, median of %d): fp8 and nvfp4 rows' SoL\n", b->fp8_peak_tflops,
                PEAK_DIM, b->fp8_peak_algo, b->opt.reps);
     else if (b->have_lt && b->rows8)
-        printf("fp8 peak       n/a (see the note above): fp8 rows' SoL left empty\n");
+        printf("fp8 peak       n/a (see the note above): fp8 and nvfp4 rows' SoL left "
+               "empty\n");
     fflush(stdout);
 }
 
@@ -2466,6 +2719,9 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
     json_object_set_new(root, "scale", b->opt.dtype == JG_E4M3 || b->opt.scale_set
                                            ? json_string(scale_name(b->opt.scale))
                                            : json_null());
+    json_object_set_new(root, "sf_layout", b->opt.dtype == JG_NVFP4
+                                               ? json_string(sf_layout_name(b->opt.sf_layout))
+                                               : json_null());
     json_object_set_new(root, "reps", json_integer(b->opt.reps));
     json_object_set_new(root, "flush", json_string(flush_name(b->opt.flush)));
     json_object_set_new(root, "flush_bytes", json_integer((json_int_t)b->flush_bytes));
@@ -2522,10 +2778,14 @@ int main(int argc, char **argv)
     /* The spec is read before looking for a GPU, so that it can be checked
      * anywhere. */
     shape_list shapes = {NULL, 0, 0};
-    if (!load_spec(b.opt.spec, &b.opt, &shapes) || (b.opt.only && !filter_shapes(&shapes, b.opt.only)))
+    if (!load_spec(b.opt.spec, &b.opt, &shapes) ||
+        (b.opt.only && !filter_shapes(&shapes, b.opt.only))) {
+        free(shapes.v);
         return EXIT_SETUP;
+    }
     if (!shapes.n) {
         fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", b.opt.spec);
+        free(shapes.v);
         return EXIT_SETUP;
     }
     int devices = 0;
@@ -2542,8 +2802,8 @@ int main(int argc, char **argv)
     bool grouped = false;
     for (size_t i = 0; i < shapes.n; ++i) {
         grouped |= shapes.v[i].g > 0;
-        b.rows8 |= shapes.v[i].in == JG_E4M3;
-        b.rows16 |= shapes.v[i].in != JG_E4M3;
+        b.rows8 |= shapes.v[i].in == JG_E4M3 || shapes.v[i].in == JG_NVFP4; /* fp8 peak */
+        b.rows16 |= shapes.v[i].in == JG_BF16 || shapes.v[i].in == JG_FP16;
     }
     if (!CUDA_FAILED(cudaSetDevice(0)) && !CUDA_FAILED(cudaFree(0)) && device_info_get(&d) &&
         bench_init(&b, &d, grouped)) {

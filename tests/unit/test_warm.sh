@@ -13,21 +13,9 @@ trap 'rm -rf "$tmp"' EXIT
 cache=$tmp/cache
 export JITGEMM_CACHE_DIR="$tmp/env-cache" # never the user's own cache
 unset JITGEMM_LOG JITGEMM_TILE JITGEMM_DUMP
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-# Runs the tool; its output (both streams) in $out, its status in $rc.
-run() {
-    echo "\$ jitgemm-warm $*"
-    out=$("$warm" "$@" 2>&1)
-    rc=$?
-    printf '%s\n' "$out" | sed 's/^/    /'
-}
-expect() { printf '%s\n' "$out" | grep -q -- "$1" || fail "$2: the output lacks '$1'"; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "$2: exit status $rc, expected $1"; }
+tool=$warm
+tool_name=jitgemm-warm
+. "$(dirname "$0")/cli_checks.sh"
 entries() { ls "$cache"/sm_90a/*.cubin 2>/dev/null | wc -l; }
 
 cat >"$tmp/two.jsonl" <<'EOF'

@@ -1,0 +1,106 @@
+/* jitgemm-bench's nvfp4 check (check_nvfp4_rows) on the host, without a
+ * GPU: the tool is compiled in with its main renamed. Random normal bf16
+ * inputs (the tool's fill_normal) are quantized by the CPU reference
+ * quantizer (tests/common/jg_nvfp4_ref.h, which jg_quantize_nvfp4 matches
+ * bit for bit), and the rows the check reads (0, M/2, M-1) of three D's are
+ * compared:
+ *   - an FP32 sum over the dequantized values, rounded to bf16 (what a
+ *     correct kernel computes): within the tool's 2e-2, in fact < 5e-3;
+ *   - the bf16 product before quantization: > 5e-2 (e2m1 has 1 mantissa
+ *     bit: this is why the check is over the dequantized inputs);
+ *   - the right D checked with the block scales read in the other layout:
+ *     > 5e-2, caught.
+ * Both scale layouts, decode-like and M = 1 shapes. */
+#define main jitgemm_bench_main
+#include "../../tools/jitgemm-bench.c"
+#undef main
+
+#include <assert.h>
+
+static int failures;
+
+/* D's rows 0, M/2, M-1 (others stay 0: the check does not read them). */
+static void fill_rows(uint16_t *d, int64_t m, int64_t n, int64_t k, const double *a,
+                      const double *b, bool quantized, const float *xa, const float *xb)
+{
+    const int64_t rows[3] = {0, m / 2, m - 1};
+    for (int r = 0; r < 3; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+            float acc = 0;
+            double raw = 0;
+            for (int64_t q = 0; q < k; ++q) {
+                acc += (float)(a[rows[r] * k + q] * b[j * k + q]);
+                raw += (double)xa[rows[r] * k + q] * xb[j * k + q];
+            }
+            d[rows[r] * n + j] = jg_f32_to_bf16(quantized ? acc : (float)raw);
+        }
+}
+
+static void one(jg_sf_layout lay, int64_t m, int64_t n, int64_t k)
+{
+    const jg_sf_layout other = lay == JG_SF_ROW_MAJOR ? JG_SF_SWIZZLED_128X4 : JG_SF_ROW_MAJOR;
+    shape s = {.m = m, .n = n, .k = k, .in = JG_NVFP4, .out = JG_BF16, .sf_layout = lay};
+    size_t na = (size_t)(m * k), nb = (size_t)(n * k);
+    int64_t sfa = jg_nvfp4_sf_bytes(lay, m, k), sfb = jg_nvfp4_sf_bytes(lay, n, k);
+    /* big enough for either layout's reading */
+    int64_t sfa_max = sfa > jg_nvfp4_sf_bytes(other, m, k) ? sfa : jg_nvfp4_sf_bytes(other, m, k);
+    int64_t sfb_max = sfb > jg_nvfp4_sf_bytes(other, n, k) ? sfb : jg_nvfp4_sf_bytes(other, n, k);
+    float *xa = malloc(na * sizeof *xa), *xb = malloc(nb * sizeof *xb);
+    uint16_t *t = malloc((na > nb ? na : nb) * 2), *d_ok = calloc((size_t)(m * n), 2),
+             *d_raw = calloc((size_t)(m * n), 2);
+    double *da = malloc(na * sizeof *da), *db = malloc(nb * sizeof *db);
+    operands o;
+    memset(&o, 0, sizeof o);
+    o.sf_layout = lay;
+    o.ha = malloc(na / 2);
+    o.hb = malloc(nb / 2);
+    o.hsfa = calloc((size_t)sfa_max, 1);
+    o.hsfb = calloc((size_t)sfb_max, 1);
+    o.hsa = malloc(sizeof *o.hsa);
+    o.hsb = malloc(sizeof *o.hsb);
+    assert(xa && xb && t && d_ok && d_raw && da && db && o.ha && o.hb && o.hsfa && o.hsfb &&
+           o.hsa && o.hsb);
+    fill_normal(t, na, JG_BF16, 1);
+    for (size_t i = 0; i < na; ++i)
+        xa[i] = jg_bf16_to_f32(t[i]);
+    fill_normal(t, nb, JG_BF16, 2);
+    for (size_t i = 0; i < nb; ++i)
+        xb[i] = jg_bf16_to_f32(t[i]);
+    jg_ref_quantize_nvfp4(xa, k, m, k, lay, o.ha, k, o.hsfa, o.hsa);
+    jg_ref_quantize_nvfp4(xb, k, n, k, lay, o.hb, k, o.hsfb, o.hsb);
+    jg_ref_dequantize_nvfp4(o.ha, k, o.hsfa, lay, *o.hsa, m, k, da, k);
+    jg_ref_dequantize_nvfp4(o.hb, k, o.hsfb, lay, *o.hsb, n, k, db, k);
+    fill_rows(d_ok, m, n, k, da, db, true, xa, xb);
+    fill_rows(d_raw, m, n, k, da, db, false, xa, xb);
+    double ok = check_nvfp4_rows(&o, &s, d_ok), raw = check_nvfp4_rows(&o, &s, d_raw);
+    o.sf_layout = other;
+    double misread = check_nvfp4_rows(&o, &s, d_ok);
+    bool pass = ok < 5e-3 && ok <= MISMATCH_TOL && raw > 5e-2 && misread > 5e-2;
+    printf("%s %s m %lld n %lld k %lld: dequantized %.2e, unquantized %.2e, other layout %.2e\n",
+           pass ? "ok  " : "FAIL", sf_layout_name(lay), (long long)m, (long long)n,
+           (long long)k, ok, raw, misread);
+    failures += !pass;
+    free(xa);
+    free(xb);
+    free(t);
+    free(d_ok);
+    free(d_raw);
+    free(da);
+    free(db);
+    free(o.ha);
+    free(o.hb);
+    free(o.hsfa);
+    free(o.hsfb);
+    free(o.hsa);
+    free(o.hsb);
+}
+
+int main(void)
+{
+    one(JG_SF_SWIZZLED_128X4, 128, 512, 2048);
+    one(JG_SF_ROW_MAJOR, 128, 512, 2048);
+    one(JG_SF_SWIZZLED_128X4, 1, 300, 512);
+    one(JG_SF_ROW_MAJOR, 64, 256, 1024);
+    one(JG_SF_SWIZZLED_128X4, 200, 136, 4096);
+    return failures ? 1 : 0;
+}

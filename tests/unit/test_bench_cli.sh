@@ -1,0 +1,73 @@
+#!/bin/sh
+# jitgemm-bench's command line and spec handling, which it does before it
+# looks for a GPU: --help, bad option values, and which spec lines become
+# rows (nvfp4 lines and --dtype nvfp4; grouped ones skipped). Every run here
+# stops before any GPU work: a usage error, or an --only naming a shape that
+# is not in the spec (an error, exit status 2, reported after the spec is
+# read, with the runnable names accepted silently).
+#
+#   test_bench_cli.sh path/to/jitgemm-bench
+set -u
+bench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tool=$bench
+tool_name=jitgemm-bench
+. "$(dirname "$0")/cli_checks.sh"
+
+cat >"$tmp/spec.jsonl" <<'EOF'
+{"name": "d16", "kind": "decode", "m": 16, "n": 256, "k": 512}
+{"name": "d_nv", "kind": "decode", "m": 128, "n": 256, "k": 512, "dtype": "nvfp4"}
+{"name": "g_nv", "kind": "grouped", "m": [64, 64], "n": [256, 256], "k": [512, 512], "dtype": "nvfp4"}
+{"name": "g16", "kind": "grouped", "m": [64, 64], "n": [256, 256], "k": [512, 512]}
+EOF
+
+run --help
+expect_rc 0 "--help"
+expect "--dtype bf16|fp16|fp8|nvfp4" "--help"
+expect "--sf-layout swizzled|rowmajor" "--help"
+expect "4.5 bits per element" "--help"
+
+run --dtype fp4 --spec "$tmp/spec.jsonl"
+expect_rc 2 "--dtype fp4"
+expect "--dtype must be bf16, fp16, fp8 or nvfp4, not 'fp4'" "--dtype fp4"
+
+run --dtype nvfp4 --sf-layout colmajor --spec "$tmp/spec.jsonl"
+expect_rc 2 "--sf-layout colmajor"
+expect "--sf-layout must be swizzled or rowmajor, not 'colmajor'" "--sf-layout colmajor"
+
+run --sf-layout --spec "$tmp/spec.jsonl"
+expect_rc 2 "--sf-layout without a value"
+
+# bf16 run: the nvfp4 line still runs (as nvfp4), its grouped line is
+# skipped, the bf16 grouped line is a row.
+run --spec "$tmp/spec.jsonl" --only d16,d_nv,g16,nosuch
+expect_rc 2 "bf16 run"
+expect "skipping g_nv: grouped in nvfp4 (the line's dtype): grouped NVFP4 is not supported" \
+    "bf16 run"
+expect "no runnable shape 'nosuch'" "bf16 run"
+expect_not "no runnable shape 'd_nv'" "bf16 run"
+expect_not "no runnable shape 'g16'" "bf16 run"
+expect_not "skipping d_nv" "bf16 run"
+
+# --dtype nvfp4: dense and decode lines run as nvfp4, every grouped line is
+# skipped (the bf16 one because of --dtype), in either layout.
+for layout in swizzled rowmajor; do
+    run --dtype nvfp4 --sf-layout $layout --spec "$tmp/spec.jsonl" --only d16,d_nv,nosuch
+    expect_rc 2 "--dtype nvfp4 --sf-layout $layout"
+    expect "skipping g16: grouped in nvfp4 (--dtype nvfp4)" "--dtype nvfp4 $layout"
+    expect "skipping g_nv: grouped in nvfp4 (the line's dtype)" "--dtype nvfp4 $layout"
+    expect "no runnable shape 'nosuch'" "--dtype nvfp4 $layout"
+    expect_not "no runnable shape 'd16'" "--dtype nvfp4 $layout"
+    expect_not "no runnable shape 'd_nv'" "--dtype nvfp4 $layout"
+done
+
+run --dtype nvfp4 --spec "$tmp/spec.jsonl" --only g16
+expect_rc 2 "--only a skipped grouped line"
+expect "no runnable shape 'g16'" "--only a skipped grouped line"
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all checks passed"
