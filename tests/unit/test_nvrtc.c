@@ -198,7 +198,7 @@ static void check_nvfp4(const char *cuobjdump)
                 check_planned(cuobjdump, &t, &pk);
             }
     jg_gemm_problem p = {.a_type = JG_NVFP4, .b_type = JG_NVFP4, .c_type = JG_FP32,
-                         .d_type = JG_FP32, .m = 300, .n = 1000, .k = 1040,
+                         .d_type = JG_FP32, .m = 300, .n = 1000, .k = 1056,
                          .scale = JG_SCALE_NVFP4, .a_sf_layout = JG_SF_SWIZZLED_128X4,
                          .b_sf_layout = JG_SF_SWIZZLED_128X4};
     jg__problem_key pk;
