@@ -94,10 +94,11 @@ JG_DEV void jg_fp4_load_stage(const jg_kargs_t &p, const jg_tile &tl, uint32_t s
                                    kt, full);
 }
 
-/* Byte of scale kb (0..15 within the stage) of staged row r (tile row0 + r). */
-template <int LAYOUT> JG_DEV uint32_t jg_fp4_sf_at(uint32_t r, uint32_t row0, uint32_t kb)
+/* Byte of scale kb (0..15 within the stage) of staged row r (tile row0 + r),
+ * in the operand's layout (1 row-major, 2 swizzled; a constant). */
+JG_DEV uint32_t jg_fp4_sf_at(uint32_t layout, uint32_t r, uint32_t row0, uint32_t kb)
 {
-    if (LAYOUT == 1)
+    if (layout == 1)
         return r * 16 + kb;
     const uint32_t rr = (row0 + r) % 128;
     return (kb / 4) * 512 + (rr % 32) * 16 + (rr / 32 % 4) * 4 + kb % 4;
@@ -105,16 +106,16 @@ template <int LAYOUT> JG_DEV uint32_t jg_fp4_sf_at(uint32_t r, uint32_t row0, ui
 
 /* Eight e2m1 codes (element 2i in the low nibble of byte i) times a scale,
  * as BF16 pairs: |code| * 2 is 0, 1, 2, 3, 4, 6, 8, 12 (nibbles of a
- * constant), times half the scale: exact in FP32, and so in BF16. */
-JG_DEV void jg_fp4_expand8(uint32_t codes, float scale, uint32_t (&out)[4])
+ * constant), times half the scale: exact in FP32, and so in BF16; the
+ * code's sign flips the product's (a negative scale's included). */
+JG_DEV void jg_fp4_expand8(uint32_t codes, float scale, uint32_t out[4])
 {
     const float half = 0.5f * scale;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4; ++i) { /* unrolled by the compiler: out stays in registers */
         const uint32_t lo = (codes >> (8 * i)) & 15, hi = (codes >> (8 * i + 4)) & 15;
         const float vlo = (float)((0xC8643210u >> (4 * (lo & 7))) & 15) * half;
         const float vhi = (float)((0xC8643210u >> (4 * (hi & 7))) & 15) * half;
-        out[i] = jg_pack_bf16x2(vlo, vhi) | ((lo & 8) << 12) | ((hi & 8) << 28);
+        out[i] = jg_pack_bf16x2(vlo, vhi) ^ ((lo & 8) << 12) ^ ((hi & 8) << 28);
     }
 }
 
@@ -142,8 +143,8 @@ JG_DEV void jg_fp4_expand(uint32_t st, uint32_t buf, int kt, int j, uint32_t a_r
                      : "r"(packed + ((q ^ (r % 8)) * 16) + (c % 2) * 4));
         const uint32_t kb = (uint32_t)j * 4 + c / 2;
         const uint32_t sf_base = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + (is_a ? 0u : JG_FP4_SF_BYTES);
-        const uint32_t off = is_a ? jg_fp4_sf_at<JG_A_SF_LAYOUT>(r, a_row0, kb)
-                                  : jg_fp4_sf_at<JG_B_SF_LAYOUT>(r, b_row0, kb);
+        const uint32_t off = is_a ? jg_fp4_sf_at(JG_A_SF_LAYOUT, r, a_row0, kb)
+                                  : jg_fp4_sf_at(JG_B_SF_LAYOUT, r, b_row0, kb);
         uint32_t sbyte;
         asm volatile("ld.shared.u8 %0, [%1];" : "=r"(sbyte) : "r"(sf_base + off));
         float scale = jg_fp4_e4m3_value(sbyte);

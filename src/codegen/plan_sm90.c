@@ -396,15 +396,23 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     memset(out, 0, sizeof *out);
     if (!search(t, p, out, &best, 1))
         return JG_ERR_UNSUPPORTED;
-    if (jg__log_on(log, JG_LOGC_PLAN))
+    if (jg__log_on(log, JG_LOGC_PLAN)) {
+        char fp4[160] = "";
+        if (out->expand_bufs)
+            snprintf(fp4, sizeof fp4,
+                     " (nvfp4: codes and scales, expanded to BF16 by the consumers in %u buffers "
+                     "of 64 of K; the best of %zu table tiles)",
+                     out->expand_bufs, JG_ARRAY_LEN(sm90_nvfp4_tiles));
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
                  "m=%lld n=%lld k=%lld: tile %ux%ux%u, %u consumer warpgroup(s), cluster %u, %u "
-                 "stages of %u bytes; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us "
+                 "stages of %u bytes%s; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us "
                  "(compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
                  out->block_k, out->consumers, out->cluster, out->stages, stage_bytes(out),
+                 fp4,
                  (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
                  best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,
                  best.compute_s > best.memory_s ? "compute" : "memory");
+    }
     return JG_OK;
 }
