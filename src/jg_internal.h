@@ -120,11 +120,13 @@ typedef struct jg__gemm_config {
     uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
     uint32_t promote_chunk; /* FP8: stages per chunk whose promotions overlap the next
                              * stage's wgmmas (two sets of partial sums); 0: none */
+    uint32_t expand_bufs;   /* NVFP4: BF16 buffers the staged stages (block_k = 256 of K
+                             * as packed codes and scales) are expanded into; 0: none */
 } jg__gemm_config;
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 6 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 7 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -235,8 +237,6 @@ jg_status jg__check_dim(jg_context *ctx, const char *name, int64_t v);
 jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale);
 /* An NVFP4 launch's block scales args.a_sf and args.b_sf: present, 16-byte aligned. */
 jg_status jg__check_sf(jg_context *ctx, const void *a_sf, const void *b_sf);
-/* Kernels exist for the problem's types (NVFP4 GEMMs: not yet). */
-jg_status jg__check_implemented(jg_context *ctx, const jg__problem_key *p);
 
 /* ---- runtime: nvrtc.c ----------------------------------------------------- */
 
@@ -345,9 +345,11 @@ typedef struct jg__kernel {
 /* Tensor maps depend on pointers: the last few sets are kept per plan. */
 typedef struct jg__tmap_slot {
     const void *a, *b, *d;
+    const void *a_sf, *b_sf; /* NVFP4 plans; NULL otherwise */
     int64_t m;
     uint64_t stamp;
     jg_tmap ta, tb, td;
+    jg_tmap tsa, tsb; /* NVFP4 row-major scales */
 } jg__tmap_slot;
 
 struct jg_plan {

@@ -47,6 +47,26 @@ typedef struct jg_gemm_kargs {
     uint32_t reserved;
 } jg_gemm_kargs;
 
+/* Dense NVFP4 GEMM: the dense block's fields in its order (the kernel's
+ * shared code reads them by name), then the block scales. */
+typedef struct jg_nvfp4_kargs {
+    jg_tmap a;         /* packed A [m, k/2] bytes, box {128, a_box_m}, 128B swizzle */
+    jg_tmap b;         /* packed B [n, k/2] bytes, box {128, BLOCK_N}, 128B swizzle */
+    jg_tmap d;         /* as jg_gemm_kargs.d */
+    void *d_ptr;
+    int64_t ldd;
+    const void *c;
+    int64_t ldc;
+    const float *a_scale, *b_scale; /* the global scales (one FP32 each) */
+    int32_t m;
+    float alpha;
+    float beta;
+    uint32_t reserved;
+    jg_tmap a_sf;      /* row-major scales of A [m, k/16] bytes, box {16, a_box_m} */
+    jg_tmap b_sf;      /* of B [n, k/16], box {16, BLOCK_N}; unused when swizzled */
+    const uint8_t *a_sf_ptr, *b_sf_ptr; /* the scales (read directly when swizzled) */
+} jg_nvfp4_kargs;
+
 /* Quantization to e4m3 (sm90_quant.cu) or NVFP4 (sm90_quant_nvfp4.cu):
  * source [rows, cols] bf16/fp16. */
 typedef struct jg_quant_kargs {

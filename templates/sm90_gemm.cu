@@ -42,8 +42,16 @@
 #include "sm90_wgmma_n.cuh"
 
 /* A and B: 16-bit (wgmma k16) or e4m3 (k32); either way one wgmma step
- * reads 32 bytes of each row, and a 128-byte swizzle atom holds 4 steps. */
-#if JG_AB_DTYPE == 1
+ * reads 32 bytes of each row, and a 128-byte swizzle atom holds 4 steps.
+ * NVFP4 (5) operands are expanded to BF16 in shared memory (sm90_nvfp4.cuh):
+ * a stage is JG_BLOCK_K (256) of K as loaded, the wgmmas run on BF16 pieces
+ * of 64 of K, so JG_BLOCK_K below is the piece's. */
+#define JG_NVFP4 (JG_AB_DTYPE == 5)
+#if JG_NVFP4
+#undef JG_BLOCK_K
+#define JG_BLOCK_K 64
+#endif
+#if JG_AB_DTYPE == 1 || JG_NVFP4
 #define JG_AB_PTX "bf16"
 #elif JG_AB_DTYPE == 2
 #define JG_AB_PTX "f16"
@@ -125,7 +133,9 @@ static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M
               "A's box: whole 8-row swizzle atoms inside the tile");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 
-#if JG_LAYOUT == 1
+#if JG_NVFP4
+typedef jg_nvfp4_kargs jg_kargs_t;
+#elif JG_LAYOUT == 1
 typedef JG_LIST_KARGS(JG_GROUPS) jg_kargs_t;
 /* NVRTC has no offsetof: the members are arrays of 128- and 8-byte items
  * in the order the host's JG_LIST_OFF_* follow, so the size pins them. */
@@ -352,6 +362,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 #endif
     return tl;
 }
+#endif
+
+#if JG_NVFP4
+#include "sm90_nvfp4.cuh"
 #endif
 
 /* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.
@@ -610,8 +624,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     /* The 128B swizzle needs 1024-byte aligned tiles; the host asks for 1 KB extra. */
     uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
     const uint32_t smem_a = jg_smem_addr(smem);
+#if JG_NVFP4 /* smem_a: the staged stages; smem_b: the BF16 buffers */
+    const uint32_t smem_b = smem_a + JG_STAGES * JG_FP4_STAGE_BYTES;
+    const uint32_t smem_epi = smem_b + JG_FP4_BUFS * JG_FP4_BUF_BYTES;
+#else
     const uint32_t smem_b = smem_a + JG_STAGES * JG_A_STAGE_BYTES;
     const uint32_t smem_epi = smem_b + JG_STAGES * JG_B_STAGE_BYTES; /* 2 buffers per consumer */
+#endif
     const uint32_t bar_full = smem_epi + JG_CONSUMERS * 2 * JG_EPI_BUF_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
 
@@ -643,6 +662,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_tma_prefetch_desc(&p.a);
         jg_tma_prefetch_desc(&p.b);
         jg_tma_prefetch_desc(&p.d);
+#endif
+#if JG_NVFP4
+        if (JG_A_SF_LAYOUT == 1)
+            jg_tma_prefetch_desc(&p.a_sf);
+        if (JG_B_SF_LAYOUT == 1)
+            jg_tma_prefetch_desc(&p.b_sf);
 #endif
         /* Each consumer warp of every CTA of the cluster releases a stage:
          * the cluster's producers all write into it. */
@@ -682,6 +707,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             for (uint32_t t = first_unit; t < tiles; t += unit_step) {
                 jg_tile tl = jg_tile_at(p, t, tiles_m);
                 tl.tm = tl.tm * JG_CLUSTER + rank;
+#if JG_NVFP4
+                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
+                    jg_fp4_load_stage(p, tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
+                                      bar_full + 8 * stage);
+#else
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
@@ -705,6 +736,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                                        tl.b, full, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
 #endif
                     }
+#endif
                     if (++stage == JG_STAGES) {
                         stage = 0;
                         phase ^= 1;
@@ -723,7 +755,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
+#if JG_NVFP4
+        const float scale = *p.a_scale * *p.b_scale; /* NVFP4 global scales, read once */
+#endif
         uint32_t stage = 0, phase = 0, chunk = 0;
+#if JG_NVFP4
+        uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
+#endif
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
             tl.tm = tl.tm * JG_CLUSTER + rank;
@@ -790,6 +828,34 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (JG_K_TILES % chunk_len)
                 run_chunk(JG_K_TILES / chunk_len * chunk_len,
                           jg_int<JG_K_TILES % chunk_len ? JG_K_TILES % chunk_len : 1>());
+#elif JG_NVFP4
+            /* Each piece: expanded by all consumers into the next of three
+             * buffers, then its wgmmas. A buffer is rewritten three pieces
+             * later: every consumer thread has passed the barrier of the
+             * piece before, which it reached after its warpgroup's
+             * wgmma_wait<1> had retired the rewritten piece's wgmmas. */
+            for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                jg_mbar_wait(bar_full + 8 * stage, phase);
+                const uint32_t st = smem_a + stage * JG_FP4_STAGE_BYTES;
+#pragma unroll
+                for (int j = 0; j < JG_FP4_PIECES; ++j) {
+                    const uint32_t buf = smem_b + fp4_buf * JG_FP4_BUF_BYTES;
+                    jg_fp4_expand(st, buf, kt, j, tl.tm * JG_BLOCK_M, tl.tn * JG_BLOCK_N,
+                                  threadIdx.x - 128);
+                    jg_fp4_publish();
+                    if (j == JG_FP4_PIECES - 1 && jg_lane_id() == 0)
+                        jg_release_stage(bar_empty + 8 * stage); /* staged bytes all read */
+                    jg_stage_mmas(acc, buf + c * JG_WG_M * 128, buf + JG_BLOCK_M * 128,
+                                  kt > 0 || j > 0);
+                    jg_wgmma_wait<1>();
+                    fp4_buf = fp4_buf + 1 == JG_FP4_BUFS ? 0 : fp4_buf + 1;
+                }
+                if (++stage == JG_STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+            }
+            jg_wgmma_wait<0>();
 #else
             uint32_t prev_stage = 0;
             for (int kt = 0; kt < JG_K_TILES; ++kt) {
@@ -811,7 +877,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (jg_lane_id() == 0)
                 jg_release_stage(bar_empty + 8 * prev_stage);
 #endif
-#if JG_SCALE == 1
+#if JG_SCALE == 1 || JG_NVFP4
 #pragma unroll
             for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll

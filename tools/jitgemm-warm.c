@@ -147,11 +147,12 @@ static const char *const manual[] = {
     "\n"
     "    A dense or decode line needs one kernel per problem; with --m-generic one\n"
     "    kernel serves every M that the planner sizes alike, so fewer kernels\n"
-    "    serve many lines. Lines of dtype nvfp4 have no kernels in this libjitgemm\n"
-    "    yet: each is reported as unsupported, with its line, and makes the exit\n"
-    "    status 1\n"
-    "    (unless --skip-unsupported). fp8 lines compile e4m3 kernels with the line's\n"
-    "    scale mode, writing bf16 unless --out-dtype says otherwise.\n"
+    "    serve many lines. Grouped nvfp4 lines, and nvfp4 lines with a scale other\n"
+    "    than block, have no kernels in this libjitgemm yet: each is reported as\n"
+    "    unsupported, with its line, and makes the exit status 1 (unless\n"
+    "    --skip-unsupported). fp8 lines compile e4m3 kernels with the line's scale\n"
+    "    mode, nvfp4 lines kernels for the line's scale layout (sf), both writing\n"
+    "    bf16 unless --out-dtype says otherwise.\n"
     "\n"
     "    On a terminal one progress line on standard error is kept up to date;\n"
     "    otherwise a line is printed there per kernel finished. A summary follows\n"
@@ -201,7 +202,8 @@ static const char *const manual[] = {
     "    layout    grouped: list (default), contiguous or masked\n"
     "    m_max     masked: the rows any group may reach (default: the largest m)\n"
     "    dtype     the A and B type: bf16 (default), fp16, fp8 or nvfp4\n"
-    "    scale     fp8 and nvfp4: tensor, row or block\n"
+    "    scale     fp8 and nvfp4: tensor, row or block (nvfp4: block only)\n"
+    "    sf        nvfp4: the block scales' layout, 128x4 (default) or row\n"
     "    seed      an integer >= 0, for tools that fill operands\n"
     "    A malformed line is reported as \"FILE: line N: field 'X': why\" and counted\n"
     "    as failed; the other lines are still warmed.\n"
@@ -643,22 +645,33 @@ static const char *unsupported(const struct spec *s)
             if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
                 return "groups with different n or k are not supported";
     }
-    if (s->dtype == SPEC_NVFP4)
-        return "dtype nvfp4 has no kernels in libjitgemm yet";
+    if (s->dtype == SPEC_NVFP4 && s->kind == SPEC_GROUPED)
+        return "grouped nvfp4 has no kernels in libjitgemm yet";
+    if (s->dtype == SPEC_NVFP4 && s->scale != SPEC_SCALE_BLOCK)
+        return "nvfp4 takes scale block (e4m3 per 16 of K, an FP32 global scale)";
     return NULL;
 }
 
 static jg_gemm_problem problem_of(const options *o, const struct spec *s)
 {
-    const jg_dtype in = s->dtype == SPEC_FP16 ? JG_FP16 : s->dtype == SPEC_FP8 ? JG_E4M3 : JG_BF16;
-    /* FP8 writes BF16 unless --out-dtype says otherwise. */
-    const jg_dtype out = o->out_dtype ? o->out_dtype : in == JG_E4M3 ? JG_BF16 : in;
+    const jg_dtype in = s->dtype == SPEC_FP16   ? JG_FP16
+                        : s->dtype == SPEC_FP8  ? JG_E4M3
+                        : s->dtype == SPEC_NVFP4 ? JG_NVFP4
+                                                : JG_BF16;
+    /* FP8 and NVFP4 write BF16 unless --out-dtype says otherwise. */
+    const jg_dtype out =
+        o->out_dtype ? o->out_dtype : in == JG_E4M3 || in == JG_NVFP4 ? JG_BF16 : in;
     static const jg_scale_mode scales[] = {
         [SPEC_SCALE_NONE] = JG_SCALE_NONE, [SPEC_SCALE_TENSOR] = JG_SCALE_TENSOR,
         [SPEC_SCALE_ROW] = JG_SCALE_ROW, [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
     jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = out,
                          .m = s->m[0], .n = s->n[0], .k = s->k[0],
                          .scale = in == JG_E4M3 ? scales[s->scale] : JG_SCALE_NONE};
+    if (in == JG_NVFP4) {
+        p.scale = JG_SCALE_NVFP4;
+        p.a_sf_layout = p.b_sf_layout =
+            s->sf == SPEC_SF_ROW ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
+    }
     if (o->m_generic)
         p.flags = JG_GEMM_M_GENERIC;
     return p;
@@ -895,7 +908,7 @@ static void print_summary(const warm *w, double wall)
             printf("  %s (%s line %d): %s\n", w->jobs[i].name, w->jobs[i].file, w->jobs[i].line,
                    w->jobs[i].why);
     if (w->opt.skip_unsupported)
-        printf("skipped %zu (unsupported: nvfp4, grouped fp8; --skip-unsupported)\n",
+        printf("skipped %zu (unsupported: grouped nvfp4 or fp8; --skip-unsupported)\n",
                w->skipped);
     printf("wall time %.2f s (NVRTC %.2f s summed over the threads)\n", wall,
            st.compile_ms / 1e3);
@@ -921,7 +934,7 @@ static void print_dry_run(const warm *w)
     for (size_t i = 0; i < w->nfailed; ++i)
         printf("  %s\n", w->failed[i]);
     if (w->opt.skip_unsupported)
-        printf("skipped %zu (unsupported: nvfp4, grouped fp8; --skip-unsupported)\n",
+        printf("skipped %zu (unsupported: grouped nvfp4 or fp8; --skip-unsupported)\n",
                w->skipped);
 }
 

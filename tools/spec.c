@@ -27,6 +27,7 @@ static const spec_word dtypes[] = {
     {"bf16", SPEC_BF16}, {"fp16", SPEC_FP16}, {"fp8", SPEC_FP8}, {"nvfp4", SPEC_NVFP4}};
 static const spec_word scales[] = {
     {"tensor", SPEC_SCALE_TENSOR}, {"row", SPEC_SCALE_ROW}, {"block", SPEC_SCALE_BLOCK}};
+static const spec_word sfs[] = {{"128x4", SPEC_SF_128X4}, {"row", SPEC_SF_ROW}};
 
 #define WORDS(a) (a), sizeof(a) / sizeof((a)[0])
 
@@ -42,6 +43,7 @@ const char *spec_kind_name(enum spec_kind k) { return word_name(WORDS(kinds), (i
 const char *spec_layout_name(enum spec_layout l) { return word_name(WORDS(layouts), (int)l); }
 const char *spec_dtype_name(enum spec_dtype d) { return word_name(WORDS(dtypes), (int)d); }
 const char *spec_scale_name(enum spec_scale s) { return word_name(WORDS(scales), (int)s); }
+const char *spec_sf_name(enum spec_sf s) { return word_name(WORDS(sfs), (int)s); }
 
 void spec_free(struct spec *s)
 {
@@ -265,6 +267,12 @@ static int parse_types(const spec_errs *e, json_t *obj, struct spec *s)
     if (!found && scaled)
         scale = s->dtype == SPEC_FP8 ? SPEC_SCALE_TENSOR : SPEC_SCALE_BLOCK;
     s->scale = (enum spec_scale)scale;
+    int sf = SPEC_SF_128X4;
+    if (word_field(e, obj, "sf", WORDS(sfs), &sf, &found))
+        return -1;
+    if (found && s->dtype != SPEC_NVFP4)
+        return fail(e, "sf", "only for dtype nvfp4, not %s", spec_dtype_name(s->dtype));
+    s->sf = s->dtype == SPEC_NVFP4 ? (enum spec_sf)sf : SPEC_SF_NONE;
     return int_field(e, obj, "seed", 0, INT64_MAX, "expected an integer >= 0", &s->seed,
                      &s->has_seed);
 }

@@ -16,6 +16,8 @@
  *   dtype   "bf16" (default), "fp16", "fp8" or "nvfp4"
  *   scale   fp8/nvfp4 only: "tensor", "row" or "block"; default tensor for
  *           fp8, block for nvfp4
+ *   sf      nvfp4 only: the block scales' layout, "128x4" (default: the
+ *           swizzled layout of Blackwell's block-scaled GEMMs) or "row"
  *   seed    an integer >= 0 (the seeds' grouped cases name one)
  * Blank lines and lines whose first non-blank character is '#' are skipped. */
 #ifndef JG_TOOLS_SPEC_H
@@ -29,6 +31,7 @@ enum spec_kind { SPEC_DENSE, SPEC_DECODE, SPEC_GROUPED };
 enum spec_layout { SPEC_LAYOUT_NONE, SPEC_LAYOUT_LIST, SPEC_LAYOUT_CONTIGUOUS, SPEC_LAYOUT_MASKED };
 enum spec_dtype { SPEC_BF16, SPEC_FP16, SPEC_FP8, SPEC_NVFP4 };
 enum spec_scale { SPEC_SCALE_NONE, SPEC_SCALE_TENSOR, SPEC_SCALE_ROW, SPEC_SCALE_BLOCK };
+enum spec_sf { SPEC_SF_NONE, SPEC_SF_128X4, SPEC_SF_ROW };
 
 #define SPEC_NAME_MAX 64 /* bytes, with the NUL */
 #define SPEC_G_MAX 65536
@@ -43,6 +46,7 @@ struct spec {
     int64_t m_max;           /* masked: >= every m; else 0 */
     enum spec_dtype dtype;
     enum spec_scale scale;   /* SPEC_SCALE_NONE for bf16/fp16 */
+    enum spec_sf sf;         /* nvfp4: both operands' scale layout; else SPEC_SF_NONE */
     bool has_seed;
     int64_t seed;
 };
@@ -63,5 +67,6 @@ const char *spec_kind_name(enum spec_kind k);
 const char *spec_layout_name(enum spec_layout l);
 const char *spec_dtype_name(enum spec_dtype d);
 const char *spec_scale_name(enum spec_scale s);
+const char *spec_sf_name(enum spec_sf s);
 
 #endif /* JG_TOOLS_SPEC_H */

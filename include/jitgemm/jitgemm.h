@@ -282,9 +282,12 @@ enum {
  * otherwise): k a multiple of 16; lda, ldb multiples of 32 (rows 16 bytes
  * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or
  * JG_SF_SWIZZLED_128X4, and k a multiple of 256 with JG_SF_ROW_MAJOR (rows
- * of scales k/16 bytes apart: TMA's 16-byte rule). The NVFP4 kernel does
- * not exist yet: a problem that passes these rules gets JG_ERR_UNSUPPORTED
- * from jg_gemm_plan and jg_gemm. The sf layout fields are read only when
+ * of scales k/16 bytes apart: TMA's 16-byte rule). Hopper has no FP4 MMA:
+ * the kernel expands each stage's codes times block scales to BF16 in
+ * shared memory (every such product is exact in BF16) and runs BF16 wgmmas
+ * with FP32 sums; alpha and the global scales apply in the epilogue.
+ * JITGEMM_TUNE does not time NVFP4 problems (the planner picks). The sf
+ * layout fields are read only when
  * a_type or b_type is JG_NVFP4, so callers built against the 0.2 header
  * (whose struct ends at scale) are unaffected. */
 typedef struct jg_gemm_problem {

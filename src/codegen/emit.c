@@ -157,8 +157,15 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     char pipe[16] = "";
     if (key->cfg.promote_chunk)
         snprintf(pipe, sizeof pipe, "_p%u", key->cfg.promote_chunk);
+    /* NVFP4: each operand's scale layout, r(ow-major) or s(wizzled 128x4) */
+    char scale[16];
+    if (key->scale == JG_SCALE_NVFP4)
+        snprintf(scale, sizeof scale, "_sf%c%c", key->a_sf_layout == JG_SF_ROW_MAJOR ? 'r' : 's',
+                 key->b_sf_layout == JG_SF_ROW_MAJOR ? 'r' : 's');
+    else
+        snprintf(scale, sizeof scale, "%s", scales[key->scale & 3]);
     snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s_m%sn%lldk%lld", kind,
-             jg__dtype_name(key->a_type), scales[key->scale & 3], jg__dtype_name(key->d_type),
+             jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type),
              key->c_type ? "_c" : "", arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
              key->cfg.consumers, key->cfg.cluster, pipe, m, (long long)key->n, (long long)key->k);
 }
@@ -261,6 +268,9 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_PROMOTE_PIPE %u\n", key->cfg.promote_chunk);
     jg__buf_printf(out, "#define JG_A_BOX_M %u\n",
                    key->cfg.a_box_m ? key->cfg.a_box_m : key->cfg.block_m);
+    if (key->a_type == JG_NVFP4)
+        jg__buf_printf(out, "#define JG_A_SF_LAYOUT %u\n#define JG_B_SF_LAYOUT %u\n",
+                       key->a_sf_layout, key->b_sf_layout);
     if (key->groups)
         jg__buf_printf(out, "#define JG_GROUPS %u\n#define JG_LAYOUT %u\n", key->groups,
                        key->layout);

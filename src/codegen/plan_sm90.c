@@ -74,11 +74,47 @@ static const struct {
     {64, 1, 0.85},
 };
 
+/* NVFP4 tiles (sm90_nvfp4.cuh): a stage is 256 of K as packed codes (128
+ * bytes a row) and block scales, expanded by the consumers into BF16
+ * buffers of 64 of K for the BF16 wgmmas. Tiles lie inside one 128-row
+ * block of swizzled scales (BLOCK_M, BLOCK_N <= 128, BLOCK_N divides 128);
+ * 64-row tiles serve decode. The expansion (ALU work of the consumers) is
+ * not in the time estimate: among these four, the estimate's wave count
+ * and memory terms decide. */
+static const struct {
+    uint32_t block_m, block_n, consumers;
+    double efficiency;
+} sm90_nvfp4_tiles[] = {
+    {128, 128, 2, 1.00},
+    {128, 64, 2, 1.00},
+    {64, 128, 1, 0.85},
+    {64, 64, 1, 0.85},
+};
+enum {
+    SM90_NVFP4_BLOCK_K = 256, /* K per stage: 128 packed bytes, 16 row-major scales a row */
+    SM90_NVFP4_SF_BYTES = 2 * 2048, /* per stage: A's and B's scales */
+    SM90_NVFP4_EXPAND_BUFS = 3,     /* BF16 pieces in flight: expand, wgmma, wgmma */
+};
+
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg) { return 128 * (cfg->consumers + 1); }
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
 {
+    if (cfg->expand_bufs) /* NVFP4: packed codes and scales */
+        return (cfg->block_m + cfg->block_n) * 128 + SM90_NVFP4_SF_BYTES;
     return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
+}
+
+/* NVFP4: the BF16 buffers, 64 of K of the tile's rows each. */
+static uint32_t expand_bytes(const jg__gemm_config *cfg)
+{
+    return cfg->expand_bufs * (cfg->block_m + cfg->block_n) * 128;
+}
+
+/* Bytes of A or B per element: NVFP4 counts its e4m3 scale per 16. */
+static double ab_bytes(const jg__problem_key *p)
+{
+    return p->a_type == JG_NVFP4 ? 0.5 + 1.0 / 16 : (double)jg__dtype_size(p->a_type);
 }
 
 /* Two staging buffers of 64 rows x epi_bytes per consumer warpgroup. */
@@ -89,7 +125,8 @@ static uint32_t epilogue_bytes(const jg__gemm_config *cfg)
 
 uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg)
 {
-    return SM90_ALIGN_PAD + epilogue_bytes(cfg) + cfg->stages * (stage_bytes(cfg) + 16);
+    return SM90_ALIGN_PAD + epilogue_bytes(cfg) + expand_bytes(cfg) +
+           cfg->stages * (stage_bytes(cfg) + 16);
 }
 
 /* The widest TMA store box row (a swizzle span) that tiles BLOCK_N exactly. */
@@ -176,11 +213,11 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
      * (B of a group's row tiles) read DRAM once but L2 once each, except
      * that a cluster's CTAs read their B tile once and multicast it. */
-    double l2_bytes = (double)jg__dtype_size(p->a_type) * (double)e.tiles *
+    double l2_bytes = ab_bytes(p) * (double)e.tiles *
                       (double)(c->a_box_m + (double)block_n / cluster) * (double)p->k;
     /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
-        (double)jg__dtype_size(p->a_type) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
+        ab_bytes(p) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
         (double)jg__dtype_size(p->d_type) * (double)p->m * p->n * (p->c_type ? 2.0 : 1.0);
     /* Full waves stream at the bandwidth, the last partial wave at what its
      * SMs can draw (fewer than SM90_SMS_TO_SATURATE do not fill HBM). */
@@ -223,10 +260,58 @@ static uint32_t static_smem_bytes(const jg__problem_key *p)
 static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
                            const jg__gemm_config *cfg)
 {
-    uint32_t budget =
-        (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg) - static_smem_bytes(p);
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg) -
+                      expand_bytes(cfg) - static_smem_bytes(p);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
+}
+
+/* Inserts c into the `max` best so far (*found of them), best first; ties
+ * go to the earlier candidate. */
+static void keep_best(jg__gemm_config *out, estimate *est, size_t *found, size_t max,
+                      const jg__gemm_config *c, const estimate *e)
+{
+    size_t at = *found;
+    while (at > 0 && e->total_s < est[at - 1].total_s * (1 - 1e-9))
+        --at;
+    if (at >= max)
+        return;
+    size_t last = *found < max ? *found : max - 1;
+    memmove(&out[at + 1], &out[at], (last - at) * sizeof *out);
+    memmove(&est[at + 1], &est[at], (last - at) * sizeof *est);
+    out[at] = *c;
+    est[at] = *e;
+    if (*found < max)
+        ++*found;
+}
+
+/* NVFP4: the table's tiles, cluster 1 (JITGEMM_TILE's M and N apply). */
+static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
+                           estimate *est, size_t max)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_nvfp4_tiles); ++i) {
+        const uint32_t bm = sm90_nvfp4_tiles[i].block_m, bn = sm90_nvfp4_tiles[i].block_n;
+        if ((t->force_m && t->force_m != bm) || (t->force_n && t->force_n != bn) ||
+            (t->force_k && t->force_k != SM90_NVFP4_BLOCK_K))
+            continue;
+        jg__gemm_config c = {.block_m = bm,
+                             .block_n = bn,
+                             .block_k = SM90_NVFP4_BLOCK_K,
+                             .consumers = sm90_nvfp4_tiles[i].consumers,
+                             .cluster = 1,
+                             .group_m = SM90_GROUP_M,
+                             .epi_bytes = epi_bytes_for(bn, p->d_type),
+                             .ab_size = 2, /* the wgmmas' BF16 */
+                             .expand_bufs = SM90_NVFP4_EXPAND_BUFS};
+        c.a_box_m = a_box_rows(p, bm);
+        c.stages = fit_stages(t, p, &c);
+        if (c.stages < SM90_MIN_STAGES)
+            continue;
+        estimate e = estimate_time(t, p, &c, sm90_nvfp4_tiles[i].efficiency, 1.0);
+        keep_best(out, est, &found, max, &c, &e);
+    }
+    return found;
 }
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
@@ -235,6 +320,8 @@ static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
 static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                      estimate *est, size_t max)
 {
+    if (p->a_type == JG_NVFP4)
+        return search_nvfp4(t, p, out, est, max);
     const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
     size_t found = 0;
     /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2): on H100 they measured
@@ -283,18 +370,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                                           c.consumers > 1 || ab_size == 1
                                               ? 1.0
                                               : sm90_block_k[j].dram_efficiency);
-                        size_t at = found;
-                        while (at > 0 && e.total_s < est[at - 1].total_s * (1 - 1e-9))
-                            --at;
-                        if (at >= max)
-                            continue;
-                        size_t last = found < max ? found : max - 1;
-                        memmove(&out[at + 1], &out[at], (last - at) * sizeof *out);
-                        memmove(&est[at + 1], &est[at], (last - at) * sizeof *est);
-                        out[at] = c;
-                        est[at] = e;
-                        if (found < max)
-                            ++found;
+                        keep_best(out, est, &found, max, &c, &e);
                     }
     return found;
 }
@@ -320,15 +396,23 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     memset(out, 0, sizeof *out);
     if (!search(t, p, out, &best, 1))
         return JG_ERR_UNSUPPORTED;
-    if (jg__log_on(log, JG_LOGC_PLAN))
+    if (jg__log_on(log, JG_LOGC_PLAN)) {
+        char fp4[160] = "";
+        if (out->expand_bufs)
+            snprintf(fp4, sizeof fp4,
+                     " (nvfp4: codes and scales, expanded to BF16 by the consumers in %u buffers "
+                     "of 64 of K; the best of %zu table tiles)",
+                     out->expand_bufs, JG_ARRAY_LEN(sm90_nvfp4_tiles));
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
                  "m=%lld n=%lld k=%lld: tile %ux%ux%u, %u consumer warpgroup(s), cluster %u, %u "
-                 "stages of %u bytes; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us "
+                 "stages of %u bytes%s; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us "
                  "(compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
                  out->block_k, out->consumers, out->cluster, out->stages, stage_bytes(out),
+                 fp4,
                  (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
                  best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,
                  best.compute_s > best.memory_s ? "compute" : "memory");
+    }
     return JG_OK;
 }

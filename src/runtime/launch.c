@@ -1,6 +1,7 @@
 /* The launch path: tensor maps from the plan's small cache, one parameter
  * block, cuLaunchKernelEx. No allocation, no sync, no string work unless a
  * call fails: it may be captured in a CUDA graph. */
+#include <stddef.h>
 #include <string.h>
 
 #include "jg_internal.h"
@@ -27,10 +28,38 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 }
 
 /* Elements of A's and B's boxes along K: one 128-byte swizzle atom (64
- * 16-bit or 128 FP8 elements); a stage of two atoms loads two boxes. */
+ * 16-bit or 128 FP8 elements); a stage of two atoms loads two boxes.
+ * NVFP4: 128 bytes of packed codes (256 of K), the map's elements bytes. */
 static uint32_t box_k(const jg__problem_key *p)
 {
-    return 128 / (uint32_t)jg__dtype_size(p->a_type);
+    return p->a_type == JG_NVFP4 ? 128 : 128 / (uint32_t)jg__dtype_size(p->a_type);
+}
+
+/* The maps' element type and K extent: NVFP4 operands are maps of bytes. */
+static uint32_t map_type(const jg__problem_key *p)
+{
+    return p->a_type == JG_NVFP4 ? JG_E4M3 : p->a_type;
+}
+
+static uint64_t map_cols(const jg__problem_key *p, int64_t elements)
+{
+    return p->a_type == JG_NVFP4 ? (uint64_t)elements / 2 : (uint64_t)elements;
+}
+
+/* NVFP4 scales in the row-major layout: maps of [rows, k/16] bytes, one
+ * 16-byte box a row per stage (swizzled scales are copied without maps). */
+static jg_status sf_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg__tmap_slot *slot)
+{
+    const jg__problem_key *p = &plan->problem;
+    const uint64_t kbs = (uint64_t)p->k / 16;
+    jg_status st = JG_OK;
+    if (p->a_sf_layout == JG_SF_ROW_MAJOR)
+        st = jg__tmap_encode_2d(plan->ctx, &slot->tsa, JG_E4M3, args->a_sf, (uint64_t)m, kbs, kbs,
+                                plan->cfg.a_box_m, 16);
+    if (st == JG_OK && p->b_sf_layout == JG_SF_ROW_MAJOR)
+        st = jg__tmap_encode_2d(plan->ctx, &slot->tsb, JG_E4M3, args->b_sf, (uint64_t)p->n, kbs,
+                                kbs, plan->cfg.block_n, 16);
+    return st;
 }
 
 /* Rows of B's box: a cluster's CTAs each load their share of the B tile
@@ -49,15 +78,19 @@ static uint64_t d_map_cols(const jg__problem_key *p)
     return n16 ? n16 : per16;
 }
 
-/* Finds or encodes the tensor maps for (a, b, m) under the plan's lock. */
-static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_gemm_kargs *ka)
+/* Finds or encodes the tensor maps for (a, b, m) (NVFP4: and the scales)
+ * under the plan's lock; copies them to maps[]: a, b, d, a_sf, b_sf. */
+static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_tmap maps[5])
 {
     jg_status st = JG_OK;
+    const bool fp4 = plan->problem.a_type == JG_NVFP4; /* a_sf, b_sf read only then */
+    const void *a_sf = fp4 ? args->a_sf : NULL, *b_sf = fp4 ? args->b_sf : NULL;
     pthread_mutex_lock(&plan->tmap_lock);
     jg__tmap_slot *slot = NULL, *oldest = &plan->tmaps[0];
     for (int i = 0; i < JG_TMAP_SLOTS; ++i) {
         jg__tmap_slot *s = &plan->tmaps[i];
-        if (s->stamp && s->a == args->a && s->b == args->b && s->d == args->d && s->m == m) {
+        if (s->stamp && s->a == args->a && s->b == args->b && s->d == args->d && s->m == m &&
+            s->a_sf == a_sf && s->b_sf == b_sf) {
             slot = s;
             break;
         }
@@ -70,27 +103,35 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         slot->stamp = 0;
         /* The epilogue stores chunks of 64 rows x epi_bytes. */
         const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
-        st = jg__tmap_encode_2d(plan->ctx, &slot->ta, p->a_type, args->a, (uint64_t)m,
-                                (uint64_t)p->k, (uint64_t)p->lda, plan->cfg.a_box_m, box_k(p));
+        st = jg__tmap_encode_2d(plan->ctx, &slot->ta, map_type(p), args->a, (uint64_t)m,
+                                map_cols(p, p->k), map_cols(p, p->lda), plan->cfg.a_box_m,
+                                box_k(p));
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, p->b_type, args->b,
+            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, map_type(p), args->b,
                                     (uint64_t)p->n * (p->layout > 1 ? p->groups : 1),
-                                    (uint64_t)p->k, (uint64_t)p->ldb, b_box_rows(plan), box_k(p));
+                                    map_cols(p, p->k), map_cols(p, p->ldb), b_box_rows(plan),
+                                    box_k(p));
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
                                     d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
+        if (st == JG_OK && fp4)
+            st = sf_maps(plan, args, m, slot);
         if (st == JG_OK) {
             slot->a = args->a;
             slot->b = args->b;
             slot->d = args->d;
+            slot->a_sf = a_sf;
+            slot->b_sf = b_sf;
             slot->m = m;
         }
     }
     if (st == JG_OK) {
         slot->stamp = ++plan->tmap_clock;
-        ka->a = slot->ta;
-        ka->b = slot->tb;
-        ka->d = slot->td;
+        maps[0] = slot->ta;
+        maps[1] = slot->tb;
+        maps[2] = slot->td;
+        maps[3] = slot->tsa;
+        maps[4] = slot->tsb;
     }
     pthread_mutex_unlock(&plan->tmap_lock);
     return st;
@@ -135,14 +176,35 @@ static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream str
                              stream);
 }
 
+/* NVFP4: the dense block (the same fields first), then the scales. */
+_Static_assert(offsetof(jg_nvfp4_kargs, a_sf) == sizeof(jg_gemm_kargs),
+               "jg_nvfp4_kargs starts as jg_gemm_kargs");
+
+static jg_status nvfp4_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *dense,
+                              const jg_tmap maps[5], int64_t m, jg_stream stream)
+{
+    jg_nvfp4_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    memcpy(&ka, dense, sizeof *dense);
+    ka.a_sf = maps[3];
+    ka.b_sf = maps[4];
+    ka.a_sf_ptr = args->a_sf;
+    ka.b_sf_ptr = args->b_sf;
+    return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
+}
+
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
 {
     const int64_t m = args->m ? args->m : plan->problem.m;
-    jg_gemm_kargs ka;
-    memset(&ka, 0, sizeof ka);
-    jg_status st = tensor_maps(plan, args, m, &ka);
+    jg_tmap maps[5];
+    jg_status st = tensor_maps(plan, args, m, maps);
     if (st != JG_OK)
         return st;
+    jg_gemm_kargs ka;
+    memset(&ka, 0, sizeof ka);
+    ka.a = maps[0];
+    ka.b = maps[1];
+    ka.d = maps[2];
     ka.d_ptr = args->d;
     ka.a_scale = args->a_scale;
     ka.b_scale = args->b_scale;
@@ -152,6 +214,8 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     ka.m = (int32_t)m;
     ka.alpha = args->alpha;
     ka.beta = args->beta;
+    if (plan->problem.a_type == JG_NVFP4)
+        return nvfp4_launch(plan, args, &ka, maps, m, stream);
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
 }
 
@@ -237,16 +301,16 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
 {
     const jg__problem_key *p = &plan->problem;
     const int64_t rows = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;
-    jg_gemm_args maps = {.a = args->a[0], .b = args->b[0], .d = args->d[0]};
-    jg_gemm_kargs dense;
-    jg_status st = tensor_maps(plan, &maps, rows, &dense);
+    jg_gemm_args ptrs = {.a = args->a[0], .b = args->b[0], .d = args->d[0]};
+    jg_tmap maps[5];
+    jg_status st = tensor_maps(plan, &ptrs, rows, maps);
     if (st != JG_OK)
         return st;
     jg_device_grouped_kargs ka;
     memset(&ka, 0, sizeof ka);
-    ka.a = dense.a;
-    ka.b = dense.b;
-    ka.d = dense.d;
+    ka.a = maps[0];
+    ka.b = maps[1];
+    ka.d = maps[2];
     ka.rows = args->rows;
     ka.c = p->c_type ? args->c[0] : NULL;
     ka.d_ptr = args->d[0];

@@ -217,15 +217,6 @@ jg_status jg__check_sf(jg_context *ctx, const void *a_sf, const void *b_sf)
     return check_scale_pair(ctx, names, ptrs, 16, "an nvfp4 problem needs its block scales");
 }
 
-jg_status jg__check_implemented(jg_context *ctx, const jg__problem_key *p)
-{
-    if (p->a_type == JG_NVFP4)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "a_type nvfp4: the problem is valid, but the NVFP4 GEMM kernel is not "
-                        "supported yet (jg_quantize_nvfp4 is)");
-    return JG_OK;
-}
-
 jg_status jg__check_scales(jg_context *ctx, const float *a_scale, const float *b_scale)
 {
     static const char *const names[2] = {"a_scale", "b_scale"};

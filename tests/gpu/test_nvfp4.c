@@ -9,6 +9,14 @@
  * (block scales near and below e4m3's smallest subnormal, some rounding
  * to 0), one outlier (x 64) per row (block scales saturating amax / 6 /
  * g at 448).
+ * Then the NVFP4 GEMM (test_gemm): exact cases (random codes, scales
+ * 2^-2 and 2^-1, global scales 1: every product and partial sum exact in
+ * FP32) equal the FP64 reference rounded once, bit for bit; quantized
+ * normals stay within the FP32 accumulation bound plus the output's
+ * rounding, element-wise and norm-wise; both scale layouts and mixed,
+ * ragged M and N, K 256 / 1056 / 2048 / 7168, M 1 / 16 / 128 / 300, the
+ * output poisoned before each launch; malformed arguments get their
+ * statuses.
  *   test_nvfp4 [--seed S]            (exits 77 without an sm_90 GPU) */
 #include <math.h>
 #include <stdlib.h>
@@ -142,6 +150,287 @@ static void run_case(jg_context *ctx, const nvfp4_case *c, jg_rng *r)
     jg_mat_free(&x);
 }
 
+/* ---- the GEMM ------------------------------------------------------------
+ *
+ * One NVFP4 operand on the device: codes, block scales, global scale, and
+ * their host copies (what the reference reads). */
+typedef struct fp4_operand {
+    int64_t rows, k;
+    jg_sf_layout layout;
+    uint8_t *codes, *sf; /* host */
+    float g;
+    void *codes_dev, *sf_dev;
+    float *g_dev;
+} fp4_operand;
+
+static void operand_alloc(fp4_operand *o, int64_t rows, int64_t k, jg_sf_layout layout)
+{
+    o->rows = rows;
+    o->k = k;
+    o->layout = layout;
+    const size_t cb = (size_t)(rows * k / 2), sb = (size_t)jg_nvfp4_sf_bytes(layout, rows, k);
+    o->codes = malloc(cb);
+    o->sf = calloc(1, sb);
+    CUDA_CHECK(cudaMalloc(&o->codes_dev, cb));
+    CUDA_CHECK(cudaMalloc(&o->sf_dev, sb));
+    CUDA_CHECK(cudaMalloc((void **)&o->g_dev, sizeof(float)));
+    /* Swizzled padding the GEMM must never read: e4m3 NaN. */
+    CUDA_CHECK(cudaMemset(o->sf_dev, 0x7F, sb));
+}
+
+static void operand_download(fp4_operand *o)
+{
+    CUDA_CHECK(cudaMemcpy(o->codes, o->codes_dev, (size_t)(o->rows * o->k / 2),
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(o->sf, o->sf_dev, (size_t)jg_nvfp4_sf_bytes(o->layout, o->rows, o->k),
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&o->g, o->g_dev, sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+/* Scales of the exact cases: 2^-2 or 2^-1 (e4m3 0x28, 0x30). Products are
+ * multiples of 2^-6 (0.5 * 0.5 * 2^-4) of at most 6 * 6 / 4 = 9, so every
+ * partial sum of K <= 7168 is below 2^16: 22 significant bits, two to
+ * spare in FP32 whatever the order or alignment of the additions. Only the
+ * real blocks are written (the swizzled padding stays NaN on the device). */
+static void operand_exact(fp4_operand *o, jg_rng *r)
+{
+    for (int64_t i = 0; i < o->rows * o->k / 2; ++i)
+        o->codes[i] = (uint8_t)jg_rng_below(r, 256);
+    for (int64_t i = 0; i < o->rows; ++i)
+        for (int64_t kb = 0; kb < o->k / 16; ++kb)
+            o->sf[jg_nvfp4_sf_offset(o->layout, o->rows, o->k, i, kb)] =
+                (uint8_t)(0x28 + 8 * jg_rng_below(r, 2));
+    o->g = 1.0f;
+    const size_t sb = (size_t)jg_nvfp4_sf_bytes(o->layout, o->rows, o->k);
+    uint8_t *dev_sf = malloc(sb);
+    memset(dev_sf, 0x7F, sb);
+    for (int64_t i = 0; i < o->rows; ++i)
+        for (int64_t kb = 0; kb < o->k / 16; ++kb) {
+            const int64_t at = jg_nvfp4_sf_offset(o->layout, o->rows, o->k, i, kb);
+            dev_sf[at] = o->sf[at];
+        }
+    CUDA_CHECK(cudaMemcpy(o->codes_dev, o->codes, (size_t)(o->rows * o->k / 2),
+                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(o->sf_dev, dev_sf, sb, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(o->g_dev, &o->g, sizeof(float), cudaMemcpyHostToDevice));
+    free(dev_sf);
+}
+
+/* Standard normals in BF16, quantized on the GPU by jg_quantize_nvfp4. */
+static void operand_random(jg_context *ctx, fp4_operand *o, jg_rng *r)
+{
+    jg_mat x;
+    jg_mat_init(&x, JG_BF16, o->rows, o->k, 0);
+    jg_mat_fill_normal(&x, r);
+    jg_mat_upload(&x);
+    jg_quant_problem p = {.src_type = JG_BF16, .scale = JG_SCALE_NVFP4, .rows = o->rows,
+                          .cols = o->k, .sf_layout = o->layout};
+    jg_quant_args a = {.src = x.dev, .dst = o->codes_dev, .scale = o->g_dev, .sf = o->sf_dev};
+    jg_status st = jg_quantize_nvfp4(ctx, &p, &a, NULL);
+    CHECK(st == JG_OK, "jg_quantize_nvfp4: %s: %s", jg_status_name(st),
+          jg_context_last_error(ctx));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    operand_download(o);
+    jg_mat_free(&x);
+}
+
+static void operand_free(fp4_operand *o)
+{
+    CUDA_CHECK(cudaFree(o->codes_dev));
+    CUDA_CHECK(cudaFree(o->sf_dev));
+    CUDA_CHECK(cudaFree(o->g_dev));
+    free(o->codes);
+    free(o->sf);
+}
+
+typedef struct gemm_case {
+    int64_t m, n, k;
+    jg_dtype d_type;
+    jg_sf_layout a_layout, b_layout;
+    bool exact; /* small integers times powers of two: the sums are exact in FP32 */
+    bool with_c;
+} gemm_case;
+
+static void run_gemm_case(jg_context *ctx, const gemm_case *c, jg_rng *r)
+{
+    const int64_t m = c->m, n = c->n, k = c->k;
+    fp4_operand a, b;
+    operand_alloc(&a, m, k, c->a_layout);
+    operand_alloc(&b, n, k, c->b_layout);
+    if (c->exact) {
+        operand_exact(&a, r);
+        operand_exact(&b, r);
+    } else {
+        operand_random(ctx, &a, r);
+        operand_random(ctx, &b, r);
+    }
+    /* Exact cases: alpha a power of two keeping FP16 results finite. */
+    const float alpha = c->exact ? (c->d_type == JG_FP16 ? 0x1p-4f : 0.5f) : 1.25f;
+    const float beta = c->with_c ? -0.75f : 0.0f;
+    jg_mat d, cm;
+    jg_mat_init(&d, c->d_type, m, n, 0);
+    if (c->with_c) {
+        jg_mat_init(&cm, c->d_type, m, n, 0);
+        jg_mat_fill_normal(&cm, r);
+        jg_mat_upload(&cm);
+    }
+    jg_gemm_problem p = {.a_type = JG_NVFP4, .b_type = JG_NVFP4,
+                         .c_type = c->with_c ? c->d_type : JG_DTYPE_NONE, .d_type = c->d_type,
+                         .m = m, .n = n, .k = k, .scale = JG_SCALE_NVFP4,
+                         .a_sf_layout = c->a_layout, .b_sf_layout = c->b_layout};
+    jg_gemm_args args = {.a = a.codes_dev, .b = b.codes_dev, .c = c->with_c ? cm.dev : NULL,
+                         .d = d.dev, .alpha = alpha, .beta = beta, .a_scale = a.g_dev,
+                         .b_scale = b.g_dev, .a_sf = a.sf_dev, .b_sf = b.sf_dev};
+    jg_mat_poison(&d);
+    jg_status st = jg_gemm(ctx, &p, &args, NULL);
+    CHECK(st == JG_OK, "jg_gemm nvfp4: %s: %s", jg_status_name(st), jg_context_last_error(ctx));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    jg_mat_download(&d);
+
+    /* FP64 reference over the dequantized operands (global scales in). */
+    double *da = malloc(sizeof(double) * (size_t)(m * k));
+    double *db = malloc(sizeof(double) * (size_t)(n * k));
+    jg_ref_dequantize_nvfp4(a.codes, k, a.sf, a.layout, a.g, m, k, da, k);
+    jg_ref_dequantize_nvfp4(b.codes, k, b.sf, b.layout, b.g, n, k, db, k);
+    const double u_out = c->d_type == JG_FP32 ? 0.0 : jg_test_unit_roundoff(c->d_type);
+    int64_t bad = 0, first_i = -1, first_j = -1;
+    double err2 = 0, bound2 = 0, worst = 0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0, sum_abs = 0;
+            for (int64_t q = 0; q < k; ++q) {
+                const double pr = da[i * k + q] * db[j * k + q];
+                sum += pr;
+                sum_abs += fabs(pr);
+            }
+            const double cv = c->with_c ? jg_mat_get(&cm, i, j) : 0.0;
+            const double ref = alpha * sum + beta * cv;
+            const double got = jg_mat_get(&d, i, j);
+            bool ok;
+            double bound = 0;
+            if (c->exact) {
+                /* Every product and partial sum is exact in FP32, the scales
+                 * powers of two: the output is the reference rounded once. */
+                ok = jg_mat_bits(&d, i, j) == jg_test_encode(c->d_type, (float)ref);
+            } else {
+                /* FP32 sums of K products (each exact): at most K + 3
+                 * roundings of 2^-24 (the sum, times ga gb, times alpha, plus
+                 * beta C) of the absolute sum; then the output's rounding. */
+                bound = (double)(k + 3) * 0x1p-24 * (fabs(alpha) * sum_abs + fabs(beta * cv)) +
+                        u_out * fabs(ref) + jg_test_tiny(c->d_type);
+                ok = fabs(got - ref) <= bound;
+            }
+            const double e = fabs(got - ref);
+            err2 += isfinite(e) ? e * e : INFINITY;
+            bound2 += bound * bound;
+            if (e > worst || !isfinite(e))
+                worst = e;
+            if (!ok && bad++ == 0) {
+                first_i = i;
+                first_j = j;
+                fprintf(stderr, "  (%lld, %lld): got %.9g (0x%x), want %.9g (bound %.3g)\n",
+                        (long long)i, (long long)j, got, jg_mat_bits(&d, i, j), ref, bound);
+            }
+        }
+    /* Norm-wise: the element bounds summed in quadrature (implied by them;
+     * reported so a drift shows before it fails). */
+    const bool norm_ok = c->exact ? err2 == 0 : sqrt(err2) <= sqrt(bound2);
+    CHECK(bad == 0 && norm_ok,
+          "nvfp4 gemm %lldx%lldx%lld -> %s, sf %s/%s%s%s: %lld elements out of bounds (first "
+          "%lld, %lld), |err|_F %.3g vs %.3g",
+          (long long)m, (long long)n, (long long)k, jg_test_dtype_str(c->d_type),
+          c->a_layout == JG_SF_ROW_MAJOR ? "row" : "128x4",
+          c->b_layout == JG_SF_ROW_MAJOR ? "row" : "128x4", c->exact ? ", exact" : "",
+          c->with_c ? ", C" : "", (long long)bad, (long long)first_i, (long long)first_j,
+          sqrt(err2), sqrt(bound2));
+    printf("  gemm %lld x %lld x %lld -> %s, sf %s/%s%s%s: max |err| %.3g: %s\n", (long long)m,
+           (long long)n, (long long)k, jg_test_dtype_str(c->d_type),
+           c->a_layout == JG_SF_ROW_MAJOR ? "row" : "128x4",
+           c->b_layout == JG_SF_ROW_MAJOR ? "row" : "128x4", c->exact ? " exact" : "",
+           c->with_c ? " +C" : "", worst, bad == 0 && norm_ok ? "ok" : "FAILED");
+    free(da);
+    free(db);
+    if (c->with_c)
+        jg_mat_free(&cm);
+    jg_mat_free(&d);
+    operand_free(&a);
+    operand_free(&b);
+}
+
+/* Malformed GEMM inputs: each gets its status (nothing launches). */
+static void test_gemm_refusals(jg_context *ctx)
+{
+    fp4_operand a, b;
+    operand_alloc(&a, 64, 256, JG_SF_ROW_MAJOR);
+    operand_alloc(&b, 64, 256, JG_SF_ROW_MAJOR);
+    void *d_dev;
+    CUDA_CHECK(cudaMalloc(&d_dev, 64 * 64 * 2));
+    jg_gemm_problem p = {.a_type = JG_NVFP4, .b_type = JG_NVFP4, .d_type = JG_BF16, .m = 64,
+                         .n = 64, .k = 256, .scale = JG_SCALE_NVFP4,
+                         .a_sf_layout = JG_SF_ROW_MAJOR, .b_sf_layout = JG_SF_ROW_MAJOR};
+    const jg_gemm_args good = {.a = a.codes_dev, .b = b.codes_dev, .d = d_dev, .alpha = 1,
+                               .a_scale = a.g_dev, .b_scale = b.g_dev, .a_sf = a.sf_dev,
+                               .b_sf = b.sf_dev};
+    struct {
+        const char *what;
+        jg_gemm_args args;
+        jg_status want;
+    } rows[] = {
+        {"a_sf NULL", good, JG_ERR_NULL_POINTER},  {"b_sf + 8", good, JG_ERR_MISALIGNED},
+        {"a_scale NULL", good, JG_ERR_NULL_POINTER}, {"b_scale + 1", good, JG_ERR_MISALIGNED},
+        {"a + 4", good, JG_ERR_MISALIGNED},
+    };
+    rows[0].args.a_sf = NULL;
+    rows[1].args.b_sf = (const uint8_t *)b.sf_dev + 8;
+    rows[2].args.a_scale = NULL;
+    rows[3].args.b_scale = (const float *)((const uint8_t *)b.g_dev + 1);
+    rows[4].args.a = (const uint8_t *)a.codes_dev + 4;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        jg_status st = jg_gemm(ctx, &p, &rows[i].args, NULL);
+        CHECK(st == rows[i].want, "%s: got %s, want %s (%s)", rows[i].what, jg_status_name(st),
+              jg_status_name(rows[i].want), jg_context_last_error(ctx));
+    }
+    jg_gemm_problem bad = p;
+    bad.k = 320; /* row-major scales need k % 256 */
+    CHECK(jg_gemm(ctx, &bad, &good, NULL) == JG_ERR_INVALID, "row-major k = 320");
+    bad = p;
+    bad.k = 24;
+    CHECK(jg_gemm(ctx, &bad, &good, NULL) == JG_ERR_INVALID, "k = 24");
+    bad = p;
+    bad.b_type = JG_BF16;
+    CHECK(jg_gemm(ctx, &bad, &good, NULL) == JG_ERR_UNSUPPORTED, "nvfp4 x bf16");
+    CUDA_CHECK(cudaFree(d_dev));
+    operand_free(&a);
+    operand_free(&b);
+}
+
+static void test_gemm(jg_context *ctx, jg_rng *r)
+{
+    const jg_sf_layout R = JG_SF_ROW_MAJOR, S = JG_SF_SWIZZLED_128X4;
+    const gemm_case cases[] = {
+        /* exact: bit for bit */
+        {128, 256, 256, JG_FP32, R, R, true, false},
+        {300, 1000, 2048, JG_FP32, S, S, true, false},
+        {16, 520, 7168, JG_BF16, R, S, true, false},
+        {1, 200, 1056, JG_FP16, S, S, true, false}, /* a partial last stage */
+        {130, 72, 2048, JG_BF16, S, R, true, false},
+        /* quantized normals against the bounds */
+        {1, 1000, 256, JG_BF16, R, R, false, false},
+        {1, 1000, 7168, JG_BF16, S, S, false, false},
+        {16, 1000, 2048, JG_FP16, R, S, false, false},
+        {16, 200, 7168, JG_FP32, S, R, false, false},
+        {128, 1000, 256, JG_FP32, S, S, false, true},
+        {128, 520, 2048, JG_BF16, R, R, false, false},
+        {300, 1000, 2048, JG_BF16, S, S, false, false},
+        {300, 200, 7168, JG_FP16, R, R, false, true},
+        {300, 136, 7168, JG_FP32, S, S, false, false},
+        {300, 1000, 1056, JG_BF16, S, S, false, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        run_gemm_case(ctx, &cases[i], r);
+    test_gemm_refusals(ctx);
+}
+
 int main(int argc, char **argv)
 {
     jg_test_gpu_init();
@@ -158,6 +447,7 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &cases[i], &r);
+    test_gemm(ctx, &r);
     jg_context_destroy(ctx);
     return jg_test_result("test_nvfp4");
 }

@@ -10,12 +10,15 @@ line "}"; a missing one is an error."""
 import re
 import sys
 
-SHIMS = r'''#include <math.h>
+SHIMS = r'''#ifndef JG_EXTRACT_SHIMS /* once, when two extracted headers meet */
+#define JG_EXTRACT_SHIMS
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #define JG_DEV static inline
 static inline uint32_t __float_as_uint(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float __uint_as_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+#endif
 '''
 
 

@@ -464,8 +464,7 @@ static const struct {
     {"flags 0x2",      P(2, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "flags 0x2", "unknown bits 0x2"},
     {"flags 0x80000001", P(0x80000001u, BF16, BF16, NONE, BF16, 64, 64, 64,   0,   0,   0,   0), JG_ERR_INVALID, "flags 0x80000001", "unknown bits 0x80000000"},
     {"flags all",      P(0xffffffffu, BF16, BF16, NONE, BF16, 64, 64,  64,    0,   0,   0,   0), JG_ERR_INVALID, "flags", "0xfffffffe"},
-    /* NVFP4: valid, and refused until its kernel exists; a broken rule first. */
-    {"nvfp4, no kernel", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 7168, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_ROW_MAJOR}, JG_ERR_UNSUPPORTED, "nvfp4", "not supported yet"},
+    /* NVFP4: a broken rule (the valid problem is among the boundaries below). */
     {"nvfp4, k = 24", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 24, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4}, JG_ERR_INVALID, "k = 24", NULL},
     /* Valid boundaries, checked with jg__validate_gemm only (nothing compiled). */
     {"m = 2^31-1",     P(0, BF16, BF16, NONE, BF16, 2147483647LL, 64,  64,    0,   0,   0,   0), JG_OK, NULL, NULL},
@@ -474,6 +473,7 @@ static const struct {
     {"ld just < 2^40 B", P(0, BF16, BF16, NONE, BF16, 64,      64,     64,    (1LL << 39) - 8, 0, 0, 0), JG_OK, NULL, NULL},
     {"ldc ignored w/o C", P(0, BF16, BF16, NONE, BF16, 64,     64,     64,    0,   0,   INT64_MIN, 0), JG_OK, NULL, NULL},
     {"m-generic, C",   P(1, FP16, FP16, FP32, FP32, 1,         8,      8,     0,   0,   0,   0), JG_OK, NULL, NULL},
+    {"nvfp4, mixed sf layouts", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 7168, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_ROW_MAJOR}, JG_OK, NULL, NULL},
 };
 
 static void test_problems(void)

@@ -4,6 +4,8 @@
  * every FP32 value near each midpoint and a sweep of the whole range; the
  * e4m3 decoding against the reference's for all 256 codes; the global
  * scale; and the swizzled layout's inverse map against jg_nvfp4_sf_offset.
+ * Also the NVFP4 GEMM's expansion to BF16 and its staged scale offsets
+ * (templates/sm90_nvfp4.cuh).
  * The e4m3 rounding itself is the hardware's cvt.rn.satfinite (not
  * emulated here); the GPU test compares it with the reference. */
 #include <stdio.h>
@@ -13,6 +15,13 @@
 #include "jg_nvfp4_ref.h"
 #include "jg_test.h"
 #include "quant_nvfp4_math.h"
+
+/* The GEMM's BF16 packing (cvt.rn.bf16x2.f32: lo in the low half). */
+static inline uint32_t jg_pack_bf16x2(float lo, float hi)
+{
+    return (uint32_t)jg_f32_to_bf16(lo) | (uint32_t)jg_f32_to_bf16(hi) << 16;
+}
+#include "gemm_nvfp4_math.h"
 
 static float next_up(float f, int n)
 {
@@ -84,10 +93,66 @@ static void test_sf_coords(void)
     }
 }
 
+/* The GEMM's expansion (templates/sm90_nvfp4.cuh): every e2m1 code (in
+ * every position of a word of 8) times every finite e4m3 scale, negative
+ * ones too, is the reference's product exactly, sign of zero included. */
+static void test_gemm_expand(void)
+{
+    int64_t bad = 0, n = 0;
+    for (int s = 0; s < 256; ++s) {
+        if ((s & 0x7f) == 0x7f)
+            continue;
+        const float scale = (float)jg_e4m3_value((uint8_t)s);
+        for (uint32_t c = 0; c < 16; ++c)
+            for (int pos = 0; pos < 8; ++pos, ++n) {
+                /* the other 7 codes: a rotating pattern, so neighbours vary */
+                uint32_t word = 0;
+                for (int i = 0; i < 8; ++i)
+                    word |= (i == pos ? c : (c + 5u * (uint32_t)i) & 15u) << (4 * i);
+                uint32_t out[4];
+                jg_fp4_expand8(word, scale, out);
+                const uint16_t h = (uint16_t)(out[pos / 2] >> (16 * (pos % 2)));
+                const double want = jg_e2m1_value(c) * jg_e4m3_value((uint8_t)s);
+                const bool sign = (h >> 15) != 0;
+                bad += (double)jg_bf16_to_f32(h) != want || sign != (signbit(want) != 0);
+            }
+    }
+    CHECK(bad == 0, "expansion to bf16: %lld of %lld code x scale products differ",
+          (long long)bad, (long long)n);
+}
+
+/* The GEMM's staged scale offsets: a stage's swizzled scales are the
+ * 512-byte blocks (row0 / 128) * kbp / 4 + 4 kt onward, copied whole; the
+ * kernel's offset into them must land on jg_nvfp4_sf_offset's byte. */
+static void test_gemm_sf_offsets(void)
+{
+    static const int64_t shapes[][2] = {{300, 1056}, {128, 256}, {1000, 7168}};
+    static const uint32_t heights[] = {64, 128};
+    int64_t bad = 0;
+    for (size_t s = 0; s < JG_ARRAY_LEN(shapes); ++s) {
+        const int64_t rows = shapes[s][0], k = shapes[s][1], kbs = k / 16;
+        const int64_t kbp4 = (kbs + 3) / 4;
+        for (size_t h = 0; h < JG_ARRAY_LEN(heights); ++h)
+            for (int64_t row0 = 0; row0 < rows; row0 += heights[h])
+                for (int64_t kt = 0; kt * 16 < kbs; ++kt)
+                    for (uint32_t r = 0; r < heights[h] && row0 + r < rows; ++r)
+                        for (uint32_t kb = 0; kb < 16 && kt * 16 + kb < kbs; ++kb) {
+                            const int64_t base = ((row0 / 128) * kbp4 + kt * 4) * 512;
+                            const int64_t got =
+                                base + jg_fp4_sf_at(2, r, (uint32_t)row0, kb);
+                            bad += got != jg_nvfp4_sf_offset(JG_SF_SWIZZLED_128X4, rows, k,
+                                                             row0 + r, kt * 16 + kb);
+                        }
+    }
+    CHECK(bad == 0, "staged scale offsets: %lld differ", (long long)bad);
+}
+
 int main(void)
 {
     test_e2m1();
     test_e4m3_and_global();
     test_sf_coords();
+    test_gemm_expand();
+    test_gemm_sf_offsets();
     return jg_test_result("test_nvfp4_kernel_math");
 }

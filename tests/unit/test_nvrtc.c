@@ -170,6 +170,53 @@ static void check_grouped(const char *cuobjdump, const jg__target *t, const jg_g
     check_planned(cuobjdump, t, &pk);
 }
 
+/* NVFP4: the planner's tile over a grid of shapes (decode to large M),
+ * output types and scale layouts in turn; then every tile of its table
+ * with FP32 out plus C (the most live registers), and a K whose last stage
+ * is partial (swizzled scales only: row-major ones need k % 256). */
+static void check_nvfp4(const char *cuobjdump)
+{
+    static const int64_t ms[] = {1, 16, 64, 128, 300}, ns[] = {7168, 4096},
+                         ks[] = {16384, 7168, 2048};
+    static const jg_sf_layout layouts[3][2] = {{JG_SF_ROW_MAJOR, JG_SF_ROW_MAJOR},
+                                               {JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4},
+                                               {JG_SF_ROW_MAJOR, JG_SF_SWIZZLED_128X4}};
+    static const jg_dtype outs[] = {JG_BF16, JG_FP16, JG_FP32};
+    jg__target t;
+    jg_test_h100_target(&t);
+    int turn = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(ms); ++i)
+        for (size_t j = 0; j < JG_ARRAY_LEN(ns); ++j)
+            for (size_t l = 0; l < JG_ARRAY_LEN(ks); ++l, ++turn) {
+                jg_gemm_problem p = {.a_type = JG_NVFP4, .b_type = JG_NVFP4,
+                                     .d_type = outs[turn % 3], .m = ms[i], .n = ns[j],
+                                     .k = ks[l], .scale = JG_SCALE_NVFP4,
+                                     .a_sf_layout = layouts[turn % 3][0],
+                                     .b_sf_layout = layouts[turn % 3][1]};
+                jg__problem_key pk;
+                jg__problem_key_make(&p, &pk);
+                check_planned(cuobjdump, &t, &pk);
+            }
+    jg_gemm_problem p = {.a_type = JG_NVFP4, .b_type = JG_NVFP4, .c_type = JG_FP32,
+                         .d_type = JG_FP32, .m = 300, .n = 1000, .k = 1056,
+                         .scale = JG_SCALE_NVFP4, .a_sf_layout = JG_SF_SWIZZLED_128X4,
+                         .b_sf_layout = JG_SF_SWIZZLED_128X4};
+    jg__problem_key pk;
+    jg__problem_key_make(&p, &pk);
+    jg__gemm_config cfgs[8];
+    const size_t n = jg__plan_candidates_sm90(&t, &pk, cfgs, JG_ARRAY_LEN(cfgs));
+    CHECK(n == 4, "nvfp4: %zu candidate tiles, expected the table's 4", n);
+    for (size_t i = 0; i < n; ++i) {
+        jg__gemm_key key;
+        jg__gemm_key_make(&pk, &cfgs[i], &key);
+        jg__buf cubin = {0};
+        double ms_;
+        if (compile_key(&key, &cubin, &ms_) == JG_OK)
+            check_sass(cuobjdump, &key, &cubin);
+        jg__buf_free(&cubin);
+    }
+}
+
 /* Counts the info messages of each category the context logs. */
 typedef struct plan_log {
     int plan, compile;
@@ -315,6 +362,7 @@ int main(int argc, char **argv)
                 jg__problem_key_make(&p, &pk);
                 check_planned(cuobjdump, &ft, &pk);
             }
+    check_nvfp4(cuobjdump);
     /* The seeds' grouped cases (list layout): group rows baked in. */
     static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},
                                          {40, 76, 168, 72, 164, 148, 196, 160},
@@ -383,6 +431,7 @@ int main(int argc, char **argv)
     (void)check_grouped;
     (void)check_planned;
     (void)check_quant_nvfp4;
+    (void)check_nvfp4;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");

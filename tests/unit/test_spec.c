@@ -111,6 +111,26 @@ static void test_dtypes(void)
          SPEC_NVFP4, SPEC_SCALE_TENSOR},
         {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp16\"}", SPEC_FP16, SPEC_SCALE_NONE},
     };
+    /* nvfp4's scale layout: 128x4 by default, row on request, nvfp4 only. */
+    static const struct {
+        const char *line;
+        int rc;
+        enum spec_sf sf;
+    } sfs[] = {
+        {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"nvfp4\"}", 0, SPEC_SF_128X4},
+        {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"nvfp4\", \"sf\": \"row\"}", 0, SPEC_SF_ROW},
+        {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"nvfp4\", \"sf\": \"col\"}", -1, SPEC_SF_NONE},
+        {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp8\", \"sf\": \"row\"}", -1, SPEC_SF_NONE},
+        {"{\"m\": 1, \"n\": 8, \"k\": 8}", 0, SPEC_SF_NONE},
+    };
+    for (size_t i = 0; i < sizeof sfs / sizeof *sfs; ++i) {
+        struct spec s;
+        char err[256];
+        int rc = parse(sfs[i].line, 1, &s, err, sizeof err);
+        CHECK(rc == sfs[i].rc && (rc || s.sf == sfs[i].sf), "%s: rc %d sf %s (%s)", sfs[i].line,
+              rc, spec_sf_name(s.sf), err);
+        spec_free(&s);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         struct spec s;
         char err[256];

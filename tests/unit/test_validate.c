@@ -93,11 +93,10 @@ static const struct {
     {"scale = 5",  PS((jg_scale_mode)5, 0, NVFP4, NVFP4, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_INVALID, "scale = 5", "jg_scale_mode"},
     {"nvfp4 b bf16", PS(JG_SCALE_NVFP4, 0, NVFP4, BF16, NONE, BF16, 128, 128, 256, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "b_type bf16", "nvfp4"},
     {"d nvfp4",    PS(JG_SCALE_NVFP4, 0, NVFP4, NVFP4, NONE, NVFP4, 128, 128, 256, 0, 0, 0, 0), JG_ERR_UNSUPPORTED, "d_type nvfp4", NULL},
-    /* Valid NVFP4 problems, but no kernel yet: refused by the planner. */
-    {"nvfp4 swizzled", PN(SWZ, SWZ, 128, 7168, 16384, 0, 0), JG_ERR_UNSUPPORTED, "nvfp4", "not supported yet"},
-    {"nvfp4 mixed layouts", PN(ROWM, SWZ, 1, 4096, 7168, 0, 0), JG_ERR_UNSUPPORTED, "not supported yet", NULL},
-    {"nvfp4 k=32",  PN(SWZ, SWZ, 3, 8, 32, 0, 0), JG_ERR_UNSUPPORTED, "not supported yet", NULL},
     /* Valid: checked with jg__validate_gemm only, so nothing is compiled. */
+    {"nvfp4 swizzled", PN(SWZ, SWZ, 128, 7168, 16384, 0, 0), JG_OK, NULL, NULL},
+    {"nvfp4 mixed layouts", PN(ROWM, SWZ, 1, 4096, 7168, 0, 0), JG_OK, NULL, NULL},
+    {"nvfp4 k=32",  PN(SWZ, SWZ, 3, 8, 32, 0, 0), JG_OK, NULL, NULL},
     {"nvfp4 valid", PN(ROWM, ROWM, 100, 200, 512, 544, 512), JG_OK, NULL, NULL},
     {"nvfp4 valid swz", PN(SWZ, SWZ, 1, 8, 32, 0, 0), JG_OK, NULL, NULL},
     {"e4m3 tensor", P(0, E4M3, E4M3, FP32, FP32, 100,          200, 48,  0,   0,   0,  0), JG_OK, NULL, NULL},

@@ -29,7 +29,7 @@ cat >"$tmp/bad.jsonl" <<'EOF'
 {"name": "cut", "m": 128,
 EOF
 cat >"$tmp/unsupported.jsonl" <<'EOF'
-{"name": "f4", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "nvfp4"}
+{"name": "f4", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "nvfp4", "scale": "tensor"}
 {"name": "gk", "kind": "grouped", "m": [64, 64], "n": [256, 512], "k": [256, 256], "g": 2}
 EOF
 cat >"$tmp/generic.jsonl" <<'EOF'
@@ -69,11 +69,21 @@ expect "^failed 2$" "malformed lines"
 
 run --arch sm_90a --cache-dir "$cache" "$tmp/unsupported.jsonl"
 expect_rc 1 "unsupported lines"
-expect "unsupported: dtype nvfp4 .*line 1" "unsupported lines"
+expect "unsupported: nvfp4 takes scale block.*line 1" "unsupported lines"
 expect "unsupported: groups with different n or k are not supported.*line 2" "unsupported lines"
 run --arch sm_90a --cache-dir "$cache" --skip-unsupported "$tmp/unsupported.jsonl"
 expect_rc 0 "--skip-unsupported"
 expect "^skipped 2 " "--skip-unsupported"
+
+# ---- dense nvfp4: kernels for the line's scale layout ---------------------
+printf '%s\n' '{"name": "f4s", "kind": "dense", "m": 128, "n": 256, "k": 1056, "dtype": "nvfp4"}' \
+    '{"name": "f4r", "kind": "decode", "m": 1, "n": 512, "k": 512, "dtype": "nvfp4", "sf": "row"}' \
+    >"$tmp/nvfp4.jsonl"
+run --arch sm_90a --cache-dir "$tmp/nvfp4-cache" "$tmp/nvfp4.jsonl"
+expect_rc 0 "nvfp4 lines"
+expect "^compiled 2$" "nvfp4 lines"
+expect "jg_gemm_nvfp4_sfss_bf16_" "nvfp4 lines"
+expect "jg_gemm_nvfp4_sfrr_bf16_" "nvfp4 lines"
 
 # ---- dense fp8: e4m3 kernels with the line's scale mode ---------------------
 printf '%s\n' '{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}' \
