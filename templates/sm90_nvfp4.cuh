@@ -104,6 +104,16 @@ JG_DEV uint32_t jg_fp4_sf_at(uint32_t layout, uint32_t r, uint32_t row0, uint32_
     return (kb / 4) * 512 + (rr % 32) * 16 + (rr / 32 % 4) * 4 + kb % 4;
 }
 
+/* Where the 4 code bytes of item c (0..7: elements 8c..8c+7) of piece j
+ * (64 of K) of staged row r lie, from the row's start: bytes j * 32 + c * 4
+ * .. + 3 of the row, in 16-byte chunk q = 2j + c/4, which TMA's 128B
+ * swizzle stores at chunk q ^ (r % 8), 4 (c % 4) bytes into it. */
+JG_DEV uint32_t jg_fp4_code_at(uint32_t r, uint32_t j, uint32_t c)
+{
+    const uint32_t q = j * 2 + c / 4;
+    return ((q ^ (r % 8)) * 16) + (c % 4) * 4;
+}
+
 /* Eight e2m1 codes (element 2i in the low nibble of byte i) times a scale,
  * as BF16 pairs: |code| * 2 is 0, 1, 2, 3, 4, 6, 8, 12 (nibbles of a
  * constant), times half the scale: exact in FP32, and so in BF16; the
@@ -135,12 +145,10 @@ JG_DEV void jg_fp4_expand(uint32_t st, uint32_t buf, int kt, int j, uint32_t a_r
         const bool is_a = row < JG_A_BOX_M;
         const uint32_t r = is_a ? row : row - JG_A_BOX_M;
         const uint32_t packed = st + (is_a ? 0u : JG_BLOCK_M * 128u) + r * 128;
-        /* byte (j * 32 + c * 4) of the row, in TMA's 128B swizzle */
-        const uint32_t q = (uint32_t)j * 2 + c / 2;
         uint32_t codes;
         asm volatile("ld.shared.b32 %0, [%1];"
                      : "=r"(codes)
-                     : "r"(packed + ((q ^ (r % 8)) * 16) + (c % 2) * 4));
+                     : "r"(packed + jg_fp4_code_at(r, (uint32_t)j, c)));
         const uint32_t kb = (uint32_t)j * 4 + c / 2;
         const uint32_t sf_base = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + (is_a ? 0u : JG_FP4_SF_BYTES);
         const uint32_t off = is_a ? jg_fp4_sf_at(JG_A_SF_LAYOUT, r, a_row0, kb)

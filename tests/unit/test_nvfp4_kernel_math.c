@@ -147,6 +147,32 @@ static void test_gemm_sf_offsets(void)
     CHECK(bad == 0, "staged scale offsets: %lld differ", (long long)bad);
 }
 
+/* The codes an expansion item reads: a staged row block of 8 rows filled
+ * the way TMA's 128B swizzle writes it (logical byte b of row r in chunk
+ * (b / 16) ^ (r % 8)), every item of every piece must read logical bytes
+ * 32j + 4c .. + 3 of its row, and the items of a piece cover its 32 bytes
+ * once each. */
+static void test_gemm_code_bytes(void)
+{
+    uint8_t staged[8 * 128];
+    for (uint32_t r = 0; r < 8; ++r)
+        for (uint32_t b = 0; b < 128; ++b)
+            staged[r * 128 + ((b / 16) ^ (r % 8)) * 16 + b % 16] = (uint8_t)b;
+    int64_t bad = 0;
+    for (uint32_t r = 0; r < 8; ++r)
+        for (uint32_t j = 0; j < 4; ++j) {
+            uint32_t seen = 0;
+            for (uint32_t c = 0; c < 8; ++c)
+                for (uint32_t i = 0; i < 4; ++i) {
+                    const uint32_t b = staged[r * 128 + jg_fp4_code_at(r, j, c) + i];
+                    bad += b != 32 * j + 4 * c + i;
+                    seen |= 1u << (b % 32);
+                }
+            bad += seen != 0xffffffffu;
+        }
+    CHECK(bad == 0, "expansion items read %lld wrong code bytes", (long long)bad);
+}
+
 int main(void)
 {
     test_e2m1();
@@ -154,5 +180,6 @@ int main(void)
     test_sf_coords();
     test_gemm_expand();
     test_gemm_sf_offsets();
+    test_gemm_code_bytes();
     return jg_test_result("test_nvfp4_kernel_math");
 }
