@@ -17,7 +17,9 @@
  * Then grouped FP8 in all three layouts (tensor scales one per group, row
  * and block scales), and jg_quantize_e4m3 in every scale mode against the host's amax
  * and rounding.
- *   test_fp8 [--seed S]                     (exits 77 without an sm_90 GPU) */
+ * Then --count random shapes (default 24), dense and grouped, every scale
+ * mode and layout.
+ *   test_fp8 [--seed S] [--count N]         (exits 77 without an sm_90 GPU) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,12 +410,71 @@ static void test_quantize(jg_context *ctx, jg_rng *r)
     jg_mat_free(&x);
 }
 
+/* A size in [lo, hi], a multiple of `step`, often at a tile edge (64, 128 or
+ * 256 multiples, one either side). */
+static int64_t pick_size(jg_rng *r, int64_t lo, int64_t hi, int64_t step)
+{
+    int64_t v;
+    if (jg_rng_below(r, 3) == 0) {
+        static const int64_t edges[] = {64, 128, 256};
+        const int64_t e = edges[jg_rng_below(r, 3)];
+        v = e * (1 + (int64_t)jg_rng_below(r, (uint64_t)(hi / e > 0 ? hi / e : 1))) +
+            step * ((int64_t)jg_rng_below(r, 3) - 1);
+    } else {
+        v = lo + (int64_t)jg_rng_below(r, (uint64_t)(hi - lo + 1));
+    }
+    v = (v + step - 1) / step * step;
+    return v < lo ? lo : v > hi ? hi / step * step : v;
+}
+
+/* Random shapes: each scale mode, output type, with and without C, dense and
+ * in each grouped layout; K shrunk until the FP64 reference stays cheap
+ * (M N K <= 2^28), one dense case in four with K = 16384 (a missing
+ * promotion fails there). */
+static void fuzz(jg_context *ctx, const e4m3_table *tab, int count, jg_rng *r)
+{
+    static const jg_scale_mode modes[] = {JG_SCALE_TENSOR, JG_SCALE_ROW, JG_SCALE_BLOCK};
+    static const jg_dtype outs[] = {JG_BF16, JG_FP16, JG_FP32};
+    for (int i = 0; i < count; ++i) {
+        const jg_scale_mode mode = modes[jg_rng_below(r, 3)];
+        if (i % 2 == 0) {
+            fp8_case fc = {.m = pick_size(r, 1, 1500, 1), .n = pick_size(r, 8, 2048, 8),
+                           .k = i % 8 == 0 ? 16384 : pick_size(r, 16, 8192, 16),
+                           .d = outs[jg_rng_below(r, 3)], .has_c = jg_rng_below(r, 2) == 1,
+                           .mode = mode};
+            /* K = 16384 stays: M, then N, shrink; otherwise K first. */
+            while (fc.m * fc.n * fc.k > ((int64_t)1 << 28)) {
+                if (fc.k > 16 && fc.k != 16384)
+                    fc.k = fc.k / 32 * 16 > 16 ? fc.k / 32 * 16 : 16;
+                else if (fc.m > 1)
+                    fc.m /= 2;
+                else
+                    fc.n = fc.n / 16 * 8 > 8 ? fc.n / 16 * 8 : 8;
+            }
+            run_case(ctx, tab, &fc, r);
+        } else {
+            const jg_grouped_layout layout = (jg_grouped_layout)(JG_GROUPED_LIST +
+                                                                 (int)jg_rng_below(r, 3));
+            const int32_t groups = 1 + (int32_t)jg_rng_below(r, 16);
+            const int64_t n = pick_size(r, 8, 1024, 8);
+            int64_t k = pick_size(r, 16, 4096, 16);
+            while (groups * 200 * n * k > ((int64_t)1 << 28) && k > 16)
+                k = k / 32 * 16 > 16 ? k / 32 * 16 : 16;
+            run_grouped_case(ctx, tab, layout, mode, groups, n, k, r);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL);
-    for (int i = 1; i + 1 < argc; i += 2)
+    int count = 24;
+    for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--seed"))
             seed = strtoull(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--count"))
+            count = atoi(argv[i + 1]);
+    }
     jg_test_gpu_init();
     printf("test_fp8: seed %llu (replay with --seed %llu)\n", (unsigned long long)seed,
            (unsigned long long)seed);
@@ -443,6 +504,8 @@ int main(int argc, char **argv)
     run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_TENSOR, 6, 520, 1024, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_ROW, 7, 384, 4096, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_BLOCK, 5, 256, 16384, &r);
+    printf("random shapes: %d\n", count);
+    fuzz(ctx, &tab, count, &r);
     test_quantize(ctx, &r);
     jg_context_destroy(ctx);
     return jg_test_result("test_fp8");
