@@ -89,6 +89,15 @@ static inline uint64_t jg_test_seed(int argc, char **argv, const char *name)
     return seed;
 }
 
+/* --count N (random cases), or `fallback`. */
+static inline int jg_test_count(int argc, char **argv, int fallback)
+{
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "--count"))
+            return atoi(argv[i + 1]);
+    return fallback;
+}
+
 /* xoshiro256** seeded by splitmix64: fast, reproducible from one seed. */
 typedef struct jg_rng {
     uint64_t s[4];

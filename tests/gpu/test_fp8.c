@@ -467,19 +467,10 @@ static void fuzz(jg_context *ctx, const e4m3_table *tab, int count, jg_rng *r)
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = (uint64_t)time(NULL);
-    int count = 24;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-        else if (!strcmp(argv[i], "--count"))
-            count = atoi(argv[i + 1]);
-    }
+    const int count = jg_test_count(argc, argv, 24);
     jg_test_gpu_init();
-    printf("test_fp8: seed %llu (replay with --seed %llu)\n", (unsigned long long)seed,
-           (unsigned long long)seed);
     jg_rng r;
-    jg_rng_seed(&r, seed);
+    jg_rng_seed(&r, jg_test_seed(argc, argv, "test_fp8"));
     e4m3_table tab;
     table_init(&tab);
     jg_context *ctx = jg_test_context();

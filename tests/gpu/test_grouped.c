@@ -358,19 +358,10 @@ static device_case random_device_case(jg_rng *r, jg_grouped_layout layout, int i
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = (uint64_t)time(NULL);
-    int count = 16;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-        else if (!strcmp(argv[i], "--count"))
-            count = atoi(argv[i + 1]);
-    }
+    const int count = jg_test_count(argc, argv, 16);
     jg_test_gpu_init();
-    printf("test_grouped: seed %llu (replay with --seed %llu)\n", (unsigned long long)seed,
-           (unsigned long long)seed);
     jg_rng r;
-    jg_rng_seed(&r, seed);
+    jg_rng_seed(&r, jg_test_seed(argc, argv, "test_grouped"));
     jg_context *ctx = jg_test_context();
     setenv("JITGEMM_CLUSTER", "2", 1); /* read once, when the context is made */
     jg_context *ctx2 = jg_test_context();
