@@ -99,32 +99,32 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
         memcpy(out->group_m, p->group_m, sizeof out->group_m);
 }
 
-/* Source type, scale mode, block rows and columns (baked in) shape the
- * kernel; rows and leading dimensions are arguments. */
-void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out)
+/* What every quantization key holds: the source type and the columns
+ * (baked in); rows and leading dimensions are arguments. */
+static void quant_key(const jg_quant_problem *p, uint32_t kind, jg_dtype dst, jg__gemm_key *out)
 {
     memset(out, 0, sizeof *out);
     out->key_format = JG_KEY_FORMAT;
-    out->kind = JG_KIND_QUANT;
+    out->kind = kind;
     out->a_type = (uint32_t)p->src_type;
-    out->d_type = JG_E4M3;
-    out->scale = (uint32_t)p->scale;
+    out->d_type = (uint32_t)dst;
     out->n = p->cols;
+}
+
+/* e4m3: also the scale mode and the block rows. */
+void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out)
+{
+    quant_key(p, JG_KIND_QUANT, JG_E4M3, out);
+    out->scale = (uint32_t)p->scale;
     out->cfg.block_m = (uint32_t)p->block_rows;
 }
 
-/* Source type, columns (baked in) and the scale layout shape the kernel;
- * rows and leading dimensions are arguments. */
+/* NVFP4: also the scale layout. */
 void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out)
 {
-    memset(out, 0, sizeof *out);
-    out->key_format = JG_KEY_FORMAT;
-    out->kind = JG_KIND_QUANT_NVFP4;
-    out->a_type = (uint32_t)p->src_type;
-    out->d_type = JG_NVFP4;
+    quant_key(p, JG_KIND_QUANT_NVFP4, JG_NVFP4, out);
     out->scale = JG_SCALE_NVFP4;
     out->a_sf_layout = (uint32_t)p->sf_layout;
-    out->n = p->cols;
 }
 
 jg__salt jg__salt_make(const char *arch, const char *options)

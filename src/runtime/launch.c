@@ -79,8 +79,10 @@ static uint64_t d_map_cols(const jg__problem_key *p)
 }
 
 /* Finds or encodes the tensor maps for (a, b, m) (NVFP4: and the scales)
- * under the plan's lock; copies them to maps[]: a, b, d, a_sf, b_sf. */
-static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_tmap maps[5])
+ * under the plan's lock; copies them straight into the parameter block:
+ * dst = a, b, d, then (NVFP4 only, else NULL) a_sf, b_sf. */
+static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
+                             jg_tmap *const dst[5])
 {
     jg_status st = JG_OK;
     const bool fp4 = plan->problem.a_type == JG_NVFP4; /* a_sf, b_sf read only then */
@@ -127,11 +129,13 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     }
     if (st == JG_OK) {
         slot->stamp = ++plan->tmap_clock;
-        maps[0] = slot->ta;
-        maps[1] = slot->tb;
-        maps[2] = slot->td;
-        maps[3] = slot->tsa;
-        maps[4] = slot->tsb;
+        *dst[0] = slot->ta;
+        *dst[1] = slot->tb;
+        *dst[2] = slot->td;
+        if (fp4) {
+            *dst[3] = slot->tsa;
+            *dst[4] = slot->tsb;
+        }
     }
     pthread_mutex_unlock(&plan->tmap_lock);
     return st;
@@ -181,13 +185,13 @@ _Static_assert(offsetof(jg_nvfp4_kargs, a_sf) == sizeof(jg_gemm_kargs),
                "jg_nvfp4_kargs starts as jg_gemm_kargs");
 
 static jg_status nvfp4_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *dense,
-                              const jg_tmap maps[5], int64_t m, jg_stream stream)
+                              const jg_tmap sf[2], int64_t m, jg_stream stream)
 {
     jg_nvfp4_kargs ka;
     memset(&ka, 0, sizeof ka);
     memcpy(&ka, dense, sizeof *dense);
-    ka.a_sf = maps[3];
-    ka.b_sf = maps[4];
+    ka.a_sf = sf[0];
+    ka.b_sf = sf[1];
     ka.a_sf_ptr = args->a_sf;
     ka.b_sf_ptr = args->b_sf;
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
@@ -196,15 +200,14 @@ static jg_status nvfp4_launch(jg_plan *plan, const jg_gemm_args *args, const jg_
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
 {
     const int64_t m = args->m ? args->m : plan->problem.m;
-    jg_tmap maps[5];
-    jg_status st = tensor_maps(plan, args, m, maps);
-    if (st != JG_OK)
-        return st;
     jg_gemm_kargs ka;
     memset(&ka, 0, sizeof ka);
-    ka.a = maps[0];
-    ka.b = maps[1];
-    ka.d = maps[2];
+    jg_tmap sf[2];
+    const bool fp4 = plan->problem.a_type == JG_NVFP4;
+    jg_tmap *const dst[5] = {&ka.a, &ka.b, &ka.d, fp4 ? &sf[0] : NULL, fp4 ? &sf[1] : NULL};
+    jg_status st = tensor_maps(plan, args, m, dst);
+    if (st != JG_OK)
+        return st;
     ka.d_ptr = args->d;
     ka.a_scale = args->a_scale;
     ka.b_scale = args->b_scale;
@@ -214,8 +217,8 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     ka.m = (int32_t)m;
     ka.alpha = args->alpha;
     ka.beta = args->beta;
-    if (plan->problem.a_type == JG_NVFP4)
-        return nvfp4_launch(plan, args, &ka, maps, m, stream);
+    if (fp4)
+        return nvfp4_launch(plan, args, &ka, sf, m, stream);
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
 }
 
@@ -302,15 +305,12 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
     const jg__problem_key *p = &plan->problem;
     const int64_t rows = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;
     jg_gemm_args ptrs = {.a = args->a[0], .b = args->b[0], .d = args->d[0]};
-    jg_tmap maps[5];
-    jg_status st = tensor_maps(plan, &ptrs, rows, maps);
-    if (st != JG_OK)
-        return st;
     jg_device_grouped_kargs ka;
     memset(&ka, 0, sizeof ka);
-    ka.a = maps[0];
-    ka.b = maps[1];
-    ka.d = maps[2];
+    jg_tmap *const dst[5] = {&ka.a, &ka.b, &ka.d, NULL, NULL};
+    jg_status st = tensor_maps(plan, &ptrs, rows, dst);
+    if (st != JG_OK)
+        return st;
     ka.rows = args->rows;
     ka.c = p->c_type ? args->c[0] : NULL;
     ka.d_ptr = args->d[0];
