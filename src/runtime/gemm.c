@@ -9,8 +9,7 @@ jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key 
 {
     jg__gemm_config cfg;
     jg_status st;
-    /* JITGEMM_TUNE's scratch launches carry no NVFP4 block scales: planner only */
-    if (ctx->tune && pk->a_type != JG_NVFP4 && jg__tune(ctx, pk, &cfg) == JG_OK) {
+    if (ctx->tune && jg__tune(ctx, pk, &cfg) == JG_OK) {
         jg__gemm_key_make(pk, &cfg, key);
         return JG_OK;
     }

@@ -192,7 +192,9 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk, const jg_
 
 jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *out)
 {
-    if (ctx->offline || pk->groups)
+    /* Dense problems with a GPU; NVFP4 ones are left to the planner (the
+     * scratch launches carry no block scales). */
+    if (ctx->offline || pk->groups || pk->a_type == JG_NVFP4)
         return JG_ERR_UNSUPPORTED;
     jg__gemm_config cands[TUNE_CANDIDATES];
     const size_t n = jg__plan_candidates_sm90(&ctx->target, pk, cands, TUNE_CANDIDATES);
