@@ -121,12 +121,16 @@ typedef struct jg__gemm_config {
     uint32_t promote_chunk; /* FP8: stages per chunk whose promotions overlap the next
                              * stage's wgmmas (two sets of partial sums); 0: none */
     uint32_t expand_bufs;   /* NVFP4: BF16 buffers the staged stages (block_k = 256 of K
-                             * as packed codes and scales) are expanded into; 0: none */
+                             * as packed codes and scales) are expanded into; 0: none.
+                             * Swap-AB: FP16 pieces (64 of K) of the activation */
+    uint32_t swap;          /* NVFP4 swap-AB (sm90_nvfp4_swap.cu): B, the weight, on wgmma's
+                             * M side in 64-row tiles, dequantized in registers; block_m
+                             * activation rows (8..128, a power of two) on its N side */
 } jg__gemm_config;
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 7 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 8 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {

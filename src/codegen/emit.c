@@ -157,6 +157,8 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     char pipe[16] = "";
     if (key->cfg.promote_chunk)
         snprintf(pipe, sizeof pipe, "_p%u", key->cfg.promote_chunk);
+    else if (key->cfg.swap)
+        snprintf(pipe, sizeof pipe, "_sw%u", key->cfg.expand_bufs);
     /* NVFP4: each operand's scale layout, r(ow-major) or s(wizzled 128x4) */
     char scale[16];
     if (key->scale == JG_SCALE_NVFP4)
@@ -280,13 +282,18 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
             jg__buf_printf(out, "%s %lld", g ? "," : "", (long long)key->group_m[g]);
         jg__buf_puts(out, "\n");
     }
-    const jg__template *t = jg__template_find("sm90_gemm.cu");
+    if (key->cfg.swap)
+        jg__buf_printf(out, "#define JG_SW_BUFS %u\n", key->cfg.expand_bufs);
+    const jg__template *t = jg__template_find(key->cfg.swap ? "sm90_nvfp4_swap.cu" : "sm90_gemm.cu");
     if (!t) {
         out->failed = true;
         return;
     }
+    /* The wgmma's N: the tile's columns, or swapped, the activation rows loaded */
+    const uint32_t mma_n = key->cfg.swap ? (key->cfg.a_box_m ? key->cfg.a_box_m : key->cfg.block_m)
+                                         : key->cfg.block_n;
     char wgmma[64];
-    snprintf(wgmma, sizeof wgmma, "sm90_wgmma_n%u.cuh", key->cfg.block_n);
+    snprintf(wgmma, sizeof wgmma, "sm90_wgmma_n%u.cuh", mma_n);
     include_alias alias = {"sm90_wgmma_n.cuh", jg__template_find(wgmma)};
     uint64_t included = 1ull << (unsigned)(t - jg__templates);
     emit_template(out, t, &included, &alias);

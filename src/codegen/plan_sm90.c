@@ -94,6 +94,13 @@ enum {
     SM90_NVFP4_BLOCK_K = 256, /* K per stage: 128 packed bytes, 16 row-major scales a row */
     SM90_NVFP4_SF_BYTES = 2 * 2048, /* per stage: A's and B's scales */
     SM90_NVFP4_EXPAND_BUFS = 3,     /* BF16 pieces in flight: expand, wgmma, wgmma */
+    /* Swap-AB (sm90_nvfp4_swap.cu), for up to this many activation rows: past
+     * them each CTA's expansion of the activation costs more ALU time than
+     * the expansion of both operands by the table's tiles */
+    SM90_NVFP4_SWAP_MAX_M = 256,
+    SM90_NVFP4_SWAP_BLOCK_N = 64,   /* weight rows of a tile (wgmma M) */
+    SM90_NVFP4_SWAP_BUFS = 4,       /* FP16 activation pieces: the converter runs a stage ahead */
+    SM90_NVFP4_SWAP_BUFS_MAX = 8,   /* ... or two, where shared memory allows */
 };
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg) { return 128 * (cfg->consumers + 1); }
@@ -105,9 +112,12 @@ static uint32_t stage_bytes(const jg__gemm_config *cfg)
     return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
 }
 
-/* NVFP4: the BF16 buffers, 64 of K of the tile's rows each. */
+/* NVFP4: the BF16 buffers, 64 of K of the tile's rows each; swap-AB: the
+ * FP16 pieces of the activation rows and their two mbarriers each. */
 static uint32_t expand_bytes(const jg__gemm_config *cfg)
 {
+    if (cfg->swap)
+        return cfg->expand_bufs * (cfg->block_m * 128 + 16);
     return cfg->expand_bufs * (cfg->block_m + cfg->block_n) * 128;
 }
 
@@ -117,9 +127,13 @@ static double ab_bytes(const jg__problem_key *p)
     return p->a_type == JG_NVFP4 ? 0.5 + 1.0 / 16 : (double)jg__dtype_size(p->a_type);
 }
 
-/* Two staging buffers of 64 rows x epi_bytes per consumer warpgroup. */
+/* Two staging buffers of 64 rows x epi_bytes per consumer warpgroup;
+ * swap-AB: one consumer's FP32 accumulators (64 x the activation rows),
+ * which the other adds to its own. */
 static uint32_t epilogue_bytes(const jg__gemm_config *cfg)
 {
+    if (cfg->swap)
+        return 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m);
     return cfg->consumers * 2 * 64 * cfg->epi_bytes;
 }
 
@@ -285,11 +299,51 @@ static void keep_best(jg__gemm_config *out, estimate *est, size_t *found, size_t
         ++*found;
 }
 
-/* NVFP4: the table's tiles, cluster 1 (JITGEMM_TILE's M and N apply). */
+/* NVFP4 swap-AB: one tile shape, 64 weight rows by the activation rows
+ * rounded up to a power of two (at most 128; more rows take more tiles). */
+static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
+                                jg__gemm_config *out, estimate *est, size_t max)
+{
+    uint32_t bm = 8;
+    while (bm < 128 && (int64_t)bm < p->m)
+        bm *= 2;
+    if ((t->force_m && t->force_m != bm) || (t->force_n && t->force_n != SM90_NVFP4_SWAP_BLOCK_N) ||
+        (t->force_k && t->force_k != SM90_NVFP4_BLOCK_K))
+        return 0;
+    jg__gemm_config c = {.block_m = bm,
+                         .block_n = SM90_NVFP4_SWAP_BLOCK_N,
+                         .block_k = SM90_NVFP4_BLOCK_K,
+                         .consumers = 2,
+                         .cluster = 1,
+                         .group_m = SM90_GROUP_M,
+                         .epi_bytes = epi_bytes_for(SM90_NVFP4_SWAP_BLOCK_N, p->d_type),
+                         .ab_size = 2, /* the wgmmas' FP16 */
+                         .expand_bufs = SM90_NVFP4_SWAP_BUFS_MAX,
+                         .swap = 1};
+    c.a_box_m = a_box_rows(p, bm);
+    c.stages = fit_stages(t, p, &c);
+    if (c.stages < 4) {
+        c.expand_bufs = SM90_NVFP4_SWAP_BUFS;
+        c.stages = fit_stages(t, p, &c);
+    }
+    if (c.stages < SM90_MIN_STAGES)
+        return 0;
+    size_t found = 0;
+    /* the consumers share each tile's rows, hence one consumer's efficiency */
+    estimate e = estimate_time(t, p, &c, 0.85, 1.0);
+    keep_best(out, est, &found, max, &c, &e);
+    return found;
+}
+
+/* NVFP4: swap-AB for decode rows, else the table's tiles, cluster 1
+ * (JITGEMM_TILE's M and N apply). */
 static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                            estimate *est, size_t max)
 {
     size_t found = 0;
+    if (!p->groups && p->m <= SM90_NVFP4_SWAP_MAX_M &&
+        (found = search_nvfp4_swap(t, p, out, est, max)))
+        return found;
     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_nvfp4_tiles); ++i) {
         const uint32_t bm = sm90_nvfp4_tiles[i].block_m, bn = sm90_nvfp4_tiles[i].block_n;
         if ((t->force_m && t->force_m != bm) || (t->force_n && t->force_n != bn) ||
@@ -398,7 +452,12 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[160] = "";
-        if (out->expand_bufs)
+        if (out->swap)
+            snprintf(fp4, sizeof fp4,
+                     " (nvfp4 swap-AB: the weight dequantized in registers on wgmma's M side, "
+                     "the activation expanded to FP16 in %u pieces of 64 of K)",
+                     out->expand_bufs);
+        else if (out->expand_bufs)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4: codes and scales, expanded to BF16 by the consumers in %u buffers "
                      "of 64 of K; the best of %zu table tiles)",

@@ -419,6 +419,7 @@ static void test_gemm(jg_context *ctx, jg_rng *r)
         {16, 520, 7168, JG_BF16, R, S, true, false},
         {1, 200, 1056, JG_FP16, S, S, true, false}, /* a partial last stage */
         {130, 72, 2048, JG_BF16, S, R, true, false},
+        {200, 4104, 1024, JG_FP16, R, R, true, false}, /* swap-AB: 2 x 65 tiles */
         /* quantized normals against the bounds */
         {1, 1000, 256, JG_BF16, R, R, false, false},
         {1, 1000, 7168, JG_BF16, S, S, false, false},
@@ -430,6 +431,10 @@ static void test_gemm(jg_context *ctx, jg_rng *r)
         {300, 200, 7168, JG_FP16, R, R, false, true},
         {300, 136, 7168, JG_FP32, S, S, false, false},
         {300, 1000, 1056, JG_BF16, S, S, false, false},
+        /* swap-AB (M <= 256): more tiles than SMs, walked by persistent CTAs */
+        {64, 9000, 512, JG_BF16, S, S, false, true},
+        {256, 520, 2048, JG_FP32, S, R, false, false},
+        {40, 4096, 7168, JG_BF16, S, S, false, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_gemm_case(ctx, &cases[i], r);

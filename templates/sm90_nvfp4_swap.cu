@@ -1,0 +1,409 @@
+/* NVFP4 GEMM for sm_90a with the weight on wgmma's M side (swap-AB), for
+ * decode shapes: D[M,N] = alpha * g * A[M,K] * B[N,K]^T (+ beta * C), A the
+ * activation (M <= a few hundred rows), B the weight, g = the product of
+ * the two global scales.
+ *
+ * The weight never goes through shared memory as 16-bit values: each
+ * consumer thread loads its share of the packed codes and block scales of a
+ * stage and dequantizes them in registers, straight into the A fragments of
+ * register-A wgmmas (m64nNk16, N = the activation rows of the tile). The
+ * activation is the wgmma's B operand: a converter (warps 1-3 of the
+ * producer warpgroup) expands its codes into FP16 pieces of 64 of K in
+ * shared memory, the layout TMA's 128B swizzle gives a 16-bit tile.
+ *
+ * Exactness. The products are those of a native NVFP4 MMA: an e2m1 code c
+ * is placed into FP16 bits as c * 2^-14 (e1 e0 m into bits 11..9, a
+ * subnormal for e = 0, the sign into bit 15: no arithmetic), then one FP16
+ * multiply by its block scale s times 2^7 gives c * s * 2^-7. That product
+ * has at most 6 significant bits, lies in 2^-17..21, and is exact in FP16
+ * (subnormals reach 2^-24); s * 2^7 <= 448 * 128 stays below FP16's 65504.
+ * The FP32 accumulation of such products equals the unscaled one times
+ * 2^-14 exactly, and the epilogue multiplies by g * 2^14.
+ *
+ * K order. Within each 64 of K (a piece) both operands use the same
+ * permutation of K, so the sums are unchanged: step s (0..3, one k16
+ * wgmma) position kk = 8 hi + 2 c + lo (the fragment's k) holds the
+ * element 16 c + 8 hi + s + 4 lo of the piece. A thread's register pair
+ * (lo = 0, 1) is then elements j and j + 4 of one 32-bit word of codes
+ * (j = s): one shift and two masks place both, and each thread's 16
+ * elements of a row per piece (c = lane % 4) are one 16-element scale
+ * block, read with one 8-byte load.
+ *
+ * Work split. A tile is 64 weight rows (BLOCK_N) by BLOCK_M activation
+ * rows; both consumer warpgroups own all 64 rows and take every other piece
+ * (consumer c the pieces 2i + c), so their accumulators are summed at the
+ * tile's end through shared memory: halving the rows per CTA doubles the
+ * CTAs that stream the weight, and the activation is expanded once per CTA.
+ *
+ * Shared memory: JG_STAGES staged stages as sm90_nvfp4.cuh loads them
+ * (activation codes, weight codes, both operands' scales), JG_SW_BUFS FP16
+ * pieces of the activation, the reduction buffer, then the mbarriers:
+ * full/empty per stage, full/empty per piece. */
+#ifndef JG_KERNEL_NAME
+#define JG_KERNEL_NAME jg_nvfp4_swap_sm90_default
+#define JG_AB_DTYPE 5
+#define JG_D_DTYPE 1
+#define JG_HAS_C 1
+#define JG_SCALE 4
+#define JG_M 0
+#define JG_N 7168
+#define JG_K 2048
+#define JG_BLOCK_M 128
+#define JG_BLOCK_N 64
+#define JG_BLOCK_K 256
+#define JG_STAGES 3
+#define JG_CONSUMERS 2
+#define JG_A_BOX_M 128
+#define JG_A_SF_LAYOUT 2
+#define JG_B_SF_LAYOUT 2
+#define JG_SW_BUFS 4
+#endif
+#define JG_CLUSTER 1
+#define JG_LAYOUT 0
+
+#include "jg_kargs.h"
+#include "sm90_ptx.cuh"
+
+/* The wgmma's N: the activation rows the tile loads (a baked M below the
+ * tile's rows, rounded up to 8, loads only those). */
+#define JG_MMA_N JG_A_BOX_M
+#include "sm90_wgmma_n.cuh"
+
+typedef jg_nvfp4_kargs jg_kargs_t;
+
+/* What sm90_nvfp4.cuh's stage loads read of a tile. */
+struct jg_tile {
+    uint32_t tm, tn;
+    const jg_tmap *a, *b;
+};
+
+#include "sm90_nvfp4.cuh"
+
+#if JG_D_DTYPE == 3
+#define JG_D_SIZE 4
+#else
+#define JG_D_SIZE 2
+#endif
+#define JG_THREADS 384
+#define JG_SW_PIECE_BYTES (JG_BLOCK_M * 128) /* one FP16 piece: 64 of K per row */
+#define JG_SW_RED_BYTES (128 * (JG_MMA_N / 2) * 4) /* consumer 1's accumulators */
+#define JG_SW_CONV_THREADS 96                       /* warps 1..3 */
+#define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
+
+static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
+static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
+              "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
+static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
+static_assert(JG_SW_BUFS >= 2 && (JG_SW_BUFS & (JG_SW_BUFS - 1)) == 0 && JG_SW_BUFS % 2 == 0,
+              "pieces alternate between the consumers: an even power-of-two ring");
+
+/* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
+JG_DEV uint32_t jg_sw_scale2(uint32_t s)
+{
+    uint32_t h2, r;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"((uint16_t)(s | (s << 8))));
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(h2), "r"(0x58005800u)); /* 128.0 */
+    return r;
+}
+
+/* Codes j and j + 4 (nibbles) of a word times a scale pair: an FP16 pair,
+ * code j in the low half (see the file's comment on exactness). */
+JG_DEV uint32_t jg_sw_cvt(uint32_t w, int j, uint32_t scale2)
+{
+    const uint32_t x = w >> (4 * j);
+    const uint32_t v = ((x << 9) & 0x0E000E00u) | ((x << 12) & 0x80008000u);
+    uint32_t r;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(scale2));
+    return r;
+}
+
+/* Scale byte kb (0..15) of a stage for row r of a tile from row0, as an
+ * FP16 pair; 0 past K's last block (swizzled scales of a partial stage are
+ * bytes left from an earlier one). */
+JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t layout, uint32_t r, uint32_t row0,
+                               uint32_t kb, int kt)
+{
+    uint32_t s;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(s) : "r"(sf_base + jg_fp4_sf_at(layout, r, row0, kb)));
+    if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
+        return 0;
+    return jg_sw_scale2(s);
+}
+
+/* One m64nNk16 wgmma: A (the weight) from four registers, B (the
+ * activation) from shared memory, accumulating. */
+JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64_t db)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, " JG_MMA_IN5 ", 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n" JG_STR(JG_MMA_N) "k16.f32.f16.f16 " JG_MMA_REGS
+                 ", {" JG_MMA_IN0 ", " JG_MMA_IN1 ", " JG_MMA_IN2 ", " JG_MMA_IN3 "}, " JG_MMA_IN4
+                 ", p, 1, 1, 0;\n"
+                 "}\n"
+                 : JG_MMA_ACC(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1u));
+}
+
+/* Converter: piece j of staged stage st, activation row n, into the FP16
+ * piece buffer. The row's 32 code bytes are words W[2c + hi] (c: the
+ * 16-element block, hi: its half); 16-byte chunk q = 2s + hi of the piece
+ * holds, for c = 0..3, codes s and s + 4 of W[2c + hi]. */
+JG_DEV void jg_sw_convert_row(uint32_t st, uint32_t buf, int kt, int j, uint32_t n, uint32_t a_row0)
+{
+    const uint32_t row = st + n * 128;
+    uint32_t w[8];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const uint32_t q = (uint32_t)j * 2 + h;
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w[4 * h]), "=r"(w[4 * h + 1]), "=r"(w[4 * h + 2]), "=r"(w[4 * h + 3])
+                     : "r"(row + ((q ^ (n % 8)) * 16)));
+    }
+    const uint32_t sf_base = st + (JG_BLOCK_M + JG_BLOCK_N) * 128;
+    uint32_t sc[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+        sc[c] = jg_sw_scale_at(sf_base, JG_A_SF_LAYOUT, n, a_row0, (uint32_t)(4 * j + c), kt);
+    const uint32_t out = buf + n * 128;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+        const int s = q / 2, hi = q % 2;
+        uint32_t v[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+            v[c] = jg_sw_cvt(w[2 * c + hi], s, sc[c]);
+        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(out + ((q ^ (n % 8)) * 16)),
+                     "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+                     : "memory");
+    }
+}
+
+/* The output pair (rows m, m + 1 of D) of weight row n: D is [M, N], so
+ * the accumulator's row is D's column. */
+JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t n, float v)
+{
+    if (m >= m_rows || n >= JG_N)
+        return;
+#if JG_HAS_C
+    const int64_t ci = (int64_t)m * p.ldc + n;
+#if JG_D_DTYPE == 3
+    const float c = ((const float *)p.c)[ci];
+#elif JG_D_DTYPE == 1
+    const float c = jg_bf16_to_f32(((const uint16_t *)p.c)[ci]);
+#else
+    const float c = jg_f16_to_f32(((const uint16_t *)p.c)[ci]);
+#endif
+    v = p.alpha * v + p.beta * c;
+#else
+    v *= p.alpha;
+#endif
+    const int64_t at = (int64_t)m * p.ldd + n;
+#if JG_D_DTYPE == 3
+    ((float *)p.d_ptr)[at] = v;
+#elif JG_D_DTYPE == 1
+    ((uint16_t *)p.d_ptr)[at] = (uint16_t)jg_pack_bf16x2(v, 0.0f);
+#else
+    ((uint16_t *)p.d_ptr)[at] = (uint16_t)jg_pack_f16x2(v, 0.0f);
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
+JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
+{
+    extern __shared__ uint8_t jg_smem_raw[];
+    uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
+    const uint32_t smem_st = jg_smem_addr(smem);
+    const uint32_t smem_act = smem_st + JG_STAGES * JG_FP4_STAGE_BYTES;
+    const uint32_t smem_red = smem_act + JG_SW_BUFS * JG_SW_PIECE_BYTES;
+    const uint32_t bar_full = smem_red + JG_SW_RED_BYTES;
+    const uint32_t bar_empty = bar_full + JG_STAGES * 8;
+    const uint32_t bar_afull = bar_empty + JG_STAGES * 8;
+    const uint32_t bar_aempty = bar_afull + JG_SW_BUFS * 8;
+
+#if JG_M
+    const int32_t m = JG_M;
+#else
+    const int32_t m = p.m;
+#endif
+    const uint32_t tiles_m = ((uint32_t)m + JG_BLOCK_M - 1) / JG_BLOCK_M;
+    const uint32_t tiles = tiles_m * JG_TILES_N;
+    const uint32_t wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        jg_tma_prefetch_desc(&p.a);
+        jg_tma_prefetch_desc(&p.b);
+        if (JG_A_SF_LAYOUT == 1)
+            jg_tma_prefetch_desc(&p.a_sf);
+        if (JG_B_SF_LAYOUT == 1)
+            jg_tma_prefetch_desc(&p.b_sf);
+        /* A stage is read by the converter's 3 warps and the consumers' 8. */
+        for (int s = 0; s < JG_STAGES; ++s) {
+            jg_mbar_init(bar_full + 8 * s, 1);
+            jg_mbar_init(bar_empty + 8 * s, 3 + 8);
+        }
+        /* A piece: written by the converter's 3 warps, read by one consumer. */
+        for (int b = 0; b < JG_SW_BUFS; ++b) {
+            jg_mbar_init(bar_afull + 8 * b, 3);
+            jg_mbar_init(bar_aempty + 8 * b, 4);
+        }
+        jg_mbar_init_fence();
+    }
+    __syncthreads();
+
+    /* Tiles: the activation's row tiles of one weight tile are adjacent, so
+     * CTAs that share weight rows run together and read them once. */
+    if (wg == 0) {
+        jg_setmaxnreg_dec<56>();
+        if (threadIdx.x == 0) {
+            uint32_t stage = 0, phase = 0;
+            for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+                jg_tile tl = {t % tiles_m, t / tiles_m, &p.a, &p.b};
+                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
+                    jg_fp4_load_stage(p, tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
+                                      bar_full + 8 * stage);
+                    if (++stage == JG_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        } else if (threadIdx.x >= 32) {
+            /* Converter: each thread expands whole rows of a piece. */
+            const uint32_t tid = threadIdx.x - 32;
+            uint32_t stage = 0, phase = 0, piece = 0;
+            for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+                const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
+                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_full + 8 * stage, phase);
+                    const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
+#pragma unroll 1
+                    for (int j = 0; j < JG_FP4_PIECES; ++j, ++piece) {
+                        const uint32_t b = piece % JG_SW_BUFS;
+                        jg_mbar_wait(bar_aempty + 8 * b, ((piece / JG_SW_BUFS) & 1) ^ 1);
+                        const uint32_t buf = smem_act + b * JG_SW_PIECE_BYTES;
+                        for (uint32_t n = tid; n < JG_A_BOX_M; n += JG_SW_CONV_THREADS)
+                            jg_sw_convert_row(st, buf, kt, j, n, a_row0);
+                        jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
+                        __syncwarp();
+                        if (jg_lane_id() == 0)
+                            jg_mbar_arrive(bar_afull + 8 * b);
+                    }
+                    __syncwarp();
+                    if (jg_lane_id() == 0)
+                        jg_mbar_arrive(bar_empty + 8 * stage);
+                    if (++stage == JG_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+            }
+        }
+    } else {
+        jg_setmaxnreg_inc<224>();
+        const uint32_t c = wg - 1, lane = jg_lane_id(), wl = (threadIdx.x % 128) / 32;
+        const uint32_t r0 = 16 * wl + lane / 4, q4 = lane % 4; /* rows r0, r0 + 8; block q4 */
+        const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
+        float acc[JG_MMA_N / 2];
+        uint32_t stage = 0, phase = 0, piece = 0;
+        for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+            const uint32_t tm = t % tiles_m, tn = t / tiles_m;
+            const uint32_t b_row0 = tn * JG_BLOCK_N;
+#pragma unroll
+            for (int i = 0; i < JG_MMA_N / 2; ++i)
+                acc[i] = 0.0f;
+            int32_t prev = -1; /* this consumer's piece buffer still read by wgmmas */
+            for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                jg_mbar_wait(bar_full + 8 * stage, phase);
+                const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
+                const uint32_t wrows = st + JG_BLOCK_M * 128;
+                const uint32_t sf_b = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + JG_FP4_SF_BYTES;
+#pragma unroll
+                for (int jj = 0; jj < 2; ++jj) {
+                    const int j = 2 * jj + (int)c;
+                    /* The thread's 16 codes of rows r0 and r0 + 8: bytes
+                     * 32 j + 8 q4 of the row, chunk 2 j + q4 / 2. */
+                    const uint32_t chunk = 2 * (uint32_t)j + q4 / 2;
+                    uint32_t wa0, wa1, wb0, wb1;
+                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                                 : "=r"(wa0), "=r"(wa1)
+                                 : "r"(wrows + r0 * 128 + ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8));
+                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                                 : "=r"(wb0), "=r"(wb1)
+                                 : "r"(wrows + (r0 + 8) * 128 + ((chunk ^ (r0 % 8)) * 16) +
+                                       (q4 % 2) * 8));
+                    const uint32_t kb = 4 * (uint32_t)j + q4;
+                    const uint32_t sa = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0, b_row0, kb, kt);
+                    const uint32_t sb = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0 + 8, b_row0, kb, kt);
+                    if (jj == 1) { /* the stage's weight bytes are in registers */
+                        __syncwarp();
+                        if (lane == 0)
+                            jg_mbar_arrive(bar_empty + 8 * stage);
+                    }
+                    uint32_t frag[4][4];
+#pragma unroll
+                    for (int s = 0; s < 4; ++s) {
+                        frag[s][0] = jg_sw_cvt(wa0, s, sa);
+                        frag[s][1] = jg_sw_cvt(wb0, s, sb);
+                        frag[s][2] = jg_sw_cvt(wa1, s, sa);
+                        frag[s][3] = jg_sw_cvt(wb1, s, sb);
+                    }
+                    const uint32_t my = piece + (uint32_t)j, b = my % JG_SW_BUFS;
+                    jg_mbar_wait(bar_afull + 8 * b, (my / JG_SW_BUFS) & 1);
+                    const uint32_t buf = smem_act + b * JG_SW_PIECE_BYTES;
+                    jg_wgmma_fence();
+#pragma unroll
+                    for (int s = 0; s < 4; ++s)
+                        jg_wgmma_rs(acc, frag[s], jg_wgmma_desc_sw128(buf + s * 32));
+                    jg_wgmma_commit();
+                    jg_wgmma_wait<1>();
+                    if (prev >= 0 && lane == 0)
+                        jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
+                    prev = (int32_t)b;
+                }
+                piece += JG_FP4_PIECES;
+                if (++stage == JG_STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
+            }
+            jg_wgmma_wait<0>();
+            if (prev >= 0 && lane == 0)
+                jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
+            /* Consumer 1's sums join consumer 0's, which stores the tile. */
+            const uint32_t tid = threadIdx.x % 128;
+            if (c == 1) {
+#pragma unroll
+                for (int i = 0; i < JG_MMA_N / 2; ++i)
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(smem_red + (i * 128 + tid) * 4),
+                                 "f"(acc[i])
+                                 : "memory");
+            }
+            jg_named_barrier(1, 256);
+            if (c == 0) {
+#pragma unroll
+                for (int i = 0; i < JG_MMA_N / 2; ++i) {
+                    float v;
+                    asm volatile("ld.shared.f32 %0, [%1];"
+                                 : "=f"(v)
+                                 : "r"(smem_red + (i * 128 + tid) * 4)
+                                 : "memory");
+                    acc[i] += v;
+                }
+            }
+            jg_named_barrier(2, 256); /* the buffer is free for the next tile */
+            if (c == 0) {
+                const int32_t n0 = (int32_t)(b_row0 + r0), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
+#pragma unroll
+                for (int i = 0; i < JG_MMA_N / 8; ++i) {
+                    const int32_t mm = m0 + 8 * i;
+                    jg_sw_store(p, m, mm, n0, acc[4 * i] * g);
+                    jg_sw_store(p, m, mm + 1, n0, acc[4 * i + 1] * g);
+                    jg_sw_store(p, m, mm, n0 + 8, acc[4 * i + 2] * g);
+                    jg_sw_store(p, m, mm + 1, n0 + 8, acc[4 * i + 3] * g);
+                }
+            }
+        }
+    }
+}
