@@ -89,6 +89,16 @@ struct jg_tile {
 #define JG_SW_RED_BYTES (128 * (JG_MMA_N / 2) * 4) /* consumer 1's accumulators */
 #define JG_SW_CONV_THREADS 96                       /* warps 1..3 */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
+/* Pieces the converter expands between signals: few rows make short
+ * pieces, so it takes a stage at once (its latency, not its throughput,
+ * would bound them); the ring holds two such groups. */
+#if JG_A_BOX_M <= 32 && JG_SW_BUFS >= 8
+#define JG_SW_GROUP 4
+#elif JG_A_BOX_M <= 64 && JG_SW_BUFS >= 4
+#define JG_SW_GROUP 2
+#else
+#define JG_SW_GROUP 1
+#endif
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
 static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
@@ -145,38 +155,38 @@ JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1u));
 }
 
-/* Converter: piece j of staged stage st, activation row n, into the FP16
- * piece buffer. The row's 32 code bytes are words W[2c + hi] (c: the
- * 16-element block, hi: its half); 16-byte chunk q = 2s + hi of the piece
- * holds, for c = 0..3, codes s and s + 4 of W[2c + hi]. */
-JG_DEV void jg_sw_convert_row(uint32_t st, uint32_t buf, int kt, int j, uint32_t n, uint32_t a_row0)
+/* Converter: 16-byte chunk q = 2s + hi (logical k 16s + 8hi .. + 7) of
+ * activation row n of piece j of staged stage st, into the FP16 piece at
+ * buf. The row's 32 code bytes of the piece are words W[2c + hi] (c: the
+ * 16-element block, hi: its half); the chunk holds, for c = 0..3, codes s
+ * and s + 4 of W[2c + hi] times block c's scale. */
+JG_DEV void jg_sw_convert_chunk(uint32_t st, uint32_t buf, int kt, uint32_t j, uint32_t n,
+                                uint32_t q, uint32_t a_row0)
 {
-    const uint32_t row = st + n * 128;
-    uint32_t w[8];
+    const uint32_t row = st + n * 128, s = q / 2, hi = q % 2;
+    uint32_t w[4];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const uint32_t q = (uint32_t)j * 2 + h;
-        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(w[4 * h]), "=r"(w[4 * h + 1]), "=r"(w[4 * h + 2]), "=r"(w[4 * h + 3])
-                     : "r"(row + ((q ^ (n % 8)) * 16)));
-    }
+    for (int c = 0; c < 4; ++c) /* byte 8c + 4hi of the piece: chunk 2j + c/2 */
+        asm volatile("ld.shared.b32 %0, [%1];"
+                     : "=r"(w[c])
+                     : "r"(row + (((2 * j + c / 2) ^ (n % 8)) * 16) + (c % 2) * 8 + hi * 4));
+    /* The piece's 4 block scales are 4 consecutive bytes in either layout. */
     const uint32_t sf_base = st + (JG_BLOCK_M + JG_BLOCK_N) * 128;
-    uint32_t sc[4];
+    uint32_t s4;
+    asm volatile("ld.shared.b32 %0, [%1];"
+                 : "=r"(s4)
+                 : "r"(sf_base + jg_fp4_sf_at(JG_A_SF_LAYOUT, n, a_row0, 4 * j)));
+    uint32_t v[4];
 #pragma unroll
-    for (int c = 0; c < 4; ++c)
-        sc[c] = jg_sw_scale_at(sf_base, JG_A_SF_LAYOUT, n, a_row0, (uint32_t)(4 * j + c), kt);
-    const uint32_t out = buf + n * 128;
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-        const int s = q / 2, hi = q % 2;
-        uint32_t v[4];
-#pragma unroll
-        for (int c = 0; c < 4; ++c)
-            v[c] = jg_sw_cvt(w[2 * c + hi], s, sc[c]);
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(out + ((q ^ (n % 8)) * 16)),
-                     "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
-                     : "memory");
+    for (int c = 0; c < 4; ++c) {
+        uint32_t sc = jg_sw_scale2((s4 >> (8 * c)) & 0xFF);
+        if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)(4 * j) + c >= JG_FP4_KBS)
+            sc = 0;
+        v[c] = jg_sw_cvt(w[c], (int)s, sc);
     }
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 + ((q ^ (n % 8)) * 16)),
+                 "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+                 : "memory");
 }
 
 /* The output pair (rows m, m + 1 of D) of weight row n: D is [M, N], so
@@ -270,7 +280,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 }
             }
         } else if (threadIdx.x >= 32) {
-            /* Converter: each thread expands whole rows of a piece. */
+            /* Converter: the activation's pieces, a group at a time. */
             const uint32_t tid = threadIdx.x - 32;
             uint32_t stage = 0, phase = 0, piece = 0;
             for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -279,17 +289,32 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
 #pragma unroll 1
-                    for (int j = 0; j < JG_FP4_PIECES; ++j, ++piece) {
-                        const uint32_t b = piece % JG_SW_BUFS;
-                        jg_mbar_wait(bar_aempty + 8 * b, ((piece / JG_SW_BUFS) & 1) ^ 1);
-                        const uint32_t buf = smem_act + b * JG_SW_PIECE_BYTES;
-                        for (uint32_t n = tid; n < JG_A_BOX_M; n += JG_SW_CONV_THREADS)
-                            jg_sw_convert_row(st, buf, kt, j, n, a_row0);
+                    for (int j0 = 0; j0 < JG_FP4_PIECES; j0 += JG_SW_GROUP) {
+                        for (int g = 0; g < JG_SW_GROUP; ++g) {
+                            const uint32_t pc = piece + (uint32_t)(j0 + g);
+                            jg_mbar_wait(bar_aempty + 8 * (pc % JG_SW_BUFS),
+                                         ((pc / JG_SW_BUFS) & 1) ^ 1);
+                        }
+                        /* chunk-sized items, piece-major: a row's 8 chunks
+                         * on 8 neighbouring threads (their loads broadcast) */
+                        constexpr uint32_t per_piece = JG_A_BOX_M * 8;
+#pragma unroll 2
+                        for (uint32_t i = tid; i < JG_SW_GROUP * per_piece;
+                             i += JG_SW_CONV_THREADS) {
+                            const uint32_t g = i / per_piece, n = i % per_piece / 8;
+                            const uint32_t pc = piece + (uint32_t)j0 + g;
+                            jg_sw_convert_chunk(st,
+                                                smem_act + (pc % JG_SW_BUFS) * JG_SW_PIECE_BYTES,
+                                                kt, (uint32_t)j0 + g, n, i % 8, a_row0);
+                        }
                         jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                         __syncwarp();
                         if (jg_lane_id() == 0)
-                            jg_mbar_arrive(bar_afull + 8 * b);
+                            for (int g = 0; g < JG_SW_GROUP; ++g)
+                                jg_mbar_arrive(bar_afull +
+                                               8 * ((piece + (uint32_t)(j0 + g)) % JG_SW_BUFS));
                     }
+                    piece += JG_FP4_PIECES;
                     __syncwarp();
                     if (jg_lane_id() == 0)
                         jg_mbar_arrive(bar_empty + 8 * stage);
@@ -319,35 +344,38 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
                 const uint32_t wrows = st + JG_BLOCK_M * 128;
                 const uint32_t sf_b = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + JG_FP4_SF_BYTES;
+                /* This consumer's pieces j = c, c + 2 of the stage: the
+                 * thread's 16 codes of rows r0 and r0 + 8 (bytes 32 j + 8 q4
+                 * of the row, chunk 2 j + q4 / 2) and their block scales,
+                 * all loaded at once; then the stage goes back. */
+                uint32_t wa[2][2], wb[2][2], sa[2], sb[2];
+#pragma unroll
+                for (int jj = 0; jj < 2; ++jj) {
+                    const uint32_t j = 2 * jj + c, chunk = 2 * j + q4 / 2;
+                    const uint32_t at = ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8;
+                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                                 : "=r"(wa[jj][0]), "=r"(wa[jj][1])
+                                 : "r"(wrows + r0 * 128 + at));
+                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                                 : "=r"(wb[jj][0]), "=r"(wb[jj][1])
+                                 : "r"(wrows + (r0 + 8) * 128 + at));
+                    const uint32_t kb = 4 * j + q4;
+                    sa[jj] = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0, b_row0, kb, kt);
+                    sb[jj] = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0 + 8, b_row0, kb, kt);
+                }
+                __syncwarp();
+                if (lane == 0)
+                    jg_mbar_arrive(bar_empty + 8 * stage);
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj) {
                     const int j = 2 * jj + (int)c;
-                    /* The thread's 16 codes of rows r0 and r0 + 8: bytes
-                     * 32 j + 8 q4 of the row, chunk 2 j + q4 / 2. */
-                    const uint32_t chunk = 2 * (uint32_t)j + q4 / 2;
-                    uint32_t wa0, wa1, wb0, wb1;
-                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                                 : "=r"(wa0), "=r"(wa1)
-                                 : "r"(wrows + r0 * 128 + ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8));
-                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                                 : "=r"(wb0), "=r"(wb1)
-                                 : "r"(wrows + (r0 + 8) * 128 + ((chunk ^ (r0 % 8)) * 16) +
-                                       (q4 % 2) * 8));
-                    const uint32_t kb = 4 * (uint32_t)j + q4;
-                    const uint32_t sa = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0, b_row0, kb, kt);
-                    const uint32_t sb = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0 + 8, b_row0, kb, kt);
-                    if (jj == 1) { /* the stage's weight bytes are in registers */
-                        __syncwarp();
-                        if (lane == 0)
-                            jg_mbar_arrive(bar_empty + 8 * stage);
-                    }
                     uint32_t frag[4][4];
 #pragma unroll
                     for (int s = 0; s < 4; ++s) {
-                        frag[s][0] = jg_sw_cvt(wa0, s, sa);
-                        frag[s][1] = jg_sw_cvt(wb0, s, sb);
-                        frag[s][2] = jg_sw_cvt(wa1, s, sa);
-                        frag[s][3] = jg_sw_cvt(wb1, s, sb);
+                        frag[s][0] = jg_sw_cvt(wa[jj][0], s, sa[jj]);
+                        frag[s][1] = jg_sw_cvt(wb[jj][0], s, sb[jj]);
+                        frag[s][2] = jg_sw_cvt(wa[jj][1], s, sa[jj]);
+                        frag[s][3] = jg_sw_cvt(wb[jj][1], s, sb[jj]);
                     }
                     const uint32_t my = piece + (uint32_t)j, b = my % JG_SW_BUFS;
                     jg_mbar_wait(bar_afull + 8 * b, (my / JG_SW_BUFS) & 1);
