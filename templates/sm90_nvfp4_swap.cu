@@ -84,10 +84,11 @@ struct jg_tile {
 #else
 #define JG_D_SIZE 2
 #endif
-#define JG_THREADS 384
+#define JG_THREADS 512 /* producer + converter, 2 consumers, converter */
 #define JG_SW_PIECE_BYTES (JG_BLOCK_M * 128) /* one FP16 piece: 64 of K per row */
 #define JG_SW_RED_BYTES (128 * (JG_MMA_N / 2) * 4) /* consumer 1's accumulators */
-#define JG_SW_CONV_THREADS 96                       /* warps 1..3 */
+#define JG_SW_CONV_WARPS 7 /* warps 1..3 and warpgroup 3 */
+#define JG_SW_CONV_THREADS (JG_SW_CONV_WARPS * 32)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 /* Pieces the converter expands between signals: few rows make short
  * pieces, so it takes a stage at once (its latency, not its throughput,
@@ -104,8 +105,8 @@ static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, t
 static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
               "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
-static_assert(JG_SW_BUFS >= 2 && (JG_SW_BUFS & (JG_SW_BUFS - 1)) == 0 && JG_SW_BUFS % 2 == 0,
-              "pieces alternate between the consumers: an even power-of-two ring");
+static_assert(JG_SW_BUFS >= 4 && (JG_SW_BUFS & (JG_SW_BUFS - 1)) == 0,
+              "a stage's 4 pieces in flight: a power-of-two ring of at least 4");
 
 /* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
 JG_DEV uint32_t jg_sw_scale2(uint32_t s)
@@ -116,25 +117,44 @@ JG_DEV uint32_t jg_sw_scale2(uint32_t s)
     return r;
 }
 
-/* Codes j and j + 4 (nibbles) of a word times a scale pair: an FP16 pair,
- * code j in the low half (see the file's comment on exactness). */
-JG_DEV uint32_t jg_sw_cvt(uint32_t w, int j, uint32_t scale2)
+/* A word of 8 codes, each spread into the high byte of its FP16 (sign
+ * into bit 7, e1 e0 m into bits 3..1; the low byte is 0): byte b of `e`
+ * holds code 2b, of `o` code 2b + 1. */
+struct jg_fp4w {
+    uint32_t e, o;
+};
+
+JG_DEV jg_fp4w jg_sw_spread(uint32_t w)
 {
-    const uint32_t x = w >> (4 * j);
-    const uint32_t v = ((x << 9) & 0x0E000E00u) | ((x << 12) & 0x80008000u);
-    uint32_t r;
+    jg_fp4w z;
+    z.e = ((w << 1) & 0x0E0E0E0Eu) | ((w << 4) & 0x80808080u);
+    z.o = ((w >> 3) & 0x0E0E0E0Eu) | (w & 0x80808080u);
+    return z;
+}
+
+/* Codes j and j + 4 of a spread word times a scale pair: an FP16 pair, code
+ * j in the low half (see the file's comment on exactness). One byte
+ * permute, or a mask, places both high bytes. */
+JG_DEV uint32_t jg_sw_pair(const jg_fp4w &z, int j, uint32_t scale2)
+{
+    uint32_t v, r;
+    if (j == 0)
+        asm("prmt.b32 %0, %1, %2, 0x2404;" : "=r"(v) : "r"(z.e), "r"(0u));
+    else if (j == 1)
+        asm("prmt.b32 %0, %1, %2, 0x2404;" : "=r"(v) : "r"(z.o), "r"(0u));
+    else
+        v = (j == 2 ? z.e : z.o) & 0xFF00FF00u;
     asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(scale2));
     return r;
 }
 
-/* Scale byte kb (0..15) of a stage for row r of a tile from row0, as an
+/* The scale byte at sf_base + off, block kb (0..15) of stage kt, as an
  * FP16 pair; 0 past K's last block (swizzled scales of a partial stage are
  * bytes left from an earlier one). */
-JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t layout, uint32_t r, uint32_t row0,
-                               uint32_t kb, int kt)
+JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int kt)
 {
     uint32_t s;
-    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(s) : "r"(sf_base + jg_fp4_sf_at(layout, r, row0, kb)));
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(s) : "r"(sf_base + off));
     if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
         return 0;
     return jg_sw_scale2(s);
@@ -155,15 +175,15 @@ JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1u));
 }
 
-/* Converter: 16-byte chunk q = 2s + hi (logical k 16s + 8hi .. + 7) of
- * activation row n of piece j of staged stage st, into the FP16 piece at
- * buf. The row's 32 code bytes of the piece are words W[2c + hi] (c: the
- * 16-element block, hi: its half); the chunk holds, for c = 0..3, codes s
- * and s + 4 of W[2c + hi] times block c's scale. */
-JG_DEV void jg_sw_convert_chunk(uint32_t st, uint32_t buf, int kt, uint32_t j, uint32_t n,
-                                uint32_t q, uint32_t a_row0)
+/* Converter: half hi of activation row n of piece j of staged stage st,
+ * into the FP16 piece at buf. The row's 32 code bytes of the piece are
+ * words W[2c + hi] (c: the 16-element block, hi: its half); the piece's
+ * 16-byte chunk q = 2s + hi (logical k 16s + 8hi .. + 7) holds, for
+ * c = 0..3, codes s and s + 4 of W[2c + hi] times block c's scale. */
+JG_DEV void jg_sw_convert_half(uint32_t st, uint32_t buf, int kt, uint32_t j, uint32_t n,
+                               uint32_t hi, uint32_t a_row0)
 {
-    const uint32_t row = st + n * 128, s = q / 2, hi = q % 2;
+    const uint32_t row = st + n * 128;
     uint32_t w[4];
 #pragma unroll
     for (int c = 0; c < 4; ++c) /* byte 8c + 4hi of the piece: chunk 2j + c/2 */
@@ -176,17 +196,24 @@ JG_DEV void jg_sw_convert_chunk(uint32_t st, uint32_t buf, int kt, uint32_t j, u
     asm volatile("ld.shared.b32 %0, [%1];"
                  : "=r"(s4)
                  : "r"(sf_base + jg_fp4_sf_at(JG_A_SF_LAYOUT, n, a_row0, 4 * j)));
-    uint32_t v[4];
+    jg_fp4w z[4];
+    uint32_t sc[4];
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
-        uint32_t sc = jg_sw_scale2((s4 >> (8 * c)) & 0xFF);
+        z[c] = jg_sw_spread(w[c]);
+        sc[c] = jg_sw_scale2((s4 >> (8 * c)) & 0xFF);
         if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)(4 * j) + c >= JG_FP4_KBS)
-            sc = 0;
-        v[c] = jg_sw_cvt(w[c], (int)s, sc);
+            sc[c] = 0;
     }
-    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 + ((q ^ (n % 8)) * 16)),
-                 "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
-                 : "memory");
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        const uint32_t q = 2 * (uint32_t)s + hi;
+        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 +
+                                                                      ((q ^ (n % 8)) * 16)),
+                     "r"(jg_sw_pair(z[0], s, sc[0])), "r"(jg_sw_pair(z[1], s, sc[1])),
+                     "r"(jg_sw_pair(z[2], s, sc[2])), "r"(jg_sw_pair(z[3], s, sc[3]))
+                     : "memory");
+    }
 }
 
 /* The output pair (rows m, m + 1 of D) of weight row n: D is [M, N], so
@@ -247,14 +274,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_tma_prefetch_desc(&p.a_sf);
         if (JG_B_SF_LAYOUT == 1)
             jg_tma_prefetch_desc(&p.b_sf);
-        /* A stage is read by the converter's 3 warps and the consumers' 8. */
+        /* A stage is read by the converter's warps and the consumers' 8. */
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, 3 + 8);
+            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_WARPS + 8);
         }
-        /* A piece: written by the converter's 3 warps, read by one consumer. */
+        /* A piece: written by the converter's warps, read by one consumer. */
         for (int b = 0; b < JG_SW_BUFS; ++b) {
-            jg_mbar_init(bar_afull + 8 * b, 3);
+            jg_mbar_init(bar_afull + 8 * b, JG_SW_CONV_WARPS);
             jg_mbar_init(bar_aempty + 8 * b, 4);
         }
         jg_mbar_init_fence();
@@ -263,7 +290,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 
     /* Tiles: the activation's row tiles of one weight tile are adjacent, so
      * CTAs that share weight rows run together and read them once. */
-    if (wg == 0) {
+    if (wg == 0 || wg == 3) {
         jg_setmaxnreg_dec<56>();
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
@@ -281,10 +308,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             }
         } else if (threadIdx.x >= 32) {
             /* Converter: the activation's pieces, a group at a time. */
-            const uint32_t tid = threadIdx.x - 32;
+            const uint32_t tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
             uint32_t stage = 0, phase = 0, piece = 0;
             for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
                 const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
+                const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
@@ -295,17 +323,18 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                             jg_mbar_wait(bar_aempty + 8 * (pc % JG_SW_BUFS),
                                          ((pc / JG_SW_BUFS) & 1) ^ 1);
                         }
-                        /* chunk-sized items, piece-major: a row's 8 chunks
-                         * on 8 neighbouring threads (their loads broadcast) */
-                        constexpr uint32_t per_piece = JG_A_BOX_M * 8;
-#pragma unroll 2
+                        /* items of half a row, piece-major; rows past M
+                         * are left as they are (their sums are never
+                         * stored) */
+                        const uint32_t per_piece = 2 * rows;
+#pragma unroll 1
                         for (uint32_t i = tid; i < JG_SW_GROUP * per_piece;
                              i += JG_SW_CONV_THREADS) {
-                            const uint32_t g = i / per_piece, n = i % per_piece / 8;
+                            const uint32_t g = i / per_piece, n = i % per_piece / 2;
                             const uint32_t pc = piece + (uint32_t)j0 + g;
-                            jg_sw_convert_chunk(st,
-                                                smem_act + (pc % JG_SW_BUFS) * JG_SW_PIECE_BYTES,
-                                                kt, (uint32_t)j0 + g, n, i % 8, a_row0);
+                            jg_sw_convert_half(st,
+                                               smem_act + (pc % JG_SW_BUFS) * JG_SW_PIECE_BYTES,
+                                               kt, (uint32_t)j0 + g, n, i % 2, a_row0);
                         }
                         jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                         __syncwarp();
@@ -326,15 +355,21 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             }
         }
     } else {
-        jg_setmaxnreg_inc<224>();
+        jg_setmaxnreg_inc<200>(); /* 2 x 128 x 56 + 256 x 200 = 65536 */
         const uint32_t c = wg - 1, lane = jg_lane_id(), wl = (threadIdx.x % 128) / 32;
         const uint32_t r0 = 16 * wl + lane / 4, q4 = lane % 4; /* rows r0, r0 + 8; block q4 */
         const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
         float acc[JG_MMA_N / 2];
         uint32_t stage = 0, phase = 0, piece = 0;
+        /* descriptors of the pieces: the first's plus the offset in 16 bytes */
+        const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
         for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
             const uint32_t tm = t % tiles_m, tn = t / tiles_m;
             const uint32_t b_row0 = tn * JG_BLOCK_N;
+            /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
+             * sf_at(row) + sf_at(block 4j of row 0) in either layout */
+            const uint32_t sf_r0 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0, b_row0, q4);
+            const uint32_t sf_r8 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0 + 8, b_row0, q4);
 #pragma unroll
             for (int i = 0; i < JG_MMA_N / 2; ++i)
                 acc[i] = 0.0f;
@@ -360,36 +395,50 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                                  : "=r"(wb[jj][0]), "=r"(wb[jj][1])
                                  : "r"(wrows + (r0 + 8) * 128 + at));
                     const uint32_t kb = 4 * j + q4;
-                    sa[jj] = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0, b_row0, kb, kt);
-                    sb[jj] = jg_sw_scale_at(sf_b, JG_B_SF_LAYOUT, r0 + 8, b_row0, kb, kt);
+                    sa[jj] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j),
+                                            kb, kt);
+                    sb[jj] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j),
+                                            kb, kt);
                 }
                 __syncwarp();
                 if (lane == 0)
                     jg_mbar_arrive(bar_empty + 8 * stage);
+                /* Both pieces' fragments, then their 8 wgmmas as one group:
+                 * one fence, one commit and one wait a stage. */
+                uint32_t frag[2][4][4];
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj) {
-                    const int j = 2 * jj + (int)c;
-                    uint32_t frag[4][4];
+                    const jg_fp4w za0 = jg_sw_spread(wa[jj][0]), zb0 = jg_sw_spread(wb[jj][0]);
+                    const jg_fp4w za1 = jg_sw_spread(wa[jj][1]), zb1 = jg_sw_spread(wb[jj][1]);
 #pragma unroll
                     for (int s = 0; s < 4; ++s) {
-                        frag[s][0] = jg_sw_cvt(wa[jj][0], s, sa[jj]);
-                        frag[s][1] = jg_sw_cvt(wb[jj][0], s, sb[jj]);
-                        frag[s][2] = jg_sw_cvt(wa[jj][1], s, sa[jj]);
-                        frag[s][3] = jg_sw_cvt(wb[jj][1], s, sb[jj]);
+                        frag[jj][s][0] = jg_sw_pair(za0, s, sa[jj]);
+                        frag[jj][s][1] = jg_sw_pair(zb0, s, sb[jj]);
+                        frag[jj][s][2] = jg_sw_pair(za1, s, sa[jj]);
+                        frag[jj][s][3] = jg_sw_pair(zb1, s, sb[jj]);
                     }
-                    const uint32_t my = piece + (uint32_t)j, b = my % JG_SW_BUFS;
-                    jg_mbar_wait(bar_afull + 8 * b, (my / JG_SW_BUFS) & 1);
-                    const uint32_t buf = smem_act + b * JG_SW_PIECE_BYTES;
-                    jg_wgmma_fence();
-#pragma unroll
-                    for (int s = 0; s < 4; ++s)
-                        jg_wgmma_rs(acc, frag[s], jg_wgmma_desc_sw128(buf + s * 32));
-                    jg_wgmma_commit();
-                    jg_wgmma_wait<1>();
-                    if (prev >= 0 && lane == 0)
-                        jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
-                    prev = (int32_t)b;
                 }
+                /* The previous stage's group (it ran while these fragments
+                 * were made) gives its pieces back before this stage's are
+                 * awaited: the ring needs no more than the 4 pieces of a
+                 * stage in flight. */
+                jg_wgmma_wait<0>();
+                if (prev >= 0 && lane == 0) {
+                    jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
+                    jg_mbar_arrive(bar_aempty + 8 * (((uint32_t)prev + 2) % JG_SW_BUFS));
+                }
+                const uint32_t b0 = (piece + c) % JG_SW_BUFS, b1 = (piece + c + 2) % JG_SW_BUFS;
+                jg_mbar_wait(bar_afull + 8 * b0, ((piece + c) / JG_SW_BUFS) & 1);
+                jg_mbar_wait(bar_afull + 8 * b1, ((piece + c + 2) / JG_SW_BUFS) & 1);
+                jg_wgmma_fence();
+#pragma unroll
+                for (int s = 0; s < 4; ++s)
+                    jg_wgmma_rs(acc, frag[0][s], desc0 + ((b0 * JG_SW_PIECE_BYTES + s * 32) >> 4));
+#pragma unroll
+                for (int s = 0; s < 4; ++s)
+                    jg_wgmma_rs(acc, frag[1][s], desc0 + ((b1 * JG_SW_PIECE_BYTES + s * 32) >> 4));
+                jg_wgmma_commit();
+                prev = (int32_t)b0;
                 piece += JG_FP4_PIECES;
                 if (++stage == JG_STAGES) {
                     stage = 0;
@@ -397,8 +446,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 }
             }
             jg_wgmma_wait<0>();
-            if (prev >= 0 && lane == 0)
+            if (prev >= 0 && lane == 0) {
                 jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
+                jg_mbar_arrive(bar_aempty + 8 * (((uint32_t)prev + 2) % JG_SW_BUFS));
+            }
             /* Consumer 1's sums join consumer 0's, which stores the tile. */
             const uint32_t tid = threadIdx.x % 128;
             if (c == 1) {

@@ -103,7 +103,11 @@ enum {
     SM90_NVFP4_SWAP_BUFS_MAX = 8,   /* ... or two, where shared memory allows */
 };
 
-uint32_t jg__gemm_threads(const jg__gemm_config *cfg) { return 128 * (cfg->consumers + 1); }
+uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
+{
+    /* swap-AB: a second converter warpgroup after the consumers */
+    return 128 * (cfg->consumers + 1 + (cfg->swap ? 1 : 0));
+}
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
 {
