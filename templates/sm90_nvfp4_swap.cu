@@ -93,9 +93,9 @@ struct jg_tile {
 /* Pieces the converter expands between signals: few rows make short
  * pieces, so it takes a stage at once (its latency, not its throughput,
  * would bound them); the ring holds two such groups. */
-#if JG_A_BOX_M <= 32 && JG_SW_BUFS >= 8
+#if JG_A_BOX_M <= 32
 #define JG_SW_GROUP 4
-#elif JG_A_BOX_M <= 64 && JG_SW_BUFS >= 4
+#elif JG_A_BOX_M <= 64
 #define JG_SW_GROUP 2
 #else
 #define JG_SW_GROUP 1
@@ -105,8 +105,8 @@ static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, t
 static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
               "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
-static_assert(JG_SW_BUFS >= 4 && (JG_SW_BUFS & (JG_SW_BUFS - 1)) == 0,
-              "a stage's 4 pieces in flight: a power-of-two ring of at least 4");
+static_assert(JG_SW_BUFS >= 8 && (JG_SW_BUFS & (JG_SW_BUFS - 1)) == 0,
+              "two stages' pieces in flight: a power-of-two ring of at least 8");
 
 /* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
 JG_DEV uint32_t jg_sw_scale2(uint32_t s)
@@ -374,7 +374,15 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             for (int i = 0; i < JG_MMA_N / 2; ++i)
                 acc[i] = 0.0f;
             int32_t prev = -1; /* this consumer's piece buffer still read by wgmmas */
-            for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+            /* One stage: frag (two sets, used by turns) is written while
+             * the other set's wgmmas run. A register operand of a wgmma in
+             * flight must not be written, and a loop reuses its registers
+             * each iteration: hence two sets and the loop unrolled by 2
+             * (one set, rewritten a stage later while its wgmmas ran on,
+             * gave wrong sums once wgmmas were long: N >= 40). ptxas keeps
+             * the wgmmas asynchronous only if the next fragments are made
+             * after a wait_group, as here. */
+            auto run_stage = [&](uint32_t(&frag)[2][4][4], int kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
                 const uint32_t wrows = st + JG_BLOCK_M * 128;
@@ -405,7 +413,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     jg_mbar_arrive(bar_empty + 8 * stage);
                 /* Both pieces' fragments, then their 8 wgmmas as one group:
                  * one fence, one commit and one wait a stage. */
-                uint32_t frag[2][4][4];
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj) {
                     const jg_fp4w za0 = jg_sw_spread(wa[jj][0]), zb0 = jg_sw_spread(wb[jj][0]);
@@ -418,15 +425,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                         frag[jj][s][3] = jg_sw_pair(zb1, s, sb[jj]);
                     }
                 }
-                /* The previous stage's group (it ran while these fragments
-                 * were made) gives its pieces back before this stage's are
-                 * awaited: the ring needs no more than the 4 pieces of a
-                 * stage in flight. */
-                jg_wgmma_wait<0>();
-                if (prev >= 0 && lane == 0) {
-                    jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
-                    jg_mbar_arrive(bar_aempty + 8 * (((uint32_t)prev + 2) % JG_SW_BUFS));
-                }
                 const uint32_t b0 = (piece + c) % JG_SW_BUFS, b1 = (piece + c + 2) % JG_SW_BUFS;
                 jg_mbar_wait(bar_afull + 8 * b0, ((piece + c) / JG_SW_BUFS) & 1);
                 jg_mbar_wait(bar_afull + 8 * b1, ((piece + c + 2) / JG_SW_BUFS) & 1);
@@ -438,12 +436,28 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 for (int s = 0; s < 4; ++s)
                     jg_wgmma_rs(acc, frag[1][s], desc0 + ((b1 * JG_SW_PIECE_BYTES + s * 32) >> 4));
                 jg_wgmma_commit();
+                /* The previous stage's group (it ran while these fragments
+                 * were made) is done: its pieces go back. The ring holds the
+                 * 4 pieces of this stage and the 4 of the next. */
+                jg_wgmma_wait<1>();
+                if (prev >= 0 && lane == 0) {
+                    jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
+                    jg_mbar_arrive(bar_aempty + 8 * (((uint32_t)prev + 2) % JG_SW_BUFS));
+                }
                 prev = (int32_t)b0;
                 piece += JG_FP4_PIECES;
                 if (++stage == JG_STAGES) {
                     stage = 0;
                     phase ^= 1;
                 }
+            };
+            uint32_t frag_a[2][4][4], frag_b[2][4][4];
+            constexpr int first = JG_FP4_K_TILES % 2; /* an odd stage count: one alone first */
+            if (first)
+                run_stage(frag_b, 0);
+            for (int kt = first; kt + 1 < JG_FP4_K_TILES; kt += 2) {
+                run_stage(frag_a, kt);
+                run_stage(frag_b, kt + 1);
             }
             jg_wgmma_wait<0>();
             if (prev >= 0 && lane == 0) {

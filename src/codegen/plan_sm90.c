@@ -99,8 +99,7 @@ enum {
      * the expansion of both operands by the table's tiles */
     SM90_NVFP4_SWAP_MAX_M = 256,
     SM90_NVFP4_SWAP_BLOCK_N = 64,   /* weight rows of a tile (wgmma M) */
-    SM90_NVFP4_SWAP_BUFS = 4,       /* FP16 activation pieces: the converter runs a stage ahead */
-    SM90_NVFP4_SWAP_BUFS_MAX = 8,   /* ... or two, where shared memory allows */
+    SM90_NVFP4_SWAP_BUFS = 8,       /* FP16 activation pieces: a stage in wgmmas, the next converted */
 };
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
@@ -322,14 +321,10 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
                          .group_m = SM90_GROUP_M,
                          .epi_bytes = epi_bytes_for(SM90_NVFP4_SWAP_BLOCK_N, p->d_type),
                          .ab_size = 2, /* the wgmmas' FP16 */
-                         .expand_bufs = SM90_NVFP4_SWAP_BUFS_MAX,
+                         .expand_bufs = SM90_NVFP4_SWAP_BUFS,
                          .swap = 1};
     c.a_box_m = a_box_rows(p, bm);
     c.stages = fit_stages(t, p, &c);
-    if (c.stages < 4) {
-        c.expand_bufs = SM90_NVFP4_SWAP_BUFS;
-        c.stages = fit_stages(t, p, &c);
-    }
     if (c.stages < SM90_MIN_STAGES)
         return 0;
     size_t found = 0;
