@@ -105,8 +105,7 @@ static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, t
 static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
               "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
-static_assert(JG_SW_BUFS >= 8 && (JG_SW_BUFS & (JG_SW_BUFS - 1)) == 0,
-              "two stages' pieces in flight: a power-of-two ring of at least 8");
+static_assert(JG_SW_BUFS == 8, "two halves of 4 pieces: a stage in wgmmas, the next converted");
 
 /* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
 JG_DEV uint32_t jg_sw_scale2(uint32_t s)
@@ -245,6 +244,170 @@ JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t 
 #endif
 }
 
+template <int N> struct jg_int {
+    static constexpr int value = N;
+};
+
+/* Stage kt of a tile uses half (kt + K_TILES) % 2 of the ring of 8 pieces:
+ * piece j of it is buffer 4 half + j. With the stages taken in pairs (an
+ * odd one first), each call site's half is a constant. */
+JG_DEV uint32_t jg_sw_half(int kt) { return (uint32_t)(kt + JG_FP4_K_TILES) % 2; }
+
+/* Consumer C (0 or 1): pieces C and C + 2 of every stage of each tile;
+ * consumer 0 adds consumer 1's sums and stores the tile. The mbarriers
+ * follow bar_full: full[S], empty[S], afull[8], aempty[8]. */
+template <int C>
+JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_act,
+                          uint32_t smem_red, uint32_t bar_full, int32_t m, uint32_t tiles_m,
+                          uint32_t tiles)
+{
+    const uint32_t bar_empty = bar_full + JG_STAGES * 8;
+    const uint32_t bar_afull = bar_empty + JG_STAGES * 8, bar_aempty = bar_afull + JG_SW_BUFS * 8;
+    const uint32_t lane = jg_lane_id(), wl = (threadIdx.x % 128) / 32;
+    const uint32_t r0 = 16 * wl + lane / 4, q4 = lane % 4; /* rows r0, r0 + 8; block q4 */
+    const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
+    float acc[JG_MMA_N / 2];
+    uint32_t stage = 0, phase = 0;
+    uint32_t uses[2] = {0, 0}; /* stages that used each half of the ring so far */
+    /* the pieces' descriptors: the ring's first plus a constant offset */
+    const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
+    for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const uint32_t tm = t % tiles_m, tn = t / tiles_m;
+        const uint32_t b_row0 = tn * JG_BLOCK_N;
+        /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
+         * sf_at(row) + sf_at(block 4j of row 0) in either layout */
+        const uint32_t sf_r0 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0, b_row0, q4);
+        const uint32_t sf_r8 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0 + 8, b_row0, q4);
+#pragma unroll
+        for (int i = 0; i < JG_MMA_N / 2; ++i)
+            acc[i] = 0.0f;
+        int prev = -1; /* the half whose pieces the wgmmas in flight read */
+        /* One stage: frag (two sets, used by turns) is written while the
+         * other set's wgmmas run. A register operand of a wgmma in flight
+         * must not be written, and a loop reuses its registers each
+         * iteration: hence two sets and the loop unrolled by 2 (one set,
+         * rewritten a stage later while its wgmmas ran on, gave wrong sums
+         * once wgmmas were long: N >= 40). ptxas keeps the wgmmas
+         * asynchronous only if the next fragments are made after a
+         * wait_group, as here. */
+        auto run_stage = [&](uint32_t(&frag)[2][4][4], int kt, auto half) {
+            constexpr uint32_t H = decltype(half)::value;
+            jg_mbar_wait(bar_full + 8 * stage, phase);
+            const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
+            const uint32_t wrows = st + JG_BLOCK_M * 128;
+            const uint32_t sf_b = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + JG_FP4_SF_BYTES;
+            /* This consumer's pieces j = C, C + 2 of the stage: the thread's
+             * 16 codes of rows r0 and r0 + 8 (bytes 32 j + 8 q4 of the row,
+             * chunk 2 j + q4 / 2) and their block scales, all loaded at
+             * once; then the stage goes back. */
+            uint32_t wa[2][2], wb[2][2], sa[2], sb[2];
+#pragma unroll
+            for (int jj = 0; jj < 2; ++jj) {
+                const uint32_t j = 2 * jj + C, chunk = 2 * j + q4 / 2;
+                const uint32_t at = ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8;
+                asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                             : "=r"(wa[jj][0]), "=r"(wa[jj][1])
+                             : "r"(wrows + r0 * 128 + at));
+                asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                             : "=r"(wb[jj][0]), "=r"(wb[jj][1])
+                             : "r"(wrows + (r0 + 8) * 128 + at));
+                const uint32_t kb = 4 * j + q4;
+                sa[jj] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb,
+                                        kt);
+                sb[jj] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb,
+                                        kt);
+            }
+            __syncwarp();
+            if (lane == 0)
+                jg_mbar_arrive(bar_empty + 8 * stage);
+            /* Both pieces' fragments, then their 8 wgmmas as one group: one
+             * fence, one commit and one wait a stage. */
+#pragma unroll
+            for (int jj = 0; jj < 2; ++jj) {
+                const jg_fp4w za0 = jg_sw_spread(wa[jj][0]), zb0 = jg_sw_spread(wb[jj][0]);
+                const jg_fp4w za1 = jg_sw_spread(wa[jj][1]), zb1 = jg_sw_spread(wb[jj][1]);
+#pragma unroll
+                for (int s = 0; s < 4; ++s) {
+                    frag[jj][s][0] = jg_sw_pair(za0, s, sa[jj]);
+                    frag[jj][s][1] = jg_sw_pair(zb0, s, sb[jj]);
+                    frag[jj][s][2] = jg_sw_pair(za1, s, sa[jj]);
+                    frag[jj][s][3] = jg_sw_pair(zb1, s, sb[jj]);
+                }
+            }
+            constexpr uint32_t b0 = 4 * H + C, b1 = 4 * H + C + 2;
+            jg_mbar_wait(bar_afull + 8 * b0, uses[H] & 1);
+            jg_mbar_wait(bar_afull + 8 * b1, uses[H] & 1);
+            ++uses[H];
+            jg_wgmma_fence();
+#pragma unroll
+            for (int s = 0; s < 4; ++s)
+                jg_wgmma_rs(acc, frag[0][s], desc0 + ((b0 * JG_SW_PIECE_BYTES + s * 32) >> 4));
+#pragma unroll
+            for (int s = 0; s < 4; ++s)
+                jg_wgmma_rs(acc, frag[1][s], desc0 + ((b1 * JG_SW_PIECE_BYTES + s * 32) >> 4));
+            jg_wgmma_commit();
+            /* The previous stage's group (it ran while these fragments were
+             * made) is done: its pieces (the other half) go back. */
+            jg_wgmma_wait<1>();
+            if (prev >= 0 && lane == 0) {
+                jg_mbar_arrive(bar_aempty + 8 * (4 * (1 - H) + C));
+                jg_mbar_arrive(bar_aempty + 8 * (4 * (1 - H) + C + 2));
+            }
+            prev = (int)H;
+            if (++stage == JG_STAGES) {
+                stage = 0;
+                phase ^= 1;
+            }
+        };
+        uint32_t frag_a[2][4][4], frag_b[2][4][4];
+        constexpr int first = JG_FP4_K_TILES % 2; /* an odd stage count: one alone first */
+        if (first)
+            run_stage(frag_b, 0, jg_int<1>());
+        for (int kt = first; kt + 1 < JG_FP4_K_TILES; kt += 2) {
+            run_stage(frag_a, kt, jg_int<0>());
+            run_stage(frag_b, kt + 1, jg_int<1>());
+        }
+        jg_wgmma_wait<0>();
+        if (prev >= 0 && lane == 0) {
+            jg_mbar_arrive(bar_aempty + 8 * (4 * prev + C));
+            jg_mbar_arrive(bar_aempty + 8 * (4 * prev + C + 2));
+        }
+        /* Consumer 1's sums join consumer 0's, which stores the tile. */
+        const uint32_t tid = threadIdx.x % 128;
+        if (C == 1) {
+#pragma unroll
+            for (int i = 0; i < JG_MMA_N / 2; ++i)
+                asm volatile("st.shared.f32 [%0], %1;" ::"r"(smem_red + (i * 128 + tid) * 4),
+                             "f"(acc[i])
+                             : "memory");
+        }
+        jg_named_barrier(1, 256);
+        if (C == 0) {
+#pragma unroll
+            for (int i = 0; i < JG_MMA_N / 2; ++i) {
+                float v;
+                asm volatile("ld.shared.f32 %0, [%1];"
+                             : "=f"(v)
+                             : "r"(smem_red + (i * 128 + tid) * 4)
+                             : "memory");
+                acc[i] += v;
+            }
+        }
+        jg_named_barrier(2, 256); /* the buffer is free for the next tile */
+        if (C == 0) {
+            const int32_t n0 = (int32_t)(b_row0 + r0), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
+#pragma unroll
+            for (int i = 0; i < JG_MMA_N / 8; ++i) {
+                const int32_t mm = m0 + 8 * i;
+                jg_sw_store(p, m, mm, n0, acc[4 * i] * g);
+                jg_sw_store(p, m, mm + 1, n0, acc[4 * i + 1] * g);
+                jg_sw_store(p, m, mm, n0 + 8, acc[4 * i + 2] * g);
+                jg_sw_store(p, m, mm + 1, n0 + 8, acc[4 * i + 3] * g);
+            }
+        }
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
 JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
@@ -309,20 +472,20 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         } else if (threadIdx.x >= 32) {
             /* Converter: the activation's pieces, a group at a time. */
             const uint32_t tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
-            uint32_t stage = 0, phase = 0, piece = 0;
+            uint32_t stage = 0, phase = 0;
+            uint32_t uses0 = 0, uses1 = 0; /* stages per half, as the consumers count them */
             for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
                 const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
                 const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
+                    const uint32_t h = jg_sw_half(kt), ring = 4 * h;
+                    const uint32_t par = ((h ? uses1++ : uses0++) & 1) ^ 1;
 #pragma unroll 1
                     for (int j0 = 0; j0 < JG_FP4_PIECES; j0 += JG_SW_GROUP) {
-                        for (int g = 0; g < JG_SW_GROUP; ++g) {
-                            const uint32_t pc = piece + (uint32_t)(j0 + g);
-                            jg_mbar_wait(bar_aempty + 8 * (pc % JG_SW_BUFS),
-                                         ((pc / JG_SW_BUFS) & 1) ^ 1);
-                        }
+                        for (int g = 0; g < JG_SW_GROUP; ++g)
+                            jg_mbar_wait(bar_aempty + 8 * (ring + j0 + g), par);
                         /* items of half a row, piece-major; rows past M
                          * are left as they are (their sums are never
                          * stored) */
@@ -331,19 +494,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                         for (uint32_t i = tid; i < JG_SW_GROUP * per_piece;
                              i += JG_SW_CONV_THREADS) {
                             const uint32_t g = i / per_piece, n = i % per_piece / 2;
-                            const uint32_t pc = piece + (uint32_t)j0 + g;
-                            jg_sw_convert_half(st,
-                                               smem_act + (pc % JG_SW_BUFS) * JG_SW_PIECE_BYTES,
-                                               kt, (uint32_t)j0 + g, n, i % 2, a_row0);
+                            jg_sw_convert_half(
+                                st, smem_act + (ring + j0 + g) * JG_SW_PIECE_BYTES, kt,
+                                (uint32_t)j0 + g, n, i % 2, a_row0);
                         }
                         jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                         __syncwarp();
                         if (jg_lane_id() == 0)
                             for (int g = 0; g < JG_SW_GROUP; ++g)
-                                jg_mbar_arrive(bar_afull +
-                                               8 * ((piece + (uint32_t)(j0 + g)) % JG_SW_BUFS));
+                                jg_mbar_arrive(bar_afull + 8 * (ring + j0 + g));
                     }
-                    piece += JG_FP4_PIECES;
                     __syncwarp();
                     if (jg_lane_id() == 0)
                         jg_mbar_arrive(bar_empty + 8 * stage);
@@ -356,147 +516,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         }
     } else {
         jg_setmaxnreg_inc<200>(); /* 2 x 128 x 56 + 256 x 200 = 65536 */
-        const uint32_t c = wg - 1, lane = jg_lane_id(), wl = (threadIdx.x % 128) / 32;
-        const uint32_t r0 = 16 * wl + lane / 4, q4 = lane % 4; /* rows r0, r0 + 8; block q4 */
-        const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
-        float acc[JG_MMA_N / 2];
-        uint32_t stage = 0, phase = 0, piece = 0;
-        /* descriptors of the pieces: the first's plus the offset in 16 bytes */
-        const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
-        for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-            const uint32_t tm = t % tiles_m, tn = t / tiles_m;
-            const uint32_t b_row0 = tn * JG_BLOCK_N;
-            /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
-             * sf_at(row) + sf_at(block 4j of row 0) in either layout */
-            const uint32_t sf_r0 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0, b_row0, q4);
-            const uint32_t sf_r8 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0 + 8, b_row0, q4);
-#pragma unroll
-            for (int i = 0; i < JG_MMA_N / 2; ++i)
-                acc[i] = 0.0f;
-            int32_t prev = -1; /* this consumer's piece buffer still read by wgmmas */
-            /* One stage: frag (two sets, used by turns) is written while
-             * the other set's wgmmas run. A register operand of a wgmma in
-             * flight must not be written, and a loop reuses its registers
-             * each iteration: hence two sets and the loop unrolled by 2
-             * (one set, rewritten a stage later while its wgmmas ran on,
-             * gave wrong sums once wgmmas were long: N >= 40). ptxas keeps
-             * the wgmmas asynchronous only if the next fragments are made
-             * after a wait_group, as here. */
-            auto run_stage = [&](uint32_t(&frag)[2][4][4], int kt) {
-                jg_mbar_wait(bar_full + 8 * stage, phase);
-                const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
-                const uint32_t wrows = st + JG_BLOCK_M * 128;
-                const uint32_t sf_b = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + JG_FP4_SF_BYTES;
-                /* This consumer's pieces j = c, c + 2 of the stage: the
-                 * thread's 16 codes of rows r0 and r0 + 8 (bytes 32 j + 8 q4
-                 * of the row, chunk 2 j + q4 / 2) and their block scales,
-                 * all loaded at once; then the stage goes back. */
-                uint32_t wa[2][2], wb[2][2], sa[2], sb[2];
-#pragma unroll
-                for (int jj = 0; jj < 2; ++jj) {
-                    const uint32_t j = 2 * jj + c, chunk = 2 * j + q4 / 2;
-                    const uint32_t at = ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8;
-                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                                 : "=r"(wa[jj][0]), "=r"(wa[jj][1])
-                                 : "r"(wrows + r0 * 128 + at));
-                    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                                 : "=r"(wb[jj][0]), "=r"(wb[jj][1])
-                                 : "r"(wrows + (r0 + 8) * 128 + at));
-                    const uint32_t kb = 4 * j + q4;
-                    sa[jj] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j),
-                                            kb, kt);
-                    sb[jj] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j),
-                                            kb, kt);
-                }
-                __syncwarp();
-                if (lane == 0)
-                    jg_mbar_arrive(bar_empty + 8 * stage);
-                /* Both pieces' fragments, then their 8 wgmmas as one group:
-                 * one fence, one commit and one wait a stage. */
-#pragma unroll
-                for (int jj = 0; jj < 2; ++jj) {
-                    const jg_fp4w za0 = jg_sw_spread(wa[jj][0]), zb0 = jg_sw_spread(wb[jj][0]);
-                    const jg_fp4w za1 = jg_sw_spread(wa[jj][1]), zb1 = jg_sw_spread(wb[jj][1]);
-#pragma unroll
-                    for (int s = 0; s < 4; ++s) {
-                        frag[jj][s][0] = jg_sw_pair(za0, s, sa[jj]);
-                        frag[jj][s][1] = jg_sw_pair(zb0, s, sb[jj]);
-                        frag[jj][s][2] = jg_sw_pair(za1, s, sa[jj]);
-                        frag[jj][s][3] = jg_sw_pair(zb1, s, sb[jj]);
-                    }
-                }
-                const uint32_t b0 = (piece + c) % JG_SW_BUFS, b1 = (piece + c + 2) % JG_SW_BUFS;
-                jg_mbar_wait(bar_afull + 8 * b0, ((piece + c) / JG_SW_BUFS) & 1);
-                jg_mbar_wait(bar_afull + 8 * b1, ((piece + c + 2) / JG_SW_BUFS) & 1);
-                jg_wgmma_fence();
-#pragma unroll
-                for (int s = 0; s < 4; ++s)
-                    jg_wgmma_rs(acc, frag[0][s], desc0 + ((b0 * JG_SW_PIECE_BYTES + s * 32) >> 4));
-#pragma unroll
-                for (int s = 0; s < 4; ++s)
-                    jg_wgmma_rs(acc, frag[1][s], desc0 + ((b1 * JG_SW_PIECE_BYTES + s * 32) >> 4));
-                jg_wgmma_commit();
-                /* The previous stage's group (it ran while these fragments
-                 * were made) is done: its pieces go back. The ring holds the
-                 * 4 pieces of this stage and the 4 of the next. */
-                jg_wgmma_wait<1>();
-                if (prev >= 0 && lane == 0) {
-                    jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
-                    jg_mbar_arrive(bar_aempty + 8 * (((uint32_t)prev + 2) % JG_SW_BUFS));
-                }
-                prev = (int32_t)b0;
-                piece += JG_FP4_PIECES;
-                if (++stage == JG_STAGES) {
-                    stage = 0;
-                    phase ^= 1;
-                }
-            };
-            uint32_t frag_a[2][4][4], frag_b[2][4][4];
-            constexpr int first = JG_FP4_K_TILES % 2; /* an odd stage count: one alone first */
-            if (first)
-                run_stage(frag_b, 0);
-            for (int kt = first; kt + 1 < JG_FP4_K_TILES; kt += 2) {
-                run_stage(frag_a, kt);
-                run_stage(frag_b, kt + 1);
-            }
-            jg_wgmma_wait<0>();
-            if (prev >= 0 && lane == 0) {
-                jg_mbar_arrive(bar_aempty + 8 * (uint32_t)prev);
-                jg_mbar_arrive(bar_aempty + 8 * (((uint32_t)prev + 2) % JG_SW_BUFS));
-            }
-            /* Consumer 1's sums join consumer 0's, which stores the tile. */
-            const uint32_t tid = threadIdx.x % 128;
-            if (c == 1) {
-#pragma unroll
-                for (int i = 0; i < JG_MMA_N / 2; ++i)
-                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(smem_red + (i * 128 + tid) * 4),
-                                 "f"(acc[i])
-                                 : "memory");
-            }
-            jg_named_barrier(1, 256);
-            if (c == 0) {
-#pragma unroll
-                for (int i = 0; i < JG_MMA_N / 2; ++i) {
-                    float v;
-                    asm volatile("ld.shared.f32 %0, [%1];"
-                                 : "=f"(v)
-                                 : "r"(smem_red + (i * 128 + tid) * 4)
-                                 : "memory");
-                    acc[i] += v;
-                }
-            }
-            jg_named_barrier(2, 256); /* the buffer is free for the next tile */
-            if (c == 0) {
-                const int32_t n0 = (int32_t)(b_row0 + r0), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
-#pragma unroll
-                for (int i = 0; i < JG_MMA_N / 8; ++i) {
-                    const int32_t mm = m0 + 8 * i;
-                    jg_sw_store(p, m, mm, n0, acc[4 * i] * g);
-                    jg_sw_store(p, m, mm + 1, n0, acc[4 * i + 1] * g);
-                    jg_sw_store(p, m, mm, n0 + 8, acc[4 * i + 2] * g);
-                    jg_sw_store(p, m, mm + 1, n0 + 8, acc[4 * i + 3] * g);
-                }
-            }
-        }
+        if (wg == 1)
+            jg_sw_consume<0>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, tiles);
+        else
+            jg_sw_consume<1>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, tiles);
     }
 }
