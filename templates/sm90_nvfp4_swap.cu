@@ -30,10 +30,11 @@
  * block, read with one 8-byte load.
  *
  * Work split. A tile is 64 weight rows (BLOCK_N) by BLOCK_M activation
- * rows; both consumer warpgroups own all 64 rows and take every other piece
- * (consumer c the pieces 2i + c), so their accumulators are summed at the
- * tile's end through shared memory: halving the rows per CTA doubles the
- * CTAs that stream the weight, and the activation is expanded once per CTA.
+ * rows; both consumer warpgroups own all 64 rows and take every other
+ * stage, two stages in work at once, so their accumulators are summed at
+ * the tile's end through shared memory: halving the rows per CTA doubles
+ * the CTAs that stream the weight, and the activation is expanded once per
+ * CTA.
  *
  * Shared memory: JG_STAGES staged stages as sm90_nvfp4.cuh loads them
  * (activation codes, weight codes, both operands' scales), JG_SW_BUFS FP16
@@ -244,17 +245,13 @@ JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t 
 #endif
 }
 
-template <int N> struct jg_int {
-    static constexpr int value = N;
-};
-
-/* Stage kt of a tile uses half (kt + K_TILES) % 2 of the ring of 8 pieces:
- * piece j of it is buffer 4 half + j. With the stages taken in pairs (an
- * odd one first), each call site's half is a constant. */
+/* Stage kt of a tile uses half (kt + K_TILES) % 2 of the ring of 8 pieces
+ * (piece j of it is buffer 4 half + j), and consumer `half` runs it: the
+ * last stage of a tile is consumer 1's. */
 JG_DEV uint32_t jg_sw_half(int kt) { return (uint32_t)(kt + JG_FP4_K_TILES) % 2; }
 
-/* Consumer C (0 or 1): pieces C and C + 2 of every stage of each tile;
- * consumer 0 adds consumer 1's sums and stores the tile. The mbarriers
+/* Consumer C (0 or 1): every other stage of each tile (those of half C of
+ * the piece ring); consumer 0 adds consumer 1's sums and stores the tile. The mbarriers
  * follow bar_full: full[S], empty[S], afull[8], aempty[8]. */
 template <int C>
 JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_act,
@@ -267,11 +264,11 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
     const uint32_t r0 = 16 * wl + lane / 4, q4 = lane % 4; /* rows r0, r0 + 8; block q4 */
     const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
     float acc[JG_MMA_N / 2];
-    uint32_t stage = 0, phase = 0;
-    uint32_t uses[2] = {0, 0}; /* stages that used each half of the ring so far */
+    uint32_t done = 0; /* stages of earlier tiles: the ring's position at a tile's start */
+    uint32_t uses = 0; /* stages this consumer ran: uses of its half of the piece ring */
     /* the pieces' descriptors: the ring's first plus a constant offset */
     const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
-    for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x, done += JG_FP4_K_TILES) {
         const uint32_t tm = t % tiles_m, tn = t / tiles_m;
         const uint32_t b_row0 = tn * JG_BLOCK_N;
         /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
@@ -281,96 +278,79 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
 #pragma unroll
         for (int i = 0; i < JG_MMA_N / 2; ++i)
             acc[i] = 0.0f;
-        int prev = -1; /* the half whose pieces the wgmmas in flight read */
-        /* One stage: frag (two sets, used by turns) is written while the
-         * other set's wgmmas run. A register operand of a wgmma in flight
-         * must not be written, and a loop reuses its registers each
-         * iteration: hence two sets and the loop unrolled by 2 (one set,
-         * rewritten a stage later while its wgmmas ran on, gave wrong sums
-         * once wgmmas were long: N >= 40). ptxas keeps the wgmmas
-         * asynchronous only if the next fragments are made after a
-         * wait_group, as here. */
-        auto run_stage = [&](uint32_t(&frag)[2][4][4], int kt, auto half) {
-            constexpr uint32_t H = decltype(half)::value;
+        /* The two consumers take alternate stages, so that two stages are
+         * in work at once: consumer C the stages of half C of the piece
+         * ring, kt = (C + K_TILES) % 2, + 2, ... A stage's 4 pieces go in
+         * two groups of 8 wgmmas on two fragment sets: a register operand
+         * of a wgmma in flight must not be written (one set, rewritten a
+         * stage later while its wgmmas ran on, gave wrong sums once wgmmas
+         * were long: N >= 40), and ptxas keeps wgmmas asynchronous only if
+         * fragments are made after a wait_group, as here. */
+        for (int kt = (C + JG_FP4_K_TILES) % 2; kt < JG_FP4_K_TILES; kt += 2) {
+            const uint32_t pos = done + (uint32_t)kt;
+            const uint32_t stage = pos % JG_STAGES, phase = (pos / JG_STAGES) & 1;
             jg_mbar_wait(bar_full + 8 * stage, phase);
             const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
             const uint32_t wrows = st + JG_BLOCK_M * 128;
             const uint32_t sf_b = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + JG_FP4_SF_BYTES;
-            /* This consumer's pieces j = C, C + 2 of the stage: the thread's
-             * 16 codes of rows r0 and r0 + 8 (bytes 32 j + 8 q4 of the row,
-             * chunk 2 j + q4 / 2) and their block scales, all loaded at
-             * once; then the stage goes back. */
-            uint32_t wa[2][2], wb[2][2], sa[2], sb[2];
-#pragma unroll
-            for (int jj = 0; jj < 2; ++jj) {
-                const uint32_t j = 2 * jj + C, chunk = 2 * j + q4 / 2;
+            /* Piece j: the thread's 16 codes of rows r0 and r0 + 8 (bytes
+             * 32 j + 8 q4 of the row, chunk 2 j + q4 / 2), and their scales. */
+            uint32_t wa[4][2], wb[4][2], sa[4], sb[4];
+            auto load_piece = [&](int j) {
+                const uint32_t chunk = 2 * (uint32_t)j + q4 / 2;
                 const uint32_t at = ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8;
                 asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                             : "=r"(wa[jj][0]), "=r"(wa[jj][1])
+                             : "=r"(wa[j][0]), "=r"(wa[j][1])
                              : "r"(wrows + r0 * 128 + at));
                 asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                             : "=r"(wb[jj][0]), "=r"(wb[jj][1])
+                             : "=r"(wb[j][0]), "=r"(wb[j][1])
                              : "r"(wrows + (r0 + 8) * 128 + at));
-                const uint32_t kb = 4 * j + q4;
-                sa[jj] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb,
-                                        kt);
-                sb[jj] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb,
-                                        kt);
-            }
-            __syncwarp();
-            if (lane == 0)
-                jg_mbar_arrive(bar_empty + 8 * stage);
-            /* Both pieces' fragments, then their 8 wgmmas as one group: one
-             * fence, one commit and one wait a stage. */
+                const uint32_t kb = 4 * (uint32_t)j + q4;
+                sa[j] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
+                sb[j] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
+            };
+            /* Pieces j0, j0 + 1 as fragments, then their 8 wgmmas. */
+            auto issue = [&](uint32_t(&frag)[2][4][4], int j0) {
 #pragma unroll
-            for (int jj = 0; jj < 2; ++jj) {
-                const jg_fp4w za0 = jg_sw_spread(wa[jj][0]), zb0 = jg_sw_spread(wb[jj][0]);
-                const jg_fp4w za1 = jg_sw_spread(wa[jj][1]), zb1 = jg_sw_spread(wb[jj][1]);
+                for (int jj = 0; jj < 2; ++jj) {
+                    const int j = j0 + jj;
+                    const jg_fp4w za0 = jg_sw_spread(wa[j][0]), zb0 = jg_sw_spread(wb[j][0]);
+                    const jg_fp4w za1 = jg_sw_spread(wa[j][1]), zb1 = jg_sw_spread(wb[j][1]);
 #pragma unroll
-                for (int s = 0; s < 4; ++s) {
-                    frag[jj][s][0] = jg_sw_pair(za0, s, sa[jj]);
-                    frag[jj][s][1] = jg_sw_pair(zb0, s, sb[jj]);
-                    frag[jj][s][2] = jg_sw_pair(za1, s, sa[jj]);
-                    frag[jj][s][3] = jg_sw_pair(zb1, s, sb[jj]);
+                    for (int s = 0; s < 4; ++s) {
+                        frag[jj][s][0] = jg_sw_pair(za0, s, sa[j]);
+                        frag[jj][s][1] = jg_sw_pair(zb0, s, sb[j]);
+                        frag[jj][s][2] = jg_sw_pair(za1, s, sa[j]);
+                        frag[jj][s][3] = jg_sw_pair(zb1, s, sb[j]);
+                    }
                 }
-            }
-            constexpr uint32_t b0 = 4 * H + C, b1 = 4 * H + C + 2;
-            jg_mbar_wait(bar_afull + 8 * b0, uses[H] & 1);
-            jg_mbar_wait(bar_afull + 8 * b1, uses[H] & 1);
-            ++uses[H];
-            jg_wgmma_fence();
+                jg_mbar_wait(bar_afull + 8 * (4 * C + j0), uses & 1);
+                jg_mbar_wait(bar_afull + 8 * (4 * C + j0 + 1), uses & 1);
+                jg_wgmma_fence();
 #pragma unroll
-            for (int s = 0; s < 4; ++s)
-                jg_wgmma_rs(acc, frag[0][s], desc0 + ((b0 * JG_SW_PIECE_BYTES + s * 32) >> 4));
+                for (int jj = 0; jj < 2; ++jj)
 #pragma unroll
-            for (int s = 0; s < 4; ++s)
-                jg_wgmma_rs(acc, frag[1][s], desc0 + ((b1 * JG_SW_PIECE_BYTES + s * 32) >> 4));
-            jg_wgmma_commit();
-            /* The previous stage's group (it ran while these fragments were
-             * made) is done: its pieces (the other half) go back. */
-            jg_wgmma_wait<1>();
-            if (prev >= 0 && lane == 0) {
-                jg_mbar_arrive(bar_aempty + 8 * (4 * (1 - H) + C));
-                jg_mbar_arrive(bar_aempty + 8 * (4 * (1 - H) + C + 2));
-            }
-            prev = (int)H;
-            if (++stage == JG_STAGES) {
-                stage = 0;
-                phase ^= 1;
-            }
-        };
-        uint32_t frag_a[2][4][4], frag_b[2][4][4];
-        constexpr int first = JG_FP4_K_TILES % 2; /* an odd stage count: one alone first */
-        if (first)
-            run_stage(frag_b, 0, jg_int<1>());
-        for (int kt = first; kt + 1 < JG_FP4_K_TILES; kt += 2) {
-            run_stage(frag_a, kt, jg_int<0>());
-            run_stage(frag_b, kt + 1, jg_int<1>());
-        }
-        jg_wgmma_wait<0>();
-        if (prev >= 0 && lane == 0) {
-            jg_mbar_arrive(bar_aempty + 8 * (4 * prev + C));
-            jg_mbar_arrive(bar_aempty + 8 * (4 * prev + C + 2));
+                    for (int s = 0; s < 4; ++s)
+                        jg_wgmma_rs(acc, frag[jj][s],
+                                    desc0 + (((4 * C + j0 + jj) * JG_SW_PIECE_BYTES + s * 32) >> 4));
+                jg_wgmma_commit();
+            };
+            load_piece(0);
+            load_piece(1);
+            load_piece(2);
+            load_piece(3);
+            __syncwarp();
+            if (lane == 0) /* the stage's weight bytes are in registers */
+                jg_mbar_arrive(bar_empty + 8 * stage);
+            uint32_t frag_a[2][4][4], frag_b[2][4][4];
+            issue(frag_a, 0);
+            jg_wgmma_wait<1>(); /* nothing to wait for: closes the group for ptxas */
+            issue(frag_b, 2);
+            jg_wgmma_wait<0>();
+            ++uses;
+            if (lane == 0) /* the half's 4 pieces go back to the converter */
+                for (int j = 0; j < 4; ++j)
+                    jg_mbar_arrive(bar_aempty + 8 * (4 * C + j));
         }
         /* Consumer 1's sums join consumer 0's, which stores the tile. */
         const uint32_t tid = threadIdx.x % 128;
@@ -437,10 +417,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_tma_prefetch_desc(&p.a_sf);
         if (JG_B_SF_LAYOUT == 1)
             jg_tma_prefetch_desc(&p.b_sf);
-        /* A stage is read by the converter's warps and the consumers' 8. */
+        /* A stage is read by the converter's warps and one consumer's 4. */
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_WARPS + 8);
+            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_WARPS + 4); /* + the stage's consumer */
         }
         /* A piece: written by the converter's warps, read by one consumer. */
         for (int b = 0; b < JG_SW_BUFS; ++b) {
