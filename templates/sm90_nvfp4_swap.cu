@@ -59,6 +59,16 @@
 #define JG_B_SF_LAYOUT 2
 #define JG_SW_BUFS 4
 #endif
+/* Clusters of 2 split K: CTA rank r of a cluster runs stages
+ * [r * ceil(K_TILES / 2), ...) of the cluster's tile, and rank 1's sums
+ * join rank 0's through distributed shared memory (for problems with too
+ * few tiles to fill the GPU). sm90_nvfp4.cuh's loads know no clusters. */
+#if defined(JG_CLUSTER) && JG_CLUSTER == 2 /* the value, not the name: it is redefined */
+#define JG_SW_SPLIT 2
+#else
+#define JG_SW_SPLIT 1
+#endif
+#undef JG_CLUSTER
 #define JG_CLUSTER 1
 #define JG_LAYOUT 0
 
@@ -103,6 +113,10 @@ struct jg_tile {
 #endif
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
+static_assert(JG_SW_SPLIT == 1 || (JG_SW_SPLIT == 2 && JG_FP4_K_TILES >= 2),
+              "K splits in two at most, each rank with a stage");
+/* Stages of a rank: the first ceil(K_TILES / 2) or the rest. */
+#define JG_SW_KT_HALF ((JG_FP4_K_TILES + 1) / 2)
 static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
               "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
@@ -158,6 +172,44 @@ JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int 
     if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
         return 0;
     return jg_sw_scale2(s);
+}
+
+/* Waits on a barrier that another CTA of the cluster releases. */
+JG_DEV void jg_mbar_wait_cluster(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* Stores v at shared offset `addr` of the cluster's CTA `rank`, then
+ * arrives (release, cluster scope) on barrier `bar` there. */
+JG_DEV void jg_st_remote_f32(uint32_t addr, uint32_t rank, float v)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "st.shared::cluster.f32 [remote], %2;\n"
+                 "}" ::"r"(addr), "r"(rank), "f"(v)
+                 : "memory");
+}
+
+JG_DEV void jg_mbar_arrive_remote_release(uint32_t bar, uint32_t rank)
+{
+    asm volatile("{\n"
+                 ".reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+                 "}" ::"r"(bar), "r"(rank)
+                 : "memory");
 }
 
 /* One m64nNk16 wgmma: A (the weight) from four registers, B (the
@@ -245,14 +297,23 @@ JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t 
 #endif
 }
 
-/* Stage kt of a tile uses half (kt + K_TILES) % 2 of the ring of 8 pieces
- * (piece j of it is buffer 4 half + j), and consumer `half` runs it: the
- * last stage of a tile is consumer 1's. */
-JG_DEV uint32_t jg_sw_half(int kt) { return (uint32_t)(kt + JG_FP4_K_TILES) % 2; }
+/* The i-th of a tile's n stages (in this CTA) uses half (i + n) % 2 of the
+ * ring of 8 pieces (piece j of it is buffer 4 half + j), and consumer
+ * `half` runs it: the last stage of a tile is consumer 1's. */
+JG_DEV uint32_t jg_sw_half(int i, int n) { return (uint32_t)(i + n) % 2; }
+
+/* This CTA's stages of each tile: [*first, *first + return value). */
+JG_DEV int jg_sw_stages(uint32_t rank, int *first)
+{
+    *first = (int)rank * JG_SW_KT_HALF;
+    return JG_SW_SPLIT == 1 ? JG_FP4_K_TILES : rank ? JG_FP4_K_TILES - JG_SW_KT_HALF : JG_SW_KT_HALF;
+}
 
 /* Consumer C (0 or 1): every other stage of each tile (those of half C of
- * the piece ring); consumer 0 adds consumer 1's sums and stores the tile. The mbarriers
- * follow bar_full: full[S], empty[S], afull[8], aempty[8]. */
+ * the piece ring); consumer 0 adds consumer 1's sums (and with a K split,
+ * rank 0 adds rank 1's) and stores the tile. The mbarriers follow
+ * bar_full: full[S], empty[S], afull[8], aempty[8], then red, red_free
+ * (the K split's). */
 template <int C>
 JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_act,
                           uint32_t smem_red, uint32_t bar_full, int32_t m, uint32_t tiles_m,
@@ -268,7 +329,13 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
     uint32_t uses = 0; /* stages this consumer ran: uses of its half of the piece ring */
     /* the pieces' descriptors: the ring's first plus a constant offset */
     const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
-    for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x, done += JG_FP4_K_TILES) {
+    const uint32_t rank = JG_SW_SPLIT > 1 ? jg_cluster_rank() : 0;
+    int kt0;
+    const int nk = jg_sw_stages(rank, &kt0);
+    const uint32_t bar_red = bar_aempty + JG_SW_BUFS * 8, bar_red_free = bar_red + 8;
+    uint32_t tile_no = 0;
+    for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles;
+         t += gridDim.x / JG_SW_SPLIT, done += (uint32_t)nk, ++tile_no) {
         const uint32_t tm = t % tiles_m, tn = t / tiles_m;
         const uint32_t b_row0 = tn * JG_BLOCK_N;
         /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
@@ -286,8 +353,9 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
          * stage later while its wgmmas ran on, gave wrong sums once wgmmas
          * were long: N >= 40), and ptxas keeps wgmmas asynchronous only if
          * fragments are made after a wait_group, as here. */
-        for (int kt = (C + JG_FP4_K_TILES) % 2; kt < JG_FP4_K_TILES; kt += 2) {
-            const uint32_t pos = done + (uint32_t)kt;
+        for (int i = (C + nk) % 2; i < nk; i += 2) {
+            const int kt = kt0 + i; /* the stage's place in K */
+            const uint32_t pos = done + (uint32_t)i;
             const uint32_t stage = pos % JG_STAGES, phase = (pos / JG_STAGES) & 1;
             jg_mbar_wait(bar_full + 8 * stage, phase);
             const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
@@ -374,7 +442,32 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             }
         }
         jg_named_barrier(2, 256); /* the buffer is free for the next tile */
-        if (C == 0) {
+        if (JG_SW_SPLIT > 1 && C == 0) {
+            /* Rank 1's sums go to rank 0's second buffer, each thread its
+             * own, announced by each thread (release, cluster scope); rank
+             * 0 gives the buffer back once it has read it. */
+            const uint32_t red2 = smem_red + JG_SW_RED_BYTES;
+            if (rank == 1) {
+                jg_mbar_wait_cluster(bar_red_free, (tile_no & 1) ^ 1);
+#pragma unroll
+                for (int i = 0; i < JG_MMA_N / 2; ++i)
+                    jg_st_remote_f32(red2 + (i * 128 + tid) * 4, 0, acc[i]);
+                jg_mbar_arrive_remote_release(bar_red, 0);
+            } else {
+                jg_mbar_wait_cluster(bar_red, tile_no & 1);
+#pragma unroll
+                for (int i = 0; i < JG_MMA_N / 2; ++i) {
+                    float v;
+                    asm volatile("ld.shared.f32 %0, [%1];"
+                                 : "=f"(v)
+                                 : "r"(red2 + (i * 128 + tid) * 4)
+                                 : "memory");
+                    acc[i] += v;
+                }
+                jg_mbar_arrive_remote_release(bar_red_free, 1);
+            }
+        }
+        if (C == 0 && rank == 0) {
             const int32_t n0 = (int32_t)(b_row0 + r0), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
 #pragma unroll
             for (int i = 0; i < JG_MMA_N / 8; ++i) {
@@ -396,10 +489,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t smem_st = jg_smem_addr(smem);
     const uint32_t smem_act = smem_st + JG_STAGES * JG_FP4_STAGE_BYTES;
     const uint32_t smem_red = smem_act + JG_SW_BUFS * JG_SW_PIECE_BYTES;
-    const uint32_t bar_full = smem_red + JG_SW_RED_BYTES;
+    const uint32_t bar_full = smem_red + JG_SW_SPLIT * JG_SW_RED_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
     const uint32_t bar_afull = bar_empty + JG_STAGES * 8;
     const uint32_t bar_aempty = bar_afull + JG_SW_BUFS * 8;
+    const uint32_t bar_red = bar_aempty + JG_SW_BUFS * 8, bar_red_free = bar_red + 8;
+    const uint32_t rank = JG_SW_SPLIT > 1 ? jg_cluster_rank() : 0;
+    int kt0;
+    const int nk = jg_sw_stages(rank, &kt0);
 
 #if JG_M
     const int32_t m = JG_M;
@@ -427,9 +524,17 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_mbar_init(bar_afull + 8 * b, JG_SW_CONV_WARPS);
             jg_mbar_init(bar_aempty + 8 * b, 4);
         }
+        /* K split: rank 1's consumer 0 threads fill rank 0's buffer, and
+         * rank 0's give it back */
+        jg_mbar_init(bar_red, 128);
+        jg_mbar_init(bar_red_free, 128);
         jg_mbar_init_fence();
     }
+#if JG_SW_SPLIT > 1
+    jg_cluster_sync(); /* the peer's barriers exist before anything reaches them */
+#else
     __syncthreads();
+#endif
 
     /* Tiles: the activation's row tiles of one weight tile are adjacent, so
      * CTAs that share weight rows run together and read them once. */
@@ -437,9 +542,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_setmaxnreg_dec<56>();
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
-            for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+            for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
                 jg_tile tl = {t % tiles_m, t / tiles_m, &p.a, &p.b};
-                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     jg_fp4_load_stage(p, tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
                                       bar_full + 8 * stage);
@@ -454,13 +559,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             const uint32_t tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
             uint32_t stage = 0, phase = 0;
             uint32_t uses0 = 0, uses1 = 0; /* stages per half, as the consumers count them */
-            for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+            for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
                 const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
                 const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
-                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
-                    const uint32_t h = jg_sw_half(kt), ring = 4 * h;
+                    const uint32_t h = jg_sw_half(kt - kt0, nk), ring = 4 * h;
                     const uint32_t par = ((h ? uses1++ : uses0++) & 1) ^ 1;
 #pragma unroll 1
                     for (int j0 = 0; j0 < JG_FP4_PIECES; j0 += JG_SW_GROUP) {
@@ -501,4 +606,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         else
             jg_sw_consume<1>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, tiles);
     }
+#if JG_SW_SPLIT > 1
+    __syncwarp();
+    jg_cluster_sync(); /* no CTA leaves while its peer may still reach into it */
+#endif
 }

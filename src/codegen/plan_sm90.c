@@ -135,8 +135,9 @@ static double ab_bytes(const jg__problem_key *p)
  * which the other adds to its own. */
 static uint32_t epilogue_bytes(const jg__gemm_config *cfg)
 {
-    if (cfg->swap)
-        return 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m);
+    if (cfg->swap) /* a K split (cluster 2) receives the peer's too, and 2 mbarriers */
+        return (cfg->cluster > 1 ? 2 : 1) * 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m) +
+               16;
     return cfg->consumers * 2 * 64 * cfg->epi_bytes;
 }
 
@@ -324,7 +325,18 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
                          .expand_bufs = SM90_NVFP4_SWAP_BUFS,
                          .swap = 1};
     c.a_box_m = a_box_rows(p, bm);
+    /* Too few tiles to fill half the SMs (N = 4096 gives 64): clusters of
+     * 2 split K between their CTAs, each tile's sums meet through
+     * distributed shared memory (JITGEMM_CLUSTER=1 keeps one CTA a tile). */
+    const uint64_t tiles = tiles_m(p, bm) * jg__ceil_div((uint64_t)p->n, c.block_n);
+    const uint64_t k_stages = jg__ceil_div((uint64_t)p->k, SM90_NVFP4_BLOCK_K);
+    if (2 * tiles <= (uint64_t)t->sm_count && k_stages >= 4 && t->force_cluster != 1)
+        c.cluster = 2;
     c.stages = fit_stages(t, p, &c);
+    if (c.stages < SM90_MIN_STAGES && c.cluster > 1) { /* the peer's sums do not fit */
+        c.cluster = 1;
+        c.stages = fit_stages(t, p, &c);
+    }
     if (c.stages < SM90_MIN_STAGES)
         return 0;
     size_t found = 0;

@@ -74,6 +74,19 @@ static char *check_no_local(const char *cuobjdump, const char *name, const jg__b
     return sass;
 }
 
+/* Whether some HGMMA takes its A operand from registers: "HGMMA.<shape>.F32
+ * Rd, Ra, gdesc[...]" (from shared memory: "Rd, gdesc[...], ..."). */
+static bool has_register_a_hgmma(const char *sass)
+{
+    for (const char *p = sass; (p = strstr(p, "HGMMA.")) != NULL; ++p) {
+        const char *sp = strchr(p, ' ');
+        int d, a, n = 0;
+        if (sp && sscanf(sp, " R%d, R%d, gdesc%n", &d, &a, &n) == 2 && n > 0)
+            return true;
+    }
+    return false;
+}
+
 static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
 {
     char name[128];
@@ -81,8 +94,22 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
     char *sass = check_no_local(cuobjdump, name, cubin);
     const char *mma = key->a_type == JG_E4M3 ? "QGMMA" : "HGMMA";
     CHECK(sass && strstr(sass, mma), "%s: no %s in SASS", name, mma);
-    CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
-          "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
+    /* Clusters multicast B, except NVFP4 swap-AB's, which split K: the
+     * peer's sums arrive through distributed shared memory (a remote
+     * mbarrier arrive), and no CTA leaves before its peer (cluster barrier). */
+    if (key->cfg.swap)
+        CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "SYNCS.ARRIVE.TRANS64.RED") &&
+                                       strstr(sass, "UCGABAR_WAIT")),
+              "%s: a K split without remote arrives or cluster barrier", name);
+    else
+        CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
+              "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
+    /* Swap-AB: the weight's fragments come from registers (HGMMA's A operand
+     * a register, not a descriptor), and each group stays in flight while
+     * the next fragments are made. */
+    CHECK(!key->cfg.swap || (sass && strstr(sass, "WARPGROUP.DEPBAR.LE gsb0, 0x1") &&
+                             has_register_a_hgmma(sass)),
+          "%s: swap-AB wgmmas not register-A, or not asynchronous", name);
     /* Pipelined FP8 promotion: a stage's wgmmas stay in flight while the
      * previous stage is promoted (ptxas serializes them, waiting for each
      * to finish, when it cannot prove the two sets of sums apart). */
