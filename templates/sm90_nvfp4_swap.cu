@@ -101,16 +101,10 @@ struct jg_tile {
 #define JG_SW_CONV_WARPS 7 /* warps 1..3 and warpgroup 3 */
 #define JG_SW_CONV_THREADS (JG_SW_CONV_WARPS * 32)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
-/* Pieces the converter expands between signals: few rows make short
- * pieces, so it takes a stage at once (its latency, not its throughput,
- * would bound them); the ring holds two such groups. */
-#if JG_A_BOX_M <= 32
+/* Pieces the converter expands between signals: a whole stage (its half of
+ * the ring; the consumer of that half takes the stage whole anyway), in
+ * items spread evenly over the converter's threads. */
 #define JG_SW_GROUP 4
-#elif JG_A_BOX_M <= 64
-#define JG_SW_GROUP 2
-#else
-#define JG_SW_GROUP 1
-#endif
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
 static_assert(JG_SW_SPLIT == 1 || (JG_SW_SPLIT == 2 && JG_FP4_K_TILES >= 2),
@@ -539,7 +533,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     /* Tiles: the activation's row tiles of one weight tile are adjacent, so
      * CTAs that share weight rows run together and read them once. */
     if (wg == 0 || wg == 3) {
-        jg_setmaxnreg_dec<56>();
+        jg_setmaxnreg_dec<80>();
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
@@ -575,7 +569,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                          * are left as they are (their sums are never
                          * stored) */
                         const uint32_t per_piece = 2 * rows;
-#pragma unroll 1
+#pragma unroll 2
                         for (uint32_t i = tid; i < JG_SW_GROUP * per_piece;
                              i += JG_SW_CONV_THREADS) {
                             const uint32_t g = i / per_piece, n = i % per_piece / 2;
@@ -600,7 +594,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             }
         }
     } else {
-        jg_setmaxnreg_inc<200>(); /* 2 x 128 x 56 + 256 x 200 = 65536 */
+        jg_setmaxnreg_inc<176>(); /* 2 x 128 x 80 + 256 x 176 = 65536 */
         if (wg == 1)
             jg_sw_consume<0>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, tiles);
         else
