@@ -168,24 +168,7 @@ JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int 
     return jg_sw_scale2(s);
 }
 
-/* Waits on a barrier that another CTA of the cluster releases. */
-JG_DEV void jg_mbar_wait_cluster(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-/* Stores v at shared offset `addr` of the cluster's CTA `rank`, then
- * arrives (release, cluster scope) on barrier `bar` there. */
+/* Stores v at shared offset `addr` of the cluster's CTA `rank`. */
 JG_DEV void jg_st_remote_f32(uint32_t addr, uint32_t rank, float v)
 {
     asm volatile("{\n"
@@ -196,14 +179,15 @@ JG_DEV void jg_st_remote_f32(uint32_t addr, uint32_t rank, float v)
                  : "memory");
 }
 
-JG_DEV void jg_mbar_arrive_remote_release(uint32_t bar, uint32_t rank)
+/* acc += the sums another consumer left at buf (thread tid's own). */
+JG_DEV void jg_sw_add_sums(float (&acc)[JG_MMA_N / 2], uint32_t buf, uint32_t tid)
 {
-    asm volatile("{\n"
-                 ".reg .b32 remote;\n"
-                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-                 "}" ::"r"(bar), "r"(rank)
-                 : "memory");
+#pragma unroll
+    for (int i = 0; i < JG_MMA_N / 2; ++i) {
+        float v;
+        asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(buf + (i * 128 + tid) * 4) : "memory");
+        acc[i] += v;
+    }
 }
 
 /* One m64nNk16 wgmma: A (the weight) from four registers, B (the
@@ -424,17 +408,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                              : "memory");
         }
         jg_named_barrier(1, 256);
-        if (C == 0) {
-#pragma unroll
-            for (int i = 0; i < JG_MMA_N / 2; ++i) {
-                float v;
-                asm volatile("ld.shared.f32 %0, [%1];"
-                             : "=f"(v)
-                             : "r"(smem_red + (i * 128 + tid) * 4)
-                             : "memory");
-                acc[i] += v;
-            }
-        }
+        if (C == 0)
+            jg_sw_add_sums(acc, smem_red, tid);
         jg_named_barrier(2, 256); /* the buffer is free for the next tile */
         if (JG_SW_SPLIT > 1 && C == 0) {
             /* Rank 1's sums go to rank 0's second buffer, each thread its
@@ -442,23 +417,15 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
              * 0 gives the buffer back once it has read it. */
             const uint32_t red2 = smem_red + JG_SW_RED_BYTES;
             if (rank == 1) {
-                jg_mbar_wait_cluster(bar_red_free, (tile_no & 1) ^ 1);
+                jg_mbar_wait<true>(bar_red_free, (tile_no & 1) ^ 1);
 #pragma unroll
                 for (int i = 0; i < JG_MMA_N / 2; ++i)
                     jg_st_remote_f32(red2 + (i * 128 + tid) * 4, 0, acc[i]);
-                jg_mbar_arrive_remote_release(bar_red, 0);
+                jg_mbar_arrive_cluster(bar_red, 0);
             } else {
-                jg_mbar_wait_cluster(bar_red, tile_no & 1);
-#pragma unroll
-                for (int i = 0; i < JG_MMA_N / 2; ++i) {
-                    float v;
-                    asm volatile("ld.shared.f32 %0, [%1];"
-                                 : "=f"(v)
-                                 : "r"(red2 + (i * 128 + tid) * 4)
-                                 : "memory");
-                    acc[i] += v;
-                }
-                jg_mbar_arrive_remote_release(bar_red_free, 1);
+                jg_mbar_wait<true>(bar_red, tile_no & 1);
+                jg_sw_add_sums(acc, red2, tid);
+                jg_mbar_arrive_cluster(bar_red_free, 1);
             }
         }
         if (C == 0 && rank == 0) {

@@ -44,19 +44,26 @@ JG_DEV void jg_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
                  : "memory");
 }
 
-/* Waits until the barrier's phase with the given parity has completed. */
+/* One try of an mbarrier wait; SEM: the acquire's qualifiers, if any. */
+#define JG_MBAR_TRY_WAIT(SEM)                                                                  \
+    "{\n.reg .pred p;\nmbarrier.try_wait.parity" SEM ".shared::cta.b64 p, [%1], %2;\n"        \
+    "selp.u32 %0, 1, 0, p;\n}\n"
+
+/* Waits until the barrier's phase with the given parity has completed.
+ * CLUSTER: acquiring at cluster scope, for phases that threads of another
+ * CTA of the cluster complete (their memory accesses become visible). */
+template <bool CLUSTER = false>
 JG_DEV void jg_mbar_wait(uint32_t bar, uint32_t parity)
 {
     uint32_t done;
     do {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n"
-                     "}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
+        if (CLUSTER)
+            asm volatile(JG_MBAR_TRY_WAIT(".acquire.cluster")
+                         : "=r"(done)
+                         : "r"(bar), "r"(parity)
+                         : "memory");
+        else
+            asm volatile(JG_MBAR_TRY_WAIT("") : "=r"(done) : "r"(bar), "r"(parity) : "memory");
     } while (!done);
 }
 
@@ -78,13 +85,14 @@ JG_DEV void jg_cluster_sync()
 }
 
 /* Arrives on the barrier at shared offset `bar` of the cluster's CTA `rank`
- * (this CTA's own included). */
+ * (this CTA's own included), releasing this thread's earlier memory
+ * accesses at cluster scope: a waiter in the other CTA sees them. */
 JG_DEV void jg_mbar_arrive_cluster(uint32_t bar, uint32_t rank)
 {
     asm volatile("{\n"
                  ".reg .b32 remote;\n"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
                  "}" ::"r"(bar), "r"(rank)
                  : "memory");
 }
