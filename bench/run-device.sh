@@ -21,6 +21,7 @@ export JITGEMM_CACHE_DIR=$(mktemp -d)
 ./build/examples/gemm > "$OUT/example.log" 2>&1
 ./build/examples/gemm >> "$OUT/example.log" 2>&1
 ./build/examples/fp8_gemm >> "$OUT/example.log" 2>&1
+./build/examples/nvfp4_gemm >> "$OUT/example.log" 2>&1
 cat "$OUT/example.log"
 ./build/tools/jitgemm-bench --json "$OUT/bench.json" > "$OUT/bench.log" 2>&1
 cut -c1-180 "$OUT/bench.log" | tail -26

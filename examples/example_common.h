@@ -57,13 +57,15 @@ static inline void fill_normal(uint16_t *x, size_t n, uint64_t seed)
     }
 }
 
-/* Max error of `samples` rows (first to last, evenly spaced) of D = A B^T
- * (BF16, row-major) against the FP64 product of A and B, relative to the
- * row's largest reference value; NaN outputs count as infinite. */
-static inline double check_rows(const uint16_t *a, const uint16_t *b, const uint16_t *d,
-                                int64_t m, int64_t n, int64_t k, int samples)
+/* Compares `samples` rows (first to last, evenly spaced) of D = A B^T
+ * (BF16, row-major) with the FP64 product of A and B. Returns the max error
+ * relative to each row's largest reference value; *fro (when not NULL) gets
+ * the norm-wise error ||D - ref||_F / ||ref||_F over the same rows. NaN
+ * outputs count as infinite. */
+static inline double compare_rows(const uint16_t *a, const uint16_t *b, const uint16_t *d,
+                                  int64_t m, int64_t n, int64_t k, int samples, double *fro)
 {
-    double worst = 0;
+    double worst = 0, err2 = 0, ref2 = 0;
     for (int s = 0; s < samples; ++s) {
         int64_t i = samples > 1 ? s * (m - 1) / (samples - 1) : 0;
         double err = 0, scale = 0;
@@ -72,12 +74,24 @@ static inline double check_rows(const uint16_t *a, const uint16_t *b, const uint
             for (int64_t q = 0; q < k; ++q)
                 ref += from_bf16(a[i * k + q]) * from_bf16(b[j * k + q]);
             double got = from_bf16(d[i * n + j]);
-            err = fmax(err, isnan(got) ? INFINITY : fabs(got - ref));
+            double diff = isnan(got) ? INFINITY : fabs(got - ref);
+            err = fmax(err, diff);
             scale = fmax(scale, fabs(ref));
+            err2 += diff * diff;
+            ref2 += ref * ref;
         }
         worst = fmax(worst, err / (scale > 0 ? scale : 1));
     }
+    if (fro)
+        *fro = sqrt(err2) / (ref2 > 0 ? sqrt(ref2) : 1);
     return worst;
+}
+
+/* compare_rows' max row-relative error alone. */
+static inline double check_rows(const uint16_t *a, const uint16_t *b, const uint16_t *d,
+                                int64_t m, int64_t n, int64_t k, int samples)
+{
+    return compare_rows(a, b, d, m, n, k, samples, NULL);
 }
 
 /* Mean microseconds of `iters` back-to-back launches of a plan (after 5 to
@@ -99,6 +113,75 @@ static inline double mean_run_us(jg_plan *plan, const jg_gemm_args *args, int it
     cudaEventDestroy(t0);
     cudaEventDestroy(t1);
     return ms * 1e3 / iters;
+}
+
+/* The primary context of device 0, made current, and a jg_context on it;
+ * NULL after a message. */
+static inline jg_context *open_device_context(void)
+{
+    jg_context *ctx;
+    CUDA_OK(cudaSetDevice(0));
+    CUDA_OK(cudaFree(0)); /* makes the primary context current */
+    if (jg_context_create(NULL, &ctx) != JG_OK) {
+        fprintf(stderr, "%s\n", jg_context_last_error(NULL));
+        return NULL;
+    }
+    return ctx;
+}
+
+/* jg_quantize_e4m3 or jg_quantize_nvfp4. */
+typedef jg_status (*quantize_fn)(jg_context *, const jg_quant_problem *, const jg_quant_args *,
+                                 jg_stream);
+
+/* Quantizes A and B (by `quantize`, on the default stream), plans p, runs it
+ * once, prints the kernel's name and origin, and downloads D (BF16, packed)
+ * into hd. The plan, or NULL after a message. */
+static inline jg_plan *quantize_and_run(jg_context *ctx, quantize_fn quantize,
+                                        const jg_quant_problem *qa, const jg_quant_args *qa_args,
+                                        const jg_quant_problem *qb, const jg_quant_args *qb_args,
+                                        const jg_gemm_problem *p, const jg_gemm_args *args,
+                                        uint16_t *hd)
+{
+    jg_plan *plan;
+    jg_plan_info info;
+    if (quantize(ctx, qa, qa_args, NULL) != JG_OK || quantize(ctx, qb, qb_args, NULL) != JG_OK ||
+        jg_gemm_plan(ctx, p, &plan) != JG_OK || jg_plan_get_info(plan, &info) != JG_OK ||
+        jg_gemm_run(plan, args, NULL) != JG_OK) {
+        fprintf(stderr, "%s\n", jg_context_last_error(ctx));
+        return NULL;
+    }
+    printf("kernel %s: %s\n", info.kernel_name, origin_name(info.origin));
+    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaMemcpy(hd, args->d, (size_t)(p->m * p->n) * 2, cudaMemcpyDeviceToHost));
+    return plan;
+}
+
+/* Without a GPU: compiles the GEMM p and the quantizations qa and qb (by
+ * `quantize`) for sm_90a into the disk cache, so a later run on a GPU
+ * machine sharing that cache starts warm. 0, or 1 after a message. */
+static inline int compile_offline_quantized(const jg_gemm_problem *p, quantize_fn quantize,
+                                            const jg_quant_problem *qa,
+                                            const jg_quant_problem *qb)
+{
+    printf("no CUDA GPU here: compiling the kernels for sm_90a into the disk cache instead\n");
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a"};
+    jg_context *ctx;
+    jg_plan *plan;
+    if (jg_context_create(&o, &ctx) != JG_OK) {
+        fprintf(stderr, "%s\n", jg_context_last_error(NULL));
+        return 1;
+    }
+    static _Alignas(16) char stand_in[16]; /* offline: compiled, never launched */
+    jg_quant_args qargs = {.src = stand_in, .dst = stand_in, .scale = (float *)stand_in,
+                           .sf = stand_in};
+    int rc = 0;
+    if (jg_gemm_plan(ctx, p, &plan) != JG_OK || quantize(ctx, qa, &qargs, NULL) != JG_ERR_OFFLINE ||
+        quantize(ctx, qb, &qargs, NULL) != JG_ERR_OFFLINE) {
+        fprintf(stderr, "%s\n", jg_context_last_error(ctx));
+        rc = 1;
+    }
+    jg_context_destroy(ctx);
+    return rc;
 }
 
 /* `prog [M N K]`: the sizes into p; false (after a usage line) otherwise. */

@@ -12,39 +12,11 @@
  * disk cache instead. */
 #include "example_common.h"
 
-static int compile_offline(const jg_gemm_problem *p, const jg_quant_problem *qa,
-                           const jg_quant_problem *qb)
-{
-    printf("no CUDA GPU here: compiling the kernels for sm_90a into the disk cache instead\n");
-    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a"};
-    jg_context *ctx;
-    jg_plan *plan;
-    if (jg_context_create(&o, &ctx) != JG_OK) {
-        fprintf(stderr, "%s\n", jg_context_last_error(NULL));
-        return 1;
-    }
-    static _Alignas(16) char stand_in[16]; /* offline: compiled, never launched */
-    jg_quant_args qargs = {.src = stand_in, .dst = stand_in, .scale = (float *)stand_in};
-    int rc = 0;
-    if (jg_gemm_plan(ctx, p, &plan) != JG_OK ||
-        jg_quantize_e4m3(ctx, qa, &qargs, NULL) != JG_ERR_OFFLINE ||
-        jg_quantize_e4m3(ctx, qb, &qargs, NULL) != JG_ERR_OFFLINE) {
-        fprintf(stderr, "%s\n", jg_context_last_error(ctx));
-        rc = 1;
-    }
-    jg_context_destroy(ctx);
-    return rc;
-}
-
 static int run(const jg_gemm_problem *p, const jg_quant_problem *qa, const jg_quant_problem *qb)
 {
-    jg_context *ctx;
-    CUDA_OK(cudaSetDevice(0));
-    CUDA_OK(cudaFree(0)); /* makes the primary context current */
-    if (jg_context_create(NULL, &ctx) != JG_OK) {
-        fprintf(stderr, "%s\n", jg_context_last_error(NULL));
+    jg_context *ctx = open_device_context();
+    if (!ctx)
         return 1;
-    }
     const int64_t m = p->m, n = p->n, k = p->k, kb = (k + 127) / 128;
     const size_t na = (size_t)(m * k), nb = (size_t)(n * k), nd = (size_t)(m * n);
     const size_t nsa = (size_t)(m * kb), nsb = (size_t)(((n + 127) / 128) * kb);
@@ -67,18 +39,10 @@ static int run(const jg_gemm_problem *p, const jg_quant_problem *qa, const jg_qu
     jg_quant_args qa_args = {.src = a16, .dst = a8, .scale = sa};
     jg_quant_args qb_args = {.src = b16, .dst = b8, .scale = sb};
     jg_gemm_args args = {.a = a8, .b = b8, .d = dd, .alpha = 1.0f, .a_scale = sa, .b_scale = sb};
-    jg_plan *plan;
-    jg_plan_info info;
-    if (jg_quantize_e4m3(ctx, qa, &qa_args, NULL) != JG_OK ||
-        jg_quantize_e4m3(ctx, qb, &qb_args, NULL) != JG_OK ||
-        jg_gemm_plan(ctx, p, &plan) != JG_OK || jg_plan_get_info(plan, &info) != JG_OK ||
-        jg_gemm_run(plan, &args, NULL) != JG_OK) {
-        fprintf(stderr, "%s\n", jg_context_last_error(ctx));
+    jg_plan *plan =
+        quantize_and_run(ctx, jg_quantize_e4m3, qa, &qa_args, qb, &qb_args, p, &args, hd);
+    if (!plan)
         return 1;
-    }
-    printf("kernel %s: %s\n", info.kernel_name, origin_name(info.origin));
-    CUDA_OK(cudaDeviceSynchronize());
-    CUDA_OK(cudaMemcpy(hd, dd, nd * 2, cudaMemcpyDeviceToHost));
     double err = check_rows(ha, hb, hd, m, n, k, 4);
 
     const int iters = 20;
@@ -115,6 +79,6 @@ int main(int argc, char **argv)
                            .rows = p.n, .cols = p.k};
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
-        return compile_offline(&p, &qa, &qb);
+        return compile_offline_quantized(&p, jg_quantize_e4m3, &qa, &qb);
     return run(&p, &qa, &qb);
 }

@@ -45,15 +45,11 @@ static int compile_offline(const jg_gemm_problem *p)
 
 static int run(const jg_gemm_problem *p)
 {
-    jg_context *ctx;
+    jg_context *ctx = open_device_context();
     jg_plan *plan;
     jg_plan_info info;
-    CUDA_OK(cudaSetDevice(0));
-    CUDA_OK(cudaFree(0)); /* makes the primary context current */
-    if (jg_context_create(NULL, &ctx) != JG_OK) {
-        fprintf(stderr, "%s\n", jg_context_last_error(NULL));
+    if (!ctx)
         return 1;
-    }
     if (jg_gemm_plan(ctx, p, &plan) != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
         fprintf(stderr, "%s\n", jg_context_last_error(ctx));
         return 1;
