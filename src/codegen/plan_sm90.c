@@ -337,20 +337,13 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
     if (split && t->force_cluster != 1)
         c.cluster = 2;
     c.stages = fit_stages(t, p, &c);
-    /* Opt-in (JITGEMM_CLUSTER=2), where K is not split, with 32 or more
-     * activation rows: clusters of 2 share the activation's expansion
-     * between two weight tiles (swap 2). Correct, but on H100 2-3x slower
-     * than expanding it in each CTA (M = 64, 128 at e87c318: the converter's
-     * 16-byte stores into the peer's shared memory). */
-    if (t->force_cluster == 2 && (c.cluster == 1 || c.stages < SM90_MIN_STAGES) &&
+    /* Otherwise (or where the peer's sums do not fit), with 32 or more
+     * activation rows, clusters of 2 share the activation's expansion
+     * between two weight tiles (swap 2). */
+    if ((c.cluster == 1 || c.stages < SM90_MIN_STAGES) && t->force_cluster != 1 &&
         c.a_box_m >= SM90_NVFP4_SHARE_MIN_ROWS && tiles_n >= 2) {
         c.cluster = 2;
         c.swap = 2;
-        c.stages = fit_stages(t, p, &c);
-    }
-    if (c.stages < SM90_MIN_STAGES && c.cluster > 1) { /* the peer's sums do not fit */
-        c.cluster = 1;
-        c.swap = 1;
         c.stages = fit_stages(t, p, &c);
     }
     if (c.stages < SM90_MIN_STAGES)
