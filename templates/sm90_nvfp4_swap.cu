@@ -315,7 +315,7 @@ JG_DEV void jg_sw_tile(uint32_t u, uint32_t tiles_m, uint32_t rank, uint32_t &tm
 /* This CTA's stages of each tile: [*first, *first + return value). */
 JG_DEV int jg_sw_stages(uint32_t rank, int *first)
 {
-    *first = JG_SW_SPLIT > 1 ? (int)rank * JG_SW_KT_HALF : 0; /* sharing: every stage */
+    *first = (int)rank * JG_SW_KT_HALF;
     return JG_SW_SPLIT == 1 ? JG_FP4_K_TILES : rank ? JG_FP4_K_TILES - JG_SW_KT_HALF : JG_SW_KT_HALF;
 }
 
@@ -466,7 +466,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                 jg_mbar_arrive_cluster(bar_red_free, 1);
             }
         }
-        if (C == 0 && (JG_SW_SPLIT == 1 || rank == 0)) { /* a K split's rank 0 stores */
+        if (C == 0 && rank == 0) {
             const int32_t n0 = (int32_t)(b_row0 + r0), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
 #pragma unroll
             for (int i = 0; i < JG_MMA_N / 8; ++i) {
