@@ -125,9 +125,7 @@ typedef struct jg__gemm_config {
                              * Swap-AB: FP16 pieces (64 of K) of the activation */
     uint32_t swap;          /* NVFP4 swap-AB (sm90_nvfp4_swap.cu): B, the weight, on wgmma's
                              * M side in 64-row tiles, dequantized in registers; block_m
-                             * activation rows (8..128, a power of two) on its N side.
-                             * 1; with cluster 2, the cluster splits K. 2 (cluster 2): the
-                             * cluster's two weight tiles share the activation's expansion */
+                             * activation rows (8..128, a power of two) on its N side */
 } jg__gemm_config;
 
 #define JG_KIND_QUANT 3

@@ -63,20 +63,12 @@
  * [r * ceil(K_TILES / 2), ...) of the cluster's tile, and rank 1's sums
  * join rank 0's through distributed shared memory (for problems with too
  * few tiles to fill the GPU). sm90_nvfp4.cuh's loads know no clusters. */
-#ifndef JG_SW_SHARE
-#define JG_SW_SHARE 0
-#endif
-#if defined(JG_CLUSTER) && JG_CLUSTER == 2 && !JG_SW_SHARE /* the value: it is redefined */
+#if defined(JG_CLUSTER) && JG_CLUSTER == 2 /* the value, not the name: it is redefined */
 #define JG_SW_SPLIT 2
 #else
 #define JG_SW_SPLIT 1
 #endif
 #undef JG_CLUSTER
-/* JG_SW_SHARE: clusters of 2 take two neighbouring weight tiles of the same
- * activation rows, and each CTA's converter expands half of every stage's
- * pieces (j % 2 == rank) into both CTAs' shared memory: the activation is
- * expanded once per cluster, not once per CTA (where it costs most, M >= 32). */
-#define JG_SW_CL (JG_SW_SPLIT > 1 || JG_SW_SHARE ? 2 : 1) /* CTAs of a cluster */
 #define JG_CLUSTER 1
 #define JG_LAYOUT 0
 
@@ -109,6 +101,10 @@ struct jg_tile {
 #define JG_SW_CONV_WARPS 7 /* warps 1..3 and warpgroup 3 */
 #define JG_SW_CONV_THREADS (JG_SW_CONV_WARPS * 32)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
+/* Pieces the converter expands between signals: a whole stage (its half of
+ * the ring; the consumer of that half takes the stage whole anyway), in
+ * items spread evenly over the converter's threads. */
+#define JG_SW_GROUP 4
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
 static_assert(JG_SW_SPLIT == 1 || (JG_SW_SPLIT == 2 && JG_FP4_K_TILES >= 2),
@@ -170,18 +166,6 @@ JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int 
     if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
         return 0;
     return jg_sw_scale2(s);
-}
-
-/* Stores 16 bytes at shared offset `addr` of the cluster's CTA `rank`. */
-JG_DEV void jg_st_remote_v4(uint32_t addr, uint32_t rank, uint32_t a, uint32_t b, uint32_t c,
-                            uint32_t d)
-{
-    asm volatile("{\n"
-                 ".reg .b32 remote;\n"
-                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "st.shared::cluster.v4.b32 [remote], {%2, %3, %4, %5};\n"
-                 "}" ::"r"(addr), "r"(rank), "r"(a), "r"(b), "r"(c), "r"(d)
-                 : "memory");
 }
 
 /* Stores v at shared offset `addr` of the cluster's CTA `rank`. */
@@ -253,14 +237,12 @@ JG_DEV void jg_sw_convert_half(uint32_t st, uint32_t buf, int kt, uint32_t j, ui
     }
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
-        const uint32_t q = 2 * (uint32_t)s + hi, at = buf + n * 128 + ((q ^ (n % 8)) * 16);
-        const uint32_t v0 = jg_sw_pair(z[0], s, sc[0]), v1 = jg_sw_pair(z[1], s, sc[1]);
-        const uint32_t v2 = jg_sw_pair(z[2], s, sc[2]), v3 = jg_sw_pair(z[3], s, sc[3]);
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(at), "r"(v0), "r"(v1),
-                     "r"(v2), "r"(v3)
+        const uint32_t q = 2 * (uint32_t)s + hi;
+        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 +
+                                                                      ((q ^ (n % 8)) * 16)),
+                     "r"(jg_sw_pair(z[0], s, sc[0])), "r"(jg_sw_pair(z[1], s, sc[1])),
+                     "r"(jg_sw_pair(z[2], s, sc[2])), "r"(jg_sw_pair(z[3], s, sc[3]))
                      : "memory");
-        if (JG_SW_SHARE) /* the peer CTA's copy, at the same offset */
-            jg_st_remote_v4(at, jg_cluster_rank() ^ 1, v0, v1, v2, v3);
     }
 }
 
@@ -298,20 +280,6 @@ JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t 
  * `half` runs it: the last stage of a tile is consumer 1's. */
 JG_DEV uint32_t jg_sw_half(int i, int n) { return (uint32_t)(i + n) % 2; }
 
-/* Work units of the grid (a cluster's, or a CTA's), and this CTA's tile of
- * unit u: sharing clusters take tiles 2v and 2v + 1 of one row of tiles
- * (the second may lie past N: it loads zeros and stores nothing). */
-JG_DEV uint32_t jg_sw_units(uint32_t tiles_m)
-{
-    return tiles_m * (JG_SW_SHARE ? (JG_TILES_N + 1) / 2 : JG_TILES_N);
-}
-
-JG_DEV void jg_sw_tile(uint32_t u, uint32_t tiles_m, uint32_t rank, uint32_t &tm, uint32_t &tn)
-{
-    tm = u % tiles_m;
-    tn = JG_SW_SHARE ? u / tiles_m * 2 + rank : u / tiles_m;
-}
-
 /* This CTA's stages of each tile: [*first, *first + return value). */
 JG_DEV int jg_sw_stages(uint32_t rank, int *first)
 {
@@ -327,7 +295,7 @@ JG_DEV int jg_sw_stages(uint32_t rank, int *first)
 template <int C>
 JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_act,
                           uint32_t smem_red, uint32_t bar_full, int32_t m, uint32_t tiles_m,
-                          uint32_t units)
+                          uint32_t tiles)
 {
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
     const uint32_t bar_afull = bar_empty + JG_STAGES * 8, bar_aempty = bar_afull + JG_SW_BUFS * 8;
@@ -339,15 +307,14 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
     uint32_t uses = 0; /* stages this consumer ran: uses of its half of the piece ring */
     /* the pieces' descriptors: the ring's first plus a constant offset */
     const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
-    const uint32_t rank = JG_SW_CL > 1 ? jg_cluster_rank() : 0;
+    const uint32_t rank = JG_SW_SPLIT > 1 ? jg_cluster_rank() : 0;
     int kt0;
     const int nk = jg_sw_stages(rank, &kt0);
     const uint32_t bar_red = bar_aempty + JG_SW_BUFS * 8, bar_red_free = bar_red + 8;
     uint32_t tile_no = 0;
-    for (uint32_t u = blockIdx.x / JG_SW_CL; u < units;
-         u += gridDim.x / JG_SW_CL, done += (uint32_t)nk, ++tile_no) {
-        uint32_t tm, tn;
-        jg_sw_tile(u, tiles_m, rank, tm, tn);
+    for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles;
+         t += gridDim.x / JG_SW_SPLIT, done += (uint32_t)nk, ++tile_no) {
+        const uint32_t tm = t % tiles_m, tn = t / tiles_m;
         const uint32_t b_row0 = tn * JG_BLOCK_N;
         /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
          * sf_at(row) + sf_at(block 4j of row 0) in either layout */
@@ -403,9 +370,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                         frag[jj][s][3] = jg_sw_pair(zb1, s, sb[j]);
                     }
                 }
-                /* sharing: the peer CTA's converter wrote piece j0 + 1 */
-                jg_mbar_wait<JG_SW_SHARE>(bar_afull + 8 * (4 * C + j0), uses & 1);
-                jg_mbar_wait<JG_SW_SHARE>(bar_afull + 8 * (4 * C + j0 + 1), uses & 1);
+                jg_mbar_wait(bar_afull + 8 * (4 * C + j0), uses & 1);
+                jg_mbar_wait(bar_afull + 8 * (4 * C + j0 + 1), uses & 1);
                 jg_wgmma_fence();
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj)
@@ -428,13 +394,9 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             issue(frag_b, 2);
             jg_wgmma_wait<0>();
             ++uses;
-            if (lane == 0) /* the half's 4 pieces go back to their converters */
-                for (int j = 0; j < 4; ++j) {
-                    if (JG_SW_SHARE)
-                        jg_mbar_arrive_cluster(bar_aempty + 8 * (4 * C + j), (uint32_t)j % 2);
-                    else
-                        jg_mbar_arrive(bar_aempty + 8 * (4 * C + j));
-                }
+            if (lane == 0) /* the half's 4 pieces go back to the converter */
+                for (int j = 0; j < 4; ++j)
+                    jg_mbar_arrive(bar_aempty + 8 * (4 * C + j));
         }
         /* Consumer 1's sums join consumer 0's, which stores the tile. */
         const uint32_t tid = threadIdx.x % 128;
@@ -493,7 +455,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t bar_afull = bar_empty + JG_STAGES * 8;
     const uint32_t bar_aempty = bar_afull + JG_SW_BUFS * 8;
     const uint32_t bar_red = bar_aempty + JG_SW_BUFS * 8, bar_red_free = bar_red + 8;
-    const uint32_t rank = JG_SW_CL > 1 ? jg_cluster_rank() : 0;
+    const uint32_t rank = JG_SW_SPLIT > 1 ? jg_cluster_rank() : 0;
     int kt0;
     const int nk = jg_sw_stages(rank, &kt0);
 
@@ -503,7 +465,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const int32_t m = p.m;
 #endif
     const uint32_t tiles_m = ((uint32_t)m + JG_BLOCK_M - 1) / JG_BLOCK_M;
-    const uint32_t units = jg_sw_units(tiles_m);
+    const uint32_t tiles = tiles_m * JG_TILES_N;
     const uint32_t wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
@@ -521,7 +483,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         /* A piece: written by the converter's warps, read by one consumer. */
         for (int b = 0; b < JG_SW_BUFS; ++b) {
             jg_mbar_init(bar_afull + 8 * b, JG_SW_CONV_WARPS);
-            jg_mbar_init(bar_aempty + 8 * b, 4 * (JG_SW_SHARE ? 2 : 1)); /* sharing: both CTAs' */
+            jg_mbar_init(bar_aempty + 8 * b, 4);
         }
         /* K split: rank 1's consumer 0 threads fill rank 0's buffer, and
          * rank 0's give it back */
@@ -529,7 +491,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_mbar_init(bar_red_free, 128);
         jg_mbar_init_fence();
     }
-#if JG_SW_CL > 1
+#if JG_SW_SPLIT > 1
     jg_cluster_sync(); /* the peer's barriers exist before anything reaches them */
 #else
     __syncthreads();
@@ -541,9 +503,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_setmaxnreg_dec<80>();
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
-            for (uint32_t u = blockIdx.x / JG_SW_CL; u < units; u += gridDim.x / JG_SW_CL) {
-                jg_tile tl = {0, 0, &p.a, &p.b};
-                jg_sw_tile(u, tiles_m, rank, tl.tm, tl.tn);
+            for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
+                jg_tile tl = {t % tiles_m, t / tiles_m, &p.a, &p.b};
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     jg_fp4_load_stage(p, tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
@@ -559,40 +520,36 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             const uint32_t tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
             uint32_t stage = 0, phase = 0;
             uint32_t uses0 = 0, uses1 = 0; /* stages per half, as the consumers count them */
-            for (uint32_t u = blockIdx.x / JG_SW_CL; u < units; u += gridDim.x / JG_SW_CL) {
-                const uint32_t a_row0 = (u % tiles_m) * JG_BLOCK_M;
+            for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
+                const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
                 const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
                     const uint32_t h = jg_sw_half(kt - kt0, nk), ring = 4 * h;
                     const uint32_t par = ((h ? uses1++ : uses0++) & 1) ^ 1;
-                    /* this CTA's pieces of the stage: all 4, or sharing, j % 2 == rank */
-                    constexpr uint32_t mine = JG_SW_SHARE ? 2 : 4;
-                    for (uint32_t g = 0; g < mine; ++g)
-                        jg_mbar_wait(bar_aempty + 8 * (ring + (JG_SW_SHARE ? 2 * g + rank : g)), par);
-                    /* items of half a row, piece-major; rows past M are left
-                     * as they are (their sums are never stored) */
-                    const uint32_t per_piece = 2 * rows;
+#pragma unroll 1
+                    for (int j0 = 0; j0 < JG_FP4_PIECES; j0 += JG_SW_GROUP) {
+                        for (int g = 0; g < JG_SW_GROUP; ++g)
+                            jg_mbar_wait(bar_aempty + 8 * (ring + j0 + g), par);
+                        /* items of half a row, piece-major; rows past M
+                         * are left as they are (their sums are never
+                         * stored) */
+                        const uint32_t per_piece = 2 * rows;
 #pragma unroll 2
-                    for (uint32_t i = tid; i < mine * per_piece; i += JG_SW_CONV_THREADS) {
-                        const uint32_t g = i / per_piece, n = i % per_piece / 2;
-                        const uint32_t j = JG_SW_SHARE ? 2 * g + rank : g;
-                        jg_sw_convert_half(st, smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n,
-                                           i % 2, a_row0);
-                    }
-                    /* our stores, then the wgmmas' reads (the peer's too) */
-                    jg_fence_proxy_async_smem();
-                    if (JG_SW_SHARE)
-                        asm volatile("fence.proxy.async.shared::cluster;" ::: "memory");
-                    __syncwarp();
-                    if (jg_lane_id() == 0)
-                        for (uint32_t g = 0; g < mine; ++g) {
-                            const uint32_t bar = bar_afull + 8 * (ring + (JG_SW_SHARE ? 2 * g + rank : g));
-                            jg_mbar_arrive(bar);
-                            if (JG_SW_SHARE)
-                                jg_mbar_arrive_cluster(bar, rank ^ 1);
+                        for (uint32_t i = tid; i < JG_SW_GROUP * per_piece;
+                             i += JG_SW_CONV_THREADS) {
+                            const uint32_t g = i / per_piece, n = i % per_piece / 2;
+                            jg_sw_convert_half(
+                                st, smem_act + (ring + j0 + g) * JG_SW_PIECE_BYTES, kt,
+                                (uint32_t)j0 + g, n, i % 2, a_row0);
                         }
+                        jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
+                        __syncwarp();
+                        if (jg_lane_id() == 0)
+                            for (int g = 0; g < JG_SW_GROUP; ++g)
+                                jg_mbar_arrive(bar_afull + 8 * (ring + j0 + g));
+                    }
                     __syncwarp();
                     if (jg_lane_id() == 0)
                         jg_mbar_arrive(bar_empty + 8 * stage);
@@ -606,11 +563,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     } else {
         jg_setmaxnreg_inc<176>(); /* 2 x 128 x 80 + 256 x 176 = 65536 */
         if (wg == 1)
-            jg_sw_consume<0>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, units);
+            jg_sw_consume<0>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, tiles);
         else
-            jg_sw_consume<1>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, units);
+            jg_sw_consume<1>(p, smem_st, smem_act, smem_red, bar_full, m, tiles_m, tiles);
     }
-#if JG_SW_CL > 1
+#if JG_SW_SPLIT > 1
     __syncwarp();
     jg_cluster_sync(); /* no CTA leaves while its peer may still reach into it */
 #endif

@@ -157,9 +157,8 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     char pipe[16] = "";
     if (key->cfg.promote_chunk)
         snprintf(pipe, sizeof pipe, "_p%u", key->cfg.promote_chunk);
-    else if (key->cfg.swap) /* sw: swap-AB; sx: its clusters share the activation */
-        snprintf(pipe, sizeof pipe, "_s%c%u", key->cfg.swap == 2 ? 'x' : 'w',
-                 key->cfg.expand_bufs);
+    else if (key->cfg.swap)
+        snprintf(pipe, sizeof pipe, "_sw%u", key->cfg.expand_bufs);
     /* NVFP4: each operand's scale layout, r(ow-major) or s(wizzled 128x4) */
     char scale[16];
     if (key->scale == JG_SCALE_NVFP4)
@@ -284,8 +283,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
         jg__buf_puts(out, "\n");
     }
     if (key->cfg.swap)
-        jg__buf_printf(out, "#define JG_SW_BUFS %u\n#define JG_SW_SHARE %d\n",
-                       key->cfg.expand_bufs, key->cfg.swap == 2);
+        jg__buf_printf(out, "#define JG_SW_BUFS %u\n", key->cfg.expand_bufs);
     const jg__template *t = jg__template_find(key->cfg.swap ? "sm90_nvfp4_swap.cu" : "sm90_gemm.cu");
     if (!t) {
         out->failed = true;

@@ -99,8 +99,7 @@ enum {
      * the expansion of both operands by the table's tiles */
     SM90_NVFP4_SWAP_MAX_M = 256,
     SM90_NVFP4_SWAP_BLOCK_N = 64,   /* weight rows of a tile (wgmma M) */
-    SM90_NVFP4_SWAP_BUFS = 8,
-    SM90_NVFP4_SHARE_MIN_ROWS = 32, /* below, the activation's expansion is cheap */       /* FP16 activation pieces: a stage in wgmmas, the next converted */
+    SM90_NVFP4_SWAP_BUFS = 8,       /* FP16 activation pieces: a stage in wgmmas, the next converted */
 };
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
@@ -136,9 +135,8 @@ static double ab_bytes(const jg__problem_key *p)
  * which the other adds to its own. */
 static uint32_t epilogue_bytes(const jg__gemm_config *cfg)
 {
-    if (cfg->swap) /* a K split (cluster 2, swap 1) receives the peer's too; 2 mbarriers */
-        return (cfg->cluster > 1 && cfg->swap == 1 ? 2 : 1) * 64 * 4 *
-                   (cfg->a_box_m ? cfg->a_box_m : cfg->block_m) +
+    if (cfg->swap) /* a K split (cluster 2) receives the peer's too, and 2 mbarriers */
+        return (cfg->cluster > 1 ? 2 : 1) * 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m) +
                16;
     return cfg->consumers * 2 * 64 * cfg->epi_bytes;
 }
@@ -330,20 +328,13 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
     /* Too few tiles to fill half the SMs (N = 4096 gives 64): clusters of
      * 2 split K between their CTAs, each tile's sums meet through
      * distributed shared memory (JITGEMM_CLUSTER=1 keeps one CTA a tile). */
-    const uint64_t tiles_n = jg__ceil_div((uint64_t)p->n, c.block_n);
-    const uint64_t tiles = tiles_m(p, bm) * tiles_n;
+    const uint64_t tiles = tiles_m(p, bm) * jg__ceil_div((uint64_t)p->n, c.block_n);
     const uint64_t k_stages = jg__ceil_div((uint64_t)p->k, SM90_NVFP4_BLOCK_K);
-    const bool split = 2 * tiles <= (uint64_t)t->sm_count && k_stages >= 4;
-    if (split && t->force_cluster != 1)
+    if (2 * tiles <= (uint64_t)t->sm_count && k_stages >= 4 && t->force_cluster != 1)
         c.cluster = 2;
     c.stages = fit_stages(t, p, &c);
-    /* Otherwise (or where the peer's sums do not fit), with 32 or more
-     * activation rows, clusters of 2 share the activation's expansion
-     * between two weight tiles (swap 2). */
-    if ((c.cluster == 1 || c.stages < SM90_MIN_STAGES) && t->force_cluster != 1 &&
-        c.a_box_m >= SM90_NVFP4_SHARE_MIN_ROWS && tiles_n >= 2) {
-        c.cluster = 2;
-        c.swap = 2;
+    if (c.stages < SM90_MIN_STAGES && c.cluster > 1) { /* the peer's sums do not fit */
+        c.cluster = 1;
         c.stages = fit_stages(t, p, &c);
     }
     if (c.stages < SM90_MIN_STAGES)
@@ -475,9 +466,8 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         if (out->swap)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4 swap-AB: the weight dequantized in registers on wgmma's M side, "
-                     "the activation expanded to FP16 in %u pieces of 64 of K%s)",
-                     out->expand_bufs,
-                     out->cluster < 2 ? "" : out->swap == 2 ? "; clusters share it" : "; K split");
+                     "the activation expanded to FP16 in %u pieces of 64 of K)",
+                     out->expand_bufs);
         else if (out->expand_bufs)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4: codes and scales, expanded to BF16 by the consumers in %u buffers "

@@ -24,8 +24,6 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
     else
         units_m = jg__ceil_div((uint64_t)m, unit_m);
     uint64_t tiles_n = jg__ceil_div((uint64_t)plan->problem.n, plan->cfg.block_n);
-    if (plan->cfg.swap == 2) /* a sharing cluster takes two tiles along N */
-        tiles_n = jg__ceil_div(tiles_n, 2);
     uint64_t units = units_m * tiles_n;
     return (uint32_t)((units < resident ? units : resident) * cluster);
 }
