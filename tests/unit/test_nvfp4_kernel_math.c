@@ -5,7 +5,9 @@
  * e4m3 decoding against the reference's for all 256 codes; the global
  * scale; and the swizzled layout's inverse map against jg_nvfp4_sf_offset.
  * Also the NVFP4 GEMM's expansion to BF16 and its staged scale offsets
- * (templates/sm90_nvfp4.cuh).
+ * (templates/sm90_nvfp4.cuh), and the swap-AB kernel's dequantization to
+ * FP16 (templates/sm90_nvfp4_swap.cu: its byte spread, with its permute,
+ * mask and FP16 multiply modelled here).
  * The e4m3 rounding itself is the hardware's cvt.rn.satfinite (not
  * emulated here); the GPU test compares it with the reference. */
 #include <stdio.h>
@@ -22,6 +24,12 @@ static inline uint32_t jg_pack_bf16x2(float lo, float hi)
     return (uint32_t)jg_f32_to_bf16(lo) | (uint32_t)jg_f32_to_bf16(hi) << 16;
 }
 #include "gemm_nvfp4_math.h"
+
+/* The swap-AB kernel's spread word (its struct, declared in the template). */
+typedef struct jg_fp4w {
+    uint32_t e, o;
+} jg_fp4w;
+#include "swap_nvfp4_math.h"
 
 static float next_up(float f, int n)
 {
@@ -173,8 +181,53 @@ static void test_gemm_code_bytes(void)
     CHECK(bad == 0, "expansion items read %lld wrong code bytes", (long long)bad);
 }
 
+/* The swap-AB kernel's FP16 pair j of a spread word (jg_sw_pair before its
+ * multiply): codes j and j + 4 in the high bytes of the two halves, by
+ * prmt.b32 (z, 0, 0x2404) for j = 0, 1 and a mask for j = 2, 3. */
+static uint32_t swap_pair_bits(jg_fp4w z, int j)
+{
+    const uint32_t w = j % 2 ? z.o : z.e;
+    if (j < 2)
+        return ((w & 0xffu) << 8) | (((w >> 16) & 0xffu) << 24);
+    return w & 0xff00ff00u;
+}
+
+/* Every code in every position of a word lands as c * 2^-14 in FP16, sign
+ * of zero included; times every finite e4m3 scale s times 2^7 (exact in
+ * FP16), one FP16 rounding gives c * s * 2^-7 exactly: the products a
+ * native NVFP4 MMA would sum, scaled by a power of two. */
+static void test_swap_dequant(void)
+{
+    int64_t bad_bits = 0, bad_products = 0, n = 0;
+    for (uint32_t c = 0; c < 16; ++c)
+        for (int pos = 0; pos < 8; ++pos) {
+            uint32_t word = 0;
+            for (int i = 0; i < 8; ++i)
+                word |= (i == pos ? c : (c + 7u * (uint32_t)i + 3u) & 15u) << (4 * i);
+            const uint32_t v = swap_pair_bits(jg_sw_spread(word), pos % 4);
+            const uint16_t h = (uint16_t)(v >> (pos < 4 ? 0 : 16));
+            const double code = jg_e2m1_value(c);
+            const float f = jg_f16_to_f32(h);
+            bad_bits += (double)f != ldexp(code, -14) || (signbit(f) != 0) != (c >= 8);
+            for (int s = 0; s < 256; ++s, ++n) {
+                if ((s & 0x7f) == 0x7f)
+                    continue;
+                const uint16_t s2 = jg_f32_to_f16((float)jg_e4m3_value((uint8_t)s) * 128.0f);
+                const float prod = f * jg_f16_to_f32(s2); /* exact in FP32 */
+                const float got = jg_f16_to_f32(jg_f32_to_f16(prod));
+                const double want = ldexp(code * jg_e4m3_value((uint8_t)s), -7);
+                bad_products += (double)got != want || (double)jg_f16_to_f32(s2) !=
+                                                           128.0 * jg_e4m3_value((uint8_t)s);
+            }
+        }
+    CHECK(bad_bits == 0, "swap-AB spread: %lld of 128 codes misplaced", (long long)bad_bits);
+    CHECK(bad_products == 0, "swap-AB FP16 products: %lld of %lld inexact",
+          (long long)bad_products, (long long)n);
+}
+
 int main(void)
 {
+    test_swap_dequant();
     test_e2m1();
     test_e4m3_and_global();
     test_sf_coords();
