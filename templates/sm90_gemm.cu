@@ -43,7 +43,7 @@
 
 /* A and B: 16-bit (wgmma k16) or e4m3 (k32); either way one wgmma step
  * reads 32 bytes of each row, and a 128-byte swizzle atom holds 4 steps.
- * NVFP4 (5) operands are expanded to BF16 in shared memory (sm90_nvfp4.cuh):
+ * NVFP4 (5) operands are expanded to BF16 in shared memory (sm90_nvfp4_expand.cuh):
  * a stage is JG_BLOCK_K (256) of K as loaded, the wgmmas run on BF16 pieces
  * of 64 of K, so JG_BLOCK_K below is the piece's. */
 #define JG_NVFP4 (JG_AB_DTYPE == 5)
@@ -365,7 +365,7 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 #endif
 
 #if JG_NVFP4
-#include "sm90_nvfp4.cuh"
+#include "sm90_nvfp4_expand.cuh"
 #endif
 
 /* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.

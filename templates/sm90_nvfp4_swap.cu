@@ -57,7 +57,7 @@
 #define JG_A_BOX_M 128
 #define JG_A_SF_LAYOUT 2
 #define JG_B_SF_LAYOUT 2
-#define JG_SW_BUFS 4
+#define JG_SW_BUFS 8
 #endif
 /* Clusters of 2 split K: CTA rank r of a cluster runs stages
  * [r * ceil(K_TILES / 2), ...) of the cluster's tile, and rank 1's sums
@@ -90,21 +90,12 @@ struct jg_tile {
 
 #include "sm90_nvfp4.cuh"
 
-#if JG_D_DTYPE == 3
-#define JG_D_SIZE 4
-#else
-#define JG_D_SIZE 2
-#endif
 #define JG_THREADS 512 /* producer + converter, 2 consumers, converter */
 #define JG_SW_PIECE_BYTES (JG_BLOCK_M * 128) /* one FP16 piece: 64 of K per row */
 #define JG_SW_RED_BYTES (128 * (JG_MMA_N / 2) * 4) /* consumer 1's accumulators */
 #define JG_SW_CONV_WARPS 7 /* warps 1..3 and warpgroup 3 */
 #define JG_SW_CONV_THREADS (JG_SW_CONV_WARPS * 32)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
-/* Pieces the converter expands between signals: a whole stage (its half of
- * the ring; the consumer of that half takes the stage whole anyway), in
- * items spread evenly over the converter's threads. */
-#define JG_SW_GROUP 4
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
 static_assert(JG_SW_SPLIT == 1 || (JG_SW_SPLIT == 2 && JG_FP4_K_TILES >= 2),
@@ -528,28 +519,24 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
                     const uint32_t h = jg_sw_half(kt - kt0, nk), ring = 4 * h;
                     const uint32_t par = ((h ? uses1++ : uses0++) & 1) ^ 1;
-#pragma unroll 1
-                    for (int j0 = 0; j0 < JG_FP4_PIECES; j0 += JG_SW_GROUP) {
-                        for (int g = 0; g < JG_SW_GROUP; ++g)
-                            jg_mbar_wait(bar_aempty + 8 * (ring + j0 + g), par);
-                        /* items of half a row, piece-major; rows past M
-                         * are left as they are (their sums are never
-                         * stored) */
-                        const uint32_t per_piece = 2 * rows;
+                    /* the stage's 4 pieces at once (the consumer of this half
+                     * takes the stage whole), in items of half a row spread
+                     * over the converter's threads, piece-major; rows past M
+                     * are left as they are (their sums are never stored) */
+                    for (int j = 0; j < JG_FP4_PIECES; ++j)
+                        jg_mbar_wait(bar_aempty + 8 * (ring + j), par);
+                    const uint32_t per_piece = 2 * rows;
 #pragma unroll 2
-                        for (uint32_t i = tid; i < JG_SW_GROUP * per_piece;
-                             i += JG_SW_CONV_THREADS) {
-                            const uint32_t g = i / per_piece, n = i % per_piece / 2;
-                            jg_sw_convert_half(
-                                st, smem_act + (ring + j0 + g) * JG_SW_PIECE_BYTES, kt,
-                                (uint32_t)j0 + g, n, i % 2, a_row0);
-                        }
-                        jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
-                        __syncwarp();
-                        if (jg_lane_id() == 0)
-                            for (int g = 0; g < JG_SW_GROUP; ++g)
-                                jg_mbar_arrive(bar_afull + 8 * (ring + j0 + g));
+                    for (uint32_t i = tid; i < JG_FP4_PIECES * per_piece; i += JG_SW_CONV_THREADS) {
+                        const uint32_t j = i / per_piece, n = i % per_piece / 2;
+                        jg_sw_convert_half(st, smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n,
+                                           i % 2, a_row0);
                     }
+                    jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
+                    __syncwarp();
+                    if (jg_lane_id() == 0)
+                        for (int j = 0; j < JG_FP4_PIECES; ++j)
+                            jg_mbar_arrive(bar_afull + 8 * (ring + j));
                     __syncwarp();
                     if (jg_lane_id() == 0)
                         jg_mbar_arrive(bar_empty + 8 * stage);

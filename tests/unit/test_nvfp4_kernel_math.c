@@ -4,10 +4,10 @@
  * every FP32 value near each midpoint and a sweep of the whole range; the
  * e4m3 decoding against the reference's for all 256 codes; the global
  * scale; and the swizzled layout's inverse map against jg_nvfp4_sf_offset.
- * Also the NVFP4 GEMM's expansion to BF16 and its staged scale offsets
- * (templates/sm90_nvfp4.cuh), and the swap-AB kernel's dequantization to
- * FP16 (templates/sm90_nvfp4_swap.cu: its byte spread, with its permute,
- * mask and FP16 multiply modelled here).
+ * Also the NVFP4 GEMM's expansion to BF16 (templates/sm90_nvfp4_expand.cuh)
+ * and its staged scale offsets (sm90_nvfp4.cuh), and the swap-AB kernel's
+ * dequantization to FP16 (sm90_nvfp4_swap.cu: its byte spread, with its
+ * permute, mask and FP16 multiply modelled here).
  * The e4m3 rounding itself is the hardware's cvt.rn.satfinite (not
  * emulated here); the GPU test compares it with the reference. */
 #include <stdio.h>
@@ -24,6 +24,7 @@ static inline uint32_t jg_pack_bf16x2(float lo, float hi)
     return (uint32_t)jg_f32_to_bf16(lo) | (uint32_t)jg_f32_to_bf16(hi) << 16;
 }
 #include "gemm_nvfp4_math.h"
+#include "expand_nvfp4_math.h"
 
 /* The swap-AB kernel's spread word (its struct, declared in the template). */
 typedef struct jg_fp4w {
@@ -101,7 +102,7 @@ static void test_sf_coords(void)
     }
 }
 
-/* The GEMM's expansion (templates/sm90_nvfp4.cuh): every e2m1 code (in
+/* The GEMM's expansion (templates/sm90_nvfp4_expand.cuh): every e2m1 code (in
  * every position of a word of 8) times every finite e4m3 scale, negative
  * ones too, is the reference's product exactly, sign of zero included. */
 static void test_gemm_expand(void)
