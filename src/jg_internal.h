@@ -128,6 +128,14 @@ typedef struct jg__gemm_config {
                              * activation rows (8..128, a power of two) on its N side */
 } jg__gemm_config;
 
+/* CTAs of a cluster that stack their tiles along M and share one B tile
+ * (TMA multicast): the cluster's size, but 1 for NVFP4 swap-AB, whose
+ * clusters split K of one tile. */
+static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
+{
+    return cfg->swap || !cfg->cluster ? 1 : cfg->cluster;
+}
+
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
 #define JG_KEY_FORMAT 8 /* jg__gemm_key.key_format: bumped when the struct changes meaning */

@@ -216,13 +216,16 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
     estimate e;
-    const uint32_t block_m = c->block_m, block_n = c->block_n, cluster = c->cluster;
-    /* A cluster walks stacks of `cluster` tiles along M (the last of a
-     * matrix or group may lie past its rows and still costs its time). */
-    const uint64_t units = tiles_m(p, block_m * cluster) * jg__ceil_div((uint64_t)p->n, block_n);
+    const uint32_t block_m = c->block_m, block_n = c->block_n;
+    const uint32_t cluster = c->cluster ? c->cluster : 1, stack = jg__cfg_m_stack(c);
+    const uint32_t k_split = cluster / stack; /* NVFP4 swap-AB: a cluster's CTAs split K */
+    /* A cluster walks stacks of `stack` tiles along M (the last of a matrix
+     * or group may lie past its rows and still costs its time); e.tiles
+     * counts CTAs' shares of the work. */
+    const uint64_t units = tiles_m(p, block_m * stack) * jg__ceil_div((uint64_t)p->n, block_n);
     e.tiles = units * cluster;
     e.waves = jg__ceil_div(units, (uint64_t)t->sm_count / cluster);
-    double tile_flops = 2.0 * block_m * block_n * (double)p->k;
+    double tile_flops = 2.0 * block_m * block_n * (double)p->k / k_split;
     double stage_eff =
         c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
     double sm_rate = SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
@@ -232,7 +235,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
      * (B of a group's row tiles) read DRAM once but L2 once each, except
      * that a cluster's CTAs read their B tile once and multicast it. */
     double l2_bytes = ab_bytes(p) * (double)e.tiles *
-                      (double)(c->a_box_m + (double)block_n / cluster) * (double)p->k;
+                      (double)(c->a_box_m + (double)block_n / stack) * (double)p->k / k_split;
     /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
         ab_bytes(p) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +

@@ -7,13 +7,13 @@
 #include "jg_internal.h"
 
 /* CTAs of a launch: one per scheduling unit (a tile, or a cluster's stack
- * of tiles along M), up to what fits on the GPU at once, times the cluster. */
+ * of tiles along M, or a tile whose K a cluster splits), up to what fits on
+ * the GPU at once, times the cluster. */
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
     const jg__problem_key *p = &plan->problem;
     const uint64_t cluster = plan->cfg.cluster ? plan->cfg.cluster : 1;
-    /* NVFP4 swap-AB clusters split K: the cluster's CTAs share one tile */
-    const uint64_t unit_m = (uint64_t)plan->cfg.block_m * (plan->cfg.swap ? 1 : cluster);
+    const uint64_t unit_m = (uint64_t)plan->cfg.block_m * jg__cfg_m_stack(&plan->cfg);
     const uint64_t resident = plan->max_clusters;
     uint64_t units_m = 0;
     if (p->layout > JG_GROUPED_LIST) /* rows known on the device only: every SM */
@@ -63,13 +63,11 @@ static jg_status sf_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_
     return st;
 }
 
-/* Rows of B's box: a cluster's CTAs each load their share of the B tile
- * and multicast it to all of them (NVFP4 swap-AB: the whole tile). */
+/* Rows of B's box: CTAs stacked along M each load their share of the B
+ * tile and multicast it to all of them. */
 static uint32_t b_box_rows(const jg_plan *plan)
 {
-    if (plan->cfg.swap) /* its clusters split K: each CTA loads the whole tile */
-        return plan->cfg.block_n;
-    return plan->cfg.block_n / (plan->cfg.cluster ? plan->cfg.cluster : 1);
+    return plan->cfg.block_n / jg__cfg_m_stack(&plan->cfg);
 }
 
 /* Columns of D that TMA stores: N down to whole 16-byte pieces (the kernel
