@@ -353,6 +353,7 @@ typedef struct jg__kernel {
 } jg__kernel;
 
 #define JG_TMAP_SLOTS 4
+#define JG_LIST_PTRS 6 /* a list plan's pointers per group: a, b, c, d, a_sf, b_sf */
 
 /* Tensor maps depend on pointers: the last few sets are kept per plan. */
 typedef struct jg__tmap_slot {
@@ -373,14 +374,14 @@ struct jg_plan {
     pthread_mutex_t tmap_lock;
     uint64_t tmap_clock;
     jg__tmap_slot tmaps[JG_TMAP_SLOTS];
-    /* Grouped plans: the parameter block (JG_LIST_SIZE(groups) bytes) built
-     * for the pointer set in list_ptrs (a, b, c, d per group); valid once
-     * list_ready. */
+    /* Grouped plans: the parameter block (JG_LIST_SIZE(groups) bytes, NVFP4
+     * JG_LIST_NVFP4_SIZE) built for the pointer set in list_ptrs (a, b, c, d,
+     * and NVFP4's a_sf, b_sf per group); valid once list_ready. */
     unsigned char *list_params;
     /* Clusters (CTAs when the cluster is 1) resident at once: the persistent
      * grid's limit (cuOccupancyMaxActiveClusters for clusters of 2). */
     uint32_t max_clusters;
-    const void *list_ptrs[4][JG_GROUPED_MAX_GROUPS];
+    const void *list_ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS];
     bool list_ready;
 };
 

@@ -101,13 +101,34 @@ typedef struct jg_device_grouped_kargs {
     uint32_t reserved;
 } jg_device_grouped_kargs;
 
+/* Contiguous and masked NVFP4: the block above in its order (the kernel's
+ * shared code reads it by name), then the block scales. */
+typedef struct jg_device_grouped_nvfp4_kargs {
+    jg_tmap a;
+    jg_tmap b;
+    jg_tmap d;
+    const int32_t *rows;
+    const void *c;
+    void *d_ptr;
+    int64_t ldc;
+    int64_t ldd;
+    const float *a_scale, *b_scale; /* the groups' global scales, one FP32 per group each */
+    int32_t m_max;
+    float alpha;
+    float beta;
+    uint32_t reserved;
+    jg_tmap a_sf;        /* row-major scales of all of A's rows, box {16, a_box_m} */
+    jg_tmap b_sf;        /* row-major [groups * n, k/16], box {16, BLOCK_N}; unused swizzled */
+    const uint8_t *a_sf_ptr, *b_sf_ptr; /* the scales (read directly when swizzled) */
+} jg_device_grouped_nvfp4_kargs;
+
 /* Grouped GEMM, list layout: G groups of separate A_g [m_g, k], B_g [n, k],
  * D_g [m_g, n] (and C_g). The block's size depends on G, so the struct is
  * declared only in the kernel (JG_LIST_KARGS(JG_GROUPS)); the host fills a
  * byte buffer at the offsets below, which the kernel checks against the
  * struct with static_assert. */
-#define JG_LIST_KARGS(G)                                                                     \
-    struct {                                                                                 \
+#define JG_LIST_KARGS(G) struct { JG_LIST_FIELDS(G) }
+#define JG_LIST_FIELDS(G)                                                                    \
         jg_tmap a[G];      /* A_g: box {64, BLOCK_M}, 128B swizzle (as dense) */             \
         jg_tmap b[G];      /* B_g: box {64, BLOCK_N} */                                     \
         jg_tmap d[G];      /* D_g: as dense d */                                             \
@@ -117,9 +138,9 @@ typedef struct jg_device_grouped_kargs {
         int64_t ldd;                                                                         \
         float alpha;                                                                         \
         float beta;                                                                          \
-        const float *a_scale[G]; /* e4m3: A_g's scales, as a dense problem's, or NULL */    \
-        const float *b_scale[G]; /* e4m3: B_g's */                                          \
-    }
+        const float *a_scale[G]; /* e4m3, NVFP4: A_g's scales, as a dense problem's, or NULL */    \
+        const float *b_scale[G]; /* e4m3: B_g's; NVFP4: the global scales */
+
 #define JG_LIST_OFF_A(G) 0
 #define JG_LIST_OFF_B(G) ((G)*128)
 #define JG_LIST_OFF_D(G) ((G)*256)
@@ -132,5 +153,21 @@ typedef struct jg_device_grouped_kargs {
 #define JG_LIST_OFF_ASCALE(G) ((G)*400 + 24)
 #define JG_LIST_OFF_BSCALE(G) ((G)*408 + 24)
 #define JG_LIST_SIZE(G) (((G)*416 + 24 + 63) / 64 * 64)
+
+/* List layout, NVFP4: the same fields, then each group's block scales (the
+ * first map starts at JG_LIST_SIZE(G), where 64-byte alignment puts it). */
+#define JG_LIST_NVFP4_KARGS(G)                                                               \
+    struct {                                                                                 \
+        JG_LIST_FIELDS(G)                                                                    \
+        jg_tmap a_sf[G];   /* A_g's row-major scales, box {16, a_box_m}; unused swizzled */  \
+        jg_tmap b_sf[G];   /* B_g's, box {16, BLOCK_N} */                                    \
+        const uint8_t *a_sf_ptr[G]; /* the scales (read directly when swizzled) */           \
+        const uint8_t *b_sf_ptr[G];                                                          \
+    }
+#define JG_LIST_OFF_ASF(G) JG_LIST_SIZE(G)
+#define JG_LIST_OFF_BSF(G) (JG_LIST_SIZE(G) + (G)*128)
+#define JG_LIST_OFF_ASFPTR(G) (JG_LIST_SIZE(G) + (G)*256)
+#define JG_LIST_OFF_BSFPTR(G) (JG_LIST_SIZE(G) + (G)*264)
+#define JG_LIST_NVFP4_SIZE(G) ((JG_LIST_SIZE(G) + (G)*272 + 63) / 64 * 64)
 
 #endif /* JG_KARGS_H */

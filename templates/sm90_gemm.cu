@@ -133,15 +133,20 @@ static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M
               "A's box: whole 8-row swizzle atoms inside the tile");
 static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 
-#if JG_NVFP4
-typedef jg_nvfp4_kargs jg_kargs_t;
+#if JG_LAYOUT == 1 && JG_NVFP4
+typedef JG_LIST_NVFP4_KARGS(JG_GROUPS) jg_kargs_t;
+static_assert(sizeof(jg_kargs_t) == JG_LIST_NVFP4_SIZE(JG_GROUPS), "list layout: size");
 #elif JG_LAYOUT == 1
 typedef JG_LIST_KARGS(JG_GROUPS) jg_kargs_t;
 /* NVRTC has no offsetof: the members are arrays of 128- and 8-byte items
  * in the order the host's JG_LIST_OFF_* follow, so the size pins them. */
 static_assert(sizeof(jg_kargs_t) == JG_LIST_SIZE(JG_GROUPS), "list layout: size");
+#elif JG_DEVICE_ROWS && JG_NVFP4
+typedef jg_device_grouped_nvfp4_kargs jg_kargs_t;
 #elif JG_DEVICE_ROWS
 typedef jg_device_grouped_kargs jg_kargs_t;
+#elif JG_NVFP4
+typedef jg_nvfp4_kargs jg_kargs_t;
 #else
 typedef jg_gemm_kargs jg_kargs_t;
 #endif
@@ -156,15 +161,25 @@ struct jg_tile {
     const jg_tmap *a, *b, *d;
     const void *c;
     void *d_ptr;
-#if JG_SCALE
+#if JG_SCALE || JG_NVFP4
     /* FP8: the scales of the tile's A and B matrices (of the group's), laid
      * out as a dense problem's: tensor one each; row [m] and [N]; block
-     * [m][K_TILES] and [ceil(N/128)][K_TILES] */
+     * [m][K_TILES] and [ceil(N/128)][K_TILES]. NVFP4: the global scales. */
     const float *sa, *sb;
+#endif
+#if JG_NVFP4
+    /* The block scales: row-major, a map over rows as A's and B's maps
+     * count them (row_base, b_row); swizzled, the group's own array. */
+    const jg_tmap *a_sf, *b_sf;
+    const uint8_t *a_sf_ptr, *b_sf_ptr;
 #endif
 };
 static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
               "stage tiles stay 1024-byte aligned for the 128B swizzle");
+
+#if JG_NVFP4
+#include "sm90_nvfp4_expand.cuh"
+#endif
 
 /* One m64nNk16 (16-bit) or m64nNk32 (e4m3) wgmma, A and B from shared
  * memory through descriptors, both K-major (FP8 allows no transpose). */
@@ -246,9 +261,15 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.d = &p.d[g];
     tl.c = p.c[g];
     tl.d_ptr = p.d_ptr[g];
-#if JG_SCALE
+#if JG_SCALE || JG_NVFP4
     tl.sa = p.a_scale[g];
     tl.sb = p.b_scale[g];
+#endif
+#if JG_NVFP4
+    tl.a_sf = &p.a_sf[g];
+    tl.b_sf = &p.b_sf[g];
+    tl.a_sf_ptr = p.a_sf_ptr[g];
+    tl.b_sf_ptr = p.b_sf_ptr[g];
 #endif
     return tl;
 }
@@ -328,7 +349,7 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.d = &p.d;
     tl.c = p.c ? (const uint8_t *)p.c + (int64_t)tl.row_base * p.ldc * JG_D_SIZE : nullptr;
     tl.d_ptr = (uint8_t *)p.d_ptr + (int64_t)tl.row_base * p.ldd * JG_D_SIZE;
-#if JG_SCALE == 1
+#if JG_SCALE == 1 || JG_NVFP4
     tl.sa = p.a_scale + lo;
     tl.sb = p.b_scale + lo;
 #elif JG_SCALE == 2
@@ -337,6 +358,16 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
 #elif JG_SCALE == 3
     tl.sa = p.a_scale + (int64_t)tl.row_base * JG_K_TILES;
     tl.sb = p.b_scale + (int64_t)lo * ((JG_N + 127) / 128) * JG_K_TILES;
+#endif
+#if JG_NVFP4
+    /* Masked, swizzled A: `groups` arrays of m_max rows; swizzled B: of N
+     * rows (the contiguous layout takes row-major A scales only). */
+    tl.a_sf = &p.a_sf;
+    tl.b_sf = &p.b_sf;
+    tl.a_sf_ptr = p.a_sf_ptr + (JG_A_SF_LAYOUT == 2 ? (int64_t)lo * ((p.m_max + 127) / 128) *
+                                                          JG_FP4_KBP4 * 512
+                                                    : 0);
+    tl.b_sf_ptr = p.b_sf_ptr + (int64_t)lo * ((JG_N + 127) / 128) * JG_FP4_KBP4 * 512;
 #endif
     return tl;
 }
@@ -356,16 +387,18 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
     tl.d = &p.d;
     tl.c = p.c;
     tl.d_ptr = p.d_ptr;
-#if JG_SCALE
+#if JG_SCALE || JG_NVFP4
     tl.sa = p.a_scale;
     tl.sb = p.b_scale;
 #endif
+#if JG_NVFP4
+    tl.a_sf = &p.a_sf;
+    tl.b_sf = &p.b_sf;
+    tl.a_sf_ptr = p.a_sf_ptr;
+    tl.b_sf_ptr = p.b_sf_ptr;
+#endif
     return tl;
 }
-#endif
-
-#if JG_NVFP4
-#include "sm90_nvfp4_expand.cuh"
 #endif
 
 /* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.
@@ -663,7 +696,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_tma_prefetch_desc(&p.b);
         jg_tma_prefetch_desc(&p.d);
 #endif
-#if JG_NVFP4
+#if JG_NVFP4 && JG_LAYOUT != 1
         if (JG_A_SF_LAYOUT == 1)
             jg_tma_prefetch_desc(&p.a_sf);
         if (JG_B_SF_LAYOUT == 1)
@@ -687,6 +720,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 jg_tma_prefetch_desc(&p.a[g]);
                 jg_tma_prefetch_desc(&p.b[g]);
                 jg_tma_prefetch_desc(&p.d[g]);
+#if JG_NVFP4
+                if (JG_A_SF_LAYOUT == 1)
+                    jg_tma_prefetch_desc(&p.a_sf[g]);
+                if (JG_B_SF_LAYOUT == 1)
+                    jg_tma_prefetch_desc(&p.b_sf[g]);
+#endif
             }
     }
 #endif
@@ -710,7 +749,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_NVFP4
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
-                    jg_fp4_load_stage(p, tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
+                    jg_fp4_load_stage(tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
                                       bar_full + 8 * stage);
 #else
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
@@ -755,9 +794,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
-#if JG_NVFP4
-        const float scale = *p.a_scale * *p.b_scale; /* NVFP4 global scales, read once */
-#endif
         uint32_t stage = 0, phase = 0, chunk = 0;
 #if JG_NVFP4
         uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
@@ -765,8 +801,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
             tl.tm = tl.tm * JG_CLUSTER + rank;
-#if JG_SCALE == 1
-            const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
+#if JG_SCALE == 1 || JG_NVFP4
+            /* the tile's matrices' tensor scales (NVFP4: global scales) */
+            const float scale = *tl.sa * *tl.sb;
 #endif
             const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
 #if JG_PROMOTE

@@ -22,7 +22,7 @@
 static_assert(JG_BLOCK_N <= 128 && 128 % JG_BLOCK_N == 0 && JG_BLOCK_M <= 128,
               "NVFP4: a tile's rows lie inside one 128-row block of swizzled scales");
 static_assert(JG_FP4_STAGE_BYTES % 1024 == 0, "NVFP4: staged tiles stay 1024-byte aligned");
-static_assert(JG_CLUSTER == 1 && JG_LAYOUT == 0, "NVFP4: dense, no clusters");
+static_assert(JG_CLUSTER == 1, "NVFP4: no clusters");
 
 /* cp.async.bulk of `bytes` (a multiple of 16) from global to shared memory,
  * completing on an mbarrier's transaction count. */
@@ -41,14 +41,16 @@ JG_DEV uint32_t jg_fp4_sf_blocks(int kt)
     return left < 4 ? (uint32_t)left : 4u;
 }
 
-/* One operand's scales for stage kt, rows from `row0` (a multiple of the
- * tile height; the swizzled layout's 128-row block holds the whole tile). */
+/* One operand's scales for stage kt: row-major, the map's rows from
+ * `map_row`; swizzled, the array's from `row0` (a multiple of the tile
+ * height; the layout's 128-row block holds the whole tile). */
 template <int LAYOUT>
-JG_DEV uint32_t jg_fp4_load_sf(uint32_t dst, const jg_tmap *map, const uint8_t *sf, int32_t row0,
-                               uint32_t box_rows, int kt, uint32_t bar)
+JG_DEV uint32_t jg_fp4_load_sf(uint32_t dst, const jg_tmap *map, const uint8_t *sf,
+                               int32_t map_row, int32_t row0, uint32_t box_rows, int kt,
+                               uint32_t bar)
 {
     if (LAYOUT == 1) {
-        jg_tma_load_2d(dst, map, bar, kt * 16, row0);
+        jg_tma_load_2d(dst, map, bar, kt * 16, map_row);
         return box_rows * 16;
     }
     const uint32_t blocks = jg_fp4_sf_blocks(kt);
@@ -57,9 +59,9 @@ JG_DEV uint32_t jg_fp4_load_sf(uint32_t dst, const jg_tmap *map, const uint8_t *
     return blocks * 512;
 }
 
-/* Producer: one stage's packed codes and scales of both operands. */
-JG_DEV void jg_fp4_load_stage(const jg_kargs_t &p, const jg_tile &tl, uint32_t st, int kt,
-                              uint32_t full)
+/* Producer: one stage's packed codes and scales of both operands, rows
+ * of the tile's matrices (grouped: from its group's first rows). */
+JG_DEV void jg_fp4_load_stage(const jg_tile &tl, uint32_t st, int kt, uint32_t full)
 {
     const int32_t a_row = (int32_t)(tl.tm * JG_BLOCK_M), b_row = (int32_t)(tl.tn * JG_BLOCK_N);
     const uint32_t st_b = st + JG_BLOCK_M * 128, st_sf = st_b + JG_BLOCK_N * 128;
@@ -68,11 +70,12 @@ JG_DEV void jg_fp4_load_stage(const jg_kargs_t &p, const jg_tile &tl, uint32_t s
     const uint32_t sfa = JG_A_SF_LAYOUT == 1 ? JG_A_BOX_M * 16 : jg_fp4_sf_blocks(kt) * 512;
     const uint32_t sfb = JG_B_SF_LAYOUT == 1 ? JG_BLOCK_N * 16 : jg_fp4_sf_blocks(kt) * 512;
     jg_mbar_arrive_expect_tx(full, (JG_A_BOX_M + JG_BLOCK_N) * 128 + sfa + sfb);
-    jg_tma_load_2d(st, tl.a, full, kt * 128, a_row);
-    jg_tma_load_2d(st_b, tl.b, full, kt * 128, b_row);
-    jg_fp4_load_sf<JG_A_SF_LAYOUT>(st_sf, &p.a_sf, p.a_sf_ptr, a_row, JG_A_BOX_M, kt, full);
-    jg_fp4_load_sf<JG_B_SF_LAYOUT>(st_sf + JG_FP4_SF_BYTES, &p.b_sf, p.b_sf_ptr, b_row, JG_BLOCK_N,
-                                   kt, full);
+    jg_tma_load_2d(st, tl.a, full, kt * 128, tl.row_base + a_row);
+    jg_tma_load_2d(st_b, tl.b, full, kt * 128, tl.b_row + b_row);
+    jg_fp4_load_sf<JG_A_SF_LAYOUT>(st_sf, tl.a_sf, tl.a_sf_ptr, tl.row_base + a_row, a_row,
+                                   JG_A_BOX_M, kt, full);
+    jg_fp4_load_sf<JG_B_SF_LAYOUT>(st_sf + JG_FP4_SF_BYTES, tl.b_sf, tl.b_sf_ptr,
+                                   tl.b_row + b_row, b_row, JG_BLOCK_N, kt, full);
 }
 
 /* Byte of scale kb (0..15 within the stage) of staged row r (tile row0 + r),

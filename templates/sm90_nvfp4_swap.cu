@@ -86,6 +86,9 @@ typedef jg_nvfp4_kargs jg_kargs_t;
 struct jg_tile {
     uint32_t tm, tn;
     const jg_tmap *a, *b;
+    int32_t row_base, b_row; /* dense: 0 */
+    const jg_tmap *a_sf, *b_sf;
+    const uint8_t *a_sf_ptr, *b_sf_ptr;
 };
 
 #include "sm90_nvfp4.cuh"
@@ -495,10 +498,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
-                jg_tile tl = {t % tiles_m, t / tiles_m, &p.a, &p.b};
+                const jg_tile tl = {t % tiles_m, t / tiles_m, &p.a,     &p.b, 0, 0,
+                                    &p.a_sf,     &p.b_sf,     p.a_sf_ptr, p.b_sf_ptr};
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
-                    jg_fp4_load_stage(p, tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
+                    jg_fp4_load_stage(tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
                                       bar_full + 8 * stage);
                     if (++stage == JG_STAGES) {
                         stage = 0;

@@ -147,12 +147,13 @@ static const char *const manual[] = {
     "\n"
     "    A dense or decode line needs one kernel per problem; with --m-generic one\n"
     "    kernel serves every M that the planner sizes alike, so fewer kernels\n"
-    "    serve many lines. Grouped nvfp4 lines, and nvfp4 lines with a scale other\n"
-    "    than block, have no kernels in this libjitgemm yet: each is reported as\n"
-    "    unsupported, with its line, and makes the exit status 1 (unless\n"
-    "    --skip-unsupported). fp8 lines compile e4m3 kernels with the line's scale\n"
-    "    mode, nvfp4 lines kernels for the line's scale layout (sf), both writing\n"
-    "    bf16 unless --out-dtype says otherwise.\n"
+    "    serve many lines. nvfp4 lines with a scale other than block have no\n"
+    "    kernels: each is reported as unsupported, with its line, and makes the\n"
+    "    exit status 1 (unless --skip-unsupported). fp8 lines compile e4m3\n"
+    "    kernels with the line's scale mode, nvfp4 lines kernels for the line's\n"
+    "    scale layout (sf; in the contiguous layout A's scales are always row-major,\n"
+    "    the only layout it takes), both writing bf16 unless --out-dtype says\n"
+    "    otherwise.\n"
     "\n"
     "    On a terminal one progress line on standard error is kept up to date;\n"
     "    otherwise a line is printed there per kernel finished. A summary follows\n"
@@ -641,12 +642,12 @@ static const char *unsupported(const struct spec *s)
         if (s->g > (list ? JG_GROUPED_MAX_GROUPS : JG_GROUPED_MAX_DEVICE_GROUPS))
             return list ? "more groups than the list layout bakes in (64)"
                         : "more groups than the contiguous and masked layouts hold (256)";
+        if (list && s->dtype == SPEC_NVFP4 && s->g > JG_GROUPED_MAX_NVFP4_GROUPS)
+            return "more nvfp4 groups than the list layout bakes in (40)";
         for (int g = 1; g < s->g; ++g)
             if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
                 return "groups with different n or k are not supported";
     }
-    if (s->dtype == SPEC_NVFP4 && s->kind == SPEC_GROUPED)
-        return "grouped nvfp4 has no kernels in libjitgemm yet";
     if (s->dtype == SPEC_NVFP4 && s->scale != SPEC_SCALE_BLOCK)
         return "nvfp4 takes scale block (e4m3 per 16 of K, an FP32 global scale)";
     return NULL;
@@ -691,11 +692,14 @@ static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct 
     jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = dense->a_type,
                             .b_type = dense->b_type, .d_type = dense->d_type,
                             .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0],
-                            .scale = dense->scale};
+                            .scale = dense->scale, .a_sf_layout = dense->a_sf_layout,
+                            .b_sf_layout = dense->b_sf_layout};
     if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
         p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
         p.m = NULL; /* more groups than m holds: tiles sized from m_max */
         p.m_max = s->layout == SPEC_LAYOUT_MASKED ? s->m_max : total;
+        if (p.layout == JG_GROUPED_CONTIGUOUS && p.a_type == JG_NVFP4)
+            p.a_sf_layout = JG_SF_ROW_MAJOR; /* the only one it takes */
         if (s->g <= JG_GROUPED_MAX_GROUPS)
             p.m = m;
     }
@@ -908,7 +912,7 @@ static void print_summary(const warm *w, double wall)
             printf("  %s (%s line %d): %s\n", w->jobs[i].name, w->jobs[i].file, w->jobs[i].line,
                    w->jobs[i].why);
     if (w->opt.skip_unsupported)
-        printf("skipped %zu (unsupported: grouped nvfp4 or fp8; --skip-unsupported)\n",
+        printf("skipped %zu (unsupported; --skip-unsupported)\n",
                w->skipped);
     printf("wall time %.2f s (NVRTC %.2f s summed over the threads)\n", wall,
            st.compile_ms / 1e3);
@@ -934,7 +938,7 @@ static void print_dry_run(const warm *w)
     for (size_t i = 0; i < w->nfailed; ++i)
         printf("  %s\n", w->failed[i]);
     if (w->opt.skip_unsupported)
-        printf("skipped %zu (unsupported: grouped nvfp4 or fp8; --skip-unsupported)\n",
+        printf("skipped %zu (unsupported; --skip-unsupported)\n",
                w->skipped);
 }
 

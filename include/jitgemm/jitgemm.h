@@ -341,6 +341,9 @@ JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
 /* The most groups a list-layout kernel bakes in (its parameter block holds
  * three tensor maps per group: 64 groups are 25.6 KB of the 32 KB limit). */
 #define JG_GROUPED_MAX_GROUPS 64
+/* The list layout's most groups with NVFP4 operands (two more tensor maps
+ * and two more pointers per group: 40 groups are 27.6 KB). */
+#define JG_GROUPED_MAX_NVFP4_GROUPS 40
 /* The most groups of the contiguous and masked layouts (rows read on the device). */
 #define JG_GROUPED_MAX_DEVICE_GROUPS 256
 
@@ -368,7 +371,13 @@ typedef enum jg_grouped_layout {
  * >= 1 as the layouts say; m may be NULL or give expected rows per group,
  * which only size the tiles (per group, rounded up to 64 rows: hints that
  * round alike share a plan; the kernel never depends on them).
- * m is copied. Different n or k per group are not supported. */
+ * m is copied. Different n or k per group are not supported.
+ * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4): the dense rules
+ * (k, lda, ldb, the sf layouts), the list layout up to
+ * JG_GROUPED_MAX_NVFP4_GROUPS groups (JG_ERR_TOO_LARGE beyond); in the
+ * contiguous layout a_sf_layout must be JG_SF_ROW_MAJOR (a group's first row
+ * is known only on the device, so its scales cannot be found in 128-row
+ * blocks; JG_ERR_UNSUPPORTED). Where each scale lives: jg_grouped_args. */
 typedef struct jg_grouped_problem {
     uint32_t flags; /* none yet: 0 */
     jg_grouped_layout layout;
@@ -379,6 +388,8 @@ typedef struct jg_grouped_problem {
     int64_t lda, ldb, ldc, ldd;
     int64_t m_max;    /* contiguous and masked layouts */
     jg_scale_mode scale; /* e4m3 (contiguous, masked): JG_SCALE_ROW or _BLOCK; else NONE */
+    /* 0.4: JG_NVFP4 operands only (not read otherwise), as jg_gemm_problem's */
+    jg_sf_layout a_sf_layout, b_sf_layout;
 } jg_grouped_problem;
 
 /* List layout: host arrays of `groups` device pointers, each 16-byte
@@ -405,6 +416,23 @@ typedef struct jg_grouped_args {
      * as a dense problem's of m_g rows (jg_gemm_args.a_scale, b_scale). */
     const float *const *a_scales;
     const float *const *b_scales;
+    /* 0.4, NVFP4 (not read otherwise). The FP32 global scales are the
+     * e4m3 fields above: list, a_scales[g][0] and b_scales[g][0]; contiguous
+     * and masked, a_scale[g] and b_scale[g] (one per group's A and B, as
+     * TENSOR). The e4m3 block scales, 16-byte aligned, in the problem's sf
+     * layouts (see "NVFP4"):
+     * list: host arrays of `groups` device pointers, each group's as a dense
+     *   problem's of m_g (A) and n (B) rows (groups without rows not read); */
+    const void *const *a_sfs;
+    const void *const *b_sfs;
+    /* contiguous and masked: one device pointer each. A: row-major over all
+     *   rows of A (contiguous m_max, masked groups * m_max); masked and
+     *   swizzled, `groups` swizzled arrays of m_max rows one after another,
+     *   group g's from g * jg_nvfp4_sf_bytes(layout, m_max, k). B: `groups`
+     *   arrays of n rows one after another, group g's from
+     *   g * jg_nvfp4_sf_bytes(b_sf_layout, n, k) (row-major: [groups * n][k/16]). */
+    const void *a_sf;
+    const void *b_sf;
 } jg_grouped_args;
 
 /* As jg_gemm_plan, for a grouped problem. The plan runs with jg_grouped_run

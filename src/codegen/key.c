@@ -47,6 +47,10 @@ void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
     out->scale = (uint32_t)p->scale;
     out->groups = (uint32_t)p->groups;
     out->layout = (uint32_t)p->layout;
+    if (p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4) { /* read only then: 0.3 callers */
+        out->a_sf_layout = (uint32_t)p->a_sf_layout;
+        out->b_sf_layout = (uint32_t)p->b_sf_layout;
+    }
     if (p->layout == JG_GROUPED_LIST) {
         for (int32_t g = 0; g < p->groups; ++g) {
             out->group_m[g] = p->m[g];

@@ -97,7 +97,9 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
     plan->max_clusters = resident_clusters(ctx, &cfg, kernel);
     plan->grid = jg__gemm_grid(plan, pk->m);
     if (pk->layout == JG_GROUPED_LIST) {
-        plan->list_params = aligned_alloc(64, JG_LIST_SIZE(pk->groups));
+        plan->list_params = aligned_alloc(64, pk->a_type == JG_NVFP4
+                                                   ? JG_LIST_NVFP4_SIZE(pk->groups)
+                                                   : JG_LIST_SIZE(pk->groups));
         if (!plan->list_params) {
             pthread_mutex_destroy(&plan->tmap_lock);
             free(plan);

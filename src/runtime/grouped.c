@@ -59,6 +59,9 @@ static jg_status check_list_args(jg_context *ctx, const jg__problem_key *p,
         return st;
     if (p->c_type != JG_DTYPE_NONE && (st = check_array(ctx, p, "c", args->c, 16)))
         return st;
+    if (p->a_type == JG_NVFP4 && ((st = check_array(ctx, p, "a_sfs", args->a_sfs, 16)) ||
+                                  (st = check_array(ctx, p, "b_sfs", args->b_sfs, 16))))
+        return st;
     return JG_OK;
 }
 
@@ -90,7 +93,12 @@ static jg_status check_device_args(jg_context *ctx, const jg__problem_key *p,
     if ((uintptr_t)args->rows % 4)
         return jg__fail(ctx, JG_ERR_MISALIGNED, "args.rows = %p is not 4-byte aligned",
                         (const void *)args->rows);
-    return p->scale != JG_SCALE_NONE ? jg__check_scales(ctx, args->a_scale, args->b_scale) : JG_OK;
+    jg_status st = JG_OK;
+    if (p->scale != JG_SCALE_NONE)
+        st = jg__check_scales(ctx, args->a_scale, args->b_scale);
+    if (st == JG_OK && p->a_type == JG_NVFP4)
+        st = jg__check_sf(ctx, args->a_sf, args->b_sf);
+    return st;
 }
 
 jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)

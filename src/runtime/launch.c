@@ -47,19 +47,29 @@ static uint64_t map_cols(const jg__problem_key *p, int64_t elements)
     return p->a_type == JG_NVFP4 ? (uint64_t)elements / 2 : (uint64_t)elements;
 }
 
-/* NVFP4 scales in the row-major layout: maps of [rows, k/16] bytes, one
- * 16-byte box a row per stage (swizzled scales are copied without maps). */
+/* NVFP4 scales in the row-major layout: a map of [rows, k/16] bytes, one
+ * 16-byte box a row per stage (swizzled scales are copied without maps:
+ * nothing to encode). */
+static jg_status sf_map(jg_plan *plan, jg_tmap *dst, uint32_t layout, const void *sf,
+                        uint64_t rows, uint32_t box_rows)
+{
+    const uint64_t kbs = (uint64_t)plan->problem.k / 16;
+    if (layout != JG_SF_ROW_MAJOR)
+        return JG_OK;
+    return jg__tmap_encode_2d(plan->ctx, dst, JG_E4M3, sf, rows, kbs, kbs, box_rows, 16);
+}
+
+/* Both operands' scale maps: A's over m rows, B's over the n rows (the
+ * contiguous and masked layouts: every group's, stacked). */
 static jg_status sf_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg__tmap_slot *slot)
 {
     const jg__problem_key *p = &plan->problem;
-    const uint64_t kbs = (uint64_t)p->k / 16;
-    jg_status st = JG_OK;
-    if (p->a_sf_layout == JG_SF_ROW_MAJOR)
-        st = jg__tmap_encode_2d(plan->ctx, &slot->tsa, JG_E4M3, args->a_sf, (uint64_t)m, kbs, kbs,
-                                plan->cfg.a_box_m, 16);
-    if (st == JG_OK && p->b_sf_layout == JG_SF_ROW_MAJOR)
-        st = jg__tmap_encode_2d(plan->ctx, &slot->tsb, JG_E4M3, args->b_sf, (uint64_t)p->n, kbs,
-                                kbs, plan->cfg.block_n, 16);
+    jg_status st = sf_map(plan, &slot->tsa, p->a_sf_layout, args->a_sf, (uint64_t)m,
+                          plan->cfg.a_box_m);
+    if (st == JG_OK)
+        st = sf_map(plan, &slot->tsb, p->b_sf_layout, args->b_sf,
+                    (uint64_t)p->n * (p->layout > JG_GROUPED_LIST ? p->groups : 1),
+                    plan->cfg.block_n);
     return st;
 }
 
@@ -181,9 +191,14 @@ static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream str
                              stream);
 }
 
-/* NVFP4: the dense block (the same fields first), then the scales. */
+/* NVFP4: the dense block (the same fields first), then the scales; so too
+ * the contiguous and masked layouts' (filled through the NVFP4 struct). */
 _Static_assert(offsetof(jg_nvfp4_kargs, a_sf) == sizeof(jg_gemm_kargs),
                "jg_nvfp4_kargs starts as jg_gemm_kargs");
+_Static_assert(offsetof(jg_device_grouped_nvfp4_kargs, a_sf) == sizeof(jg_device_grouped_kargs) &&
+                   offsetof(jg_device_grouped_nvfp4_kargs, reserved) ==
+                       offsetof(jg_device_grouped_kargs, reserved),
+               "jg_device_grouped_nvfp4_kargs starts as jg_device_grouped_kargs");
 
 static jg_status nvfp4_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *dense,
                               const jg_tmap sf[2], int64_t m, jg_stream stream)
@@ -224,14 +239,16 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
 }
 
 /* The grouped parameter block for one pointer set: per group with rows, the
- * tensor maps of A_g, B_g and D_g, and the C_g and D_g pointers. */
-static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_GROUPS])
+ * tensor maps of A_g, B_g and D_g, and the C_g and D_g pointers (NVFP4:
+ * also the maps of and pointers to A_g's and B_g's block scales). */
+static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS])
 {
     const jg__problem_key *p = &plan->problem;
     const uint32_t G = p->groups;
     const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
     unsigned char *buf = plan->list_params;
-    memset(buf, 0, JG_LIST_SIZE(G));
+    const bool fp4 = p->a_type == JG_NVFP4;
+    memset(buf, 0, fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G));
     for (uint32_t g = 0; g < G; ++g) {
         const uint64_t rows = (uint64_t)p->group_m[g];
         if (!rows)
@@ -247,10 +264,20 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[4][JG_GROUPED_MAX_G
             st =
                 jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,
                                    ptrs[3][g], rows, d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
+        if (st == JG_OK && fp4)
+            st = sf_map(plan, (jg_tmap *)(buf + JG_LIST_OFF_ASF(G)) + g, p->a_sf_layout,
+                        ptrs[4][g], rows, plan->cfg.a_box_m);
+        if (st == JG_OK && fp4)
+            st = sf_map(plan, (jg_tmap *)(buf + JG_LIST_OFF_BSF(G)) + g, p->b_sf_layout,
+                        ptrs[5][g], (uint64_t)p->n, plan->cfg.block_n);
         if (st != JG_OK)
             return st;
         memcpy(buf + JG_LIST_OFF_C(G) + 8 * g, &ptrs[2][g], sizeof(void *));
         memcpy(buf + JG_LIST_OFF_DPTR(G) + 8 * g, &ptrs[3][g], sizeof(void *));
+        if (fp4) {
+            memcpy(buf + JG_LIST_OFF_ASFPTR(G) + 8 * g, &ptrs[4][g], sizeof(void *));
+            memcpy(buf + JG_LIST_OFF_BSFPTR(G) + 8 * g, &ptrs[5][g], sizeof(void *));
+        }
     }
     memcpy(buf + JG_LIST_OFF_LDC(G), &p->ldc, sizeof p->ldc);
     memcpy(buf + JG_LIST_OFF_LDD(G), &p->ldd, sizeof p->ldd);
@@ -263,7 +290,8 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
 {
     const jg__problem_key *p = &plan->problem;
     const uint32_t G = p->groups;
-    const void *ptrs[4][JG_GROUPED_MAX_GROUPS];
+    const bool fp4 = p->a_type == JG_NVFP4;
+    const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS];
     memset(ptrs, 0, sizeof ptrs);
     for (uint32_t g = 0; g < G; ++g) {
         if (!p->group_m[g])
@@ -272,6 +300,8 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
         ptrs[1][g] = args->b[g];
         ptrs[2][g] = p->c_type ? args->c[g] : NULL;
         ptrs[3][g] = args->d[g];
+        ptrs[4][g] = fp4 ? args->a_sfs[g] : NULL;
+        ptrs[5][g] = fp4 ? args->b_sfs[g] : NULL;
     }
     jg_status st = JG_OK;
     pthread_mutex_lock(&plan->tmap_lock);
@@ -286,7 +316,7 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
     if (st == JG_OK && plan->grid) {
         memcpy(plan->list_params + JG_LIST_OFF_ALPHA(G), &args->alpha, sizeof(float));
         memcpy(plan->list_params + JG_LIST_OFF_BETA(G), &args->beta, sizeof(float));
-        /* FP8 scales: read at every launch, like alpha and beta */
+        /* FP8 scales, NVFP4 global scales: read at every launch, like alpha and beta */
         for (uint32_t g = 0; p->scale != JG_SCALE_NONE && g < G; ++g) {
             const float *sa = p->group_m[g] ? args->a_scales[g] : NULL;
             const float *sb = p->group_m[g] ? args->b_scales[g] : NULL;
@@ -305,10 +335,15 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
 {
     const jg__problem_key *p = &plan->problem;
     const int64_t rows = p->layout == JG_GROUPED_MASKED ? p->groups * p->m_max : p->m_max;
-    jg_gemm_args ptrs = {.a = args->a[0], .b = args->b[0], .d = args->d[0]};
-    jg_device_grouped_kargs ka;
+    const bool fp4 = p->a_type == JG_NVFP4;
+    jg_gemm_args ptrs = {.a = args->a[0],
+                         .b = args->b[0],
+                         .d = args->d[0],
+                         .a_sf = fp4 ? args->a_sf : NULL,
+                         .b_sf = fp4 ? args->b_sf : NULL};
+    jg_device_grouped_nvfp4_kargs ka; /* its first fields: jg_device_grouped_kargs */
     memset(&ka, 0, sizeof ka);
-    jg_tmap *const dst[5] = {&ka.a, &ka.b, &ka.d, NULL, NULL};
+    jg_tmap *const dst[5] = {&ka.a, &ka.b, &ka.d, fp4 ? &ka.a_sf : NULL, fp4 ? &ka.b_sf : NULL};
     jg_status st = tensor_maps(plan, &ptrs, rows, dst);
     if (st != JG_OK)
         return st;
@@ -322,5 +357,7 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
     ka.m_max = (int32_t)p->m_max;
     ka.alpha = args->alpha;
     ka.beta = args->beta;
+    ka.a_sf_ptr = ptrs.a_sf;
+    ka.b_sf_ptr = ptrs.b_sf;
     return launch(plan, plan->grid, &ka, stream);
 }

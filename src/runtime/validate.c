@@ -144,10 +144,17 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
             return jg__fail(ctx, JG_ERR_TOO_LARGE, "m[%d] = %lld: must be <= 2^31-1", (int)g,
                             (long long)p->m[g]);
     }
-    if (p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4)
+    const bool fp4 = p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4;
+    if (fp4 && list && p->groups > JG_GROUPED_MAX_NVFP4_GROUPS)
+        return jg__fail(ctx, JG_ERR_TOO_LARGE,
+                        "groups = %d: at most %d with nvfp4 operands in the list layout (each "
+                        "group's scale maps fill the kernel's parameter block)",
+                        (int)p->groups, JG_GROUPED_MAX_NVFP4_GROUPS);
+    if (fp4 && p->layout == JG_GROUPED_CONTIGUOUS && p->a_sf_layout == JG_SF_SWIZZLED_128X4)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "%s nvfp4: grouped NVFP4 GEMMs are not supported yet",
-                        p->a_type == JG_NVFP4 ? "a_type" : "b_type");
+                        "a_sf_layout JG_SF_SWIZZLED_128X4 in the contiguous layout: a group's "
+                        "first row is known only on the device, so A's scales must be "
+                        "JG_SF_ROW_MAJOR");
     jg_gemm_problem shared = {.a_type = p->a_type,
                               .b_type = p->b_type,
                               .c_type = p->c_type,
@@ -159,7 +166,9 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
                               .ldb = p->ldb,
                               .ldc = p->ldc,
                               .ldd = p->ldd,
-                              .scale = p->scale};
+                              .scale = p->scale,
+                              .a_sf_layout = fp4 ? p->a_sf_layout : JG_SF_LAYOUT_NONE,
+                              .b_sf_layout = fp4 ? p->b_sf_layout : JG_SF_LAYOUT_NONE};
     return jg__validate_gemm(ctx, &shared);
 }
 

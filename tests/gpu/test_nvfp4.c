@@ -25,6 +25,7 @@
 #include "jg_nvfp4_ref.h"
 #include "jg_test.h"
 #include "jg_test_gpu.h"
+#include "jg_test_nvfp4.h"
 
 typedef struct nvfp4_case {
     int64_t rows, cols, ld_src, ld_dst; /* ld 0: packed */
@@ -150,98 +151,7 @@ static void run_case(jg_context *ctx, const nvfp4_case *c, jg_rng *r)
     jg_mat_free(&x);
 }
 
-/* ---- the GEMM ------------------------------------------------------------
- *
- * One NVFP4 operand on the device: codes, block scales, global scale, and
- * their host copies (what the reference reads). */
-typedef struct fp4_operand {
-    int64_t rows, k;
-    jg_sf_layout layout;
-    uint8_t *codes, *sf; /* host */
-    float g;
-    void *codes_dev, *sf_dev;
-    float *g_dev;
-} fp4_operand;
-
-static void operand_alloc(fp4_operand *o, int64_t rows, int64_t k, jg_sf_layout layout)
-{
-    o->rows = rows;
-    o->k = k;
-    o->layout = layout;
-    const size_t cb = (size_t)(rows * k / 2), sb = (size_t)jg_nvfp4_sf_bytes(layout, rows, k);
-    o->codes = malloc(cb);
-    o->sf = calloc(1, sb);
-    CUDA_CHECK(cudaMalloc(&o->codes_dev, cb));
-    CUDA_CHECK(cudaMalloc(&o->sf_dev, sb));
-    CUDA_CHECK(cudaMalloc((void **)&o->g_dev, sizeof(float)));
-    /* Swizzled padding the GEMM must never read: e4m3 NaN. */
-    CUDA_CHECK(cudaMemset(o->sf_dev, 0x7F, sb));
-}
-
-static void operand_download(fp4_operand *o)
-{
-    CUDA_CHECK(cudaMemcpy(o->codes, o->codes_dev, (size_t)(o->rows * o->k / 2),
-                          cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(o->sf, o->sf_dev, (size_t)jg_nvfp4_sf_bytes(o->layout, o->rows, o->k),
-                          cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&o->g, o->g_dev, sizeof(float), cudaMemcpyDeviceToHost));
-}
-
-/* Scales of the exact cases: 2^-2 or 2^-1 (e4m3 0x28, 0x30). Products are
- * multiples of 2^-6 (0.5 * 0.5 * 2^-4) of at most 6 * 6 / 4 = 9, so every
- * partial sum of K <= 7168 is below 2^16: 22 significant bits, two to
- * spare in FP32 whatever the order or alignment of the additions. Only the
- * real blocks are written (the swizzled padding stays NaN on the device). */
-static void operand_exact(fp4_operand *o, jg_rng *r)
-{
-    for (int64_t i = 0; i < o->rows * o->k / 2; ++i)
-        o->codes[i] = (uint8_t)jg_rng_below(r, 256);
-    for (int64_t i = 0; i < o->rows; ++i)
-        for (int64_t kb = 0; kb < o->k / 16; ++kb)
-            o->sf[jg_nvfp4_sf_offset(o->layout, o->rows, o->k, i, kb)] =
-                (uint8_t)(0x28 + 8 * jg_rng_below(r, 2));
-    o->g = 1.0f;
-    const size_t sb = (size_t)jg_nvfp4_sf_bytes(o->layout, o->rows, o->k);
-    uint8_t *dev_sf = malloc(sb);
-    memset(dev_sf, 0x7F, sb);
-    for (int64_t i = 0; i < o->rows; ++i)
-        for (int64_t kb = 0; kb < o->k / 16; ++kb) {
-            const int64_t at = jg_nvfp4_sf_offset(o->layout, o->rows, o->k, i, kb);
-            dev_sf[at] = o->sf[at];
-        }
-    CUDA_CHECK(cudaMemcpy(o->codes_dev, o->codes, (size_t)(o->rows * o->k / 2),
-                          cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(o->sf_dev, dev_sf, sb, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(o->g_dev, &o->g, sizeof(float), cudaMemcpyHostToDevice));
-    free(dev_sf);
-}
-
-/* Standard normals in BF16, quantized on the GPU by jg_quantize_nvfp4. */
-static void operand_random(jg_context *ctx, fp4_operand *o, jg_rng *r)
-{
-    jg_mat x;
-    jg_mat_init(&x, JG_BF16, o->rows, o->k, 0);
-    jg_mat_fill_normal(&x, r);
-    jg_mat_upload(&x);
-    jg_quant_problem p = {.src_type = JG_BF16, .scale = JG_SCALE_NVFP4, .rows = o->rows,
-                          .cols = o->k, .sf_layout = o->layout};
-    jg_quant_args a = {.src = x.dev, .dst = o->codes_dev, .scale = o->g_dev, .sf = o->sf_dev};
-    jg_status st = jg_quantize_nvfp4(ctx, &p, &a, NULL);
-    CHECK(st == JG_OK, "jg_quantize_nvfp4: %s: %s", jg_status_name(st),
-          jg_context_last_error(ctx));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    operand_download(o);
-    jg_mat_free(&x);
-}
-
-static void operand_free(fp4_operand *o)
-{
-    CUDA_CHECK(cudaFree(o->codes_dev));
-    CUDA_CHECK(cudaFree(o->sf_dev));
-    CUDA_CHECK(cudaFree(o->g_dev));
-    free(o->codes);
-    free(o->sf);
-}
+/* ---- the GEMM (operands: jg_test_nvfp4.h) ------------------------------ */
 
 typedef struct gemm_case {
     int64_t m, n, k;
@@ -292,67 +202,30 @@ static void run_gemm_case(jg_context *ctx, const gemm_case *c, jg_rng *r)
     double *db = malloc(sizeof(double) * (size_t)(n * k));
     jg_ref_dequantize_nvfp4(a.codes, k, a.sf, a.layout, a.g, m, k, da, k);
     jg_ref_dequantize_nvfp4(b.codes, k, b.sf, b.layout, b.g, n, k, db, k);
-    const double u_out = c->d_type == JG_FP32 ? 0.0 : jg_test_unit_roundoff(c->d_type);
-    int64_t bad = 0, first_i = -1, first_j = -1;
-    double err2 = 0, bound2 = 0, worst = 0;
+    fp4_check ck;
+    fp4_check_init(&ck, c->d_type, c->exact, k);
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-            double sum = 0, sum_abs = 0;
-            for (int64_t q = 0; q < k; ++q) {
-                const double pr = da[i * k + q] * db[j * k + q];
-                sum += pr;
-                sum_abs += fabs(pr);
-            }
+            double sum, sum_abs;
+            fp4_dot(da + i * k, db + j * k, k, &sum, &sum_abs);
             const double cv = c->with_c ? jg_mat_get(&cm, i, j) : 0.0;
-            const double ref = alpha * sum + beta * cv;
-            const double got = jg_mat_get(&d, i, j);
-            bool ok;
-            double bound = 0;
-            if (c->exact) {
-                /* Every product and partial sum is exact in FP32, the scales
-                 * powers of two: the output is the reference rounded once. */
-                ok = jg_mat_bits(&d, i, j) == jg_test_encode(c->d_type, (float)ref);
-            } else {
-                /* FP32 sums of K products (each exact): at most K + 3
-                 * roundings of 2^-24 (the sum, times ga gb, times alpha, plus
-                 * beta C) of the absolute sum; then the output's rounding. */
-                bound = (double)(k + 3) * 0x1p-24 * (fabs(alpha) * sum_abs + fabs(beta * cv)) +
-                        u_out * fabs(ref) + jg_test_tiny(c->d_type);
-                ok = fabs(got - ref) <= bound;
-            }
-            /* Exact cases: against the reference rounded once to D's type
-             * (the FP64 value itself for FP32 out), as the bits are. */
-            const double want =
-                c->exact ? (double)jg_test_decode(c->d_type, jg_test_encode(c->d_type, (float)ref))
-                         : ref;
-            const double e = fabs(got - want);
-            err2 += isfinite(e) ? e * e : INFINITY;
-            bound2 += bound * bound;
-            if (e > worst || !isfinite(e))
-                worst = e;
-            if (!ok && bad++ == 0) {
-                first_i = i;
-                first_j = j;
-                fprintf(stderr, "  (%lld, %lld): got %.9g (0x%x), want %.9g (bound %.3g)\n",
-                        (long long)i, (long long)j, got, jg_mat_bits(&d, i, j), ref, bound);
-            }
+            fp4_check_element(&ck, &d, i, j, i, j, alpha * sum + beta * cv, sum_abs, alpha, beta,
+                              cv);
         }
-    /* Norm-wise: the element bounds summed in quadrature (implied by them;
-     * reported so a drift shows before it fails). */
-    const bool norm_ok = c->exact ? err2 == 0 : sqrt(err2) <= sqrt(bound2);
-    CHECK(bad == 0 && norm_ok,
+    const bool ok = fp4_check_ok(&ck);
+    CHECK(ok,
           "nvfp4 gemm %lldx%lldx%lld -> %s, sf %s/%s%s%s: %lld elements out of bounds (first "
           "%lld, %lld), |err|_F %.3g vs %.3g",
           (long long)m, (long long)n, (long long)k, jg_test_dtype_str(c->d_type),
           c->a_layout == JG_SF_ROW_MAJOR ? "row" : "128x4",
           c->b_layout == JG_SF_ROW_MAJOR ? "row" : "128x4", c->exact ? ", exact" : "",
-          c->with_c ? ", C" : "", (long long)bad, (long long)first_i, (long long)first_j,
-          sqrt(err2), sqrt(bound2));
+          c->with_c ? ", C" : "", (long long)ck.bad, (long long)ck.first_i, (long long)ck.first_j,
+          sqrt(ck.err2), sqrt(ck.bound2));
     printf("  gemm %lld x %lld x %lld -> %s, sf %s/%s%s%s: max |err| %.3g: %s\n", (long long)m,
            (long long)n, (long long)k, jg_test_dtype_str(c->d_type),
            c->a_layout == JG_SF_ROW_MAJOR ? "row" : "128x4",
            c->b_layout == JG_SF_ROW_MAJOR ? "row" : "128x4", c->exact ? " exact" : "",
-           c->with_c ? " +C" : "", worst, bad == 0 && norm_ok ? "ok" : "FAILED");
+           c->with_c ? " +C" : "", ck.worst, ok ? "ok" : "FAILED");
     free(da);
     free(db);
     if (c->with_c)

@@ -447,7 +447,29 @@ int main(int argc, char **argv)
         check_grouped(cuobjdump, &t, &dp);
         dp.scale = JG_SCALE_TENSOR;
         check_grouped(cuobjdump, &t, &dp);
+        /* NVFP4: contiguous with row-major A scales (the only ones it
+         * takes) and swizzled B's; masked with both swizzled, FP32 and C. */
+        dp.a_type = dp.b_type = JG_NVFP4;
+        dp.scale = JG_SCALE_NVFP4;
+        dp.a_sf_layout = layout == JG_GROUPED_MASKED ? JG_SF_SWIZZLED_128X4 : JG_SF_ROW_MAJOR;
+        dp.b_sf_layout = JG_SF_SWIZZLED_128X4;
+        check_grouped(cuobjdump, &t, &dp);
     }
+    /* NVFP4 in the list layout: the most groups it takes (each with its
+     * scale maps), empty ones among them; the seeds' second case. */
+    jg_grouped_problem nl = {.layout = JG_GROUPED_LIST, .a_type = JG_NVFP4, .b_type = JG_NVFP4,
+                             .c_type = JG_BF16, .d_type = JG_BF16,
+                             .groups = JG_GROUPED_MAX_NVFP4_GROUPS, .m = many, .n = 1000,
+                             .k = 1024, .scale = JG_SCALE_NVFP4,
+                             .a_sf_layout = JG_SF_ROW_MAJOR, .b_sf_layout = JG_SF_SWIZZLED_128X4};
+    check_grouped(cuobjdump, &t, &nl);
+    nl.groups = 8;
+    nl.m = seed_m[1];
+    nl.n = 7168;
+    nl.k = 2048;
+    nl.c_type = JG_DTYPE_NONE;
+    nl.a_sf_layout = JG_SF_SWIZZLED_128X4;
+    check_grouped(cuobjdump, &t, &nl);
     return jg_test_result("sass");
 #else
     (void)argc;

@@ -196,14 +196,46 @@ static void test_nvfp4_rules(jg_context *ctx)
         if (st != JG_OK)
             check_message(sf_rows[i].what, jg_context_last_error(ctx), st, sf_rows[i].w1, NULL);
     }
+    /* Grouped NVFP4: the dense rules on what the groups share, the list
+     * layout's group limit, the contiguous layout's row-major A scales. */
     jg_grouped_problem gp = {.layout = JG_GROUPED_CONTIGUOUS, .a_type = NVFP4, .b_type = NVFP4,
                              .d_type = BF16, .groups = 2, .n = 256, .k = 256, .m_max = 256,
-                             .scale = JG_SCALE_NVFP4};
-    jg_plan *out = NULL;
-    jg_status st = jg_grouped_plan(ctx, &gp, &out);
-    CHECK(st == JG_ERR_UNSUPPORTED && !out, "grouped nvfp4: %s", jg_status_name(st));
-    check_message("grouped nvfp4", jg_context_last_error(ctx), JG_ERR_UNSUPPORTED, "a_type nvfp4",
-                  "grouped");
+                             .scale = JG_SCALE_NVFP4, .a_sf_layout = JG_SF_ROW_MAJOR,
+                             .b_sf_layout = JG_SF_SWIZZLED_128X4};
+    jg_status st = jg__validate_grouped(ctx, &gp);
+    CHECK(st == JG_OK, "grouped nvfp4, contiguous: %s (%s)", jg_status_name(st),
+          jg_context_last_error(ctx));
+    gp.a_sf_layout = JG_SF_SWIZZLED_128X4;
+    st = jg__validate_grouped(ctx, &gp);
+    CHECK(st == JG_ERR_UNSUPPORTED, "contiguous, swizzled A scales: %s", jg_status_name(st));
+    check_message("contiguous, swizzled A scales", jg_context_last_error(ctx), JG_ERR_UNSUPPORTED,
+                  "a_sf_layout", "ROW_MAJOR");
+    gp.layout = JG_GROUPED_MASKED;
+    st = jg__validate_grouped(ctx, &gp);
+    CHECK(st == JG_OK, "grouped nvfp4, masked, swizzled: %s (%s)", jg_status_name(st),
+          jg_context_last_error(ctx));
+    gp.b_sf_layout = JG_SF_LAYOUT_NONE;
+    st = jg__validate_grouped(ctx, &gp);
+    CHECK(st == JG_ERR_INVALID, "grouped nvfp4, b_sf_layout NONE: %s", jg_status_name(st));
+    check_message("grouped b_sf_layout NONE", jg_context_last_error(ctx), JG_ERR_INVALID,
+                  "b_sf_layout", NULL);
+    int64_t gm[JG_GROUPED_MAX_NVFP4_GROUPS + 1] = {0};
+    jg_grouped_problem gl = {.layout = JG_GROUPED_LIST, .a_type = NVFP4, .b_type = NVFP4,
+                             .d_type = BF16, .groups = JG_GROUPED_MAX_NVFP4_GROUPS, .m = gm,
+                             .n = 256, .k = 256, .scale = JG_SCALE_NVFP4,
+                             .a_sf_layout = JG_SF_ROW_MAJOR, .b_sf_layout = JG_SF_ROW_MAJOR};
+    st = jg__validate_grouped(ctx, &gl);
+    CHECK(st == JG_OK, "nvfp4 list, 40 groups: %s", jg_status_name(st));
+    gl.groups++;
+    st = jg__validate_grouped(ctx, &gl);
+    CHECK(st == JG_ERR_TOO_LARGE, "nvfp4 list, 41 groups: %s", jg_status_name(st));
+    check_message("nvfp4 list, 41 groups", jg_context_last_error(ctx), JG_ERR_TOO_LARGE,
+                  "groups = 41", "40");
+    gl.a_type = gl.b_type = BF16; /* 41 bf16 groups are fine; garbage sf layouts unread */
+    gl.scale = JG_SCALE_NONE;
+    gl.a_sf_layout = (jg_sf_layout)77;
+    st = jg__validate_grouped(ctx, &gl);
+    CHECK(st == JG_OK, "bf16 list, 41 groups, garbage sf layout: %s", jg_status_name(st));
     /* A bf16 problem with garbage where a 0.2 caller's struct ends. */
     jg_gemm_problem p = P(0, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0);
     p.a_sf_layout = (jg_sf_layout)0x7777;
