@@ -254,12 +254,12 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
         if (!rows)
             continue;
         jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
-                                          p->a_type, ptrs[0][g], rows, (uint64_t)p->k,
-                                          (uint64_t)p->lda, plan->cfg.a_box_m, box_k(p));
+                                          map_type(p), ptrs[0][g], rows, map_cols(p, p->k),
+                                          map_cols(p, p->lda), plan->cfg.a_box_m, box_k(p));
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g, p->b_type,
-                                    ptrs[1][g], (uint64_t)p->n, (uint64_t)p->k, (uint64_t)p->ldb,
-                                    b_box_rows(plan), box_k(p));
+            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g,
+                                    map_type(p), ptrs[1][g], (uint64_t)p->n, map_cols(p, p->k),
+                                    map_cols(p, p->ldb), b_box_rows(plan), box_k(p));
         if (st == JG_OK)
             st =
                 jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,

@@ -41,6 +41,9 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
                              uint32_t box_cols)
 {
     const uint64_t size = jg__dtype_size(dtype);
+    if (!size) /* NVFP4 operands are maps of bytes (E4M3); a half-byte type here is our bug */
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a tensor map of %s elements: only whole bytes",
+                        jg__dtype_name((jg_dtype)dtype));
     cuuint64_t dims[2] = {cols, rows};
     cuuint64_t strides[1] = {ld * size};
     cuuint32_t box[2] = {box_cols, box_rows};
