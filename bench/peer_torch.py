@@ -142,32 +142,31 @@ class JitGemm:
         self.check(self.lib.jg_context_create(None, ctypes.byref(ctx)), "jg_context_create")
         self.ctx = ctx
 
-    def plan(self, rows, n, k):
-        """Plans a BF16 list-layout problem; returns (plan, PlanInfo)."""
+    def plan_grouped(self, what, rows, n, k, **fields):
+        """Plans a grouped problem, D in BF16, without C: the groups' rows, n, k
+        and the fields that differ from that; returns (plan, PlanInfo)."""
         m = (ctypes.c_int64 * len(rows))(*rows)  # copied by the library
-        p = GroupedProblem(layout=JG_GROUPED_LIST, a_type=JG_BF16, b_type=JG_BF16,
-                           c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows),
-                           m=m, n=n, k=k)
+        p = GroupedProblem(c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows),
+                           m=m, n=n, k=k, **fields)
         plan = ctypes.c_void_p()
         self.check(self.lib.jg_grouped_plan(self.ctx, ctypes.byref(p), ctypes.byref(plan)),
-                   "jg_grouped_plan")
+                   f"jg_grouped_plan ({what})")
         info = PlanInfo()
         self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
         return plan, info
 
+    def plan(self, rows, n, k):
+        """Plans a BF16 list-layout problem."""
+        return self.plan_grouped("bf16", rows, n, k, layout=JG_GROUPED_LIST,
+                                 a_type=JG_BF16, b_type=JG_BF16)
+
     def plan_fp8_rows(self, rows, n, k):
         """Plans an e4m3 contiguous-layout problem with row scales (the groups'
-        rows one after another in A, offsets on the device); returns (plan, info)."""
-        m = (ctypes.c_int64 * len(rows))(*rows)  # the expected rows: tile sizing only
-        p = GroupedProblem(layout=JG_GROUPED_CONTIGUOUS, a_type=JG_E4M3, b_type=JG_E4M3,
-                           c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows), m=m, n=n,
-                           k=k, m_max=sum(rows), scale=JG_SCALE_ROW)
-        plan = ctypes.c_void_p()
-        self.check(self.lib.jg_grouped_plan(self.ctx, ctypes.byref(p), ctypes.byref(plan)),
-                   "jg_grouped_plan (fp8)")
-        info = PlanInfo()
-        self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
-        return plan, info
+        rows one after another in A, offsets on the device; rows, the expected
+        rows, only size the tiles)."""
+        return self.plan_grouped("fp8", rows, n, k, layout=JG_GROUPED_CONTIGUOUS,
+                                 a_type=JG_E4M3, b_type=JG_E4M3, m_max=sum(rows),
+                                 scale=JG_SCALE_ROW)
 
     def destroy(self):
         if self.ctx:
@@ -179,48 +178,40 @@ def pointer_array(ptrs):
     return (ctypes.c_void_p * len(ptrs))(*ptrs)
 
 
-class GroupedLaunch:
-    """A planned problem bound to torch tensors: A [M, k], B [G, n, k], D [M, n].
-
-    The pointer arrays are built once and kept alive here, so a timed call is
-    only the ctypes call and the launch (the library keeps the tensor maps of
-    the last pointer set, so repeated calls encode nothing)."""
-
-    def __init__(self, jg, plan, rows, a, b, d):
-        k, n = a.shape[1], d.shape[1]
-        first, pa, pb, pd = 0, [], [], []
-        for g, m in enumerate(rows):
-            pa.append(a.data_ptr() + first * k * a.element_size())
-            pb.append(b[g].data_ptr())
-            pd.append(d.data_ptr() + first * n * d.element_size())
-            first += m
-        self._arrays = (pointer_array(pa), pointer_array(pb), pointer_array(pd))
-        self.args = GroupedArgs(a=self._arrays[0], b=self._arrays[1], c=None,
-                                d=self._arrays[2], alpha=1.0, beta=0.0)
-        self.jg, self.plan = jg, plan
-
-    def __call__(self):
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
-                      "jg_grouped_run")
+def current_stream():
+    return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
 
 
-class Fp8Launch:
-    """An e4m3 contiguous-layout plan bound to torch tensors: A [M, k], B [G, n, k]
-    (e4m3), row scales sa [M] and sb [G, n], group offsets [G + 1] (int32), D [M, n]."""
+class Launch:
+    """A planned problem bound to its arguments: jg_grouped_args from keyword
+    fields, where a list of device addresses (ints, None for NULL) becomes a
+    host pointer array.
 
-    def __init__(self, jg, plan, a, b, sa, sb, offs, d):
-        self._arrays = (pointer_array([a.data_ptr()]), pointer_array([b.data_ptr()]),
-                        pointer_array([d.data_ptr()]))
-        self.args = GroupedArgs(a=self._arrays[0], b=self._arrays[1], c=None,
-                                d=self._arrays[2], alpha=1.0, beta=0.0, rows=offs.data_ptr(),
-                                a_scale=sa.data_ptr(), b_scale=sb.data_ptr())
-        self.jg, self.plan = jg, plan
+    The arrays are built once and kept alive here, so a timed call is only the
+    ctypes call and the launch (the library keeps the tensor maps of the last
+    pointer set, so repeated calls encode nothing)."""
+
+    def __init__(self, jg, plan, what, **fields):
+        self._arrays = {name: pointer_array(v) for name, v in fields.items()
+                        if isinstance(v, list)}
+        fields.update(self._arrays)
+        self.args = GroupedArgs(alpha=1.0, beta=0.0, **fields)
+        self.jg, self.plan, self.what = jg, plan, what
 
     def __call__(self):
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
-                      "jg_grouped_run (fp8)")
+        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args),
+                                                 current_stream()), self.what)
+
+
+def group_starts(rows):
+    """The first row of each group in a tensor holding the groups one after another."""
+    return [sum(rows[:g]) for g in range(len(rows))]
+
+
+def group_row_ptrs(t, rows):
+    """Per-group addresses into t [sum m_g, cols], the groups' rows one after another."""
+    row_bytes = t.shape[1] * t.element_size()
+    return [t.data_ptr() + s * row_bytes for s in group_starts(rows)]
 
 
 def quantize_rows(x):
@@ -231,36 +222,39 @@ def quantize_rows(x):
     return q, s.contiguous()
 
 
-def run_case_fp8(jg, case, timer, reps):
-    """The case in FP8 with row-wise scales: torch._scaled_grouped_mm against our
-    contiguous layout over the same quantized tensors."""
-    rows, n, k = case["m"], case["n"], case["k"]
-    a16, b16 = make_operands(case)
+def fp8_row_peer(a16, b16, rows):
+    """torch._scaled_grouped_mm over row-wise e4m3 quantizations of A [M, k]
+    and B [G, n, k]: returns (fn, (a, sa, b, sb, offs)), fn computing D [M, n]
+    in BF16, then the quantized operands, their scales and the G + 1 int32 row
+    offsets of the groups (our contiguous layout's)."""
+    op = getattr(torch, "_scaled_grouped_mm", None)
+    if op is None:
+        raise RuntimeError("torch._scaled_grouped_mm is missing: no FP8 grouped peer")
     a, sa = quantize_rows(a16)              # [M, k], [M]
     b, sb = quantize_rows(b16)              # [G, n, k], [G, n]
     ends = torch.tensor(rows, dtype=torch.int32, device="cuda").cumsum(0, dtype=torch.int32)
     offs = torch.cat([torch.zeros(1, dtype=torch.int32, device="cuda"), ends])
-    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
-    plan, info = jg.plan_fp8_rows(rows, n, k)
-    ours = Fp8Launch(jg, plan, a, b, sa, sb, offs, d_jg)
-    op = getattr(torch, "_scaled_grouped_mm", None)
-    if op is None:
-        raise RuntimeError("torch._scaled_grouped_mm is missing: no FP8 grouped peer")
     bt = b.transpose(-2, -1)  # [G, k, n] view, k contiguous
     theirs = lambda: op(a, bt, sa, sb, offs=ends, out_dtype=torch.bfloat16)  # noqa: E731
+    return theirs, (a, sa, b, sb, offs)
+
+
+def run_case_fp8(jg, case, timer, reps):
+    """The case in FP8 with row-wise scales: torch._scaled_grouped_mm against our
+    contiguous layout over the same quantized tensors."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    theirs, (a, sa, b, sb, offs) = fp8_row_peer(*make_operands(case), rows)
+    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    plan, info = jg.plan_fp8_rows(rows, n, k)
+    ours = Launch(jg, plan, "jg_grouped_run (fp8)", a=[a.data_ptr()], b=[b.data_ptr()],
+                  d=[d_jg.data_ptr()], rows=offs.data_ptr(), a_scale=sa.data_ptr(),
+                  b_scale=sb.data_ptr())
     ours()
     d_torch = theirs()
     torch.cuda.synchronize()
     diff = max_rel_diff(d_jg, d_torch)
-    torch_us, jg_us = timer([theirs, ours], reps)
-    flop = 2.0 * sum(rows) * n * k
-    return {"case": case["name"] + "_fp8row", "groups": len(rows), "m": rows, "n": n, "k": k,
-            "torch_impl": "torch._scaled_grouped_mm", "torch_us": torch_us, "jitgemm_us": jg_us,
-            "ratio": torch_us / jg_us, "jitgemm_tflops": flop / (jg_us * 1e-6) / 1e12,
-            "torch_tflops": flop / (torch_us * 1e-6) / 1e12,
-            "kernel": info.kernel_name.decode(),
-            "kernel_origin": "compiled" if info.origin == JG_ORIGIN_COMPILED else "disk",
-            "max_rel_diff": diff, "match": diff <= TOLERANCE}
+    times = timer([theirs, ours], reps)
+    return result_row(case, "_fp8row", "torch._scaled_grouped_mm", times, info, diff, TOLERANCE)
 
 
 # ---- the PyTorch side --------------------------------------------------------
@@ -283,7 +277,7 @@ def torch_grouped(rows, a, b, d):
         # once warm); d is filled only for the check, so the timed call is the
         # grouped kernel alone.
         return "torch._grouped_mm", lambda: op(a, bt, **kwargs)
-    starts = [sum(rows[:g]) for g in range(len(rows))]
+    starts = group_starts(rows)
 
     def loop():
         for g, m in enumerate(rows):
@@ -410,7 +404,9 @@ def run_case(jg, case, timer, reps):
     d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
     d_torch = torch.empty_like(d_jg)
     plan, info = jg.plan(rows, n, k)
-    ours = GroupedLaunch(jg, plan, rows, a, b, d_jg)
+    ours = Launch(jg, plan, "jg_grouped_run", a=group_row_ptrs(a, rows),
+                  b=[b[g].data_ptr() for g in range(len(rows))],
+                  d=group_row_ptrs(d_jg, rows))
     impl, theirs = torch_grouped(rows, a, b, d_torch)
 
     ours()
@@ -418,23 +414,31 @@ def run_case(jg, case, timer, reps):
     torch.cuda.synchronize()
     diff = max_rel_diff(d_jg, d_torch)
 
-    torch_us, jg_us = timer([theirs, ours], reps)
+    times = timer([theirs, ours], reps)
+    return result_row(case, "", impl, times, info, diff, TOLERANCE)
+
+
+def result_row(case, suffix, impl, times, info, diff, tolerance, **extra):
+    """A row of the table and the JSON: times = (torch us, jitgemm us) of the
+    case's problem, diff its check against the tolerance; extra keys appended."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    torch_us, jg_us = times
     flop = 2.0 * sum(rows) * n * k
-    return {"case": case["name"], "groups": len(rows), "m": rows, "n": n, "k": k,
+    return {"case": case["name"] + suffix, "groups": len(rows), "m": rows, "n": n, "k": k,
             "torch_impl": impl, "torch_us": torch_us, "jitgemm_us": jg_us,
             "ratio": torch_us / jg_us, "jitgemm_tflops": flop / (jg_us * 1e-6) / 1e12,
             "torch_tflops": flop / (torch_us * 1e-6) / 1e12,
             "kernel": info.kernel_name.decode(),
             "kernel_origin": "compiled" if info.origin == JG_ORIGIN_COMPILED else "disk",
-            "max_rel_diff": diff, "match": diff <= TOLERANCE}
+            "max_rel_diff": diff, "match": diff <= tolerance, **extra}
 
 
 def print_table(results):
-    print(f"{'case':<14} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
+    print(f"{'case':<18} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
           f"{'jg TFLOP/s':>10} {'max rel diff':>12}  kernel")
     for r in results:
         mark = "" if r["match"] else "  MISMATCH"
-        print(f"{r['case']:<14} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
+        print(f"{r['case']:<18} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
               f"{r['jitgemm_tflops']:10.1f} {r['max_rel_diff']:12.2e}  {r['kernel']}{mark}")
     print("torch/jg > 1: libjitgemm is faster")
 
