@@ -3,7 +3,8 @@
 
     python3 bench/peer_torch.py [--spec bench/shapes.jsonl] [--lib build/libjitgemm.so]
                                 [--only NAME,NAME] [--timer events|triton]
-                                [--reps N] [--json FILE]
+                                [--reps N] [--json FILE] [--fp8] [--nvfp4]
+    python3 bench/peer_torch.py --check-abi [--lib build/libjitgemm.so]
 
 For every line of kind "grouped", layout "list" in the spec (the seeds' four
 cases): D_g[m_g, n] = A_g[m_g, k] * B_g[n, k]^T in BF16, FP32 accumulation.
@@ -21,29 +22,57 @@ zero_(), leaves dirty lines that the timed kernel must write back).
 `--timer triton` times each side with do_bench instead. `--fp8` adds each case
 in FP8 with row-wise scales (e4m3 quantized once, per row of A and of each B_g):
 torch._scaled_grouped_mm against our contiguous layout on the same tensors.
+
+`--nvfp4` adds each case in NVFP4 (rows NAME_nvfp4): our list layout over
+A_g and B_g quantized by jg_quantize_nvfp4 (e2m1 codes, e4m3 block scales per
+16 of k in the 128x4 swizzled layout, one FP32 global scale per group
+operand), against the FP8 row-wise peer of `--fp8`, made and timed the same
+way (NVFP4's target is stated against that peer). The two compute different
+products, so ours is checked against an FP32 matmul of the dequantized NVFP4
+operands instead.
+
+`--check-abi` needs neither a GPU nor torch: it compiles a small C program
+against include/jitgemm/jitgemm.h (with $CC, else cc), compares the sizes and
+offsets of the ctypes mirrors below and the JG_ constants with C's, and the
+scale offsets of the NVFP4 check with the library's jg_nvfp4_sf_offset.
 """
 import argparse
 import ctypes
 import inspect
 import json
 import os
+import shlex
 import statistics
+import subprocess
 import sys
+import tempfile
 
-import torch
+try:
+    import torch
+except ImportError:  # --check-abi runs without it; main() says so otherwise
+    torch = None
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 2e-2  # two bf16 roundings of the same FP32 sums, different orders
+# NVFP4 against an FP32 matmul of the values our kernel read: every code times
+# block scale is exact in BF16 and sums are FP32, so what differs is D's one
+# bf16 rounding (2^-9 of an element, so at most that of max |ref|) and the
+# summation order (~1e-6 at these k): 1e-2 leaves a margin of 5, while a
+# misplaced block scale or a swapped nibble is off by O(1).
+NVFP4_TOLERANCE = 1e-2
 
 # ---- libjitgemm through ctypes (mirrors include/jitgemm/jitgemm.h) ----------
 
 JG_OK = 0
 JG_BF16 = 1
 JG_E4M3 = 4
+JG_NVFP4 = 5
 JG_DTYPE_NONE = 0
 JG_GROUPED_LIST = 1
 JG_GROUPED_CONTIGUOUS = 2
 JG_SCALE_ROW = 2
+JG_SCALE_NVFP4 = 4
+JG_SF_SWIZZLED_128X4 = 2
 JG_ORIGIN_COMPILED = 1
 
 
@@ -68,22 +97,60 @@ class GroupedProblem(ctypes.Structure):
         ("ldd", ctypes.c_int64),
         ("m_max", ctypes.c_int64),
         ("scale", ctypes.c_int),  # jg_scale_mode: 0 for bf16
+        ("a_sf_layout", ctypes.c_int),  # 0.4, jg_sf_layout: NVFP4 only
+        ("b_sf_layout", ctypes.c_int),
     ]
 
 
+PointerArray = ctypes.POINTER(ctypes.c_void_p)  # a host array of device pointers
+
+
 class GroupedArgs(ctypes.Structure):
-    """jg_grouped_args: host arrays of device pointers, one per group."""
+    """jg_grouped_args, every field: the arrays are host arrays of device
+    pointers, one per group (list layout) or one (contiguous, masked)."""
 
     _fields_ = [
-        ("a", ctypes.POINTER(ctypes.c_void_p)),
-        ("b", ctypes.POINTER(ctypes.c_void_p)),
-        ("c", ctypes.POINTER(ctypes.c_void_p)),
-        ("d", ctypes.POINTER(ctypes.c_void_p)),
+        ("a", PointerArray),
+        ("b", PointerArray),
+        ("c", PointerArray),
+        ("d", PointerArray),
         ("alpha", ctypes.c_float),
         ("beta", ctypes.c_float),
         ("rows", ctypes.c_void_p),
         ("a_scale", ctypes.c_void_p),
         ("b_scale", ctypes.c_void_p),
+        ("a_scales", PointerArray),  # list layout: per-group scales (NVFP4: global)
+        ("b_scales", PointerArray),
+        ("a_sfs", PointerArray),  # 0.4, NVFP4 list layout: per-group block scales
+        ("b_sfs", PointerArray),
+        ("a_sf", ctypes.c_void_p),  # 0.4, NVFP4 contiguous and masked
+        ("b_sf", ctypes.c_void_p),
+    ]
+
+
+class QuantProblem(ctypes.Structure):
+    """jg_quant_problem."""
+
+    _fields_ = [
+        ("src_type", ctypes.c_int),
+        ("scale", ctypes.c_int),
+        ("block_rows", ctypes.c_int32),
+        ("rows", ctypes.c_int64),
+        ("cols", ctypes.c_int64),
+        ("ld_src", ctypes.c_int64),
+        ("ld_dst", ctypes.c_int64),
+        ("sf_layout", ctypes.c_int),
+    ]
+
+
+class QuantArgs(ctypes.Structure):
+    """jg_quant_args: device pointers."""
+
+    _fields_ = [
+        ("src", ctypes.c_void_p),
+        ("dst", ctypes.c_void_p),
+        ("scale", ctypes.c_void_p),
+        ("sf", ctypes.c_void_p),
     ]
 
 
@@ -103,6 +170,12 @@ class PlanInfo(ctypes.Structure):
         ("smem_bytes", ctypes.c_uint32),
         ("key_hash", ctypes.c_uint64 * 2),
     ]
+
+
+# What --check-abi compares: each mirror with its C struct.
+MIRRORS = {"jg_grouped_problem": GroupedProblem, "jg_grouped_args": GroupedArgs,
+           "jg_plan_info": PlanInfo, "jg_quant_problem": QuantProblem,
+           "jg_quant_args": QuantArgs}
 
 
 class JitGemm:
@@ -127,6 +200,14 @@ class JitGemm:
         lib.jg_grouped_run.argtypes = [vp, ctypes.POINTER(GroupedArgs), vp]
         lib.jg_plan_get_info.restype = ctypes.c_int
         lib.jg_plan_get_info.argtypes = [vp, ctypes.POINTER(PlanInfo)]
+        lib.jg_quantize_nvfp4.restype = ctypes.c_int
+        lib.jg_quantize_nvfp4.argtypes = [vp, ctypes.POINTER(QuantProblem),
+                                          ctypes.POINTER(QuantArgs), vp]
+        i64 = ctypes.c_int64
+        lib.jg_nvfp4_sf_bytes.restype = i64
+        lib.jg_nvfp4_sf_bytes.argtypes = [ctypes.c_int, i64, i64]
+        lib.jg_nvfp4_sf_offset.restype = i64
+        lib.jg_nvfp4_sf_offset.argtypes = [ctypes.c_int, i64, i64, i64, i64]
         self.lib = lib
         self.ctx = None
 
@@ -142,32 +223,54 @@ class JitGemm:
         self.check(self.lib.jg_context_create(None, ctypes.byref(ctx)), "jg_context_create")
         self.ctx = ctx
 
-    def plan(self, rows, n, k):
-        """Plans a BF16 list-layout problem; returns (plan, PlanInfo)."""
+    def plan_grouped(self, what, rows, n, k, **fields):
+        """Plans a grouped problem, D in BF16, without C: the groups' rows, n, k
+        and the fields that differ from that; returns (plan, PlanInfo)."""
         m = (ctypes.c_int64 * len(rows))(*rows)  # copied by the library
-        p = GroupedProblem(layout=JG_GROUPED_LIST, a_type=JG_BF16, b_type=JG_BF16,
-                           c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows),
-                           m=m, n=n, k=k)
+        p = GroupedProblem(c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows),
+                           m=m, n=n, k=k, **fields)
         plan = ctypes.c_void_p()
         self.check(self.lib.jg_grouped_plan(self.ctx, ctypes.byref(p), ctypes.byref(plan)),
-                   "jg_grouped_plan")
+                   f"jg_grouped_plan ({what})")
         info = PlanInfo()
         self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
         return plan, info
 
+    def plan(self, rows, n, k):
+        """Plans a BF16 list-layout problem."""
+        return self.plan_grouped("bf16", rows, n, k, layout=JG_GROUPED_LIST,
+                                 a_type=JG_BF16, b_type=JG_BF16)
+
     def plan_fp8_rows(self, rows, n, k):
         """Plans an e4m3 contiguous-layout problem with row scales (the groups'
-        rows one after another in A, offsets on the device); returns (plan, info)."""
-        m = (ctypes.c_int64 * len(rows))(*rows)  # the expected rows: tile sizing only
-        p = GroupedProblem(layout=JG_GROUPED_CONTIGUOUS, a_type=JG_E4M3, b_type=JG_E4M3,
-                           c_type=JG_DTYPE_NONE, d_type=JG_BF16, groups=len(rows), m=m, n=n,
-                           k=k, m_max=sum(rows), scale=JG_SCALE_ROW)
-        plan = ctypes.c_void_p()
-        self.check(self.lib.jg_grouped_plan(self.ctx, ctypes.byref(p), ctypes.byref(plan)),
-                   "jg_grouped_plan (fp8)")
-        info = PlanInfo()
-        self.check(self.lib.jg_plan_get_info(plan, ctypes.byref(info)), "jg_plan_get_info")
-        return plan, info
+        rows one after another in A, offsets on the device; rows, the expected
+        rows, only size the tiles)."""
+        return self.plan_grouped("fp8", rows, n, k, layout=JG_GROUPED_CONTIGUOUS,
+                                 a_type=JG_E4M3, b_type=JG_E4M3, m_max=sum(rows),
+                                 scale=JG_SCALE_ROW)
+
+    def plan_nvfp4_list(self, rows, n, k):
+        """Plans an NVFP4 list-layout problem, block scales swizzled 128x4."""
+        return self.plan_grouped("nvfp4", rows, n, k, layout=JG_GROUPED_LIST,
+                                 a_type=JG_NVFP4, b_type=JG_NVFP4, scale=JG_SCALE_NVFP4,
+                                 a_sf_layout=JG_SF_SWIZZLED_128X4,
+                                 b_sf_layout=JG_SF_SWIZZLED_128X4)
+
+    def quantize_nvfp4(self, src, rows, cols, layout, codes, sf, global_scale, stream):
+        """Launches jg_quantize_nvfp4 on stream: BF16 src [rows, cols] (packed) to
+        codes [rows, cols / 2], block scales sf in layout, one FP32 global scale
+        (all device addresses)."""
+        p = QuantProblem(src_type=JG_BF16, scale=JG_SCALE_NVFP4, rows=rows, cols=cols,
+                         sf_layout=layout)
+        a = QuantArgs(src=src, dst=codes, scale=global_scale, sf=sf)
+        self.check(self.lib.jg_quantize_nvfp4(self.ctx, ctypes.byref(p), ctypes.byref(a),
+                                              stream), "jg_quantize_nvfp4")
+
+    def sf_bytes(self, layout, rows, k):
+        n = self.lib.jg_nvfp4_sf_bytes(layout, rows, k)
+        if n < 0:
+            raise RuntimeError(f"jg_nvfp4_sf_bytes({layout}, {rows}, {k}) refused")
+        return n
 
     def destroy(self):
         if self.ctx:
@@ -179,48 +282,40 @@ def pointer_array(ptrs):
     return (ctypes.c_void_p * len(ptrs))(*ptrs)
 
 
-class GroupedLaunch:
-    """A planned problem bound to torch tensors: A [M, k], B [G, n, k], D [M, n].
-
-    The pointer arrays are built once and kept alive here, so a timed call is
-    only the ctypes call and the launch (the library keeps the tensor maps of
-    the last pointer set, so repeated calls encode nothing)."""
-
-    def __init__(self, jg, plan, rows, a, b, d):
-        k, n = a.shape[1], d.shape[1]
-        first, pa, pb, pd = 0, [], [], []
-        for g, m in enumerate(rows):
-            pa.append(a.data_ptr() + first * k * a.element_size())
-            pb.append(b[g].data_ptr())
-            pd.append(d.data_ptr() + first * n * d.element_size())
-            first += m
-        self._arrays = (pointer_array(pa), pointer_array(pb), pointer_array(pd))
-        self.args = GroupedArgs(a=self._arrays[0], b=self._arrays[1], c=None,
-                                d=self._arrays[2], alpha=1.0, beta=0.0)
-        self.jg, self.plan = jg, plan
-
-    def __call__(self):
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
-                      "jg_grouped_run")
+def current_stream():
+    return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
 
 
-class Fp8Launch:
-    """An e4m3 contiguous-layout plan bound to torch tensors: A [M, k], B [G, n, k]
-    (e4m3), row scales sa [M] and sb [G, n], group offsets [G + 1] (int32), D [M, n]."""
+class Launch:
+    """A planned problem bound to its arguments: jg_grouped_args from keyword
+    fields, where a list of device addresses (ints, None for NULL) becomes a
+    host pointer array.
 
-    def __init__(self, jg, plan, a, b, sa, sb, offs, d):
-        self._arrays = (pointer_array([a.data_ptr()]), pointer_array([b.data_ptr()]),
-                        pointer_array([d.data_ptr()]))
-        self.args = GroupedArgs(a=self._arrays[0], b=self._arrays[1], c=None,
-                                d=self._arrays[2], alpha=1.0, beta=0.0, rows=offs.data_ptr(),
-                                a_scale=sa.data_ptr(), b_scale=sb.data_ptr())
-        self.jg, self.plan = jg, plan
+    The arrays are built once and kept alive here, so a timed call is only the
+    ctypes call and the launch (the library keeps the tensor maps of the last
+    pointer set, so repeated calls encode nothing)."""
+
+    def __init__(self, jg, plan, what, **fields):
+        self._arrays = {name: pointer_array(v) for name, v in fields.items()
+                        if isinstance(v, list)}
+        fields.update(self._arrays)
+        self.args = GroupedArgs(alpha=1.0, beta=0.0, **fields)
+        self.jg, self.plan, self.what = jg, plan, what
 
     def __call__(self):
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args), stream),
-                      "jg_grouped_run (fp8)")
+        self.jg.check(self.jg.lib.jg_grouped_run(self.plan, ctypes.byref(self.args),
+                                                 current_stream()), self.what)
+
+
+def group_starts(rows):
+    """The first row of each group in a tensor holding the groups one after another."""
+    return [sum(rows[:g]) for g in range(len(rows))]
+
+
+def group_row_ptrs(t, rows):
+    """Per-group addresses into t [sum m_g, cols], the groups' rows one after another."""
+    row_bytes = t.shape[1] * t.element_size()
+    return [t.data_ptr() + s * row_bytes for s in group_starts(rows)]
 
 
 def quantize_rows(x):
@@ -231,36 +326,116 @@ def quantize_rows(x):
     return q, s.contiguous()
 
 
-def run_case_fp8(jg, case, timer, reps):
-    """The case in FP8 with row-wise scales: torch._scaled_grouped_mm against our
-    contiguous layout over the same quantized tensors."""
-    rows, n, k = case["m"], case["n"], case["k"]
-    a16, b16 = make_operands(case)
+def fp8_row_peer(a16, b16, rows):
+    """torch._scaled_grouped_mm over row-wise e4m3 quantizations of A [M, k]
+    and B [G, n, k]: returns (fn, (a, sa, b, sb, offs)), fn computing D [M, n]
+    in BF16, then the quantized operands, their scales and the G + 1 int32 row
+    offsets of the groups (our contiguous layout's)."""
+    op = getattr(torch, "_scaled_grouped_mm", None)
+    if op is None:
+        raise RuntimeError("torch._scaled_grouped_mm is missing: no FP8 grouped peer")
     a, sa = quantize_rows(a16)              # [M, k], [M]
     b, sb = quantize_rows(b16)              # [G, n, k], [G, n]
     ends = torch.tensor(rows, dtype=torch.int32, device="cuda").cumsum(0, dtype=torch.int32)
     offs = torch.cat([torch.zeros(1, dtype=torch.int32, device="cuda"), ends])
-    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
-    plan, info = jg.plan_fp8_rows(rows, n, k)
-    ours = Fp8Launch(jg, plan, a, b, sa, sb, offs, d_jg)
-    op = getattr(torch, "_scaled_grouped_mm", None)
-    if op is None:
-        raise RuntimeError("torch._scaled_grouped_mm is missing: no FP8 grouped peer")
     bt = b.transpose(-2, -1)  # [G, k, n] view, k contiguous
     theirs = lambda: op(a, bt, sa, sb, offs=ends, out_dtype=torch.bfloat16)  # noqa: E731
+    return theirs, (a, sa, b, sb, offs)
+
+
+def run_case_fp8(jg, case, timer, reps):
+    """The case in FP8 with row-wise scales: torch._scaled_grouped_mm against our
+    contiguous layout over the same quantized tensors."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    theirs, (a, sa, b, sb, offs) = fp8_row_peer(*make_operands(case), rows)
+    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    plan, info = jg.plan_fp8_rows(rows, n, k)
+    ours = Launch(jg, plan, "jg_grouped_run (fp8)", a=[a.data_ptr()], b=[b.data_ptr()],
+                  d=[d_jg.data_ptr()], rows=offs.data_ptr(), a_scale=sa.data_ptr(),
+                  b_scale=sb.data_ptr())
     ours()
     d_torch = theirs()
     torch.cuda.synchronize()
     diff = max_rel_diff(d_jg, d_torch)
-    torch_us, jg_us = timer([theirs, ours], reps)
-    flop = 2.0 * sum(rows) * n * k
-    return {"case": case["name"] + "_fp8row", "groups": len(rows), "m": rows, "n": n, "k": k,
-            "torch_impl": "torch._scaled_grouped_mm", "torch_us": torch_us, "jitgemm_us": jg_us,
-            "ratio": torch_us / jg_us, "jitgemm_tflops": flop / (jg_us * 1e-6) / 1e12,
-            "torch_tflops": flop / (torch_us * 1e-6) / 1e12,
-            "kernel": info.kernel_name.decode(),
-            "kernel_origin": "compiled" if info.origin == JG_ORIGIN_COMPILED else "disk",
-            "max_rel_diff": diff, "match": diff <= TOLERANCE}
+    times = timer([theirs, ours], reps)
+    return result_row(case, "_fp8row", "torch._scaled_grouped_mm", times, info, diff, TOLERANCE)
+
+
+# ---- NVFP4 (list layout) against the FP8 row-wise peer -----------------------
+
+# e2m1 codes 0..15 (jitgemm.h, "NVFP4"): bit 3 the sign
+E2M1_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+               -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def sf_offset_swizzled(r, kb, kbs):
+    """Byte offset of block scale (r, kb) in the 128x4 swizzled layout of an
+    operand with kbs = k / 16 scales a row (jitgemm.h's formula). Plain
+    arithmetic, so r and kb may be ints or tensors; --check-abi compares it
+    with jg_nvfp4_sf_offset."""
+    kbp = 4 * ((kbs + 3) // 4)
+    return (((r // 128) * (kbp // 4) + kb // 4) * 512 + (r % 32) * 16 + ((r // 32) % 4) * 4
+            + kb % 4)
+
+
+def quantize_nvfp4(jg, x):
+    """x [rows, k] (BF16, contiguous) quantized on the GPU by jg_quantize_nvfp4:
+    returns (codes [rows, k / 2] uint8, sf uint8 (swizzled 128x4), g [1] FP32)."""
+    rows, k = x.shape
+    codes = torch.empty(rows, k // 2, dtype=torch.uint8, device="cuda")
+    sf = torch.empty(jg.sf_bytes(JG_SF_SWIZZLED_128X4, rows, k), dtype=torch.uint8,
+                     device="cuda")
+    g = torch.empty(1, dtype=torch.float32, device="cuda")
+    jg.quantize_nvfp4(x.data_ptr(), rows, k, JG_SF_SWIZZLED_128X4, codes.data_ptr(),
+                      sf.data_ptr(), g.data_ptr(), current_stream())
+    return codes, sf, g
+
+
+def dequantize_nvfp4(codes, sf, g):
+    """The FP32 values an NVFP4 operand stands for: e2m1(code) * e4m3(sf) * g."""
+    rows, k = codes.shape[0], codes.shape[1] * 2
+    table = torch.tensor(E2M1_VALUES, dtype=torch.float32, device=codes.device)
+    # element 2j in the low nibble of byte j, 2j + 1 in its high nibble
+    nibbles = torch.stack([codes & 15, codes >> 4], dim=-1).reshape(rows, k)
+    r = torch.arange(rows, device=codes.device).unsqueeze(1)
+    kb = torch.arange(k // 16, device=codes.device).unsqueeze(0)
+    scales = sf[sf_offset_swizzled(r, kb, k // 16)].view(torch.float8_e4m3fn).float()
+    return table[nibbles.long()] * scales.repeat_interleave(16, dim=1) * g
+
+
+def run_case_nvfp4(jg, case, timer, reps):
+    """The case in NVFP4, our list layout (a group's A_g, B_g quantized on
+    their own), against the FP8 row-wise peer of run_case_fp8 on the same BF16
+    operands. Checked against FP32 products of the dequantized operands."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    a16, b16 = make_operands(case)
+    theirs = fp8_row_peer(a16, b16, rows)[0]
+    starts = group_starts(rows)
+    # group g's operands (codes, sf, g) for A_g and B_g; None where m_g = 0
+    qa = [quantize_nvfp4(jg, a16[s:s + m]) if m else None for s, m in zip(starts, rows)]
+    qb = [quantize_nvfp4(jg, b16[g]) if m else None for g, m in enumerate(rows)]
+    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    plan, info = jg.plan_nvfp4_list(rows, n, k)
+
+    def ptrs(ops, i):  # field i of each group's operand; NULL for empty groups
+        return [op[i].data_ptr() if op else None for op in ops]
+
+    ours = Launch(jg, plan, "jg_grouped_run (nvfp4)", a=ptrs(qa, 0), b=ptrs(qb, 0),
+                  d=[p if m else None for p, m in zip(group_row_ptrs(d_jg, rows), rows)],
+                  a_scales=ptrs(qa, 2), b_scales=ptrs(qb, 2), a_sfs=ptrs(qa, 1),
+                  b_sfs=ptrs(qb, 1))
+    ours()
+    theirs()  # once untimed, as in run_case_fp8: a failure shows before timing
+    torch.cuda.synchronize()
+    ref = torch.zeros(sum(rows), n, dtype=torch.float32, device="cuda")
+    for s, m, oa, ob in zip(starts, rows, qa, qb):
+        if m:  # FP32 matmul (torch's default: no TF32)
+            ref[s:s + m] = dequantize_nvfp4(*oa) @ dequantize_nvfp4(*ob).t()
+    diff = max_rel_diff(d_jg, ref)
+    times = timer([theirs, ours], reps)
+    return result_row(case, "_nvfp4", "torch._scaled_grouped_mm (fp8 row-wise)", times, info,
+                      diff, NVFP4_TOLERANCE, sf_layout="swizzled_128x4",
+                      check="fp32 matmul of the dequantized nvfp4 operands")
 
 
 # ---- the PyTorch side --------------------------------------------------------
@@ -283,7 +458,7 @@ def torch_grouped(rows, a, b, d):
         # once warm); d is filled only for the check, so the timed call is the
         # grouped kernel alone.
         return "torch._grouped_mm", lambda: op(a, bt, **kwargs)
-    starts = [sum(rows[:g]) for g in range(len(rows))]
+    starts = group_starts(rows)
 
     def loop():
         for g, m in enumerate(rows):
@@ -410,7 +585,9 @@ def run_case(jg, case, timer, reps):
     d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
     d_torch = torch.empty_like(d_jg)
     plan, info = jg.plan(rows, n, k)
-    ours = GroupedLaunch(jg, plan, rows, a, b, d_jg)
+    ours = Launch(jg, plan, "jg_grouped_run", a=group_row_ptrs(a, rows),
+                  b=[b[g].data_ptr() for g in range(len(rows))],
+                  d=group_row_ptrs(d_jg, rows))
     impl, theirs = torch_grouped(rows, a, b, d_torch)
 
     ours()
@@ -418,23 +595,31 @@ def run_case(jg, case, timer, reps):
     torch.cuda.synchronize()
     diff = max_rel_diff(d_jg, d_torch)
 
-    torch_us, jg_us = timer([theirs, ours], reps)
+    times = timer([theirs, ours], reps)
+    return result_row(case, "", impl, times, info, diff, TOLERANCE)
+
+
+def result_row(case, suffix, impl, times, info, diff, tolerance, **extra):
+    """A row of the table and the JSON: times = (torch us, jitgemm us) of the
+    case's problem, diff its check against the tolerance; extra keys appended."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    torch_us, jg_us = times
     flop = 2.0 * sum(rows) * n * k
-    return {"case": case["name"], "groups": len(rows), "m": rows, "n": n, "k": k,
+    return {"case": case["name"] + suffix, "groups": len(rows), "m": rows, "n": n, "k": k,
             "torch_impl": impl, "torch_us": torch_us, "jitgemm_us": jg_us,
             "ratio": torch_us / jg_us, "jitgemm_tflops": flop / (jg_us * 1e-6) / 1e12,
             "torch_tflops": flop / (torch_us * 1e-6) / 1e12,
             "kernel": info.kernel_name.decode(),
             "kernel_origin": "compiled" if info.origin == JG_ORIGIN_COMPILED else "disk",
-            "max_rel_diff": diff, "match": diff <= TOLERANCE}
+            "max_rel_diff": diff, "match": diff <= tolerance, **extra}
 
 
 def print_table(results):
-    print(f"{'case':<14} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
+    print(f"{'case':<18} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
           f"{'jg TFLOP/s':>10} {'max rel diff':>12}  kernel")
     for r in results:
         mark = "" if r["match"] else "  MISMATCH"
-        print(f"{r['case']:<14} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
+        print(f"{r['case']:<18} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
               f"{r['jitgemm_tflops']:10.1f} {r['max_rel_diff']:12.2e}  {r['kernel']}{mark}")
     print("torch/jg > 1: libjitgemm is faster")
 
@@ -452,6 +637,18 @@ def parse_args():
     ap.add_argument("--fp8", action="store_true",
                     help="also each case in FP8 (e4m3, row-wise scales): "
                          "torch._scaled_grouped_mm against our contiguous layout")
+    ap.add_argument("--nvfp4", action="store_true",
+                    help="also each case in NVFP4 (rows NAME_nvfp4): our list layout, "
+                         "operands quantized by jg_quantize_nvfp4 (block scales swizzled "
+                         "128x4), against the --fp8 peer (torch._scaled_grouped_mm, FP8 "
+                         "row-wise); checked against FP32 products of the dequantized "
+                         "operands")
+    ap.add_argument("--check-abi", action="store_true",
+                    help="only compare the ctypes mirrors and JG_ constants with "
+                         "jitgemm.h through a C program ($CC, else cc; headers from "
+                         "include/ and the --lib folder's include/), and the NVFP4 "
+                         "check's scale offsets with --lib's jg_nvfp4_sf_offset; needs "
+                         "no GPU and no torch")
     return ap.parse_args()
 
 
@@ -464,8 +661,83 @@ def pick_timer(choice):
     return ("triton do_bench", timer)
 
 
+# ---- --check-abi -------------------------------------------------------------
+
+def abi_program():
+    """C source printing, for every mirror, its struct's size and each field's
+    offset and size, and every JG_ constant of this script, one "label value"
+    a line; and what ctypes says for the same labels. A field the header lacks
+    fails the compile; one the mirror lacks moves a later offset or the size."""
+    expected, prints = {}, []
+
+    def add(label, value, c_expr, fmt="%zu"):
+        expected[label] = value
+        prints.append(f'    printf("{label} {fmt}\\n", {c_expr});')
+
+    for cname, mirror in MIRRORS.items():
+        add(f"sizeof({cname})", ctypes.sizeof(mirror), f"sizeof({cname})")
+        for fname, _ in mirror._fields_:
+            field = getattr(mirror, fname)
+            add(f"{cname}.{fname}.offset", field.offset, f"offsetof({cname}, {fname})")
+            add(f"{cname}.{fname}.size", field.size, f"sizeof((({cname} *)0)->{fname})")
+    for name, value in sorted(globals().items()):
+        if name.startswith("JG_") and isinstance(value, int):
+            add(name, value, f"(long long){name}", "%lld")
+    source = ("#include <stddef.h>\n#include <stdio.h>\n#include \"jitgemm/jitgemm.h\"\n"
+              "int main(void)\n{\n" + "\n".join(prints) + "\n    return 0;\n}\n")
+    return source, expected
+
+
+def check_sf_offsets(jg):
+    """sf_offset_swizzled against the library's jg_nvfp4_sf_offset, every (r, kb)
+    of a few shapes (partial 128-row and 4-scale tiles included); mismatches."""
+    bad = []
+    for rows in (1, 33, 130, 300):
+        for k in (16, 48, 80, 2048):
+            for r in range(rows):
+                for kb in range(k // 16):
+                    want = jg.lib.jg_nvfp4_sf_offset(JG_SF_SWIZZLED_128X4, rows, k, r, kb)
+                    got = sf_offset_swizzled(r, kb, k // 16)
+                    if got != want:
+                        bad.append(f"sf offset rows={rows} k={k} ({r}, {kb}): "
+                                   f"{got}, library {want}")
+    return bad
+
+
+def check_abi(lib_path):
+    """--check-abi: 0 when the mirrors, constants and scale offsets match, else 1."""
+    source, expected = abi_program()
+    cc = shlex.split(os.environ.get("CC", "cc"))
+    includes = [os.path.join(REPO, "include"),  # jitgemm.h
+                os.path.join(os.path.dirname(os.path.abspath(lib_path)), "include")]  # version.h
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = os.path.join(tmp, "abi.c"), os.path.join(tmp, "abi")
+        with open(src, "w") as f:
+            f.write(source)
+        build = subprocess.run(cc + ["-std=c11"] + [f"-I{d}" for d in includes]
+                               + [src, "-o", exe], capture_output=True, text=True)
+        if build.returncode != 0:
+            print(f"ABI: the C check does not compile:\n{build.stderr}")
+            return 1
+        out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    got = dict(line.rsplit(" ", 1) for line in out.splitlines())
+    bad = [f"{label}: ctypes {value}, C {got.get(label)}"
+           for label, value in expected.items() if got.get(label) != str(value)]
+    bad += check_sf_offsets(JitGemm(lib_path))
+    for line in bad:
+        print("ABI MISMATCH", line)
+    print(f"ABI: {len(MIRRORS)} structs, {len(expected)} sizes, offsets and constants "
+          f"against jitgemm.h, swizzled scale offsets against {os.path.basename(lib_path)}: "
+          + ("match" if not bad else f"{len(bad)} mismatches"))
+    return 1 if bad else 0
+
+
 def main():
     args = parse_args()
+    if args.check_abi:
+        return check_abi(args.lib)
+    if torch is None:
+        sys.exit("PyTorch is needed (import torch failed); only --check-abi runs without it")
     cases = read_cases(args.spec, [s for s in args.only.split(",") if s])
     if not torch.cuda.is_available():
         print("no CUDA GPU: nothing to time")
@@ -482,6 +754,8 @@ def main():
         results = [run_case(jg, c, timer, args.reps) for c in cases]
         if args.fp8:
             results += [run_case_fp8(jg, c, timer, args.reps) for c in cases]
+        if args.nvfp4:
+            results += [run_case_nvfp4(jg, c, timer, args.reps) for c in cases]
     finally:
         torch.cuda.synchronize()
         jg.destroy()

@@ -255,7 +255,8 @@ static void usage(FILE *f)
             "                    FP32 scales) or nvfp4 (packed e2m1, an e4m3 scale per 16\n"
             "                    of K, an FP32 global scale; quantized on the GPU from\n"
             "                    random bf16 by jg_quantize_nvfp4, untimed). fp8 and nvfp4:\n"
-            "                    dense and decode rows only; grouped rows are skipped.\n"
+            "                    dense and decode rows only; grouped rows are skipped\n"
+            "                    (grouped nvfp4: bench/peer_torch.py --nvfp4).\n"
             "                    Spec lines of \"dtype\": \"fp8\" (with their \"scale\") or\n"
             "                    \"nvfp4\" run as such whatever --dtype says. nvfp4 rows'\n"
             "                    peer is cuBLASLt fp8 (e4m3, tensor scales, the fp8 rows'\n"
@@ -504,8 +505,9 @@ static int parse_line(const char *text, size_t len, const char *file, int line,
     s->seed = sp.has_seed ? sp.seed : 0;
     set_types(&sp, o, s);
     if (sp.kind == SPEC_GROUPED && s->in == JG_NVFP4)
-        printf("skipping %s: grouped in nvfp4 (%s): grouped NVFP4 is not supported by "
-               "libjitgemm yet\n", sp.name,
+        printf("skipping %s: grouped in nvfp4 (%s): grouped NVFP4 is measured against its "
+               "peer (torch._scaled_grouped_mm, FP8 row-wise) by bench/peer_torch.py "
+               "--nvfp4\n", sp.name,
                sp.dtype == SPEC_NVFP4 ? "the line's dtype" : "--dtype nvfp4");
     else if (sp.kind == SPEC_GROUPED && s->in == JG_E4M3)
         printf("skipping %s: grouped in fp8 (%s): libjitgemm has no fp8 grouped kernels "

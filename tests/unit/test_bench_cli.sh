@@ -43,8 +43,8 @@ expect_rc 2 "--sf-layout without a value"
 # skipped, the bf16 grouped line is a row.
 run --spec "$tmp/spec.jsonl" --only d16,d_nv,g16,nosuch
 expect_rc 2 "bf16 run"
-expect "skipping g_nv: grouped in nvfp4 (the line's dtype): grouped NVFP4 is not supported" \
-    "bf16 run"
+expect "skipping g_nv: grouped in nvfp4 (the line's dtype): grouped NVFP4 is measured against \
+its peer (torch._scaled_grouped_mm, FP8 row-wise) by bench/peer_torch.py --nvfp4" "bf16 run"
 expect "no runnable shape 'nosuch'" "bf16 run"
 expect_not "no runnable shape 'd_nv'" "bf16 run"
 expect_not "no runnable shape 'g16'" "bf16 run"
