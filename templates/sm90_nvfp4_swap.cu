@@ -39,7 +39,15 @@
  * Shared memory: JG_STAGES staged stages as sm90_nvfp4.cuh loads them
  * (activation codes, weight codes, both operands' scales), JG_SW_BUFS FP16
  * pieces of the activation, the reduction buffer, then the mbarriers:
- * full/empty per stage, full/empty per piece. */
+ * full/empty per stage, full/empty per piece.
+ *
+ * The piece ring: slots of a stage's 4 pieces, JG_SW_SLOTS per consumer
+ * (JG_SW_BUFS = 8 or 16: one or two). With one, a consumer's next stage
+ * waits for the converter to fill the slot its last stage has just freed,
+ * so the conversion's latency shows at every stage; with two (small tiles
+ * of activation rows, where the pieces are small), the converter fills a
+ * consumer's other slot while it runs. Consumer C's u-th stage uses slot
+ * C + 2 (u % JG_SW_SLOTS), the u / JG_SW_SLOTS-th use of that slot. */
 #ifndef JG_KERNEL_NAME
 #define JG_KERNEL_NAME jg_nvfp4_swap_sm90_default
 #define JG_AB_DTYPE 5
@@ -108,7 +116,13 @@ static_assert(JG_SW_SPLIT == 1 || (JG_SW_SPLIT == 2 && JG_FP4_K_TILES >= 2),
 static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M - 1)) == 0,
               "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
-static_assert(JG_SW_BUFS == 8, "two halves of 4 pieces: a stage in wgmmas, the next converted");
+static_assert(JG_SW_BUFS == 8 || JG_SW_BUFS == 16, "slots of 4 pieces, one or two per consumer");
+#define JG_SW_SLOTS (JG_SW_BUFS / 8) /* per consumer */
+
+/* Consumer h's u-th stage: its slot of the piece ring, and that slot's use
+ * count (the parity of its mbarriers' phases). */
+JG_DEV uint32_t jg_sw_slot(uint32_t h, uint32_t u) { return h + 2 * (u % JG_SW_SLOTS); }
+JG_DEV uint32_t jg_sw_slot_use(uint32_t u) { return u / JG_SW_SLOTS; }
 
 /* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
 JG_DEV uint32_t jg_sw_scale2(uint32_t s)
@@ -269,10 +283,10 @@ JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t 
 #endif
 }
 
-/* The i-th of a tile's n stages (in this CTA) uses half (i + n) % 2 of the
- * ring of 8 pieces (piece j of it is buffer 4 half + j), and consumer
- * `half` runs it: the last stage of a tile is consumer 1's. */
-JG_DEV uint32_t jg_sw_half(int i, int n) { return (uint32_t)(i + n) % 2; }
+/* The i-th of a tile's n stages (in this CTA) is consumer (i + n) % 2's
+ * (the last stage of a tile is consumer 1's); its slot of the piece ring:
+ * jg_sw_slot. */
+JG_DEV uint32_t jg_sw_consumer(int i, int n) { return (uint32_t)(i + n) % 2; }
 
 /* This CTA's stages of each tile: [*first, *first + return value). */
 JG_DEV int jg_sw_stages(uint32_t rank, int *first)
@@ -281,8 +295,8 @@ JG_DEV int jg_sw_stages(uint32_t rank, int *first)
     return JG_SW_SPLIT == 1 ? JG_FP4_K_TILES : rank ? JG_FP4_K_TILES - JG_SW_KT_HALF : JG_SW_KT_HALF;
 }
 
-/* Consumer C (0 or 1): every other stage of each tile (those of half C of
- * the piece ring); consumer 0 adds consumer 1's sums (and with a K split,
+/* Consumer C (0 or 1): every other stage of each tile (in its slots of the
+ * piece ring); consumer 0 adds consumer 1's sums (and with a K split,
  * rank 0 adds rank 1's) and stores the tile. The mbarriers follow
  * bar_full: full[S], empty[S], afull[8], aempty[8], then red, red_free
  * (the K split's). */
@@ -298,7 +312,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
     const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
     float acc[JG_MMA_N / 2];
     uint32_t done = 0; /* stages of earlier tiles: the ring's position at a tile's start */
-    uint32_t uses = 0; /* stages this consumer ran: uses of its half of the piece ring */
+    uint32_t uses = 0; /* stages this consumer ran (its slots' uses: jg_sw_slot) */
     /* the pieces' descriptors: the ring's first plus a constant offset */
     const uint64_t desc0 = jg_wgmma_desc_sw128(smem_act);
     const uint32_t rank = JG_SW_SPLIT > 1 ? jg_cluster_rank() : 0;
@@ -318,14 +332,28 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
         for (int i = 0; i < JG_MMA_N / 2; ++i)
             acc[i] = 0.0f;
         /* The two consumers take alternate stages, so that two stages are
-         * in work at once: consumer C the stages of half C of the piece
+         * in work at once: consumer C the stages of its slots of the piece
          * ring, kt = (C + K_TILES) % 2, + 2, ... A stage's 4 pieces go in
          * two groups of 8 wgmmas on two fragment sets: a register operand
          * of a wgmma in flight must not be written (one set, rewritten a
          * stage later while its wgmmas ran on, gave wrong sums once wgmmas
          * were long: N >= 40), and ptxas keeps wgmmas asynchronous only if
-         * fragments are made after a wait_group, as here. */
-        for (int i = (C + nk) % 2; i < nk; i += 2) {
+         * fragments are made after a wait_group, as here. With two slots
+         * per consumer a stage's second group stays in flight into the
+         * next stage: each set is remade after the wait_group that retires
+         * its last group, and a slot goes back to the converter once both
+         * of its groups have retired (with one slot, at once: the
+         * converter waits for it). */
+        constexpr bool defer = JG_SW_SLOTS == 2;
+        uint32_t frag_a[2][4][4], frag_b[2][4][4];
+        uint32_t prev_slot = 0;
+        bool pending = false; /* the previous stage's slot awaits its release */
+        auto release = [&](uint32_t sl) {
+            if (lane == 0) /* the slot's 4 pieces go back to the converter */
+                for (int j = 0; j < 4; ++j)
+                    jg_mbar_arrive(bar_aempty + 8 * (4 * sl + j));
+        };
+        auto run_stage = [&](int i) {
             const int kt = kt0 + i; /* the stage's place in K */
             const uint32_t pos = done + (uint32_t)i;
             const uint32_t stage = pos % JG_STAGES, phase = (pos / JG_STAGES) & 1;
@@ -349,6 +377,10 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                 sa[j] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
                 sb[j] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
             };
+            /* This stage's slot of the piece ring: its pieces' first
+             * buffer, their descriptors' start, their mbarriers' phase. */
+            const uint32_t slot = jg_sw_slot(C, uses), apar = jg_sw_slot_use(uses) & 1;
+            const uint64_t desc_slot = desc0 + ((4 * slot * JG_SW_PIECE_BYTES) >> 4);
             /* Pieces j0, j0 + 1 as fragments, then their 8 wgmmas. */
             auto issue = [&](uint32_t(&frag)[2][4][4], int j0) {
 #pragma unroll
@@ -364,15 +396,15 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                         frag[jj][s][3] = jg_sw_pair(zb1, s, sb[j]);
                     }
                 }
-                jg_mbar_wait(bar_afull + 8 * (4 * C + j0), uses & 1);
-                jg_mbar_wait(bar_afull + 8 * (4 * C + j0 + 1), uses & 1);
+                jg_mbar_wait(bar_afull + 8 * (4 * slot + j0), apar);
+                jg_mbar_wait(bar_afull + 8 * (4 * slot + j0 + 1), apar);
                 jg_wgmma_fence();
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj)
 #pragma unroll
                     for (int s = 0; s < 4; ++s)
                         jg_wgmma_rs(acc, frag[jj][s],
-                                    desc0 + (((4 * C + j0 + jj) * JG_SW_PIECE_BYTES + s * 32) >> 4));
+                                    desc_slot + (((j0 + jj) * JG_SW_PIECE_BYTES + s * 32) >> 4));
                 jg_wgmma_commit();
             };
             load_piece(0);
@@ -382,15 +414,34 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             __syncwarp();
             if (lane == 0) /* the stage's weight bytes are in registers */
                 jg_mbar_arrive(bar_empty + 8 * stage);
-            uint32_t frag_a[2][4][4], frag_b[2][4][4];
+            if (defer && pending)
+                jg_wgmma_wait<1>(); /* the previous stage's first group */
             issue(frag_a, 0);
-            jg_wgmma_wait<1>(); /* nothing to wait for: closes the group for ptxas */
+            jg_wgmma_wait<1>(); /* the previous stage's second group (deferred), or none */
+            if (defer && pending)
+                release(prev_slot);
             issue(frag_b, 2);
-            jg_wgmma_wait<0>();
             ++uses;
-            if (lane == 0) /* the half's 4 pieces go back to the converter */
-                for (int j = 0; j < 4; ++j)
-                    jg_mbar_arrive(bar_aempty + 8 * (4 * C + j));
+            if (defer) {
+                prev_slot = slot;
+                pending = true;
+            } else {
+                jg_wgmma_wait<0>();
+                release(slot);
+            }
+        };
+        /* Deferred: stages in pairs, drained at the end of each (ptxas
+         * serializes the wgmmas when a group stays in flight across the
+         * loop's back edge). */
+        for (int i = (C + nk) % 2; i < nk; i += defer ? 4 : 2) {
+            run_stage(i);
+            if (defer) {
+                if (i + 2 < nk)
+                    run_stage(i + 2);
+                jg_wgmma_wait<0>();
+                release(prev_slot);
+                pending = false;
+            }
         }
         /* Consumer 1's sums join consumer 0's, which stores the tile. */
         const uint32_t tid = threadIdx.x % 128;
@@ -514,16 +565,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             /* Converter: the activation's pieces, a group at a time. */
             const uint32_t tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
             uint32_t stage = 0, phase = 0;
-            uint32_t uses0 = 0, uses1 = 0; /* stages per half, as the consumers count them */
+            uint32_t uses0 = 0, uses1 = 0; /* stages per consumer, as they count them */
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
                 const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
                 const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
-                    const uint32_t h = jg_sw_half(kt - kt0, nk), ring = 4 * h;
-                    const uint32_t par = ((h ? uses1++ : uses0++) & 1) ^ 1;
-                    /* the stage's 4 pieces at once (the consumer of this half
+                    const uint32_t h = jg_sw_consumer(kt - kt0, nk), u = h ? uses1++ : uses0++;
+                    const uint32_t ring = 4 * jg_sw_slot(h, u), par = (jg_sw_slot_use(u) & 1) ^ 1;
+                    /* the stage's 4 pieces at once (the consumer of this slot
                      * takes the stage whole), in items of half a row spread
                      * over the converter's threads, piece-major; rows past M
                      * are left as they are (their sums are never stored) */

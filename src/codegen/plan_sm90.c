@@ -99,7 +99,13 @@ enum {
      * the expansion of both operands by the table's tiles */
     SM90_NVFP4_SWAP_MAX_M = 256,
     SM90_NVFP4_SWAP_BLOCK_N = 64,   /* weight rows of a tile (wgmma M) */
-    SM90_NVFP4_SWAP_BUFS = 8,       /* FP16 activation pieces: a stage in wgmmas, the next converted */
+    /* FP16 activation pieces: slots of a stage's 4 pieces, one per consumer
+     * (a stage in wgmmas, the next converted), or two where they are small
+     * (up to 32 activation rows: 64 KB), so that the converter fills a
+     * consumer's next slot while it runs */
+    SM90_NVFP4_SWAP_BUFS = 8,
+    SM90_NVFP4_SWAP_BUFS2 = 16,
+    SM90_NVFP4_SWAP_BUFS2_MAX_M = 32,
 };
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
@@ -325,7 +331,9 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
                          .group_m = SM90_GROUP_M,
                          .epi_bytes = epi_bytes_for(SM90_NVFP4_SWAP_BLOCK_N, p->d_type),
                          .ab_size = 2, /* the wgmmas' FP16 */
-                         .expand_bufs = SM90_NVFP4_SWAP_BUFS,
+                         .expand_bufs = bm <= SM90_NVFP4_SWAP_BUFS2_MAX_M
+                                            ? SM90_NVFP4_SWAP_BUFS2
+                                            : SM90_NVFP4_SWAP_BUFS,
                          .swap = 1};
     c.a_box_m = a_box_rows(p, bm);
     /* Too few tiles to fill half the SMs (N = 4096 gives 64): clusters of
