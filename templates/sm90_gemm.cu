@@ -43,7 +43,7 @@
 
 /* A and B: 16-bit (wgmma k16) or e4m3 (k32); either way one wgmma step
  * reads 32 bytes of each row, and a 128-byte swizzle atom holds 4 steps.
- * NVFP4 (5) operands are expanded to BF16 in shared memory (sm90_nvfp4_expand.cuh):
+ * NVFP4 (5) operands are expanded to FP16 in shared memory (sm90_nvfp4_expand.cuh):
  * a stage is JG_BLOCK_K (256) of K as loaded, the wgmmas run on BF16 pieces
  * of 64 of K, so JG_BLOCK_K below is the piece's. */
 #define JG_NVFP4 (JG_AB_DTYPE == 5)
@@ -51,9 +51,9 @@
 #undef JG_BLOCK_K
 #define JG_BLOCK_K 64
 #endif
-#if JG_AB_DTYPE == 1 || JG_NVFP4
+#if JG_AB_DTYPE == 1
 #define JG_AB_PTX "bf16"
-#elif JG_AB_DTYPE == 2
+#elif JG_AB_DTYPE == 2 || JG_NVFP4 /* NVFP4: FP16 values c * s * 2^-7 */
 #define JG_AB_PTX "f16"
 #else
 #define JG_AB_PTX "e4m3"
@@ -657,7 +657,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     /* The 128B swizzle needs 1024-byte aligned tiles; the host asks for 1 KB extra. */
     uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
     const uint32_t smem_a = jg_smem_addr(smem);
-#if JG_NVFP4 /* smem_a: the staged stages; smem_b: the BF16 buffers */
+#if JG_NVFP4 /* smem_a: the staged stages; smem_b: the FP16 buffers */
     const uint32_t smem_b = smem_a + JG_STAGES * JG_FP4_STAGE_BYTES;
     const uint32_t smem_epi = smem_b + JG_FP4_BUFS * JG_FP4_BUF_BYTES;
 #else
@@ -801,9 +801,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
             tl.tm = tl.tm * JG_CLUSTER + rank;
-#if JG_SCALE == 1 || JG_NVFP4
-            /* the tile's matrices' tensor scales (NVFP4: global scales) */
-            const float scale = *tl.sa * *tl.sb;
+#if JG_NVFP4
+            /* the global scales, and 2^14 (the expanded values' 2^-7 twice) */
+            const float scale = *tl.sa * *tl.sb * 16384.0f;
+#elif JG_SCALE == 1
+            const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
 #endif
             const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
 #if JG_PROMOTE

@@ -88,4 +88,124 @@ JG_DEV uint32_t jg_fp4_sf_at(uint32_t layout, uint32_t r, uint32_t row0, uint32_
     return (kb / 4) * 512 + (rr % 32) * 16 + (rr / 32 % 4) * 4 + kb % 4;
 }
 
+/* ---- dequantization to FP16 (both kernels) ----------------------------
+ *
+ * Exactness. The products are those of a native NVFP4 MMA: an e2m1 code c
+ * is placed into FP16 bits as c * 2^-14 (e1 e0 m into bits 11..9, a
+ * subnormal for e = 0, the sign into bit 15: no arithmetic), then one FP16
+ * multiply by its block scale s times 2^7 gives c * s * 2^-7. That product
+ * has at most 6 significant bits, lies in 2^-17..21, and is exact in FP16
+ * (subnormals reach 2^-24); s * 2^7 <= 448 * 128 stays below FP16's 65504.
+ * The FP32 accumulation of products of two such values equals the unscaled
+ * one times 2^-14 exactly, and the epilogues multiply by g * 2^14.
+ *
+ * K order. Within each 64 of K (a piece) both operands use the same
+ * permutation of K, so the sums are unchanged: step s (0..3, one k16
+ * wgmma) position kk = 8 hi + 2 c + lo (the fragment's k) holds the
+ * element 16 c + 8 hi + s + 4 lo of the piece. A register pair (lo = 0,
+ * 1) is then elements j and j + 4 of one 32-bit word of codes (j = s): one
+ * shift and two masks place both. */
+
+/* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
+JG_DEV uint32_t jg_fp4_scale2(uint32_t s)
+{
+    uint32_t h2, r;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"((uint16_t)(s | (s << 8))));
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(h2), "r"(0x58005800u)); /* 128.0 */
+    return r;
+}
+
+/* A word of 8 codes, each spread into the high byte of its FP16 (sign
+ * into bit 7, e1 e0 m into bits 3..1; the low byte is 0): byte b of `e`
+ * holds code 2b, of `o` code 2b + 1. */
+struct jg_fp4w {
+    uint32_t e, o;
+};
+
+JG_DEV jg_fp4w jg_fp4_spread(uint32_t w)
+{
+    jg_fp4w z;
+    z.e = ((w << 1) & 0x0E0E0E0Eu) | ((w << 4) & 0x80808080u);
+    z.o = ((w >> 3) & 0x0E0E0E0Eu) | (w & 0x80808080u);
+    return z;
+}
+
+/* Codes j and j + 4 of a spread word times a scale pair: an FP16 pair, code
+ * j in the low half (see the file's comment on exactness). One byte
+ * permute, or a mask, places both high bytes. */
+JG_DEV uint32_t jg_fp4_pair(const jg_fp4w &z, int j, uint32_t scale2)
+{
+    uint32_t v, r;
+    if (j == 0)
+        asm("prmt.b32 %0, %1, %2, 0x2404;" : "=r"(v) : "r"(z.e), "r"(0u));
+    else if (j == 1)
+        asm("prmt.b32 %0, %1, %2, 0x2404;" : "=r"(v) : "r"(z.o), "r"(0u));
+    else
+        v = (j == 2 ? z.e : z.o) & 0xFF00FF00u;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(scale2));
+    return r;
+}
+
+/* The scale byte at sf_base + off, block kb (0..15) of stage kt, as an
+ * FP16 pair; 0 past K's last block (swizzled scales of a partial stage are
+ * bytes left from an earlier one). */
+JG_DEV uint32_t jg_fp4_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int kt)
+{
+    uint32_t s;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(s) : "r"(sf_base + off));
+    if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
+        return 0;
+    return jg_fp4_scale2(s);
+}
+
+/* Where staged row n's code word W[2c + hi] of piece j lies from the row's
+ * start: logical bytes 32j + 8c + 4hi .. + 3 (K elements 64j + 16c + 8hi
+ * .. + 7), in 16-byte chunk 2j + c/2, which TMA's 128B swizzle stores at
+ * chunk (2j + c/2) ^ (n % 8). */
+JG_DEV uint32_t jg_fp4_word_at(uint32_t n, uint32_t j, uint32_t c, uint32_t hi)
+{
+    return (((2 * j + c / 2) ^ (n % 8)) * 16) + (c % 2) * 8 + hi * 4;
+}
+
+/* Half hi of staged row n (rows: the operand's first staged row; sf_base:
+ * its staged scales, in layout LAYOUT, row0 its tile's first row) of piece
+ * j of stage kt, into the FP16 piece at buf (rows of 128 bytes, the 128B
+ * swizzle). The row's 32 code bytes of the piece are words W[2c + hi] (c:
+ * the 16-element block, hi: its half); the piece's 16-byte chunk q = 2s +
+ * hi holds, for c = 0..3, codes s and s + 4 of W[2c + hi] times block c's
+ * scale: the K order of the file's comment, the same for every operand. */
+template <int LAYOUT>
+JG_DEV void jg_fp4_convert_half(uint32_t rows, uint32_t sf_base, uint32_t buf, int kt, uint32_t j,
+                                uint32_t n, uint32_t hi, uint32_t row0)
+{
+    const uint32_t row = rows + n * 128;
+    uint32_t w[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+        asm volatile("ld.shared.b32 %0, [%1];" : "=r"(w[c]) : "r"(row + jg_fp4_word_at(n, j, c, hi)));
+    /* The piece's 4 block scales are 4 consecutive bytes in either layout. */
+    uint32_t s4;
+    asm volatile("ld.shared.b32 %0, [%1];"
+                 : "=r"(s4)
+                 : "r"(sf_base + jg_fp4_sf_at(LAYOUT, n, row0, 4 * j)));
+    jg_fp4w z[4];
+    uint32_t sc[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        z[c] = jg_fp4_spread(w[c]);
+        sc[c] = jg_fp4_scale2((s4 >> (8 * c)) & 0xFF);
+        if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)(4 * j) + c >= JG_FP4_KBS)
+            sc[c] = 0;
+    }
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        const uint32_t q = 2 * (uint32_t)s + hi;
+        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 +
+                                                                      ((q ^ (n % 8)) * 16)),
+                     "r"(jg_fp4_pair(z[0], s, sc[0])), "r"(jg_fp4_pair(z[1], s, sc[1])),
+                     "r"(jg_fp4_pair(z[2], s, sc[2])), "r"(jg_fp4_pair(z[3], s, sc[3]))
+                     : "memory");
+    }
+}
+
 #endif /* JG_SM90_NVFP4_CUH */

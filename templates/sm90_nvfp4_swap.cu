@@ -11,23 +11,9 @@
  * producer warpgroup) expands its codes into FP16 pieces of 64 of K in
  * shared memory, the layout TMA's 128B swizzle gives a 16-bit tile.
  *
- * Exactness. The products are those of a native NVFP4 MMA: an e2m1 code c
- * is placed into FP16 bits as c * 2^-14 (e1 e0 m into bits 11..9, a
- * subnormal for e = 0, the sign into bit 15: no arithmetic), then one FP16
- * multiply by its block scale s times 2^7 gives c * s * 2^-7. That product
- * has at most 6 significant bits, lies in 2^-17..21, and is exact in FP16
- * (subnormals reach 2^-24); s * 2^7 <= 448 * 128 stays below FP16's 65504.
- * The FP32 accumulation of such products equals the unscaled one times
- * 2^-14 exactly, and the epilogue multiplies by g * 2^14.
- *
- * K order. Within each 64 of K (a piece) both operands use the same
- * permutation of K, so the sums are unchanged: step s (0..3, one k16
- * wgmma) position kk = 8 hi + 2 c + lo (the fragment's k) holds the
- * element 16 c + 8 hi + s + 4 lo of the piece. A thread's register pair
- * (lo = 0, 1) is then elements j and j + 4 of one 32-bit word of codes
- * (j = s): one shift and two masks place both, and each thread's 16
- * elements of a row per piece (c = lane % 4) are one 16-element scale
- * block, read with one 8-byte load.
+ * Exactness and K order: sm90_nvfp4.cuh's dequantization (shared with the
+ * expanding kernel). Each thread's 16 elements of a weight row per piece
+ * (c = lane % 4) are one 16-element scale block, read with one 8-byte load.
  *
  * Work split. A tile is 64 weight rows (BLOCK_N) by BLOCK_M activation
  * rows; both consumer warpgroups own all 64 rows and take every other
@@ -124,58 +110,6 @@ static_assert(JG_SW_BUFS == 8 || JG_SW_BUFS == 16, "slots of 4 pieces, one or tw
 JG_DEV uint32_t jg_sw_slot(uint32_t h, uint32_t u) { return h + 2 * (u % JG_SW_SLOTS); }
 JG_DEV uint32_t jg_sw_slot_use(uint32_t u) { return u / JG_SW_SLOTS; }
 
-/* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
-JG_DEV uint32_t jg_sw_scale2(uint32_t s)
-{
-    uint32_t h2, r;
-    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"((uint16_t)(s | (s << 8))));
-    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(h2), "r"(0x58005800u)); /* 128.0 */
-    return r;
-}
-
-/* A word of 8 codes, each spread into the high byte of its FP16 (sign
- * into bit 7, e1 e0 m into bits 3..1; the low byte is 0): byte b of `e`
- * holds code 2b, of `o` code 2b + 1. */
-struct jg_fp4w {
-    uint32_t e, o;
-};
-
-JG_DEV jg_fp4w jg_sw_spread(uint32_t w)
-{
-    jg_fp4w z;
-    z.e = ((w << 1) & 0x0E0E0E0Eu) | ((w << 4) & 0x80808080u);
-    z.o = ((w >> 3) & 0x0E0E0E0Eu) | (w & 0x80808080u);
-    return z;
-}
-
-/* Codes j and j + 4 of a spread word times a scale pair: an FP16 pair, code
- * j in the low half (see the file's comment on exactness). One byte
- * permute, or a mask, places both high bytes. */
-JG_DEV uint32_t jg_sw_pair(const jg_fp4w &z, int j, uint32_t scale2)
-{
-    uint32_t v, r;
-    if (j == 0)
-        asm("prmt.b32 %0, %1, %2, 0x2404;" : "=r"(v) : "r"(z.e), "r"(0u));
-    else if (j == 1)
-        asm("prmt.b32 %0, %1, %2, 0x2404;" : "=r"(v) : "r"(z.o), "r"(0u));
-    else
-        v = (j == 2 ? z.e : z.o) & 0xFF00FF00u;
-    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(scale2));
-    return r;
-}
-
-/* The scale byte at sf_base + off, block kb (0..15) of stage kt, as an
- * FP16 pair; 0 past K's last block (swizzled scales of a partial stage are
- * bytes left from an earlier one). */
-JG_DEV uint32_t jg_sw_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int kt)
-{
-    uint32_t s;
-    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(s) : "r"(sf_base + off));
-    if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
-        return 0;
-    return jg_sw_scale2(s);
-}
-
 /* Stores v at shared offset `addr` of the cluster's CTA `rank`. */
 JG_DEV void jg_st_remote_f32(uint32_t addr, uint32_t rank, float v)
 {
@@ -211,47 +145,6 @@ JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64
                  "}\n"
                  : JG_MMA_ACC(d)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1u));
-}
-
-/* Converter: half hi of activation row n of piece j of staged stage st,
- * into the FP16 piece at buf. The row's 32 code bytes of the piece are
- * words W[2c + hi] (c: the 16-element block, hi: its half); the piece's
- * 16-byte chunk q = 2s + hi (logical k 16s + 8hi .. + 7) holds, for
- * c = 0..3, codes s and s + 4 of W[2c + hi] times block c's scale. */
-JG_DEV void jg_sw_convert_half(uint32_t st, uint32_t buf, int kt, uint32_t j, uint32_t n,
-                               uint32_t hi, uint32_t a_row0)
-{
-    const uint32_t row = st + n * 128;
-    uint32_t w[4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) /* byte 8c + 4hi of the piece: chunk 2j + c/2 */
-        asm volatile("ld.shared.b32 %0, [%1];"
-                     : "=r"(w[c])
-                     : "r"(row + (((2 * j + c / 2) ^ (n % 8)) * 16) + (c % 2) * 8 + hi * 4));
-    /* The piece's 4 block scales are 4 consecutive bytes in either layout. */
-    const uint32_t sf_base = st + (JG_BLOCK_M + JG_BLOCK_N) * 128;
-    uint32_t s4;
-    asm volatile("ld.shared.b32 %0, [%1];"
-                 : "=r"(s4)
-                 : "r"(sf_base + jg_fp4_sf_at(JG_A_SF_LAYOUT, n, a_row0, 4 * j)));
-    jg_fp4w z[4];
-    uint32_t sc[4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        z[c] = jg_sw_spread(w[c]);
-        sc[c] = jg_sw_scale2((s4 >> (8 * c)) & 0xFF);
-        if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)(4 * j) + c >= JG_FP4_KBS)
-            sc[c] = 0;
-    }
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-        const uint32_t q = 2 * (uint32_t)s + hi;
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 +
-                                                                      ((q ^ (n % 8)) * 16)),
-                     "r"(jg_sw_pair(z[0], s, sc[0])), "r"(jg_sw_pair(z[1], s, sc[1])),
-                     "r"(jg_sw_pair(z[2], s, sc[2])), "r"(jg_sw_pair(z[3], s, sc[3]))
-                     : "memory");
-    }
 }
 
 /* The output pair (rows m, m + 1 of D) of weight row n: D is [M, N], so
@@ -374,8 +267,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                              : "=r"(wb[j][0]), "=r"(wb[j][1])
                              : "r"(wrows + (r0 + 8) * 128 + at));
                 const uint32_t kb = 4 * (uint32_t)j + q4;
-                sa[j] = jg_sw_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
-                sb[j] = jg_sw_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
+                sa[j] = jg_fp4_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
+                sb[j] = jg_fp4_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
             };
             /* This stage's slot of the piece ring: its pieces' first
              * buffer, their descriptors' start, their mbarriers' phase. */
@@ -386,14 +279,14 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj) {
                     const int j = j0 + jj;
-                    const jg_fp4w za0 = jg_sw_spread(wa[j][0]), zb0 = jg_sw_spread(wb[j][0]);
-                    const jg_fp4w za1 = jg_sw_spread(wa[j][1]), zb1 = jg_sw_spread(wb[j][1]);
+                    const jg_fp4w za0 = jg_fp4_spread(wa[j][0]), zb0 = jg_fp4_spread(wb[j][0]);
+                    const jg_fp4w za1 = jg_fp4_spread(wa[j][1]), zb1 = jg_fp4_spread(wb[j][1]);
 #pragma unroll
                     for (int s = 0; s < 4; ++s) {
-                        frag[jj][s][0] = jg_sw_pair(za0, s, sa[j]);
-                        frag[jj][s][1] = jg_sw_pair(zb0, s, sb[j]);
-                        frag[jj][s][2] = jg_sw_pair(za1, s, sa[j]);
-                        frag[jj][s][3] = jg_sw_pair(zb1, s, sb[j]);
+                        frag[jj][s][0] = jg_fp4_pair(za0, s, sa[j]);
+                        frag[jj][s][1] = jg_fp4_pair(zb0, s, sb[j]);
+                        frag[jj][s][2] = jg_fp4_pair(za1, s, sa[j]);
+                        frag[jj][s][3] = jg_fp4_pair(zb1, s, sb[j]);
                     }
                 }
                 jg_mbar_wait(bar_afull + 8 * (4 * slot + j0), apar);
@@ -584,8 +477,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #pragma unroll 2
                     for (uint32_t i = tid; i < JG_FP4_PIECES * per_piece; i += JG_SW_CONV_THREADS) {
                         const uint32_t j = i / per_piece, n = i % per_piece / 2;
-                        jg_sw_convert_half(st, smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n,
-                                           i % 2, a_row0);
+                        jg_fp4_convert_half<JG_A_SF_LAYOUT>(
+                            st, st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
+                            smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n, i % 2, a_row0);
                     }
                     jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                     __syncwarp();

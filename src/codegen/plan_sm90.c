@@ -75,7 +75,7 @@ static const struct {
 };
 
 /* NVFP4 tiles (sm90_nvfp4.cuh): a stage is 256 of K as packed codes (128
- * bytes a row) and block scales, expanded by the consumers into BF16
+ * bytes a row) and block scales, expanded by the consumers into FP16
  * buffers of 64 of K for the BF16 wgmmas. Tiles lie inside one 128-row
  * block of swizzled scales (BLOCK_M, BLOCK_N <= 128, BLOCK_N divides 128);
  * 64-row tiles serve decode. The expansion (ALU work of the consumers) is
@@ -93,7 +93,7 @@ static const struct {
 enum {
     SM90_NVFP4_BLOCK_K = 256, /* K per stage: 128 packed bytes, 16 row-major scales a row */
     SM90_NVFP4_SF_BYTES = 2 * 2048, /* per stage: A's and B's scales */
-    SM90_NVFP4_EXPAND_BUFS = 3,     /* BF16 pieces in flight: expand, wgmma, wgmma */
+    SM90_NVFP4_EXPAND_BUFS = 3,     /* FP16 pieces in flight: expand, wgmma, wgmma */
     /* Swap-AB (sm90_nvfp4_swap.cu), for up to this many activation rows: past
      * them each CTA's expansion of the activation costs more ALU time than
      * the expansion of both operands by the table's tiles */
@@ -121,7 +121,7 @@ static uint32_t stage_bytes(const jg__gemm_config *cfg)
     return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
 }
 
-/* NVFP4: the BF16 buffers, 64 of K of the tile's rows each; swap-AB: the
+/* NVFP4: the FP16 buffers, 64 of K of the tile's rows each; swap-AB: the
  * FP16 pieces of the activation rows and their two mbarriers each. */
 static uint32_t expand_bytes(const jg__gemm_config *cfg)
 {
@@ -481,7 +481,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      out->expand_bufs);
         else if (out->expand_bufs)
             snprintf(fp4, sizeof fp4,
-                     " (nvfp4: codes and scales, expanded to BF16 by the consumers in %u buffers "
+                     " (nvfp4: codes and scales, expanded to FP16 by the consumers in %u buffers "
                      "of 64 of K; the best of %zu table tiles)",
                      out->expand_bufs, JG_ARRAY_LEN(sm90_nvfp4_tiles));
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,

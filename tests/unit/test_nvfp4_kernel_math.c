@@ -4,10 +4,9 @@
  * every FP32 value near each midpoint and a sweep of the whole range; the
  * e4m3 decoding against the reference's for all 256 codes; the global
  * scale; and the swizzled layout's inverse map against jg_nvfp4_sf_offset.
- * Also the NVFP4 GEMM's expansion to BF16 (templates/sm90_nvfp4_expand.cuh)
- * and its staged scale offsets (sm90_nvfp4.cuh), and the swap-AB kernel's
- * dequantization to FP16 (sm90_nvfp4_swap.cu: its byte spread, with its
- * permute, mask and FP16 multiply modelled here).
+ * Also the NVFP4 GEMMs' staged scale offsets and code words, and their
+ * dequantization to FP16 (templates/sm90_nvfp4.cuh, both kernels': its
+ * byte spread, with its permute, mask and FP16 multiply modelled here).
  * The e4m3 rounding itself is the hardware's cvt.rn.satfinite (not
  * emulated here); the GPU test compares it with the reference. */
 #include <stdio.h>
@@ -18,19 +17,11 @@
 #include "jg_test.h"
 #include "quant_nvfp4_math.h"
 
-/* The GEMM's BF16 packing (cvt.rn.bf16x2.f32: lo in the low half). */
-static inline uint32_t jg_pack_bf16x2(float lo, float hi)
-{
-    return (uint32_t)jg_f32_to_bf16(lo) | (uint32_t)jg_f32_to_bf16(hi) << 16;
-}
-#include "gemm_nvfp4_math.h"
-#include "expand_nvfp4_math.h"
-
-/* The swap-AB kernel's spread word (its struct, declared in the template). */
+/* The spread word (its struct, declared in the template). */
 typedef struct jg_fp4w {
     uint32_t e, o;
 } jg_fp4w;
-#include "swap_nvfp4_math.h"
+#include "gemm_nvfp4_math.h"
 
 static float next_up(float f, int n)
 {
@@ -102,34 +93,6 @@ static void test_sf_coords(void)
     }
 }
 
-/* The GEMM's expansion (templates/sm90_nvfp4_expand.cuh): every e2m1 code (in
- * every position of a word of 8) times every finite e4m3 scale, negative
- * ones too, is the reference's product exactly, sign of zero included. */
-static void test_gemm_expand(void)
-{
-    int64_t bad = 0, n = 0;
-    for (int s = 0; s < 256; ++s) {
-        if ((s & 0x7f) == 0x7f)
-            continue;
-        const float scale = (float)jg_e4m3_value((uint8_t)s);
-        for (uint32_t c = 0; c < 16; ++c)
-            for (int pos = 0; pos < 8; ++pos, ++n) {
-                /* the other 7 codes: a rotating pattern, so neighbours vary */
-                uint32_t word = 0;
-                for (int i = 0; i < 8; ++i)
-                    word |= (i == pos ? c : (c + 5u * (uint32_t)i) & 15u) << (4 * i);
-                uint32_t out[4];
-                jg_fp4_expand8(word, scale, out);
-                const uint16_t h = (uint16_t)(out[pos / 2] >> (16 * (pos % 2)));
-                const double want = jg_e2m1_value(c) * jg_e4m3_value((uint8_t)s);
-                const bool sign = (h >> 15) != 0;
-                bad += (double)jg_bf16_to_f32(h) != want || sign != (signbit(want) != 0);
-            }
-    }
-    CHECK(bad == 0, "expansion to bf16: %lld of %lld code x scale products differ",
-          (long long)bad, (long long)n);
-}
-
 /* The GEMM's staged scale offsets: a stage's swizzled scales are the
  * 512-byte blocks (row0 / 128) * kbp / 4 + 4 kt onward, copied whole; the
  * kernel's offset into them must land on jg_nvfp4_sf_offset's byte. */
@@ -156,12 +119,12 @@ static void test_gemm_sf_offsets(void)
     CHECK(bad == 0, "staged scale offsets: %lld differ", (long long)bad);
 }
 
-/* The codes an expansion item reads: a staged row block of 8 rows filled
- * the way TMA's 128B swizzle writes it (logical byte b of row r in chunk
- * (b / 16) ^ (r % 8)), every item of every piece must read logical bytes
- * 32j + 4c .. + 3 of its row, and the items of a piece cover its 32 bytes
- * once each. */
-static void test_gemm_code_bytes(void)
+/* The code words a dequantization item reads: a staged row block of 8
+ * rows filled the way TMA's 128B swizzle writes it (logical byte b of row r
+ * in chunk (b / 16) ^ (r % 8)), word W[2c + hi] of piece j must be logical
+ * bytes 32j + 8c + 4hi .. + 3 of its row, and a piece's 8 words cover its
+ * 32 bytes once each. */
+static void test_gemm_code_words(void)
 {
     uint8_t staged[8 * 128];
     for (uint32_t r = 0; r < 8; ++r)
@@ -171,21 +134,22 @@ static void test_gemm_code_bytes(void)
     for (uint32_t r = 0; r < 8; ++r)
         for (uint32_t j = 0; j < 4; ++j) {
             uint32_t seen = 0;
-            for (uint32_t c = 0; c < 8; ++c)
-                for (uint32_t i = 0; i < 4; ++i) {
-                    const uint32_t b = staged[r * 128 + jg_fp4_code_at(r, j, c) + i];
-                    bad += b != 32 * j + 4 * c + i;
-                    seen |= 1u << (b % 32);
-                }
+            for (uint32_t c = 0; c < 4; ++c)
+                for (uint32_t hi = 0; hi < 2; ++hi)
+                    for (uint32_t i = 0; i < 4; ++i) {
+                        const uint32_t b = staged[r * 128 + jg_fp4_word_at(r, j, c, hi) + i];
+                        bad += b != 32 * j + 8 * c + 4 * hi + i;
+                        seen |= 1u << (b % 32);
+                    }
             bad += seen != 0xffffffffu;
         }
-    CHECK(bad == 0, "expansion items read %lld wrong code bytes", (long long)bad);
+    CHECK(bad == 0, "dequantization items read %lld wrong code bytes", (long long)bad);
 }
 
-/* The swap-AB kernel's FP16 pair j of a spread word (jg_sw_pair before its
+/* The FP16 pair j of a spread word (jg_fp4_pair before its
  * multiply): codes j and j + 4 in the high bytes of the two halves, by
  * prmt.b32 (z, 0, 0x2404) for j = 0, 1 and a mask for j = 2, 3. */
-static uint32_t swap_pair_bits(jg_fp4w z, int j)
+static uint32_t pair_bits(jg_fp4w z, int j)
 {
     const uint32_t w = j % 2 ? z.o : z.e;
     if (j < 2)
@@ -197,7 +161,7 @@ static uint32_t swap_pair_bits(jg_fp4w z, int j)
  * of zero included; times every finite e4m3 scale s times 2^7 (exact in
  * FP16), one FP16 rounding gives c * s * 2^-7 exactly: the products a
  * native NVFP4 MMA would sum, scaled by a power of two. */
-static void test_swap_dequant(void)
+static void test_dequant(void)
 {
     int64_t bad_bits = 0, bad_products = 0, n = 0;
     for (uint32_t c = 0; c < 16; ++c)
@@ -205,7 +169,7 @@ static void test_swap_dequant(void)
             uint32_t word = 0;
             for (int i = 0; i < 8; ++i)
                 word |= (i == pos ? c : (c + 7u * (uint32_t)i + 3u) & 15u) << (4 * i);
-            const uint32_t v = swap_pair_bits(jg_sw_spread(word), pos % 4);
+            const uint32_t v = pair_bits(jg_fp4_spread(word), pos % 4);
             const uint16_t h = (uint16_t)(v >> (pos < 4 ? 0 : 16));
             const double code = jg_e2m1_value(c);
             const float f = jg_f16_to_f32(h);
@@ -221,19 +185,18 @@ static void test_swap_dequant(void)
                                                            128.0 * jg_e4m3_value((uint8_t)s);
             }
         }
-    CHECK(bad_bits == 0, "swap-AB spread: %lld of 128 codes misplaced", (long long)bad_bits);
-    CHECK(bad_products == 0, "swap-AB FP16 products: %lld of %lld inexact",
+    CHECK(bad_bits == 0, "spread: %lld of 128 codes misplaced", (long long)bad_bits);
+    CHECK(bad_products == 0, "FP16 products: %lld of %lld inexact",
           (long long)bad_products, (long long)n);
 }
 
 int main(void)
 {
-    test_swap_dequant();
+    test_dequant();
     test_e2m1();
     test_e4m3_and_global();
     test_sf_coords();
-    test_gemm_expand();
     test_gemm_sf_offsets();
-    test_gemm_code_bytes();
+    test_gemm_code_words();
     return jg_test_result("test_nvfp4_kernel_math");
 }
