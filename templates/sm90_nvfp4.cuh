@@ -208,4 +208,16 @@ JG_DEV void jg_fp4_convert_half(uint32_t rows, uint32_t sf_base, uint32_t buf, i
     }
 }
 
+/* Item idx of a piece's dequantization, rows x 2 halves (rows a multiple
+ * of 8): staged row *n, half *hi. Lanes 8q .. 8q + 7 of a warp take 8
+ * consecutive rows with one half, so that each quarter warp's 16-byte
+ * stores (one pass of the shared memory's banks) fall in 8 different
+ * chunks of the swizzle; consecutive items of one row (two halves) would
+ * put two lanes of a quarter warp in one chunk's banks. */
+JG_DEV void jg_fp4_item(uint32_t idx, uint32_t *n, uint32_t *hi)
+{
+    *hi = idx / 8 % 2;
+    *n = idx % 8 + 8 * (idx / 16);
+}
+
 #endif /* JG_SM90_NVFP4_CUH */

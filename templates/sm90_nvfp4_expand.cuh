@@ -32,7 +32,8 @@ JG_DEV void jg_fp4_expand(uint32_t st, uint32_t buf, int kt, int j, uint32_t a_r
     const uint32_t sf = st + (JG_BLOCK_M + JG_BLOCK_N) * 128;
 #pragma unroll 2
     for (uint32_t i = tid; i < items; i += JG_FP4_CONV_THREADS) {
-        const uint32_t row = i / 2, hi = i % 2;
+        uint32_t row, hi; /* A's rows and B's, both whole 8-row atoms */
+        jg_fp4_item(i, &row, &hi);
         if (row < JG_A_BOX_M)
             jg_fp4_convert_half<JG_A_SF_LAYOUT>(st, sf, buf, kt, (uint32_t)j, row, hi, a_row0);
         else

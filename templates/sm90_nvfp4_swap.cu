@@ -469,17 +469,21 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     const uint32_t ring = 4 * jg_sw_slot(h, u), par = (jg_sw_slot_use(u) & 1) ^ 1;
                     /* the stage's 4 pieces at once (the consumer of this slot
                      * takes the stage whole), in items of half a row spread
-                     * over the converter's threads, piece-major; rows past M
-                     * are left as they are (their sums are never stored) */
+                     * over the converter's threads, piece-major (jg_fp4_item);
+                     * rows past M up to a whole 8-row atom are converted (the
+                     * box's zeros), the rest left as they are (their sums are
+                     * never stored) */
                     for (int j = 0; j < JG_FP4_PIECES; ++j)
                         jg_mbar_wait(bar_aempty + 8 * (ring + j), par);
-                    const uint32_t per_piece = 2 * rows;
+                    const uint32_t per_piece = 2 * ((rows + 7) / 8 * 8); /* whole 8-row atoms */
 #pragma unroll 2
                     for (uint32_t i = tid; i < JG_FP4_PIECES * per_piece; i += JG_SW_CONV_THREADS) {
-                        const uint32_t j = i / per_piece, n = i % per_piece / 2;
+                        const uint32_t j = i / per_piece;
+                        uint32_t n, hi;
+                        jg_fp4_item(i % per_piece, &n, &hi);
                         jg_fp4_convert_half<JG_A_SF_LAYOUT>(
                             st, st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
-                            smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n, i % 2, a_row0);
+                            smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n, hi, a_row0);
                     }
                     jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                     __syncwarp();

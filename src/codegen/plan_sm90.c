@@ -76,19 +76,21 @@ static const struct {
 
 /* NVFP4 tiles (sm90_nvfp4.cuh): a stage is 256 of K as packed codes (128
  * bytes a row) and block scales, expanded by the consumers into FP16
- * buffers of 64 of K for the BF16 wgmmas. Tiles lie inside one 128-row
- * block of swizzled scales (BLOCK_M, BLOCK_N <= 128, BLOCK_N divides 128);
- * 64-row tiles serve decode. The expansion (ALU work of the consumers) is
- * not in the time estimate: among these four, the estimate's wave count
- * and memory terms decide. */
+ * buffers of 64 of K for the FP16 wgmmas. Tiles lie inside one 128-row
+ * block of swizzled scales (BLOCK_M, BLOCK_N <= 128, BLOCK_N divides 128).
+ * The expansion (the consumers' ALU work) bounds these kernels: per output
+ * it costs (BM + BN) / (BM BN) of the tile, spread over its consumers'
+ * threads, so the efficiencies fall with it. On H100 (8a4cfe7) 64x128 with
+ * one consumer took 1.5-1.9x the time of 128x128 with two on the seeds'
+ * grouped cases and 4096-row prefills, although its waves fit better. */
 static const struct {
     uint32_t block_m, block_n, consumers;
     double efficiency;
 } sm90_nvfp4_tiles[] = {
     {128, 128, 2, 1.00},
-    {128, 64, 2, 1.00},
-    {64, 128, 1, 0.85},
-    {64, 64, 1, 0.85},
+    {128, 64, 2, 0.75},
+    {64, 128, 1, 0.55},
+    {64, 64, 1, 0.45},
 };
 enum {
     SM90_NVFP4_BLOCK_K = 256, /* K per stage: 128 packed bytes, 16 row-major scales a row */
@@ -218,6 +220,12 @@ static double b_matrices(const jg__problem_key *p)
     return n;
 }
 
+/* Shallow rings of stages leave loads' latency uncovered. */
+static double stage_efficiency(uint32_t stages)
+{
+    return stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : stages / SM90_STAGES_FOR_FULL_RATE;
+}
+
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
@@ -232,8 +240,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     e.tiles = units * cluster;
     e.waves = jg__ceil_div(units, (uint64_t)t->sm_count / cluster);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k / k_split;
-    double stage_eff =
-        c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
+    const double stage_eff = stage_efficiency(c->stages);
     double sm_rate = SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
                      width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
@@ -384,7 +391,11 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
         c.stages = fit_stages(t, p, &c);
         if (c.stages < SM90_MIN_STAGES)
             continue;
-        estimate e = estimate_time(t, p, &c, sm90_nvfp4_tiles[i].efficiency, 1.0);
+        /* The staged stages are not what paces these kernels (2 of them ran
+         * at full speed on H100): the estimate's shallow-ring penalty is
+         * undone. */
+        estimate e = estimate_time(
+            t, p, &c, sm90_nvfp4_tiles[i].efficiency / stage_efficiency(c.stages), 1.0);
         keep_best(out, est, &found, max, &c, &e);
     }
     return found;

@@ -11,6 +11,7 @@
  * emulated here); the GPU test compares it with the reference. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "jg_internal.h"
 #include "jg_nvfp4_ref.h"
@@ -146,6 +147,39 @@ static void test_gemm_code_words(void)
     CHECK(bad == 0, "dequantization items read %lld wrong code bytes", (long long)bad);
 }
 
+/* The dequantization's items (jg_fp4_item): over a piece of 8..256 rows
+ * (whole 8-row atoms) every (row, half) once; and each quarter warp's 8
+ * lanes store their chunk s (0..3) of a row into 8 different physical
+ * chunks of the 128B swizzle (chunk (2s + hi) ^ (row % 8)), so that a
+ * 16-byte store of a quarter warp is one pass of the banks. */
+static void test_gemm_items(void)
+{
+    int64_t bad_cover = 0, bad_banks = 0;
+    for (uint32_t rows = 8; rows <= 256; rows += 8) {
+        static unsigned char seen[256][2];
+        memset(seen, 0, sizeof seen);
+        for (uint32_t idx = 0; idx < 2 * rows; ++idx) {
+            uint32_t n, hi;
+            jg_fp4_item(idx, &n, &hi);
+            if (n >= rows || hi > 1 || seen[n][hi]++)
+                ++bad_cover;
+        }
+        for (uint32_t q0 = 0; q0 < 2 * rows; q0 += 8)
+            for (uint32_t s = 0; s < 4; ++s) {
+                uint32_t chunks = 0;
+                for (uint32_t l = 0; l < 8; ++l) {
+                    uint32_t n, hi;
+                    jg_fp4_item(q0 + l, &n, &hi);
+                    chunks |= 1u << ((2 * s + hi) ^ (n % 8));
+                }
+                bad_banks += chunks != 0xffu;
+            }
+    }
+    CHECK(bad_cover == 0, "dequantization items: %lld missing or repeated", (long long)bad_cover);
+    CHECK(bad_banks == 0, "dequantization items: %lld quarter-warp stores share banks",
+          (long long)bad_banks);
+}
+
 /* The FP16 pair j of a spread word (jg_fp4_pair before its
  * multiply): codes j and j + 4 in the high bytes of the two halves, by
  * prmt.b32 (z, 0, 0x2404) for j = 0, 1 and a mask for j = 2, 3. */
@@ -198,5 +232,6 @@ int main(void)
     test_sf_coords();
     test_gemm_sf_offsets();
     test_gemm_code_words();
+    test_gemm_items();
     return jg_test_result("test_nvfp4_kernel_math");
 }
