@@ -82,9 +82,8 @@
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
 #define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
-/* NVFP4: converter warpgroups after the consumers, four warpgroups in all
- * (sm90_nvfp4_expand.cuh) */
-#define JG_THREADS (JG_NVFP4 ? 512 : 128 * (JG_CONSUMERS + 1))
+/* NVFP4: a converter warpgroup after the consumers (sm90_nvfp4_expand.cuh) */
+#define JG_THREADS (128 * (JG_CONSUMERS + 1 + JG_NVFP4))
 #define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * JG_AB_SIZE)
 #define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * JG_AB_SIZE)
 #ifndef JG_A_BOX_M
@@ -759,17 +758,15 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
 
-    if (wg == 0 || wg > JG_CONSUMERS) {
+    if (wg == 0 || wg == JG_CONSUMERS + 1) {
         /* Producer: one thread keeps the ring full, running ahead across tiles. */
 #if JG_NVFP4
-        /* NVFP4: the rest of the first warpgroup and those after the
-         * consumers convert. */
+        /* NVFP4: the rest of the first warpgroup and the last convert. */
         jg_setmaxnreg_dec<JG_FP4_SIDE_REGS>();
         if (threadIdx.x >= 32)
             jg_fp4_convert_tiles(p, first_unit, unit_step, tiles, tiles_m, smem_a, smem_b, bar_full,
                                  bar_afull,
-                                 wg == 0 ? threadIdx.x - 32
-                                         : threadIdx.x - 128 * (JG_CONSUMERS + 1) + 96);
+                                 wg == 0 ? threadIdx.x - 32 : threadIdx.x - 128 * wg + 96);
 #else
         jg_setmaxnreg_dec<40>();
 #endif

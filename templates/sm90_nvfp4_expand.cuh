@@ -13,15 +13,13 @@
 
 #define JG_FP4_BUFS 3
 #define JG_FP4_BUF_BYTES ((JG_BLOCK_M + JG_BLOCK_N) * 128)
-/* The converter: warps 1-3 of the producer's warpgroup and the warpgroups
- * after the consumers (four in all: one consumer leaves two to convert);
- * registers: the consumers' and the others' within 64K. */
-#define JG_FP4_CONV_WGS (3 - JG_CONSUMERS)
-#define JG_FP4_CONV_WARPS (3 + 4 * JG_FP4_CONV_WGS)
+/* The converter: warps 1-3 of the producer's warpgroup and the warpgroup
+ * after the consumers; registers: the consumers' and the others' within 64K. */
+#define JG_FP4_CONV_WARPS 7
 #define JG_FP4_CONV_THREADS (JG_FP4_CONV_WARPS * 32)
 #define JG_FP4_SIDE_REGS 88
 #define JG_FP4_CONSUMER_REGS (JG_CONSUMERS == 2 ? 168 : 232)
-static_assert(JG_CONSUMERS * JG_FP4_CONSUMER_REGS + (4 - JG_CONSUMERS) * JG_FP4_SIDE_REGS <= 512,
+static_assert(JG_CONSUMERS * JG_FP4_CONSUMER_REGS + 2 * JG_FP4_SIDE_REGS <= 512,
               "NVFP4: the warpgroups' registers fit the SM's 64K");
 
 static_assert(JG_FP4_BUF_BYTES % 1024 == 0, "NVFP4: expanded tiles stay 1024-byte aligned");

@@ -88,7 +88,6 @@ static const struct {
     double efficiency;
 } sm90_nvfp4_tiles[] = {
     {128, 128, 2, 1.00},
-    {128, 128, 1, 1.00},
     {128, 64, 2, 0.75},
     {64, 128, 1, 0.55},
     {64, 64, 1, 0.45},
@@ -113,9 +112,8 @@ enum {
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
 {
-    /* NVFP4 (both kernels): converter warpgroups after the consumers, four
-     * warpgroups in all */
-    return cfg->expand_bufs ? 512 : 128 * (cfg->consumers + 1);
+    /* NVFP4 (both kernels): a converter warpgroup after the consumers */
+    return 128 * (cfg->consumers + 1 + (cfg->expand_bufs ? 1 : 0));
 }
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
