@@ -82,8 +82,7 @@
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
 #define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
-/* NVFP4: a converter warpgroup after the consumers (sm90_nvfp4_expand.cuh) */
-#define JG_THREADS (128 * (JG_CONSUMERS + 1 + JG_NVFP4))
+#define JG_THREADS (128 * (JG_CONSUMERS + 1))
 #define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * JG_AB_SIZE)
 #define JG_B_STAGE_BYTES (JG_BLOCK_N * JG_BLOCK_K * JG_AB_SIZE)
 #ifndef JG_A_BOX_M
@@ -179,7 +178,7 @@ static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
               "stage tiles stay 1024-byte aligned for the 128B swizzle");
 
 #if JG_NVFP4
-#include "sm90_nvfp4.cuh" /* the staged stages (the expansion follows the tile walks) */
+#include "sm90_nvfp4_expand.cuh"
 #endif
 
 /* One m64nNk16 (16-bit) or m64nNk32 (e4m3) wgmma, A and B from shared
@@ -400,10 +399,6 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 #endif
     return tl;
 }
-#endif
-
-#if JG_NVFP4
-#include "sm90_nvfp4_expand.cuh"
 #endif
 
 /* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.
@@ -671,9 +666,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
     const uint32_t bar_full = smem_epi + JG_CONSUMERS * 2 * JG_EPI_BUF_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
-#if JG_NVFP4 /* the FP16 buffers' full and empty mbarriers */
-    const uint32_t bar_afull = bar_empty + JG_STAGES * 8, bar_aempty = bar_afull + JG_FP4_BUFS * 8;
-#endif
 
 #if JG_LAYOUT == 1
     const uint32_t tiles_m = 0; /* per group, from jg_tile_at */
@@ -712,22 +704,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
         /* Each consumer warp of every CTA of the cluster releases a stage:
          * the cluster's producers all write into it. */
-#if JG_NVFP4
-        /* Stages are read by the converter's warps; its buffers by the consumers'. */
-        for (int s = 0; s < JG_STAGES; ++s) {
-            jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, JG_FP4_CONV_WARPS);
-        }
-        for (int b = 0; b < JG_FP4_BUFS; ++b) {
-            jg_mbar_init(bar_afull + 8 * b, JG_FP4_CONV_WARPS);
-            jg_mbar_init(bar_aempty + 8 * b, JG_CONSUMERS * 4);
-        }
-#else
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
             jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4 * JG_CLUSTER);
         }
-#endif
         jg_mbar_init_fence();
     }
 #if JG_LAYOUT == 1
@@ -758,18 +738,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
 
-    if (wg == 0 || wg == JG_CONSUMERS + 1) {
+    if (wg == 0) {
         /* Producer: one thread keeps the ring full, running ahead across tiles. */
-#if JG_NVFP4
-        /* NVFP4: the rest of the first warpgroup and the last convert. */
-        jg_setmaxnreg_dec<JG_FP4_SIDE_REGS>();
-        if (threadIdx.x >= 32)
-            jg_fp4_convert_tiles(p, first_unit, unit_step, tiles, tiles_m, smem_a, smem_b, bar_full,
-                                 bar_afull,
-                                 wg == 0 ? threadIdx.x - 32 : threadIdx.x - 128 * wg + 96);
-#else
         jg_setmaxnreg_dec<40>();
-#endif
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = first_unit; t < tiles; t += unit_step) {
@@ -814,11 +785,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         }
     } else {
         /* Consumers: warpgroup c owns rows [c*JG_WG_M, (c+1)*JG_WG_M) of each tile. */
-#if JG_NVFP4
-        jg_setmaxnreg_inc<JG_FP4_CONSUMER_REGS>();
-#else
         jg_setmaxnreg_inc<232>();
-#endif
         const uint32_t c = wg - 1;
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
 #if JG_PROMOTE
@@ -829,7 +796,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
         uint32_t stage = 0, phase = 0, chunk = 0;
 #if JG_NVFP4
-        uint32_t fp4_piece = 0; /* pieces consumed: buffer piece % BUFS, its use piece / BUFS */
+        uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
 #endif
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             jg_tile tl = jg_tile_at(p, t, tiles_m);
@@ -901,21 +868,33 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 run_chunk(JG_K_TILES / chunk_len * chunk_len,
                           jg_int<JG_K_TILES % chunk_len ? JG_K_TILES % chunk_len : 1>());
 #elif JG_NVFP4
-            /* The converter's pieces in order: each piece's wgmmas stay in
-             * flight while the next is waited for and issued; then the
-             * buffer of the one before goes back to the converter. */
-            for (int g = 0; g < JG_FP4_K_TILES * JG_FP4_PIECES; ++g, ++fp4_piece) {
-                const uint32_t b = fp4_piece % JG_FP4_BUFS;
-                jg_mbar_wait(bar_afull + 8 * b, (fp4_piece / JG_FP4_BUFS) & 1);
-                const uint32_t buf = smem_b + b * JG_FP4_BUF_BYTES;
-                jg_stage_mmas(acc, buf + c * JG_WG_M * 128, buf + JG_BLOCK_M * 128, g > 0);
-                jg_wgmma_wait<1>();
-                if (g > 0 && jg_lane_id() == 0)
-                    jg_mbar_arrive(bar_aempty + 8 * ((fp4_piece - 1) % JG_FP4_BUFS));
+            /* Each piece: expanded by all consumers into the next of three
+             * buffers, then its wgmmas. A buffer is rewritten three pieces
+             * later: every consumer thread has passed the barrier of the
+             * piece before, which it reached after its warpgroup's
+             * wgmma_wait<1> had retired the rewritten piece's wgmmas. */
+            for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                jg_mbar_wait(bar_full + 8 * stage, phase);
+                const uint32_t st = smem_a + stage * JG_FP4_STAGE_BYTES;
+#pragma unroll
+                for (int j = 0; j < JG_FP4_PIECES; ++j) {
+                    const uint32_t buf = smem_b + fp4_buf * JG_FP4_BUF_BYTES;
+                    jg_fp4_expand(st, buf, kt, j, tl.tm * JG_BLOCK_M, tl.tn * JG_BLOCK_N,
+                                  threadIdx.x - 128);
+                    jg_fp4_publish();
+                    if (j == JG_FP4_PIECES - 1 && jg_lane_id() == 0)
+                        jg_release_stage(bar_empty + 8 * stage); /* staged bytes all read */
+                    jg_stage_mmas(acc, buf + c * JG_WG_M * 128, buf + JG_BLOCK_M * 128,
+                                  kt > 0 || j > 0);
+                    jg_wgmma_wait<1>();
+                    fp4_buf = fp4_buf + 1 == JG_FP4_BUFS ? 0 : fp4_buf + 1;
+                }
+                if (++stage == JG_STAGES) {
+                    stage = 0;
+                    phase ^= 1;
+                }
             }
             jg_wgmma_wait<0>();
-            if (jg_lane_id() == 0)
-                jg_mbar_arrive(bar_aempty + 8 * ((fp4_piece - 1) % JG_FP4_BUFS));
 #else
             uint32_t prev_stage = 0;
             for (int kt = 0; kt < JG_K_TILES; ++kt) {

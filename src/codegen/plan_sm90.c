@@ -112,8 +112,8 @@ enum {
 
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
 {
-    /* NVFP4 (both kernels): a converter warpgroup after the consumers */
-    return 128 * (cfg->consumers + 1 + (cfg->expand_bufs ? 1 : 0));
+    /* swap-AB: a second converter warpgroup after the consumers */
+    return 128 * (cfg->consumers + 1 + (cfg->swap ? 1 : 0));
 }
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
@@ -123,13 +123,13 @@ static uint32_t stage_bytes(const jg__gemm_config *cfg)
     return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
 }
 
-/* NVFP4: the FP16 buffers, 64 of K of the tile's rows each, and their two
- * mbarriers each; swap-AB: the FP16 pieces of the activation rows, likewise. */
+/* NVFP4: the FP16 buffers, 64 of K of the tile's rows each; swap-AB: the
+ * FP16 pieces of the activation rows and their two mbarriers each. */
 static uint32_t expand_bytes(const jg__gemm_config *cfg)
 {
     if (cfg->swap)
         return cfg->expand_bufs * (cfg->block_m * 128 + 16);
-    return cfg->expand_bufs * ((cfg->block_m + cfg->block_n) * 128 + 16);
+    return cfg->expand_bufs * (cfg->block_m + cfg->block_n) * 128;
 }
 
 /* Bytes of A or B per element: NVFP4 counts its e4m3 scale per 16. */
