@@ -13,8 +13,11 @@
  * launch; rows of no group must keep the poison. The device layouts run a
  * second time on the same plan after new counts are written on the
  * device (rows change groups: they take the new group's global scale).
- * Then malformed arguments get their statuses.
- *   test_grouped_nvfp4 [--seed S]     (exits 77 without an sm_90 GPU) */
+ * Then random cases (every layout, 1-8 groups, rows 0, 1 or up to 300, n and
+ * k ragged, any output and scale layout), and malformed arguments get their
+ * statuses.
+ *   test_grouped_nvfp4 [--seed S] [--count N]   (default 8 random cases;
+ *                                                exits 77 without an sm_90 GPU) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,6 +416,45 @@ static void run_case(jg_context *ctx, const gcase *c, bool refusals, jg_rng *r)
     state_free(&s);
 }
 
+/* A random case: any layout, 1..MAXG groups with rows 0, 1 or up to 300
+ * (masked: up to m_max), n a multiple of 8, k of 16 (of 256 with row-major
+ * scales), any output, C or not, exact or quantized; the FP64 reference's
+ * multiply-adds kept under ~1.5e8. */
+static gcase random_case(jg_rng *r)
+{
+    static const jg_dtype outs[] = {JG_BF16, JG_FP16, JG_FP32};
+    gcase c;
+    memset(&c, 0, sizeof c);
+    c.layout = (jg_grouped_layout)(JG_GROUPED_LIST + jg_rng_below(r, 3));
+    c.groups = 1 + (int32_t)jg_rng_below(r, MAXG);
+    c.a_layout = jg_rng_below(r, 2) ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
+    c.b_layout = jg_rng_below(r, 2) ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
+    if (c.layout == JG_GROUPED_CONTIGUOUS)
+        c.a_layout = JG_SF_ROW_MAJOR; /* the only one it takes */
+    const bool row_major = c.a_layout == JG_SF_ROW_MAJOR || c.b_layout == JG_SF_ROW_MAJOR;
+    c.k = row_major ? 256 * (1 + (int64_t)jg_rng_below(r, 12)) : 16 * (1 + (int64_t)jg_rng_below(r, 192));
+    c.n = 8 * (1 + (int64_t)jg_rng_below(r, 128));
+    c.d_type = outs[jg_rng_below(r, 3)];
+    c.exact = jg_rng_below(r, 3) == 0;
+    c.with_c = !c.exact && jg_rng_below(r, 2) == 0; /* beta C would round twice */
+    c.m_max = c.layout == JG_GROUPED_MASKED ? 1 + (int64_t)jg_rng_below(r, 300)
+              : c.layout == JG_GROUPED_CONTIGUOUS ? (int64_t)jg_rng_below(r, 40) : 0;
+    const int64_t cap = c.layout == JG_GROUPED_MASKED ? c.m_max : 300;
+    int64_t rows = 0;
+    for (int32_t g = 0; g < c.groups; ++g) {
+        const uint64_t pick = jg_rng_below(r, 8);
+        c.m[g] = pick == 0 ? 0 : pick == 1 ? 1 : (int64_t)jg_rng_below(r, (uint64_t)cap + 1);
+        rows += c.layout == JG_GROUPED_MASKED ? c.m_max : c.m[g];
+    }
+    if (c.layout == JG_GROUPED_CONTIGUOUS && rows + c.m_max == 0)
+        c.m_max = 1; /* A needs a row */
+    while ((rows + 1) * c.n * c.k > 150000000 && c.k > (row_major ? 256 : 16))
+        c.k = row_major ? c.k / 2 / 256 * 256 : c.k / 2 / 16 * 16;
+    if (c.k < (row_major ? 256 : 16))
+        c.k = row_major ? 256 : 16;
+    return c;
+}
+
 /* Problems refused before anything compiles. */
 static void check_problem_refusals(jg_context *ctx)
 {
@@ -468,6 +510,12 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &cases[i], i == 3 || i == 5, &r);
+    const int count = jg_test_count(argc, argv, 8);
+    printf("random cases: %d\n", count);
+    for (int i = 0; i < count; ++i) {
+        const gcase c = random_case(&r);
+        run_case(ctx, &c, false, &r);
+    }
     check_problem_refusals(ctx);
     jg_context_destroy(ctx);
     return jg_test_result("test_grouped_nvfp4");
