@@ -417,7 +417,7 @@ static void run_case(jg_context *ctx, const gcase *c, bool refusals, jg_rng *r)
 }
 
 /* A random case: any layout, 1..MAXG groups with rows 0, 1 or up to 300
- * (masked: up to m_max), n a multiple of 8, k of 16 (of 256 with row-major
+ * (masked: up to m_max), n a multiple of 8, k of 32 (of 256 with row-major
  * scales), any output, C or not, exact or quantized; the FP64 reference's
  * multiply-adds kept under ~1.5e8. */
 static gcase random_case(jg_rng *r)
@@ -432,7 +432,8 @@ static gcase random_case(jg_rng *r)
     if (c.layout == JG_GROUPED_CONTIGUOUS)
         c.a_layout = JG_SF_ROW_MAJOR; /* the only one it takes */
     const bool row_major = c.a_layout == JG_SF_ROW_MAJOR || c.b_layout == JG_SF_ROW_MAJOR;
-    c.k = row_major ? 256 * (1 + (int64_t)jg_rng_below(r, 12)) : 16 * (1 + (int64_t)jg_rng_below(r, 192));
+    /* packed rows of k / 2 bytes: TMA steps 16 bytes, so k a multiple of 32 */
+    c.k = row_major ? 256 * (1 + (int64_t)jg_rng_below(r, 12)) : 32 * (1 + (int64_t)jg_rng_below(r, 96));
     c.n = 8 * (1 + (int64_t)jg_rng_below(r, 128));
     c.d_type = outs[jg_rng_below(r, 3)];
     c.exact = jg_rng_below(r, 3) == 0;
@@ -448,10 +449,10 @@ static gcase random_case(jg_rng *r)
     }
     if (c.layout == JG_GROUPED_CONTIGUOUS && rows + c.m_max == 0)
         c.m_max = 1; /* A needs a row */
-    while ((rows + 1) * c.n * c.k > 150000000 && c.k > (row_major ? 256 : 16))
-        c.k = row_major ? c.k / 2 / 256 * 256 : c.k / 2 / 16 * 16;
-    if (c.k < (row_major ? 256 : 16))
-        c.k = row_major ? 256 : 16;
+    while ((rows + 1) * c.n * c.k > 150000000 && c.k > (row_major ? 256 : 32))
+        c.k = row_major ? c.k / 2 / 256 * 256 : c.k / 2 / 32 * 32;
+    if (c.k < (row_major ? 256 : 32))
+        c.k = row_major ? 256 : 32;
     return c;
 }
 
