@@ -873,14 +873,15 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
              * later: every consumer thread has passed the barrier of the
              * piece before, which it reached after its warpgroup's
              * wgmma_wait<1> had retired the rewritten piece's wgmmas. */
+            const jg_fp4_items items =
+                jg_fp4_items_make(threadIdx.x - 128, tl.tm * JG_BLOCK_M, tl.tn * JG_BLOCK_N);
             for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 const uint32_t st = smem_a + stage * JG_FP4_STAGE_BYTES;
 #pragma unroll
                 for (int j = 0; j < JG_FP4_PIECES; ++j) {
                     const uint32_t buf = smem_b + fp4_buf * JG_FP4_BUF_BYTES;
-                    jg_fp4_expand(st, buf, kt, j, tl.tm * JG_BLOCK_M, tl.tn * JG_BLOCK_N,
-                                  threadIdx.x - 128);
+                    jg_fp4_expand(items, st, buf, kt, j, threadIdx.x - 128);
                     jg_fp4_publish();
                     if (j == JG_FP4_PIECES - 1 && jg_lane_id() == 0)
                         jg_release_stage(bar_empty + 8 * stage); /* staged bytes all read */

@@ -167,27 +167,51 @@ JG_DEV uint32_t jg_fp4_word_at(uint32_t n, uint32_t j, uint32_t c, uint32_t hi)
     return (((2 * j + c / 2) ^ (n % 8)) * 16) + (c % 2) * 8 + hi * 4;
 }
 
-/* Half hi of staged row n (rows: the operand's first staged row; sf_base:
- * its staged scales, in layout LAYOUT, row0 its tile's first row) of piece
- * j of stage kt, into the FP16 piece at buf (rows of 128 bytes, the 128B
- * swizzle). The row's 32 code bytes of the piece are words W[2c + hi] (c:
- * the 16-element block, hi: its half); the piece's 16-byte chunk q = 2s +
- * hi holds, for c = 0..3, codes s and s + 4 of W[2c + hi] times block c's
- * scale: the K order of the file's comment, the same for every operand. */
+/* What the addresses of item (row n, half hi) need, the same for every
+ * piece: a thread that keeps its items computes them once per tile. */
+struct jg_fp4_at {
+    uint32_t src; /* n * 128 + hi * 4: the staged row's words, from the operand's first row */
+    uint32_t dst; /* n * 128: the piece's row */
+    uint32_t x;   /* n % 8: the loads' swizzle */
+    uint32_t m;   /* hi ^ n % 8: the stores' (chunk 2s + hi = 2s ^ hi) */
+    uint32_t sf;  /* the row's scale of block 0 (block 4j adds sf_at(0, 0, 4j)) */
+};
+
+/* Staged row n (of a tile starting at row0), half hi, scales in LAYOUT. */
 template <int LAYOUT>
-JG_DEV void jg_fp4_convert_half(uint32_t rows, uint32_t sf_base, uint32_t buf, int kt, uint32_t j,
-                                uint32_t n, uint32_t hi, uint32_t row0)
+JG_DEV jg_fp4_at jg_fp4_at_make(uint32_t n, uint32_t hi, uint32_t row0)
 {
-    const uint32_t row = rows + n * 128;
+    jg_fp4_at a;
+    a.dst = n * 128;
+    a.src = a.dst + hi * 4;
+    a.x = n % 8;
+    a.m = hi ^ a.x;
+    a.sf = jg_fp4_sf_at(LAYOUT, n, row0, 0);
+    return a;
+}
+
+/* Item a of piece j of stage kt (rows: the operand's first staged row;
+ * sf_base: its staged scales, in layout LAYOUT) into the FP16 piece at buf
+ * (rows of 128 bytes, the 128B swizzle). The row's 32 code bytes of the
+ * piece are words W[2c + hi] (c: the 16-element block, hi: its half); the
+ * piece's 16-byte chunk q = 2s + hi holds, for c = 0..3, codes s and s + 4
+ * of W[2c + hi] times block c's scale: the K order of the file's comment,
+ * the same for every operand. */
+template <int LAYOUT>
+JG_DEV void jg_fp4_convert(const jg_fp4_at &a, uint32_t rows, uint32_t sf_base, uint32_t buf,
+                           int kt, uint32_t j)
+{
     uint32_t w[4];
 #pragma unroll
     for (int c = 0; c < 4; ++c)
-        asm volatile("ld.shared.b32 %0, [%1];" : "=r"(w[c]) : "r"(row + jg_fp4_word_at(n, j, c, hi)));
+        asm volatile("ld.shared.b32 %0, [%1];"
+                     : "=r"(w[c])
+                     : "r"(rows + a.src + jg_fp4_word_at(a.x, j, c, 0)));
     /* The piece's 4 block scales are 4 consecutive bytes in either layout. */
     uint32_t s4;
     asm volatile("ld.shared.b32 %0, [%1];"
                  : "=r"(s4)
-                 : "r"(sf_base + jg_fp4_sf_at(LAYOUT, n, row0, 4 * j)));
+                 : "r"(sf_base + a.sf + jg_fp4_sf_at(LAYOUT, 0, 0, 4 * j)));
     jg_fp4w z[4];
     uint32_t sc[4];
 #pragma unroll
@@ -198,14 +222,12 @@ JG_DEV void jg_fp4_convert_half(uint32_t rows, uint32_t sf_base, uint32_t buf, i
             sc[c] = 0;
     }
 #pragma unroll
-    for (int s = 0; s < 4; ++s) {
-        const uint32_t q = 2 * (uint32_t)s + hi;
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(buf + n * 128 +
-                                                                      ((q ^ (n % 8)) * 16)),
+    for (int s = 0; s < 4; ++s)
+        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(
+                         buf + a.dst + (((2 * (uint32_t)s) ^ a.m) * 16)),
                      "r"(jg_fp4_pair(z[0], s, sc[0])), "r"(jg_fp4_pair(z[1], s, sc[1])),
                      "r"(jg_fp4_pair(z[2], s, sc[2])), "r"(jg_fp4_pair(z[3], s, sc[3]))
                      : "memory");
-    }
 }
 
 /* Item idx of a piece's dequantization, rows x 2 halves (rows a multiple

@@ -18,28 +18,47 @@
 
 static_assert(JG_FP4_BUF_BYTES % 1024 == 0, "NVFP4: expanded tiles stay 1024-byte aligned");
 
+/* A consumer thread's share of a piece's (row, half) items (the same for
+ * every piece): item tid + k * JG_FP4_CONV_THREADS, A's rows then B's, both
+ * whole 8-row atoms; their addresses made once per tile (jg_fp4_at). */
+#define JG_FP4_ITEMS ((JG_A_BOX_M + JG_BLOCK_N) * 2)
+#define JG_FP4_THREAD_ITEMS ((JG_FP4_ITEMS + JG_FP4_CONV_THREADS - 1) / JG_FP4_CONV_THREADS)
+struct jg_fp4_items {
+    jg_fp4_at at[JG_FP4_THREAD_ITEMS];
+};
+
+JG_DEV jg_fp4_items jg_fp4_items_make(uint32_t tid, uint32_t a_row0, uint32_t b_row0)
+{
+    jg_fp4_items it;
+#pragma unroll
+    for (int k = 0; k < JG_FP4_THREAD_ITEMS; ++k) {
+        const uint32_t i = tid + k * JG_FP4_CONV_THREADS;
+        uint32_t row, hi;
+        jg_fp4_item(i, &row, &hi);
+        it.at[k] = i < 2 * JG_A_BOX_M ? jg_fp4_at_make<JG_A_SF_LAYOUT>(row, hi, a_row0)
+                                      : jg_fp4_at_make<JG_B_SF_LAYOUT>(row - JG_A_BOX_M, hi, b_row0);
+    }
+    return it;
+}
+
 /* Piece j (64 of K) of a staged stage into an FP16 buffer: A rows at buf,
  * B rows at buf + BLOCK_M * 128, each 16-byte chunk c of row r at chunk
- * c ^ (r % 8) (the 128B swizzle), K in sm90_nvfp4.cuh's order. Every
- * consumer thread takes a share of the (row, half) items; A rows past its
- * box are left as they are (their sums are never stored). Scales past K's
- * last block (a partial stage of swizzled scales: bytes left from an
+ * c ^ (r % 8) (the 128B swizzle), K in sm90_nvfp4.cuh's order. A rows past
+ * its box are left as they are (their sums are never stored). Scales past
+ * K's last block (a partial stage of swizzled scales: bytes left from an
  * earlier stage) read as 0. */
-JG_DEV void jg_fp4_expand(uint32_t st, uint32_t buf, int kt, int j, uint32_t a_row0,
-                          uint32_t b_row0, uint32_t tid)
+JG_DEV void jg_fp4_expand(const jg_fp4_items &it, uint32_t st, uint32_t buf, int kt, int j,
+                          uint32_t tid)
 {
-    constexpr uint32_t items = (JG_A_BOX_M + JG_BLOCK_N) * 2;
     const uint32_t sf = st + (JG_BLOCK_M + JG_BLOCK_N) * 128;
-#pragma unroll 2
-    for (uint32_t i = tid; i < items; i += JG_FP4_CONV_THREADS) {
-        uint32_t row, hi; /* A's rows and B's, both whole 8-row atoms */
-        jg_fp4_item(i, &row, &hi);
-        if (row < JG_A_BOX_M)
-            jg_fp4_convert_half<JG_A_SF_LAYOUT>(st, sf, buf, kt, (uint32_t)j, row, hi, a_row0);
-        else
-            jg_fp4_convert_half<JG_B_SF_LAYOUT>(st + JG_BLOCK_M * 128, sf + JG_FP4_SF_BYTES,
-                                                buf + JG_BLOCK_M * 128, kt, (uint32_t)j,
-                                                row - JG_A_BOX_M, hi, b_row0);
+#pragma unroll
+    for (int k = 0; k < JG_FP4_THREAD_ITEMS; ++k) {
+        const uint32_t i = tid + k * JG_FP4_CONV_THREADS;
+        if (i < 2 * JG_A_BOX_M)
+            jg_fp4_convert<JG_A_SF_LAYOUT>(it.at[k], st, sf, buf, kt, (uint32_t)j);
+        else if (i < JG_FP4_ITEMS)
+            jg_fp4_convert<JG_B_SF_LAYOUT>(it.at[k], st + JG_BLOCK_M * 128, sf + JG_FP4_SF_BYTES,
+                                           buf + JG_BLOCK_M * 128, kt, (uint32_t)j);
     }
 }
 

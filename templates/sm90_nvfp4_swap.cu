@@ -481,9 +481,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                         const uint32_t j = i / per_piece;
                         uint32_t n, hi;
                         jg_fp4_item(i % per_piece, &n, &hi);
-                        jg_fp4_convert_half<JG_A_SF_LAYOUT>(
-                            st, st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
-                            smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j, n, hi, a_row0);
+                        jg_fp4_convert<JG_A_SF_LAYOUT>(
+                            jg_fp4_at_make<JG_A_SF_LAYOUT>(n, hi, a_row0), st,
+                            st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
+                            smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j);
                     }
                     jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                     __syncwarp();
