@@ -92,11 +92,6 @@ struct jg_tile {
 #define JG_SW_RED_BYTES (128 * (JG_MMA_N / 2) * 4) /* consumer 1's accumulators */
 #define JG_SW_CONV_WARPS 7 /* warps 1..3 and warpgroup 3 */
 #define JG_SW_CONV_THREADS (JG_SW_CONV_WARPS * 32)
-/* A converter thread's items per stage, at most (4 pieces x 2 halves a
- * row); up to 3 (64 activation rows) their addresses are made once per
- * tile and kept (more do not fit the converter's 80 registers). */
-#define JG_SW_CONV_ITEMS ((8 * JG_A_BOX_M + JG_SW_CONV_THREADS - 1) / JG_SW_CONV_THREADS)
-#define JG_SW_HOIST (JG_SW_CONV_ITEMS <= 3)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
@@ -467,21 +462,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
                 const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
                 const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
-                const uint32_t per_piece = 2 * ((rows + 7) / 8 * 8); /* whole 8-row atoms */
-#if JG_SW_HOIST
-                /* this thread's items of every stage of the tile, and their
-                 * addresses, made once */
-                jg_fp4_at at[JG_SW_CONV_ITEMS];
-                uint32_t piece[JG_SW_CONV_ITEMS];
-#pragma unroll
-                for (int k = 0; k < JG_SW_CONV_ITEMS; ++k) {
-                    const uint32_t i = tid + k * JG_SW_CONV_THREADS;
-                    uint32_t n, hi;
-                    jg_fp4_item(i % per_piece, &n, &hi);
-                    piece[k] = i / per_piece;
-                    at[k] = jg_fp4_at_make<JG_A_SF_LAYOUT>(n, hi, a_row0);
-                }
-#endif
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
@@ -495,14 +475,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                      * never stored) */
                     for (int j = 0; j < JG_FP4_PIECES; ++j)
                         jg_mbar_wait(bar_aempty + 8 * (ring + j), par);
-#if JG_SW_HOIST
-#pragma unroll
-                    for (int k = 0; k < JG_SW_CONV_ITEMS; ++k)
-                        if (tid + k * JG_SW_CONV_THREADS < JG_FP4_PIECES * per_piece)
-                            jg_fp4_convert<JG_A_SF_LAYOUT>(
-                                at[k], st, st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
-                                smem_act + (ring + piece[k]) * JG_SW_PIECE_BYTES, kt, piece[k]);
-#else
+                    const uint32_t per_piece = 2 * ((rows + 7) / 8 * 8); /* whole 8-row atoms */
 #pragma unroll 2
                     for (uint32_t i = tid; i < JG_FP4_PIECES * per_piece; i += JG_SW_CONV_THREADS) {
                         const uint32_t j = i / per_piece;
@@ -513,7 +486,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                             st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
                             smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j);
                     }
-#endif
                     jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                     __syncwarp();
                     if (jg_lane_id() == 0)
