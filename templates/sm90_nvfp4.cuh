@@ -230,6 +230,55 @@ JG_DEV void jg_fp4_convert(const jg_fp4_at &a, uint32_t rows, uint32_t sf_base, 
                      : "memory");
 }
 
+/* One m64nNk16 wgmma (N = JG_MMA_N): A from four registers of FP16 pairs,
+ * B (K-major, 128B swizzle) from shared memory through descriptor db. */
+JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64_t db,
+                        uint32_t accumulate)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, " JG_MMA_IN5 ", 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n" JG_STR(JG_MMA_N) "k16.f32.f16.f16 " JG_MMA_REGS
+                 ", {" JG_MMA_IN0 ", " JG_MMA_IN1 ", " JG_MMA_IN2 ", " JG_MMA_IN3 "}, " JG_MMA_IN4
+                 ", p, 1, 1, 0;\n"
+                 "}\n"
+                 : JG_MMA_ACC(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));
+}
+
+/* Register-A fragments of piece j (64 of K, stage kt) for the 64 staged rows
+ * from `rows` (rows row_off .. row_off + 63 of the staged tile, which starts
+ * at row0; scales at sf_base in layout LAYOUT): lane l of warp w of the
+ * warpgroup holds rows r = 16 w + l / 4 and r + 8, the piece's scale block
+ * q = l % 4 (its 16 codes: one 8-byte load a row); step s's registers are
+ * codes s and s + 4 of word 0 of row r, of row r + 8, then of word 1 of
+ * each, times the block's scale (the file's K order, as the pieces). */
+template <int LAYOUT>
+JG_DEV void jg_fp4_frags(uint32_t rows, uint32_t sf_base, uint32_t row_off, uint32_t row0, int kt,
+                         uint32_t j, uint32_t (&frag)[4][4])
+{
+    const uint32_t lane = jg_lane_id(), r = 16 * ((threadIdx.x % 128) / 32) + lane / 4;
+    const uint32_t q = lane % 4, kb = 4 * j + q;
+    const uint32_t at = (((2 * j + q / 2) ^ (r % 8)) * 16) + (q % 2) * 8;
+    uint32_t wa0, wa1, wb0, wb1;
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];" : "=r"(wa0), "=r"(wa1) : "r"(rows + r * 128 + at));
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                 : "=r"(wb0), "=r"(wb1)
+                 : "r"(rows + (r + 8) * 128 + at));
+    const uint32_t sa = jg_fp4_scale_at(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r, row0, kb), kb, kt);
+    const uint32_t sb =
+        jg_fp4_scale_at(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r + 8, row0, kb), kb, kt);
+    const jg_fp4w za0 = jg_fp4_spread(wa0), zb0 = jg_fp4_spread(wb0);
+    const jg_fp4w za1 = jg_fp4_spread(wa1), zb1 = jg_fp4_spread(wb1);
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        frag[s][0] = jg_fp4_pair(za0, s, sa);
+        frag[s][1] = jg_fp4_pair(zb0, s, sb);
+        frag[s][2] = jg_fp4_pair(za1, s, sa);
+        frag[s][3] = jg_fp4_pair(zb1, s, sb);
+    }
+}
+
 /* Item idx of a piece's dequantization, rows x 2 halves (rows a multiple
  * of 8): staged row *n, half *hi. Lanes 8q .. 8q + 7 of a warp take 8
  * consecutive rows with one half, so that each quarter warp's 16-byte

@@ -132,21 +132,6 @@ JG_DEV void jg_sw_add_sums(float (&acc)[JG_MMA_N / 2], uint32_t buf, uint32_t ti
     }
 }
 
-/* One m64nNk16 wgmma: A (the weight) from four registers, B (the
- * activation) from shared memory, accumulating. */
-JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64_t db)
-{
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, " JG_MMA_IN5 ", 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n" JG_STR(JG_MMA_N) "k16.f32.f16.f16 " JG_MMA_REGS
-                 ", {" JG_MMA_IN0 ", " JG_MMA_IN1 ", " JG_MMA_IN2 ", " JG_MMA_IN3 "}, " JG_MMA_IN4
-                 ", p, 1, 1, 0;\n"
-                 "}\n"
-                 : JG_MMA_ACC(d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1u));
-}
-
 /* The output pair (rows m, m + 1 of D) of weight row n: D is [M, N], so
  * the accumulator's row is D's column. */
 JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t n, float v)
@@ -297,7 +282,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
 #pragma unroll
                     for (int s = 0; s < 4; ++s)
                         jg_wgmma_rs(acc, frag[jj][s],
-                                    desc_slot + (((j0 + jj) * JG_SW_PIECE_BYTES + s * 32) >> 4));
+                                    desc_slot + (((j0 + jj) * JG_SW_PIECE_BYTES + s * 32) >> 4),
+                                    1u);
                 jg_wgmma_commit();
             };
             load_piece(0);

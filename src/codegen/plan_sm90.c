@@ -129,7 +129,7 @@ static uint32_t expand_bytes(const jg__gemm_config *cfg)
 {
     if (cfg->swap)
         return cfg->expand_bufs * (cfg->block_m * 128 + 16);
-    return cfg->expand_bufs * (cfg->block_m + cfg->block_n) * 128;
+    return cfg->expand_bufs * cfg->block_n * 128; /* B's rows (A's go to registers) */
 }
 
 /* Bytes of A or B per element: NVFP4 counts its e4m3 scale per 16. */
