@@ -868,12 +868,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 run_chunk(JG_K_TILES / chunk_len * chunk_len,
                           jg_int<JG_K_TILES % chunk_len ? JG_K_TILES % chunk_len : 1>());
 #elif JG_NVFP4
-            /* Each piece: B expanded by all consumers into the next of three
-             * buffers, A's fragments of this warpgroup's rows (set j % 2,
-             * after a wait_group has retired its last wgmmas, two pieces
-             * back), then the piece's wgmmas, left in flight. A buffer is
-             * rewritten three pieces later: every consumer thread has passed
-             * the barrier of the piece before, which it reached after its
+            /* Each piece: A's fragments of this warpgroup's rows (set j % 2,
+             * whose last wgmmas, two pieces back, the wait_group of the piece
+             * before retired), B expanded by all consumers into the next of
+             * three buffers, then the piece's wgmmas. A buffer is rewritten
+             * three pieces later: every consumer thread has passed the
+             * barrier of the piece before, which it reached after its
              * warpgroup's wgmma_wait<1> had retired the rewritten piece's. */
             static_assert(JG_WG_M == 64 && JG_FP4_PIECES % 2 == 0,
                           "NVFP4: a warpgroup's 64 rows of A in registers, pieces in pairs");
@@ -885,14 +885,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #pragma unroll
                 for (int j = 0; j < JG_FP4_PIECES; ++j) {
                     const uint32_t buf = smem_b + fp4_buf * JG_FP4_BUF_BYTES;
-                    jg_fp4_expand(items, st, buf, kt, j, threadIdx.x - 128);
-                    /* the piece before stays in flight through B's expansion
-                     * and these fragments; the one before it, the set's
-                     * last, is retired first */
-                    jg_wgmma_wait<1>();
                     jg_fp4_frags<JG_A_SF_LAYOUT>(st + c * 64 * 128,
                                                  st + (JG_BLOCK_M + JG_BLOCK_N) * 128, c * 64,
                                                  tl.tm * JG_BLOCK_M, kt, (uint32_t)j, frags[j % 2]);
+                    jg_fp4_expand(items, st, buf, kt, j, threadIdx.x - 128);
                     jg_fp4_publish();
                     if (j == JG_FP4_PIECES - 1 && jg_lane_id() == 0)
                         jg_release_stage(bar_empty + 8 * stage); /* staged bytes all read */
@@ -903,6 +899,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                                     jg_wgmma_desc_sw128(buf + (uint32_t)s * 32),
                                     (kt > 0 || j > 0 || s > 0) ? 1u : 0u);
                     jg_wgmma_commit();
+                    jg_wgmma_wait<1>();
                     fp4_buf = fp4_buf + 1 == JG_FP4_BUFS ? 0 : fp4_buf + 1;
                 }
                 if (++stage == JG_STAGES) {
