@@ -104,12 +104,13 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
     else
         CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
               "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
-    /* Swap-AB: the weight's fragments come from registers (HGMMA's A operand
-     * a register, not a descriptor), and each group stays in flight while
-     * the next fragments are made. */
-    CHECK(!key->cfg.swap || (sass && strstr(sass, "WARPGROUP.DEPBAR.LE gsb0, 0x1") &&
-                             has_register_a_hgmma(sass)),
-          "%s: swap-AB wgmmas not register-A, or not asynchronous", name);
+    /* NVFP4, both kernels: A's fragments come from registers (HGMMA's A
+     * operand a register, not a descriptor: swap-AB's weight, the expanding
+     * kernel's A rows), and each group stays in flight while the next
+     * fragments are made. */
+    CHECK(key->a_type != JG_NVFP4 || (sass && strstr(sass, "WARPGROUP.DEPBAR.LE gsb0, 0x1") &&
+                                      has_register_a_hgmma(sass)),
+          "%s: NVFP4 wgmmas not register-A, or not asynchronous", name);
     /* Pipelined FP8 promotion: a stage's wgmmas stay in flight while the
      * previous stage is promoted (ptxas serializes them, waiting for each
      * to finish, when it cannot prove the two sets of sums apart). */
