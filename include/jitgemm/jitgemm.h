@@ -283,9 +283,10 @@ enum {
  * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or
  * JG_SF_SWIZZLED_128X4, and k a multiple of 256 with JG_SF_ROW_MAJOR (rows
  * of scales k/16 bytes apart: TMA's 16-byte rule). Hopper has no FP4 MMA:
- * the kernels dequantize codes times block scales to FP16 (in registers
- * for up to 256 rows of A, else in shared memory), every such product
- * exactly (times a power of two), and run FP16 wgmmas with FP32 sums;
+ * the kernels dequantize codes times block scales to FP16 (up to 256 rows
+ * of A, B in registers and A in shared memory; beyond, and grouped, A in
+ * registers and B in shared memory), every such product exactly (times a
+ * power of two), and run FP16 wgmmas with FP32 sums;
  * alpha and the global scales apply in the epilogue.
  * JITGEMM_TUNE does not time NVFP4 problems (the planner picks). The sf
  * layout fields are read only when
