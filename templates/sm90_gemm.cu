@@ -807,7 +807,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #elif JG_SCALE == 1
             const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
 #endif
+#if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
             const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
+#endif
 #if JG_PROMOTE
             /* Stage kt's wgmmas go into `cur` and stay in flight while the
              * previous stage's (in `other`) are promoted and its buffers go
