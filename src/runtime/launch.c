@@ -47,6 +47,13 @@ static uint64_t map_cols(const jg__problem_key *p, int64_t elements)
     return p->a_type == JG_NVFP4 ? (uint64_t)elements / 2 : (uint64_t)elements;
 }
 
+/* Rows of B's tensor (and of its row-major scales): the contiguous and
+ * masked layouts stack every group's n rows. */
+static uint64_t b_rows(const jg__problem_key *p)
+{
+    return (uint64_t)p->n * (p->layout > JG_GROUPED_LIST ? p->groups : 1);
+}
+
 /* NVFP4 scales in the row-major layout: a map of [rows, k/16] bytes, one
  * 16-byte box a row per stage (swizzled scales are copied without maps:
  * nothing to encode). */
@@ -67,9 +74,7 @@ static jg_status sf_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_
     jg_status st = sf_map(plan, &slot->tsa, p->a_sf_layout, args->a_sf, (uint64_t)m,
                           plan->cfg.a_box_m);
     if (st == JG_OK)
-        st = sf_map(plan, &slot->tsb, p->b_sf_layout, args->b_sf,
-                    (uint64_t)p->n * (p->layout > JG_GROUPED_LIST ? p->groups : 1),
-                    plan->cfg.block_n);
+        st = sf_map(plan, &slot->tsb, p->b_sf_layout, args->b_sf, b_rows(p), plan->cfg.block_n);
     return st;
 }
 
@@ -120,8 +125,7 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
                                 map_cols(p, p->k), map_cols(p, p->lda), plan->cfg.a_box_m,
                                 box_k(p));
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, map_type(p), args->b,
-                                    (uint64_t)p->n * (p->layout > 1 ? p->groups : 1),
+            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, map_type(p), args->b, b_rows(p),
                                     map_cols(p, p->k), map_cols(p, p->ldb), b_box_rows(plan),
                                     box_k(p));
         if (st == JG_OK)
@@ -291,8 +295,11 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
     const jg__problem_key *p = &plan->problem;
     const uint32_t G = p->groups;
     const bool fp4 = p->a_type == JG_NVFP4;
+    /* a, b, c, d per group; NVFP4 also a_sf, b_sf (the rows past `used` are
+     * neither filled nor compared, so other plans pay nothing for them) */
     const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS];
-    memset(ptrs, 0, sizeof ptrs);
+    const size_t used = (fp4 ? JG_LIST_PTRS : 4) * sizeof ptrs[0];
+    memset(ptrs, 0, used);
     for (uint32_t g = 0; g < G; ++g) {
         if (!p->group_m[g])
             continue;
@@ -300,16 +307,18 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
         ptrs[1][g] = args->b[g];
         ptrs[2][g] = p->c_type ? args->c[g] : NULL;
         ptrs[3][g] = args->d[g];
-        ptrs[4][g] = fp4 ? args->a_sfs[g] : NULL;
-        ptrs[5][g] = fp4 ? args->b_sfs[g] : NULL;
+        if (fp4) {
+            ptrs[4][g] = args->a_sfs[g];
+            ptrs[5][g] = args->b_sfs[g];
+        }
     }
     jg_status st = JG_OK;
     pthread_mutex_lock(&plan->tmap_lock);
-    if (!plan->list_ready || memcmp(ptrs, plan->list_ptrs, sizeof ptrs)) {
+    if (!plan->list_ready || memcmp(ptrs, plan->list_ptrs, used)) {
         plan->list_ready = false;
         st = list_params(plan, ptrs);
         if (st == JG_OK) {
-            memcpy(plan->list_ptrs, ptrs, sizeof ptrs);
+            memcpy(plan->list_ptrs, ptrs, used);
             plan->list_ready = true;
         }
     }
