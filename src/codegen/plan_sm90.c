@@ -220,10 +220,14 @@ static double b_matrices(const jg__problem_key *p)
     return n;
 }
 
-/* Shallow rings of stages leave loads' latency uncovered. */
-static double stage_efficiency(uint32_t stages)
+/* Shallow rings of stages leave loads' latency uncovered. Not so in the
+ * NVFP4 expanding kernel (expand_bufs without swap), whose expansion paces
+ * it: 2 staged stages ran at full speed on H100. */
+static double stage_efficiency(const jg__gemm_config *c)
 {
-    return stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : stages / SM90_STAGES_FOR_FULL_RATE;
+    if (c->expand_bufs && !c->swap)
+        return 1.0;
+    return c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
 }
 
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
@@ -240,7 +244,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     e.tiles = units * cluster;
     e.waves = jg__ceil_div(units, (uint64_t)t->sm_count / cluster);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k / k_split;
-    const double stage_eff = stage_efficiency(c->stages);
+    const double stage_eff = stage_efficiency(c);
     double sm_rate = SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
                      width_efficiency(block_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
@@ -391,11 +395,7 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
         c.stages = fit_stages(t, p, &c);
         if (c.stages < SM90_MIN_STAGES)
             continue;
-        /* The staged stages are not what paces these kernels (2 of them ran
-         * at full speed on H100): the estimate's shallow-ring penalty is
-         * undone. */
-        estimate e = estimate_time(
-            t, p, &c, sm90_nvfp4_tiles[i].efficiency / stage_efficiency(c.stages), 1.0);
+        estimate e = estimate_time(t, p, &c, sm90_nvfp4_tiles[i].efficiency, 1.0);
         keep_best(out, est, &found, max, &c, &e);
     }
     return found;
