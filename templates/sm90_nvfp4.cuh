@@ -246,6 +246,24 @@ JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));
 }
 
+/* A thread's register-A fragments of one piece from its codes (words 0 and
+ * 1 of its 16 codes of row r: wa0, wa1; of row r + 8: wb0, wb1) and the two
+ * rows' scale pairs: step s's registers are codes s and s + 4 of word 0 of
+ * row r, of row r + 8, then of word 1 of each (the file's K order). */
+JG_DEV void jg_fp4_frags_make(uint32_t wa0, uint32_t wa1, uint32_t wb0, uint32_t wb1, uint32_t sa,
+                              uint32_t sb, uint32_t (&frag)[4][4])
+{
+    const jg_fp4w za0 = jg_fp4_spread(wa0), zb0 = jg_fp4_spread(wb0);
+    const jg_fp4w za1 = jg_fp4_spread(wa1), zb1 = jg_fp4_spread(wb1);
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        frag[s][0] = jg_fp4_pair(za0, s, sa);
+        frag[s][1] = jg_fp4_pair(zb0, s, sb);
+        frag[s][2] = jg_fp4_pair(za1, s, sa);
+        frag[s][3] = jg_fp4_pair(zb1, s, sb);
+    }
+}
+
 /* Register-A fragments of piece j (64 of K, stage kt) for the 64 staged rows
  * from `rows` (rows row_off .. row_off + 63 of the staged tile, which starts
  * at row0; scales at sf_base in layout LAYOUT): lane l of warp w of the
@@ -268,15 +286,7 @@ JG_DEV void jg_fp4_frags(uint32_t rows, uint32_t sf_base, uint32_t row_off, uint
     const uint32_t sa = jg_fp4_scale_at(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r, row0, kb), kb, kt);
     const uint32_t sb =
         jg_fp4_scale_at(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r + 8, row0, kb), kb, kt);
-    const jg_fp4w za0 = jg_fp4_spread(wa0), zb0 = jg_fp4_spread(wb0);
-    const jg_fp4w za1 = jg_fp4_spread(wa1), zb1 = jg_fp4_spread(wb1);
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-        frag[s][0] = jg_fp4_pair(za0, s, sa);
-        frag[s][1] = jg_fp4_pair(zb0, s, sb);
-        frag[s][2] = jg_fp4_pair(za1, s, sa);
-        frag[s][3] = jg_fp4_pair(zb1, s, sb);
-    }
+    jg_fp4_frags_make(wa0, wa1, wb0, wb1, sa, sb, frag);
 }
 
 /* Item idx of a piece's dequantization, rows x 2 halves (rows a multiple

@@ -264,15 +264,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj) {
                     const int j = j0 + jj;
-                    const jg_fp4w za0 = jg_fp4_spread(wa[j][0]), zb0 = jg_fp4_spread(wb[j][0]);
-                    const jg_fp4w za1 = jg_fp4_spread(wa[j][1]), zb1 = jg_fp4_spread(wb[j][1]);
-#pragma unroll
-                    for (int s = 0; s < 4; ++s) {
-                        frag[jj][s][0] = jg_fp4_pair(za0, s, sa[j]);
-                        frag[jj][s][1] = jg_fp4_pair(zb0, s, sb[j]);
-                        frag[jj][s][2] = jg_fp4_pair(za1, s, sa[j]);
-                        frag[jj][s][3] = jg_fp4_pair(zb1, s, sb[j]);
-                    }
+                    jg_fp4_frags_make(wa[j][0], wa[j][1], wb[j][0], wb[j][1], sa[j], sb[j],
+                                      frag[jj]);
                 }
                 jg_mbar_wait(bar_afull + 8 * (4 * slot + j0), apar);
                 jg_mbar_wait(bar_afull + 8 * (4 * slot + j0 + 1), apar);
