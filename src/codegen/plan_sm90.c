@@ -221,11 +221,13 @@ static double b_matrices(const jg__problem_key *p)
 }
 
 /* Shallow rings of stages leave loads' latency uncovered. Not so in the
- * NVFP4 expanding kernel (expand_bufs without swap), whose expansion paces
- * it: 2 staged stages ran at full speed on H100. */
+ * NVFP4 kernels (expand_bufs), whose expansion paces them: the expanding
+ * kernel ran as fast with 2 staged stages as with 4 on H100, and swap-AB's
+ * 128 activation rows with 2 took 1.6x the time of 64 rows with 7 for
+ * twice the work (e306b4a, the M = 128 and M = 64 rows on 7168x16384). */
 static double stage_efficiency(const jg__gemm_config *c)
 {
-    if (c->expand_bufs && !c->swap)
+    if (c->expand_bufs)
         return 1.0;
     return c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
 }
@@ -245,8 +247,10 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     e.waves = jg__ceil_div(units, (uint64_t)t->sm_count / cluster);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k / k_split;
     const double stage_eff = stage_efficiency(c);
+    /* wgmma's N: the activation rows for NVFP4 swap-AB */
+    const uint32_t mma_n = c->swap ? block_m : block_n;
     double sm_rate = SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
-                     width_efficiency(block_n) * stage_eff;
+                     width_efficiency(mma_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
      * (B of a group's row tiles) read DRAM once but L2 once each, except
@@ -323,17 +327,16 @@ static void keep_best(jg__gemm_config *out, estimate *est, size_t *found, size_t
         ++*found;
 }
 
-/* NVFP4 swap-AB: one tile shape, 64 weight rows by the activation rows
- * rounded up to a power of two (at most 128; more rows take more tiles). */
-static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
-                                jg__gemm_config *out, estimate *est, size_t max)
+/* NVFP4 swap-AB: 64 weight rows by the activation rows rounded up to a
+ * power of two (at most 128; more rows take more tiles), or by half as many
+ * in two tiles, which the estimate prefers where twice the tiles still fit
+ * in one wave (M = 128, N = 4096: 128 CTAs of 64 rows instead of 64 of 128). */
+static void nvfp4_swap_candidate(const jg__target *t, const jg__problem_key *p, uint32_t bm,
+                                 jg__gemm_config *out, estimate *est, size_t *found, size_t max)
 {
-    uint32_t bm = 8;
-    while (bm < 128 && (int64_t)bm < p->m)
-        bm *= 2;
     if ((t->force_m && t->force_m != bm) || (t->force_n && t->force_n != SM90_NVFP4_SWAP_BLOCK_N) ||
         (t->force_k && t->force_k != SM90_NVFP4_BLOCK_K))
-        return 0;
+        return;
     jg__gemm_config c = {.block_m = bm,
                          .block_n = SM90_NVFP4_SWAP_BLOCK_N,
                          .block_k = SM90_NVFP4_BLOCK_K,
@@ -360,11 +363,22 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
         c.stages = fit_stages(t, p, &c);
     }
     if (c.stages < SM90_MIN_STAGES)
-        return 0;
-    size_t found = 0;
+        return;
     /* the consumers share each tile's rows, hence one consumer's efficiency */
     estimate e = estimate_time(t, p, &c, 0.85, 1.0);
-    keep_best(out, est, &found, max, &c, &e);
+    keep_best(out, est, found, max, &c, &e);
+}
+
+static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
+                                jg__gemm_config *out, estimate *est, size_t max)
+{
+    uint32_t bm = 8;
+    while (bm < 128 && (int64_t)bm < p->m)
+        bm *= 2;
+    size_t found = 0;
+    nvfp4_swap_candidate(t, p, bm, out, est, &found, max);
+    if (bm > 8)
+        nvfp4_swap_candidate(t, p, bm / 2, out, est, &found, max);
     return found;
 }
 

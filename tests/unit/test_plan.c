@@ -138,10 +138,43 @@ static void test_tune_offline(void)
     CHECK(!memcmp(&keys[0], &keys[1], sizeof keys[0]), "JITGEMM_TUNE changed an offline plan");
 }
 
+/* NVFP4 decode rows go to swap-AB with 64 weight rows a tile; the
+ * activation rows are split in two tiles where twice the tiles still fit in
+ * one wave (measured on H100: M = 128, N = 4096), not where they would
+ * take a second wave. */
+static void test_nvfp4_swap_rows(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__log quiet = {0};
+    const struct {
+        int64_t m, n, k;
+        uint32_t block_m;
+    } rows[] = {{1, 7168, 16384, 8},   {16, 4096, 7168, 16},  {64, 7168, 16384, 64},
+                {64, 4096, 7168, 64},  {128, 4096, 7168, 64}, {96, 4096, 7168, 64},
+                {128, 7168, 16384, 128}, {128, 7168, 2048, 128}, {256, 4096, 7168, 128}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        jg_gemm_problem p = {.a_type = JG_NVFP4, .b_type = JG_NVFP4, .d_type = JG_BF16,
+                             .m = rows[i].m, .n = rows[i].n, .k = rows[i].k,
+                             .scale = JG_SCALE_NVFP4, .a_sf_layout = JG_SF_SWIZZLED_128X4,
+                             .b_sf_layout = JG_SF_SWIZZLED_128X4};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        jg__gemm_config c;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &c) == JG_OK, "nvfp4 m=%lld: planning",
+              (long long)rows[i].m);
+        CHECK(c.swap && c.block_n == 64 && c.block_m == rows[i].block_m,
+              "nvfp4 %lldx%lldx%lld: swap %u, tile %ux%u, expected swap-AB %ux64",
+              (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k, c.swap,
+              c.block_m, c.block_n, rows[i].block_m);
+    }
+}
+
 int main(void)
 {
     test_candidates();
     test_a_box();
+    test_nvfp4_swap_rows();
     test_tune_offline();
     return jg_test_result("test_plan");
 }
