@@ -465,16 +465,38 @@ JG_DEV void jg_store_pair_global(const jg_kargs_t &p, const jg_tile &tl, int32_t
 #endif
 }
 
+#if JG_D_DTYPE == 3
 JG_DEV void jg_epi_store_pair(uint32_t buf, uint32_t row, uint32_t col, float v0, float v1)
 {
-#if JG_D_DTYPE == 3
     jg_st_shared_v2_f32(buf + jg_epi_offset(row, col * 4), v0, v1);
-#elif JG_D_DTYPE == 1
-    jg_st_shared_b32(buf + jg_epi_offset(row, col * 2), jg_pack_bf16x2(v0, v1));
+}
 #else
-    jg_st_shared_b32(buf + jg_epi_offset(row, col * 2), jg_pack_f16x2(v0, v1));
+JG_DEV uint32_t jg_pack_d(float v0, float v1)
+{
+#if JG_D_DTYPE == 1
+    return jg_pack_bf16x2(v0, v1);
+#else
+    return jg_pack_f16x2(v0, v1);
 #endif
 }
+
+/* A warp's 16 rows of a 16-bit chunk, from the pairs q[g] (rows r, r + 8 of
+ * column group g, as the accumulators hold them) with stmatrix: 8x8
+ * matrices (rows 0-7 and 8-15 of the warp's, one group) in fours. */
+JG_DEV void jg_epi_store_matrices(uint32_t buf, uint32_t w, uint32_t l,
+                                  const uint32_t (&q)[JG_EPI_W / 8][2])
+{
+    const uint32_t row = w * 16 + ((l / 8) % 2) * 8 + l % 8;
+#if JG_EPI_W >= 16
+#pragma unroll
+    for (int g = 0; g < JG_EPI_W / 8; g += 2)
+        jg_stmatrix_x4(buf + jg_epi_offset(row, (g + l / 16) * 16), q[g][0], q[g][1], q[g + 1][0],
+                       q[g + 1][1]);
+#else
+    jg_stmatrix_x2(buf + jg_epi_offset(row, 0), q[0][0], q[0][1]);
+#endif
+}
+#endif
 
 /* Writes one warpgroup's accumulators through shared memory and TMA stores,
  * in chunks of 64 rows x JG_EPI_W columns alternating between two staging
@@ -503,23 +525,34 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
             if (leader) /* the store issued from this buffer two chunks ago has read it */
                 jg_bulk_wait_read<1>();
             jg_named_barrier(bar_id, 128);
+#if JG_D_DTYPE != 3
+            uint32_t q[JG_EPI_W / 8][2];
+#endif
 #pragma unroll
             for (int g = 0; g < JG_EPI_W / 8; ++g) {
                 const int j = ch * (JG_EPI_W / 8) + g;
-                const uint32_t c = g * 8 + (l % 4) * 2;
                 const int32_t row = row0 + mi * 64 + (int32_t)r;
                 const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
                 float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
                 float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
                 jg_apply_c(p, tl, row, col, v0, v1);
                 jg_apply_c(p, tl, row + 8, col, v2, v3);
+#if JG_D_DTYPE == 3
+                const uint32_t c = g * 8 + (l % 4) * 2;
                 jg_epi_store_pair(buf, r, c, v0, v1);
                 jg_epi_store_pair(buf, r + 8, c, v2, v3);
+#else
+                q[g][0] = jg_pack_d(v0, v1);
+                q[g][1] = jg_pack_d(v2, v3);
+#endif
                 if (direct || (JG_N_TMA < JG_N && col >= JG_N_TMA)) {
                     jg_store_pair_global(p, tl, row, col, v0, v1);
                     jg_store_pair_global(p, tl, row + 8, col, v2, v3);
                 }
             }
+#if JG_D_DTYPE != 3
+            jg_epi_store_matrices(buf, w, l, q);
+#endif
             jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
             jg_named_barrier(bar_id, 128);
             if (leader) {

@@ -177,6 +177,23 @@ JG_DEV void jg_st_shared_v2_f32(uint32_t addr, float a, float b)
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
 }
 
+/* stmatrix: 8x8 matrices of 16-bit elements, one 32-bit register (a row's
+ * two elements, row l/4, columns 2(l%4)) per matrix and lane; lanes 8i..8i+7
+ * give the addresses of matrix i's eight 16-byte rows. */
+JG_DEV void jg_stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
+JG_DEV void jg_stmatrix_x2(uint32_t addr, uint32_t r0, uint32_t r1)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(r0),
+                 "r"(r1)
+                 : "memory");
+}
+
 /* ---- wgmma ------------------------------------------------------------- */
 
 /* Shared-memory matrix descriptor for a K-major tile in 128-byte swizzle:
