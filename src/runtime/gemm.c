@@ -57,8 +57,16 @@ static uint32_t resident_clusters(jg_context *ctx, const jg__gemm_config *cfg,
     lc.sharedMemBytes = kernel->smem_bytes;
     lc.attrs = &attr;
     lc.numAttrs = 1;
+    /* The driver answers in the current context: planning may run on a
+     * thread that has none (compute-sanitizer reported CUDA_ERROR_INVALID_CONTEXT
+     * from the fuzz test's planner threads, whose plans then took the fallback). */
     int n = 0;
-    if (ctx->cu->cuOccupancyMaxActiveClusters(&n, kernel->fn, &lc) != CUDA_SUCCESS || n < 1)
+    if (ctx->cu->cuCtxPushCurrent(ctx->cu_ctx) != CUDA_SUCCESS)
+        return sms / cluster;
+    const CUresult r = ctx->cu->cuOccupancyMaxActiveClusters(&n, kernel->fn, &lc);
+    CUcontext popped;
+    ctx->cu->cuCtxPopCurrent(&popped);
+    if (r != CUDA_SUCCESS || n < 1)
         return sms / cluster;
     return (uint32_t)n < sms / cluster ? (uint32_t)n : sms / cluster;
 }
