@@ -596,6 +596,18 @@ JG_DEV void jg_scale_rows(const jg_tile &tl, float (&sum)[JG_WG_MMAS][JG_MMA_N /
 }
 #endif
 
+/* Arrivals that free a stage: each consumer warp of every CTA of the
+ * cluster, once its wgmmas have read the stage. NVFP4's consumers read the
+ * staged codes and scales with their own loads: each thread arrives after
+ * its last (a warp's lane 0 after a barrier would do for the hardware, but
+ * compute-sanitizer's racecheck follows only a thread's own arrival to the
+ * producer's next bulk copy of the scales, and reports the rest). */
+#if JG_NVFP4
+#define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 128)
+#else
+#define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 4 * JG_CLUSTER)
+#endif
+
 /* A consumer warp is done with a stage: every producer of the cluster may
  * refill it (each writes its part of B into every CTA). */
 JG_DEV void jg_release_stage(uint32_t bar)
@@ -739,7 +751,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
          * the cluster's producers all write into it. */
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, JG_CONSUMERS * 4 * JG_CLUSTER);
+            jg_mbar_init(bar_empty + 8 * s, JG_EMPTY_ARRIVALS);
         }
         jg_mbar_init_fence();
     }
@@ -924,9 +936,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                                                  st + (JG_BLOCK_M + JG_BLOCK_N) * 128, c * 64,
                                                  tl.tm * JG_BLOCK_M, kt, (uint32_t)j, frags[j % 2]);
                     jg_fp4_expand(items, st, buf, kt, j, threadIdx.x - 128);
+                    if (j == JG_FP4_PIECES - 1) /* staged bytes all read, by this thread */
+                        jg_mbar_arrive(bar_empty + 8 * stage);
                     jg_fp4_publish();
-                    if (j == JG_FP4_PIECES - 1 && jg_lane_id() == 0)
-                        jg_release_stage(bar_empty + 8 * stage); /* staged bytes all read */
                     jg_wgmma_fence();
 #pragma unroll
                     for (int s = 0; s < 4; ++s)

@@ -283,9 +283,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             load_piece(1);
             load_piece(2);
             load_piece(3);
-            __syncwarp();
-            if (lane == 0) /* the stage's weight bytes are in registers */
-                jg_mbar_arrive(bar_empty + 8 * stage);
+            jg_mbar_arrive(bar_empty + 8 * stage); /* this thread's weight bytes are in registers */
             if (defer && pending)
                 jg_wgmma_wait<1>(); /* the previous stage's first group */
             issue(frag_a, 0);
@@ -324,10 +322,12 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                              "f"(acc[i])
                              : "memory");
         }
-        jg_named_barrier(1, 256);
+        /* The two consumers are two instances of this function: the
+         * barriers they share are reached from different instructions. */
+        jg_named_barrier_unaligned(1, 256);
         if (C == 0)
             jg_sw_add_sums(acc, smem_red, tid);
-        jg_named_barrier(2, 256); /* the buffer is free for the next tile */
+        jg_named_barrier_unaligned(2, 256); /* the buffer is free for the next tile */
         if (JG_SW_SPLIT > 1 && C == 0) {
             /* Rank 1's sums go to rank 0's second buffer, each thread its
              * own, announced by each thread (release, cluster scope); rank
@@ -392,10 +392,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_tma_prefetch_desc(&p.a_sf);
         if (JG_B_SF_LAYOUT == 1)
             jg_tma_prefetch_desc(&p.b_sf);
-        /* A stage is read by the converter's warps and one consumer's 4. */
+        /* A stage is read by the converter's threads and one consumer's
+         * 128, each arriving after its own last read (see JG_EMPTY_ARRIVALS
+         * in sm90_gemm.cu: racecheck follows no other way to the next copy). */
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_WARPS + 4); /* + the stage's consumer */
+            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_THREADS + 128); /* + the stage's consumer */
         }
         /* A piece: written by the converter's warps, read by one consumer. */
         for (int b = 0; b < JG_SW_BUFS; ++b) {
@@ -470,9 +472,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     if (jg_lane_id() == 0)
                         for (int j = 0; j < JG_FP4_PIECES; ++j)
                             jg_mbar_arrive(bar_afull + 8 * (ring + j));
-                    __syncwarp();
-                    if (jg_lane_id() == 0)
-                        jg_mbar_arrive(bar_empty + 8 * stage);
+                    jg_mbar_arrive(bar_empty + 8 * stage);
                     if (++stage == JG_STAGES) {
                         stage = 0;
                         phase ^= 1;

@@ -167,6 +167,14 @@ JG_DEV void jg_named_barrier(uint32_t id, uint32_t threads)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/* The same, for threads that reach it from different instructions (e.g. two
+ * template instances): bar.sync is barrier.sync.aligned, which requires
+ * every participant to execute the same instruction. */
+JG_DEV void jg_named_barrier_unaligned(uint32_t id, uint32_t threads)
+{
+    asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 JG_DEV void jg_st_shared_b32(uint32_t addr, uint32_t v)
 {
     asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
