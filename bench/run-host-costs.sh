@@ -22,7 +22,7 @@ d=$(mktemp -d)
     bench/warm64.jsonl > "$OUT/warm.log" 2>&1
 tail -6 "$OUT/warm.log"
 # compute-sanitizer over the whole gpu suite (fewer random cases: the tools
-# slow kernels ~100x), the six runs in parallel on the one GPU.
+# slow kernels ~100x), the twelve runs in parallel on the one GPU.
 cs() { # tool name command...
     t=$1; n=$2; shift 2
     timeout 420 compute-sanitizer --tool "$t" --error-exitcode 99 "$@" > "$OUT/$t-$n.log" 2>&1
@@ -32,6 +32,9 @@ for t in memcheck racecheck; do
     cs $t basic ./build/tests/test_gemm_basic &
     cs $t fuzz ./build/tests/test_gemm_fuzz --count 24 --seed 7 &
     cs $t grouped ./build/tests/test_grouped --count 4 --seed 8 &
+    cs $t fp8 ./build/tests/test_fp8 --count 2 --seed 9 &
+    cs $t nvfp4 ./build/tests/test_nvfp4 --seed 10 &
+    cs $t gnvfp4 ./build/tests/test_grouped_nvfp4 --count 2 --seed 11 &
 done
 wait
 # Grouped GEMM (issue 4): the MoE example and the torch._grouped_mm peer.
