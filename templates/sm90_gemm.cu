@@ -440,6 +440,18 @@ JG_DEV uint32_t jg_epi_offset(uint32_t row, uint32_t byte)
     return addr ^ (((addr >> 7) & (JG_EPI_BYTES / 16 - 1)) << 4);
 }
 
+#if JG_D_DTYPE != 3
+/* Two outputs as D's 16-bit pair, the first in the low half. */
+JG_DEV uint32_t jg_pack_d(float v0, float v1)
+{
+#if JG_D_DTYPE == 1
+    return jg_pack_bf16x2(v0, v1);
+#else
+    return jg_pack_f16x2(v0, v1);
+#endif
+}
+#endif
+
 /* A direct, masked store of (col, col + 1) of a row, for columns >= JG_N_TMA. */
 JG_DEV void jg_store_pair_global(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int32_t col,
                                  float v0, float v1)
@@ -453,11 +465,7 @@ JG_DEV void jg_store_pair_global(const jg_kargs_t &p, const jg_tile &tl, int32_t
     if (col + 1 < JG_N)
         d[1] = v1;
 #else
-#if JG_D_DTYPE == 1
-    const uint32_t packed = jg_pack_bf16x2(v0, v1);
-#else
-    const uint32_t packed = jg_pack_f16x2(v0, v1);
-#endif
+    const uint32_t packed = jg_pack_d(v0, v1);
     uint16_t *d = (uint16_t *)tl.d_ptr + at;
     d[0] = (uint16_t)(packed & 0xFFFF);
     if (col + 1 < JG_N)
@@ -471,15 +479,6 @@ JG_DEV void jg_epi_store_pair(uint32_t buf, uint32_t row, uint32_t col, float v0
     jg_st_shared_v2_f32(buf + jg_epi_offset(row, col * 4), v0, v1);
 }
 #else
-JG_DEV uint32_t jg_pack_d(float v0, float v1)
-{
-#if JG_D_DTYPE == 1
-    return jg_pack_bf16x2(v0, v1);
-#else
-    return jg_pack_f16x2(v0, v1);
-#endif
-}
-
 /* A warp's 16 rows of a 16-bit chunk, from the pairs q[g] (rows r, r + 8 of
  * column group g, as the accumulators hold them) with stmatrix: 8x8
  * matrices (rows 0-7 and 8-15 of the warp's, one group) in fours. */
