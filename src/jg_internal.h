@@ -347,6 +347,9 @@ typedef struct jg__kernel {
     CUmodule module;   /* NULL in an offline context */
     CUfunction fn;
     uint32_t smem_bytes;
+    /* clusters (of more than one CTA) resident at once, by the driver when
+     * the module was loaded; 0: not asked (cluster 1, offline, or no answer) */
+    uint32_t resident_clusters;
     jg_origin origin;
     jg__hash128 key;
     char name[128];

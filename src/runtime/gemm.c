@@ -34,41 +34,16 @@ jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gem
 }
 
 /* How many of the kernel's clusters the GPU holds at once: the SMs for a
- * cluster of 1; for larger ones the driver's answer (GPCs need not split
- * evenly), or SMs / cluster when it has none (offline contexts). */
-static uint32_t resident_clusters(jg_context *ctx, const jg__gemm_config *cfg,
+ * cluster of 1; for larger ones the driver's answer when the module was
+ * loaded, or SMs / cluster without one (offline contexts). */
+static uint32_t resident_clusters(const jg_context *ctx, const jg__gemm_config *cfg,
                                   const jg__kernel *kernel)
 {
     const uint32_t cluster = cfg->cluster ? cfg->cluster : 1;
-    const uint32_t sms = (uint32_t)ctx->target.sm_count;
-    if (cluster == 1 || ctx->offline || !kernel->fn)
-        return cluster == 1 ? sms : sms / cluster;
-    CUlaunchAttribute attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = cluster;
-    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-    CUlaunchConfig lc;
-    memset(&lc, 0, sizeof lc);
-    lc.gridDimX = sms / cluster * cluster;
-    lc.gridDimY = lc.gridDimZ = 1;
-    lc.blockDimX = jg__gemm_threads(cfg);
-    lc.blockDimY = lc.blockDimZ = 1;
-    lc.sharedMemBytes = kernel->smem_bytes;
-    lc.attrs = &attr;
-    lc.numAttrs = 1;
-    /* The driver answers in the current context: planning may run on a
-     * thread that has none (compute-sanitizer reported CUDA_ERROR_INVALID_CONTEXT
-     * from the fuzz test's planner threads, whose plans then took the fallback). */
-    int n = 0;
-    if (ctx->cu->cuCtxPushCurrent(ctx->cu_ctx) != CUDA_SUCCESS)
-        return sms / cluster;
-    const CUresult r = ctx->cu->cuOccupancyMaxActiveClusters(&n, kernel->fn, &lc);
-    CUcontext popped;
-    ctx->cu->cuCtxPopCurrent(&popped);
-    if (r != CUDA_SUCCESS || n < 1)
-        return sms / cluster;
-    return (uint32_t)n < sms / cluster ? (uint32_t)n : sms / cluster;
+    const uint32_t most = (uint32_t)ctx->target.sm_count / cluster;
+    if (cluster == 1 || !kernel->resident_clusters)
+        return most;
+    return kernel->resident_clusters < most ? kernel->resident_clusters : most;
 }
 
 void jg__plan_free(jg_plan *plan)

@@ -66,8 +66,36 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
     return st;
 }
 
-/* Loads a cubin into the context's CUDA context and prepares the function. */
-static jg_status load(jg_context *ctx, jg__kernel *k, const jg__buf *cubin)
+/* How many clusters of the kernel the GPU holds at once (GPCs need not
+ * split evenly into clusters), asked while its module is loaded, with the
+ * context current; 0 without an answer. */
+static uint32_t query_resident_clusters(const jg__driver *cu, const jg__kernel *k,
+                                        const jg__gemm_config *cfg, uint32_t sms)
+{
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cfg->cluster;
+    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    CUlaunchConfig lc;
+    memset(&lc, 0, sizeof lc);
+    lc.gridDimX = sms / cfg->cluster * cfg->cluster;
+    lc.gridDimY = lc.gridDimZ = 1;
+    lc.blockDimX = jg__gemm_threads(cfg);
+    lc.blockDimY = lc.blockDimZ = 1;
+    lc.sharedMemBytes = k->smem_bytes;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    int n = 0;
+    if (cu->cuOccupancyMaxActiveClusters(&n, k->fn, &lc) != CUDA_SUCCESS || n < 1)
+        return 0;
+    return (uint32_t)n;
+}
+
+/* Loads a cubin into the context's CUDA context and prepares the function
+ * (for a GEMM in clusters, also asks how many clusters fit at once). */
+static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
+                      const jg__buf *cubin)
 {
     const jg__driver *cu = ctx->cu;
     CUresult r = cu->cuCtxPushCurrent(ctx->cu_ctx);
@@ -84,6 +112,10 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__buf *cubin)
         r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    (int)k->smem_bytes);
     }
+    if (r == CUDA_SUCCESS && key->kind != JG_KIND_QUANT && key->kind != JG_KIND_QUANT_NVFP4 &&
+        key->cfg.cluster > 1)
+        k->resident_clusters =
+            query_resident_clusters(cu, k, &key->cfg, (uint32_t)ctx->target.sm_count);
     if (r != CUDA_SUCCESS && k->module) {
         cu->cuModuleUnload(k->module);
         k->module = NULL;
@@ -125,7 +157,7 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
         pthread_mutex_unlock(&ctx->stats_lock);
     }
     if (st == JG_OK && !ctx->offline)
-        st = load(ctx, k, &cubin);
+        st = load(ctx, k, key, &cubin);
     jg__buf_free(&cubin);
     if (st != JG_OK) {
         free(k);
