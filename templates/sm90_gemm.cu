@@ -78,14 +78,6 @@
 #define JG_PROMOTE_PIPE (JG_PROMOTE ? 8 : 0)
 #endif
 
-/* 16-bit D after a 16-bit mainloop: a tile's outputs are packed out of
- * the accumulators, and staged and stored while the next tile's first
- * stage of wgmmas runs (FP32 D and the FP8 and NVFP4 mainloops lack the
- * registers to hold both). */
-#ifndef JG_EPI_DEFER
-#define JG_EPI_DEFER (JG_D_DTYPE != 3 && JG_AB_SIZE == 2 && !JG_NVFP4)
-#endif
-
 #define JG_ATOM_K (128 / JG_AB_SIZE)        /* elements of a 128-byte swizzle atom */
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
@@ -481,164 +473,98 @@ JG_DEV void jg_store_pair_global(const jg_kargs_t &p, const jg_tile &tl, int32_t
 #endif
 }
 
-/* Where one warpgroup's part of a tile goes: the D map and the rows, from
- * row0 (of the group's, for grouped layouts) and column col0 of the tile. */
-struct jg_epi_dst {
-    const jg_tmap *d;
-    int32_t m, row_base, row0, col0;
-};
-
-JG_DEV jg_epi_dst jg_epi_dst_make(const jg_tile &tl, int32_t row0, int32_t col0)
-{
-    jg_epi_dst e;
-    e.d = tl.d;
-    e.m = tl.m;
-    e.row_base = tl.row_base;
-    e.row0 = row0;
-    e.col0 = col0;
-    return e;
-}
-
-/* A 64-row slab reaching past the group's rows (contiguous, masked) is
- * stored by the threads: TMA would write the next group's rows. */
-JG_DEV bool jg_epi_direct(const jg_epi_dst &e, int mi)
-{
-    return JG_DEVICE_ROWS && e.row0 + mi * 64 + 64 > e.m;
-}
-
-/* Chunk `chunk` of a warpgroup's epilogue: its staging buffer, once the
- * store issued from that buffer two chunks ago has read it (chunks count on
- * across tiles, so the alternation never repeats a buffer still read). */
-JG_DEV uint32_t jg_epi_chunk_begin(uint32_t bufs, uint32_t chunk, uint32_t bar_id)
-{
-    const uint32_t buf = bufs + (chunk % 2) * JG_EPI_BUF_BYTES;
-    if (threadIdx.x % 128 == 0)
-        jg_bulk_wait_read<1>();
-    jg_named_barrier(bar_id, 128);
-    return buf;
-}
-
-/* The chunk is staged: one TMA store of it (TMA clips rows and columns past
- * the matrix), as one bulk group, empty when the threads stored it, so that
- * "one group pending" always means the other buffer. */
-JG_DEV void jg_epi_chunk_end(const jg_epi_dst &e, uint32_t buf, uint32_t bar_id, int mi, int ch)
-{
-    jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
-    jg_named_barrier(bar_id, 128);
-    if (threadIdx.x % 128 == 0) {
-        if (!jg_epi_direct(e, mi) && e.col0 + ch * JG_EPI_W < JG_N_TMA)
-            jg_tma_store_2d(e.d, buf, e.col0 + ch * JG_EPI_W, e.row_base + e.row0 + mi * 64);
-        jg_bulk_commit();
-    }
-}
-
-/* alpha * acc (+ beta * C) for this thread's fragment entries 4j..4j+3 of
- * slab mi (rows r and r + 8, columns col and col + 1), stored directly
- * where TMA does not reach: columns past JG_N_TMA, slabs past the group. */
-JG_DEV void jg_epi_values(const jg_kargs_t &p, const jg_tile &tl, const jg_epi_dst &e,
-                          const float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], int mi, int j,
-                          float (&v)[4])
-{
-    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
-    const int32_t row = e.row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
-    const int32_t col = e.col0 + j * 8 + (int32_t)(l % 4) * 2;
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-        v[i] = acc[mi][4 * j + i];
-    jg_apply_c(p, tl, row, col, v[0], v[1]);
-    jg_apply_c(p, tl, row + 8, col, v[2], v[3]);
-    if (jg_epi_direct(e, mi) || (JG_N_TMA < JG_N && col >= JG_N_TMA)) {
-        jg_store_pair_global(p, tl, row, col, v[0], v[1]);
-        jg_store_pair_global(p, tl, row + 8, col, v[2], v[3]);
-    }
-}
-
-/* wgmma's m64nN fragment: warp w of the warpgroup holds rows 16w..16w+15;
- * in each group of 4 registers j, lane l holds (row l/4, cols 8j + 2(l%4)
- * + {0,1}) then the same 8 rows lower. The epilogue writes it in chunks of
- * 64 rows x JG_EPI_W columns through two staging buffers per warpgroup and
- * TMA stores, which drain while the next tile's mainloop runs. */
 #if JG_D_DTYPE == 3
-JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
-                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], int32_t row0, int32_t col0,
-                        uint32_t bufs, uint32_t bar_id, uint32_t &chunk)
+JG_DEV void jg_epi_store_pair(uint32_t buf, uint32_t row, uint32_t col, float v0, float v1)
 {
-    const jg_epi_dst e = jg_epi_dst_make(tl, row0, col0);
-    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id(), r = w * 16 + l / 4;
-#pragma unroll
-    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-        for (int ch = 0; ch < JG_MMA_N / JG_EPI_W; ++ch, ++chunk) {
-            const uint32_t buf = jg_epi_chunk_begin(bufs, chunk, bar_id);
-#pragma unroll
-            for (int g = 0; g < JG_EPI_W / 8; ++g) {
-                float v[4];
-                jg_epi_values(p, tl, e, acc, mi, ch * (JG_EPI_W / 8) + g, v);
-                const uint32_t c = (g * 8 + (l % 4) * 2) * 4;
-                jg_st_shared_v2_f32(buf + jg_epi_offset(r, c), v[0], v[1]);
-                jg_st_shared_v2_f32(buf + jg_epi_offset(r + 8, c), v[2], v[3]);
-            }
-            jg_epi_chunk_end(e, buf, bar_id, mi, ch);
-        }
+    jg_st_shared_v2_f32(buf + jg_epi_offset(row, col * 4), v0, v1);
 }
 #else
-/* A 16-bit tile part as D's pairs, in the fragment's order: the values
- * leave the accumulators before anything is staged, so the next tile's
- * first wgmmas can overwrite them while this part is stored. */
-struct jg_epi_packed {
-    uint32_t q[JG_WG_MMAS][JG_MMA_N / 8][2];
-};
-
-JG_DEV void jg_epi_pack(const jg_kargs_t &p, const jg_tile &tl, const jg_epi_dst &e,
-                        const float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], jg_epi_packed &out)
+/* A warp's 16 rows of a 16-bit chunk, from the pairs q[g] (rows r, r + 8 of
+ * column group g, as the accumulators hold them) with stmatrix: 8x8
+ * matrices (rows 0-7 and 8-15 of the warp's, one group) in fours. */
+JG_DEV void jg_epi_store_matrices(uint32_t buf, uint32_t w, uint32_t l,
+                                  const uint32_t (&q)[JG_EPI_W / 8][2])
 {
-#pragma unroll
-    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-        for (int j = 0; j < JG_MMA_N / 8; ++j) {
-            float v[4];
-            jg_epi_values(p, tl, e, acc, mi, j, v);
-            out.q[mi][j][0] = jg_pack_d(v[0], v[1]);
-            out.q[mi][j][1] = jg_pack_d(v[2], v[3]);
-        }
-}
-
-/* The packed part through the staging buffers, with stmatrix: 8x8
- * matrices (rows 0-7 and 8-15 of the warp's, one column group) in fours. */
-JG_DEV void jg_epi_store(const jg_epi_dst &e, const jg_epi_packed &in, uint32_t bufs,
-                         uint32_t bar_id, uint32_t &chunk)
-{
-    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
     const uint32_t row = w * 16 + ((l / 8) % 2) * 8 + l % 8;
-#pragma unroll
-    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-        for (int ch = 0; ch < JG_MMA_N / JG_EPI_W; ++ch, ++chunk) {
-            const uint32_t buf = jg_epi_chunk_begin(bufs, chunk, bar_id);
-            const int j0 = ch * (JG_EPI_W / 8);
 #if JG_EPI_W >= 16
 #pragma unroll
-            for (int g = 0; g < JG_EPI_W / 8; g += 2)
-                jg_stmatrix_x4(buf + jg_epi_offset(row, (g + l / 16) * 16), in.q[mi][j0 + g][0],
-                               in.q[mi][j0 + g][1], in.q[mi][j0 + g + 1][0],
-                               in.q[mi][j0 + g + 1][1]);
+    for (int g = 0; g < JG_EPI_W / 8; g += 2)
+        jg_stmatrix_x4(buf + jg_epi_offset(row, (g + l / 16) * 16), q[g][0], q[g][1], q[g + 1][0],
+                       q[g + 1][1]);
 #else
-            jg_stmatrix_x2(buf + jg_epi_offset(row, 0), in.q[mi][j0][0], in.q[mi][j0][1]);
+    jg_stmatrix_x2(buf + jg_epi_offset(row, 0), q[0][0], q[0][1]);
 #endif
-            jg_epi_chunk_end(e, buf, bar_id, mi, ch);
-        }
 }
+#endif
 
+/* Writes one warpgroup's accumulators through shared memory and TMA stores,
+ * in chunks of 64 rows x JG_EPI_W columns alternating between two staging
+ * buffers (chunk counts on across tiles, so the alternation never repeats a
+ * buffer whose store may still read it); the stores drain while the next
+ * tile's mainloop runs. TMA clips
+ * rows and columns past the matrix. wgmma's m64nN fragment: warp w of the
+ * warpgroup holds rows 16w..16w+15; in each group of 4 registers j, lane l
+ * holds (row l/4, cols 8j + 2(l%4) + {0,1}) then the same 8 rows lower. */
 JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
-                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], int32_t row0, int32_t col0,
-                        uint32_t bufs, uint32_t bar_id, uint32_t &chunk)
+                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2],
+                        int32_t row0, int32_t col0, uint32_t bufs, uint32_t bar_id,
+                        uint32_t &chunk)
 {
-    const jg_epi_dst e = jg_epi_dst_make(tl, row0, col0);
-    jg_epi_packed q;
-    jg_epi_pack(p, tl, e, acc, q);
-    jg_epi_store(e, q, bufs, bar_id, chunk);
-}
+    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
+    const bool leader = threadIdx.x % 128 == 0;
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+        const uint32_t r = w * 16 + l / 4;
+        /* A chunk reaching past the group's rows (contiguous, masked) is
+         * stored by the threads: TMA would write the next group's rows. */
+        const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
+#pragma unroll
+        for (int ch = 0; ch < JG_MMA_N / JG_EPI_W; ++ch, ++chunk) {
+            const uint32_t buf = bufs + (chunk % 2) * JG_EPI_BUF_BYTES;
+            if (leader) /* the store issued from this buffer two chunks ago has read it */
+                jg_bulk_wait_read<1>();
+            jg_named_barrier(bar_id, 128);
+#if JG_D_DTYPE != 3
+            uint32_t q[JG_EPI_W / 8][2];
 #endif
+#pragma unroll
+            for (int g = 0; g < JG_EPI_W / 8; ++g) {
+                const int j = ch * (JG_EPI_W / 8) + g;
+                const int32_t row = row0 + mi * 64 + (int32_t)r;
+                const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
+                float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
+                float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
+                jg_apply_c(p, tl, row, col, v0, v1);
+                jg_apply_c(p, tl, row + 8, col, v2, v3);
+#if JG_D_DTYPE == 3
+                const uint32_t c = g * 8 + (l % 4) * 2;
+                jg_epi_store_pair(buf, r, c, v0, v1);
+                jg_epi_store_pair(buf, r + 8, c, v2, v3);
+#else
+                q[g][0] = jg_pack_d(v0, v1);
+                q[g][1] = jg_pack_d(v2, v3);
+#endif
+                if (direct || (JG_N_TMA < JG_N && col >= JG_N_TMA)) {
+                    jg_store_pair_global(p, tl, row, col, v0, v1);
+                    jg_store_pair_global(p, tl, row + 8, col, v2, v3);
+                }
+            }
+#if JG_D_DTYPE != 3
+            jg_epi_store_matrices(buf, w, l, q);
+#endif
+            jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
+            jg_named_barrier(bar_id, 128);
+            if (leader) {
+                /* One bulk group per chunk, empty for chunks past JG_N_TMA,
+                 * so that "one group pending" always means the other buffer. */
+                if (!direct && col0 + ch * JG_EPI_W < JG_N_TMA)
+                    jg_tma_store_2d(tl.d, buf, col0 + ch * JG_EPI_W,
+                                    tl.row_base + row0 + mi * 64);
+                jg_bulk_commit();
+            }
+        }
+    }
+}
 
 #if JG_SCALE == 2
 /* Row-wise scales: each total times a_scale[row] * b_scale[col] (rows and
@@ -913,12 +839,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
         uint32_t stage = 0, phase = 0, chunk = 0;
-        const uint32_t epi_bufs = smem_epi + c * 2 * JG_EPI_BUF_BYTES;
-#if JG_EPI_DEFER
-        jg_epi_packed packed; /* the previous tile's part, stored during this one's first stage */
-        jg_epi_dst packed_dst;
-        bool pending = false;
-#endif
 #if JG_NVFP4
         uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
 #endif
@@ -1040,12 +960,6 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 jg_stage_mmas(acc, a_wg + stage * JG_A_STAGE_BYTES,
                               b_all + stage * JG_B_STAGE_BYTES, kt > 0);
-#if JG_EPI_DEFER
-                if (kt == 0 && pending) {
-                    jg_epi_store(packed_dst, packed, epi_bufs, 1 + c, chunk);
-                    pending = false;
-                }
-#endif
                 /* Keep this stage's wgmmas in flight; the previous stage is
                  * now read completely and goes back to the producer. */
                 jg_wgmma_wait<1>();
@@ -1071,20 +985,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_scale_rows(tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
                           (int32_t)(tl.tn * JG_BLOCK_N));
 #endif
-#if JG_EPI_DEFER
-            packed_dst = jg_epi_dst_make(tl, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
-                                         (int32_t)(tl.tn * JG_BLOCK_N));
-            jg_epi_pack(p, tl, packed_dst, sum, packed);
-            pending = true;
-#else
             jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
-                        (int32_t)(tl.tn * JG_BLOCK_N), epi_bufs, 1 + c, chunk);
-#endif
+                        (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c,
+                        chunk);
         }
-#if JG_EPI_DEFER
-        if (pending)
-            jg_epi_store(packed_dst, packed, epi_bufs, 1 + c, chunk);
-#endif
         if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */
             jg_bulk_wait<0>();
     }
