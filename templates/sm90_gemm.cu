@@ -626,15 +626,16 @@ JG_DEV void jg_release_stage(uint32_t bar)
 JG_DEV void jg_stage_mmas(float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t a_tile, uint32_t b_tile,
                           bool accumulate)
 {
+    const uint64_t da0 = jg_wgmma_desc_sw128(a_tile), db0 = jg_wgmma_desc_sw128(b_tile);
     jg_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < JG_BLOCK_K / JG_MMA_K; ++kk) {
         const uint32_t in_atom = (kk % 4) * 32;
-        const uint64_t db = jg_wgmma_desc_sw128(b_tile + (kk / 4) * JG_BLOCK_N * 128 + in_atom);
+        const uint64_t db = jg_wgmma_desc_add(db0, (kk / 4) * JG_BLOCK_N * 128 + in_atom);
 #pragma unroll
         for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
             const uint64_t da =
-                jg_wgmma_desc_sw128(a_tile + (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
+                jg_wgmma_desc_add(da0, (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
             jg_wgmma_ss(acc[mi], da, db, (accumulate || kk > 0) ? 1u : 0u);
         }
     }

@@ -217,6 +217,16 @@ JG_DEV uint64_t jg_wgmma_desc_sw128(uint32_t smem)
     return d;
 }
 
+/* The descriptor of the tile `bytes` (a multiple of 16) further on: the
+ * start address field holds address / 16 in 14 bits, and shared memory
+ * (< 256 KB) never carries out of it, so a 32-bit add on the low word does
+ * (one instruction, where a new descriptor takes a mask, a shift and an or). */
+JG_DEV uint64_t jg_wgmma_desc_add(uint64_t desc, uint32_t bytes)
+{
+    const uint32_t lo = (uint32_t)desc + (bytes >> 4);
+    return (desc & 0xFFFFFFFF00000000ull) | lo;
+}
+
 JG_DEV void jg_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 JG_DEV void jg_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 
