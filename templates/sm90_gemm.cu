@@ -859,10 +859,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             /* Stage kt's wgmmas go into `cur` and stay in flight while the
              * previous stage's (in `other`) are promoted and its buffers go
              * back to the producer. A stage's block scales are fetched when
-             * the stage before it is issued: two stages ahead of their use. */
+             * the stage two before it is issued: three stages ahead of their
+             * use (global loads; an L2 hit under a full tensor pipe can take
+             * longer than two stages). */
             uint32_t prev_stage = 0;
-            jg_kscales ks_ready, ks_inflight;
+            jg_kscales ks_next, ks_ready, ks_inflight;
             jg_load_kscales(tl, c, 0, ks_ready);
+            jg_load_kscales(tl, c, JG_K_TILES > 1 ? 1 : 0, ks_next);
             auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 jg_stage_mmas(cur, a_wg + stage * JG_A_STAGE_BYTES,
@@ -873,7 +876,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     phase ^= 1;
                 }
                 ks_inflight = ks_ready;
-                jg_load_kscales(tl, c, kt + 1 < JG_K_TILES ? kt + 1 : kt, ks_ready);
+                ks_ready = ks_next;
+                jg_load_kscales(tl, c, kt + 2 < JG_K_TILES ? kt + 2 : kt, ks_next);
             };
             auto step = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2],
                             float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
