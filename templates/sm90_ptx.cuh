@@ -175,11 +175,6 @@ JG_DEV void jg_named_barrier_unaligned(uint32_t id, uint32_t threads)
     asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-JG_DEV void jg_st_shared_b32(uint32_t addr, uint32_t v)
-{
-    asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
-}
-
 JG_DEV void jg_st_shared_v2_f32(uint32_t addr, float a, float b)
 {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");

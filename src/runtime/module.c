@@ -112,8 +112,7 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
         r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    (int)k->smem_bytes);
     }
-    if (r == CUDA_SUCCESS && key->kind != JG_KIND_QUANT && key->kind != JG_KIND_QUANT_NVFP4 &&
-        key->cfg.cluster > 1)
+    if (r == CUDA_SUCCESS && key->cfg.cluster > 1) /* quantizer keys: cfg all zero */
         k->resident_clusters =
             query_resident_clusters(cu, k, &key->cfg, (uint32_t)ctx->target.sm_count);
     if (r != CUDA_SUCCESS && k->module) {
