@@ -236,7 +236,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
 #define JG_PLAN_CANDIDATES_MAX 8
 size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
                                 jg__gemm_config *out, size_t max);
-uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg);
+uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type);
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
 
 /* ---- runtime: validate.c --------------------------------------------------- */

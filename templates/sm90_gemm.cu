@@ -103,7 +103,15 @@
  * column: the D map ends at the last 16-byte boundary within N, and the few
  * columns after it are stored by the threads themselves. */
 #define JG_N_TMA ((JG_N * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
-#define JG_EPI_BUF_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
+/* Chunks narrower than a 128-byte row are staged several at once, so that
+ * a warpgroup's barriers and TMA stores come per 128 bytes of a row (a
+ * 240-column BF16 tile stores 15 chunks of 16 bytes: 15 rounds of
+ * barriers, one per chunk, would cost more than the stores). The planner
+ * sizes the staging buffers with the same rule (plan_sm90.c). */
+#define JG_EPI_CHUNKS (JG_MMA_N / JG_EPI_W)   /* chunks per 64 rows of a tile */
+#define JG_EPI_SUBS (128 / JG_EPI_BYTES < JG_EPI_CHUNKS ? 128 / JG_EPI_BYTES : JG_EPI_CHUNKS)
+#define JG_EPI_SUB_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
+#define JG_EPI_BUF_BYTES (JG_EPI_SUBS * JG_EPI_SUB_BYTES) /* one staging buffer */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 #ifndef JG_CLUSTER
 #define JG_CLUSTER 1
@@ -497,6 +505,32 @@ JG_DEV void jg_epi_store_matrices(uint32_t buf, uint32_t w, uint32_t l,
 }
 #endif
 
+#if JG_DEVICE_ROWS
+/* A staged chunk whose 64 rows reach past the group's (contiguous, masked
+ * layouts, where a TMA box would write the next group's rows): the
+ * warpgroup copies the rows below the group's end to D itself, 16 bytes a
+ * thread and consecutive threads along a row. Columns up to JG_N_TMA; the
+ * rest leave pair by pair. D's rows are 16-byte aligned (TMA's stride rule,
+ * checked on the host), as are the chunk's columns. */
+JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf, int32_t row0,
+                             int32_t col0)
+{
+    constexpr uint32_t units = JG_EPI_BYTES / 16; /* per staged row */
+    const uint32_t tid = threadIdx.x % 128;
+#pragma unroll
+    for (uint32_t i = 0; i < (64 * units + 127) / 128; ++i) {
+        const uint32_t u = tid + i * 128;
+        const int32_t r = (int32_t)(u / units);
+        const uint32_t byte = (u % units) * 16;
+        const int32_t col = col0 + (int32_t)(byte / JG_D_SIZE);
+        if (u < 64 * units && row0 + r < tl.m && col < JG_N_TMA) {
+            const uint4 v = jg_ld_shared_v4(buf + jg_epi_offset((uint32_t)r, byte));
+            *(uint4 *)((uint8_t *)tl.d_ptr + ((int64_t)(row0 + r) * p.ldd + col) * JG_D_SIZE) = v;
+        }
+    }
+}
+#endif
+
 /* Writes one warpgroup's accumulators through shared memory and TMA stores,
  * in chunks of 64 rows x JG_EPI_W columns alternating between two staging
  * buffers (chunk counts on across tiles, so the alternation never repeats a
@@ -516,50 +550,70 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
         const uint32_t r = w * 16 + l / 4;
         /* A chunk reaching past the group's rows (contiguous, masked) is
-         * stored by the threads: TMA would write the next group's rows. */
+         * copied out by the threads: TMA would write the next group's rows. */
         const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
 #pragma unroll
-        for (int ch = 0; ch < JG_MMA_N / JG_EPI_W; ++ch, ++chunk) {
+        for (int ch0 = 0; ch0 < JG_EPI_CHUNKS; ch0 += JG_EPI_SUBS, ++chunk) {
             const uint32_t buf = bufs + (chunk % 2) * JG_EPI_BUF_BYTES;
-            if (leader) /* the store issued from this buffer two chunks ago has read it */
+            if (leader) /* the stores issued from this buffer two rounds ago have read it */
                 jg_bulk_wait_read<1>();
             jg_named_barrier(bar_id, 128);
+#pragma unroll
+            for (int s = 0; s < JG_EPI_SUBS; ++s) {
+                const int ch = ch0 + s;
+                if (ch >= JG_EPI_CHUNKS) /* the last round of an uneven split */
+                    continue;
+                const uint32_t sub = buf + (uint32_t)s * JG_EPI_SUB_BYTES;
 #if JG_D_DTYPE != 3
-            uint32_t q[JG_EPI_W / 8][2];
+                uint32_t q[JG_EPI_W / 8][2];
 #endif
 #pragma unroll
-            for (int g = 0; g < JG_EPI_W / 8; ++g) {
-                const int j = ch * (JG_EPI_W / 8) + g;
-                const int32_t row = row0 + mi * 64 + (int32_t)r;
-                const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
-                float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
-                float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
-                jg_apply_c(p, tl, row, col, v0, v1);
-                jg_apply_c(p, tl, row + 8, col, v2, v3);
+                for (int g = 0; g < JG_EPI_W / 8; ++g) {
+                    const int j = ch * (JG_EPI_W / 8) + g;
+                    const int32_t row = row0 + mi * 64 + (int32_t)r;
+                    const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
+                    float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
+                    float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
+                    jg_apply_c(p, tl, row, col, v0, v1);
+                    jg_apply_c(p, tl, row + 8, col, v2, v3);
 #if JG_D_DTYPE == 3
-                const uint32_t c = g * 8 + (l % 4) * 2;
-                jg_epi_store_pair(buf, r, c, v0, v1);
-                jg_epi_store_pair(buf, r + 8, c, v2, v3);
+                    const uint32_t c = g * 8 + (l % 4) * 2;
+                    jg_epi_store_pair(sub, r, c, v0, v1);
+                    jg_epi_store_pair(sub, r + 8, c, v2, v3);
 #else
-                q[g][0] = jg_pack_d(v0, v1);
-                q[g][1] = jg_pack_d(v2, v3);
+                    q[g][0] = jg_pack_d(v0, v1);
+                    q[g][1] = jg_pack_d(v2, v3);
 #endif
-                if (direct || (JG_N_TMA < JG_N && col >= JG_N_TMA)) {
-                    jg_store_pair_global(p, tl, row, col, v0, v1);
-                    jg_store_pair_global(p, tl, row + 8, col, v2, v3);
+                    if (JG_N_TMA < JG_N && col >= JG_N_TMA) {
+                        jg_store_pair_global(p, tl, row, col, v0, v1);
+                        jg_store_pair_global(p, tl, row + 8, col, v2, v3);
+                    }
                 }
-            }
 #if JG_D_DTYPE != 3
-            jg_epi_store_matrices(buf, w, l, q);
+                jg_epi_store_matrices(sub, w, l, q);
 #endif
+            }
             jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
             jg_named_barrier(bar_id, 128);
+#if JG_DEVICE_ROWS
+            if (direct) {
+#pragma unroll
+                for (int s = 0; s < JG_EPI_SUBS; ++s)
+                    if (ch0 + s < JG_EPI_CHUNKS)
+                        jg_epi_copy_rows(p, tl, buf + (uint32_t)s * JG_EPI_SUB_BYTES, row0 + mi * 64,
+                                         col0 + (ch0 + s) * JG_EPI_W);
+            }
+#endif
             if (leader) {
-                /* One bulk group per chunk, empty for chunks past JG_N_TMA,
-                 * so that "one group pending" always means the other buffer. */
-                if (!direct && col0 + ch * JG_EPI_W < JG_N_TMA)
-                    jg_tma_store_2d(tl.d, buf, col0 + ch * JG_EPI_W,
-                                    tl.row_base + row0 + mi * 64);
+                /* One bulk group per round, empty where nothing went out, so
+                 * that "one group pending" always means the other buffer. */
+#pragma unroll
+                for (int s = 0; s < JG_EPI_SUBS; ++s) {
+                    const int32_t col = col0 + (ch0 + s) * JG_EPI_W;
+                    if (ch0 + s < JG_EPI_CHUNKS && !direct && col < JG_N_TMA)
+                        jg_tma_store_2d(tl.d, buf + (uint32_t)s * JG_EPI_SUB_BYTES, col,
+                                        tl.row_base + row0 + mi * 64);
+                }
                 jg_bulk_commit();
             }
         }

@@ -180,6 +180,16 @@ JG_DEV void jg_st_shared_v2_f32(uint32_t addr, float a, float b)
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
 }
 
+JG_DEV uint4 jg_ld_shared_v4(uint32_t addr)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
 /* stmatrix: 8x8 matrices of 16-bit elements, one 32-bit register (a row's
  * two elements, row l/4, columns 2(l%4)) per matrix and lane; lanes 8i..8i+7
  * give the addresses of matrix i's eight 16-byte rows. */

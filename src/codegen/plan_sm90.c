@@ -138,20 +138,24 @@ static double ab_bytes(const jg__problem_key *p)
     return p->a_type == JG_NVFP4 ? 0.5 + 1.0 / 16 : (double)jg__dtype_size(p->a_type);
 }
 
-/* Two staging buffers of 64 rows x epi_bytes per consumer warpgroup;
- * swap-AB: one consumer's FP32 accumulators (64 x the activation rows),
- * which the other adds to its own. */
-static uint32_t epilogue_bytes(const jg__gemm_config *cfg)
+/* Two staging buffers per consumer warpgroup, each of 64 rows x epi_bytes
+ * chunks, as many as make a 128-byte row (sm90_gemm.cu's JG_EPI_SUBS: a
+ * round of barriers and stores per 128 bytes of a row) or the tile's
+ * width; swap-AB: one consumer's FP32 accumulators (64 x the activation
+ * rows), which the other adds to its own. */
+static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type)
 {
     if (cfg->swap) /* a K split (cluster 2) receives the peer's too, and 2 mbarriers */
         return (cfg->cluster > 1 ? 2 : 1) * 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m) +
                16;
-    return cfg->consumers * 2 * 64 * cfg->epi_bytes;
+    const uint32_t chunks = cfg->block_n * (uint32_t)jg__dtype_size(d_type) / cfg->epi_bytes;
+    const uint32_t subs = 128 / cfg->epi_bytes < chunks ? 128 / cfg->epi_bytes : chunks;
+    return cfg->consumers * 2 * 64 * cfg->epi_bytes * subs;
 }
 
-uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg)
+uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type)
 {
-    return SM90_ALIGN_PAD + epilogue_bytes(cfg) + expand_bytes(cfg) +
+    return SM90_ALIGN_PAD + epilogue_bytes(cfg, d_type) + expand_bytes(cfg) +
            cfg->stages * (stage_bytes(cfg) + 16);
 }
 
@@ -302,7 +306,7 @@ static uint32_t static_smem_bytes(const jg__problem_key *p)
 static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
                            const jg__gemm_config *cfg)
 {
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg) -
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg, p->d_type) -
                       expand_bytes(cfg) - static_smem_bytes(p);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
