@@ -114,7 +114,8 @@ typedef struct jg__gemm_config {
     uint32_t consumers; /* consumer warpgroups */
     uint32_t cluster;
     uint32_t group_m;   /* tile rows per band of the grouped tile order */
-    uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128 */
+    uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128, or a
+                         * whole row up to 256 bytes (unswizzled) */
     uint32_t a_box_m;   /* rows of A's TMA box: block_m, or a baked M < block_m rounded up to
                          * 8 (rows past M are neither read nor zero-filled) */
     uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
@@ -236,7 +237,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
 #define JG_PLAN_CANDIDATES_MAX 8
 size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
                                 jg__gemm_config *out, size_t max);
-uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type);
+/* Dynamic shared memory of a GEMM kernel: d_type sizes its epilogue's
+ * staging, scale (jg_scale_mode) adds row-wise scales' space. */
+uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint32_t scale);
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
 
 /* ---- runtime: validate.c --------------------------------------------------- */

@@ -103,13 +103,20 @@
  * column: the D map ends at the last 16-byte boundary within N, and the few
  * columns after it are stored by the threads themselves. */
 #define JG_N_TMA ((JG_N * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
-/* Chunks narrower than a 128-byte row are staged several at once, so that
- * a warpgroup's barriers and TMA stores come per 128 bytes of a row (a
- * 240-column BF16 tile stores 15 chunks of 16 bytes: 15 rounds of
- * barriers, one per chunk, would cost more than the stores). The planner
- * sizes the staging buffers with the same rule (plan_sm90.c). */
+/* Epilogue chunks: a 128-byte swizzle span of a row (rows whose bytes are
+ * a multiple of 128), the whole row unswizzled (rows of other widths up to
+ * 256 bytes: 120 BF16 columns are one 240-byte box, not 15 of 16 bytes),
+ * or 16-64-byte spans. Chunks narrower than 128 bytes are staged several
+ * at once, so that a warpgroup's barriers and TMA stores come per 128
+ * bytes of a row. A tile that stores in one round needs one staging
+ * buffer (the store issued a mainloop ago has surely read it); others
+ * alternate two. The planner sizes them with the same rules (plan_sm90.c). */
+#define JG_EPI_SWIZZLED (JG_EPI_BYTES <= 128 && (JG_EPI_BYTES & (JG_EPI_BYTES - 1)) == 0)
 #define JG_EPI_CHUNKS (JG_MMA_N / JG_EPI_W)   /* chunks per 64 rows of a tile */
-#define JG_EPI_SUBS (128 / JG_EPI_BYTES < JG_EPI_CHUNKS ? 128 / JG_EPI_BYTES : JG_EPI_CHUNKS)
+#define JG_EPI_FIT (JG_EPI_BYTES >= 128 ? 1 : 128 / JG_EPI_BYTES)
+#define JG_EPI_SUBS (JG_EPI_FIT < JG_EPI_CHUNKS ? JG_EPI_FIT : JG_EPI_CHUNKS)
+#define JG_EPI_ROUNDS (JG_WG_MMAS * ((JG_EPI_CHUNKS + JG_EPI_SUBS - 1) / JG_EPI_SUBS))
+#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2) /* staging buffers per consumer */
 #define JG_EPI_SUB_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_EPI_BUF_BYTES (JG_EPI_SUBS * JG_EPI_SUB_BYTES) /* one staging buffer */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
@@ -441,11 +448,17 @@ JG_DEV void jg_apply_c(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int3
 
 /* Byte offset of (row, byte) in a staging buffer of JG_EPI_BYTES-wide rows,
  * swizzled as TMA expects for that width (16-byte units XORed with address
- * bits 7..9); the same XOR also spreads a warp's stores over all banks. */
+ * bits 7..9); the same XOR also spreads a warp's stores over all banks.
+ * Whole unswizzled rows: an odd number of 16-byte units apart (240 bytes)
+ * they fall on distinct banks as they are. */
 JG_DEV uint32_t jg_epi_offset(uint32_t row, uint32_t byte)
 {
     const uint32_t addr = row * JG_EPI_BYTES + byte;
+#if JG_EPI_SWIZZLED
     return addr ^ (((addr >> 7) & (JG_EPI_BYTES / 16 - 1)) << 4);
+#else
+    return addr;
+#endif
 }
 
 #if JG_D_DTYPE != 3
@@ -494,14 +507,13 @@ JG_DEV void jg_epi_store_matrices(uint32_t buf, uint32_t w, uint32_t l,
                                   const uint32_t (&q)[JG_EPI_W / 8][2])
 {
     const uint32_t row = w * 16 + ((l / 8) % 2) * 8 + l % 8;
-#if JG_EPI_W >= 16
 #pragma unroll
-    for (int g = 0; g < JG_EPI_W / 8; g += 2)
+    for (int g = 0; g + 1 < JG_EPI_W / 8; g += 2)
         jg_stmatrix_x4(buf + jg_epi_offset(row, (g + l / 16) * 16), q[g][0], q[g][1], q[g + 1][0],
                        q[g + 1][1]);
-#else
-    jg_stmatrix_x2(buf + jg_epi_offset(row, 0), q[0][0], q[0][1]);
-#endif
+    if (JG_EPI_W / 8 % 2) /* an odd group last (whole rows of 8 mod 16 columns) */
+        jg_stmatrix_x2(buf + jg_epi_offset(row, (JG_EPI_W / 8 - 1) * 16),
+                       q[JG_EPI_W / 8 - 1][0], q[JG_EPI_W / 8 - 1][1]);
 }
 #endif
 
@@ -532,10 +544,11 @@ JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t bu
 #endif
 
 /* Writes one warpgroup's accumulators through shared memory and TMA stores,
- * in chunks of 64 rows x JG_EPI_W columns alternating between two staging
- * buffers (chunk counts on across tiles, so the alternation never repeats a
- * buffer whose store may still read it); the stores drain while the next
- * tile's mainloop runs. TMA clips
+ * in chunks of 64 rows x JG_EPI_W columns, in rounds (JG_EPI_SUBS chunks
+ * each) alternating between two staging buffers, or reusing one where a
+ * slab is one round (chunk counts rounds on across tiles, so the
+ * alternation never repeats a buffer whose store may still read it); the
+ * stores drain while the next tile's mainloop runs. TMA clips
  * rows and columns past the matrix. wgmma's m64nN fragment: warp w of the
  * warpgroup holds rows 16w..16w+15; in each group of 4 registers j, lane l
  * holds (row l/4, cols 8j + 2(l%4) + {0,1}) then the same 8 rows lower. */
@@ -554,9 +567,9 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
         const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
 #pragma unroll
         for (int ch0 = 0; ch0 < JG_EPI_CHUNKS; ch0 += JG_EPI_SUBS, ++chunk) {
-            const uint32_t buf = bufs + (chunk % 2) * JG_EPI_BUF_BYTES;
-            if (leader) /* the stores issued from this buffer two rounds ago have read it */
-                jg_bulk_wait_read<1>();
+            const uint32_t buf = bufs + (chunk % JG_EPI_NBUF) * JG_EPI_BUF_BYTES;
+            if (leader) /* the stores issued from this buffer JG_EPI_NBUF rounds ago have read it */
+                jg_bulk_wait_read<JG_EPI_NBUF - 1>();
             jg_named_barrier(bar_id, 128);
 #pragma unroll
             for (int s = 0; s < JG_EPI_SUBS; ++s) {
@@ -623,30 +636,50 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
 #if JG_SCALE == 2
 /* Row-wise scales: each total times a_scale[row] * b_scale[col] (rows and
  * columns past the matrix are never stored; their scales are not read).
+ * When a tile starts, its consumer warpgroup copies the scales of its rows
+ * and of the tile's columns into shared memory (cp.async: no registers
+ * held across the mainloop); at the tile's end each thread reads its own.
+ * Read from global memory at the end, they cost every tile a round trip.
  * The fragment layout is the epilogue's: lane l of warp w holds rows
  * 16w + l/4 and 8 below, columns 8j + 2(l%4) + {0, 1}. */
-JG_DEV void jg_scale_rows(const jg_tile &tl, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
-                          int32_t row0, int32_t col0)
+#define JG_RS_FLOATS (JG_WG_M + JG_MMA_N) /* per consumer: its rows, the tile's columns */
+#define JG_RS_BYTES ((JG_RS_FLOATS * 4 + 15) / 16 * 16)
+
+JG_DEV void jg_fetch_row_scales(const jg_tile &tl, int32_t row0, int32_t col0, uint32_t rs)
+{
+    for (uint32_t i = threadIdx.x % 128; i < JG_RS_FLOATS; i += 128) {
+        const int32_t row = row0 + (int32_t)i, col = col0 + (int32_t)i - JG_WG_M;
+        const bool is_a = i < JG_WG_M;
+        const bool in = is_a ? row < tl.m : col < JG_N;
+        const float *src = is_a ? tl.sa + (in ? row : 0) : tl.sb + (in ? col : 0);
+        jg_cp_async_4(rs + 4 * i, src, in ? 4u : 0u);
+    }
+    jg_cp_async_commit();
+}
+
+/* bar_id: the consumer warpgroup's named barrier (its copies, then its reads). */
+JG_DEV void jg_scale_rows(uint32_t rs, uint32_t bar_id, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2])
 {
     const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
+    jg_cp_async_wait_all();
+    jg_named_barrier(bar_id, 128);
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-        const int32_t row = row0 + mi * 64 + (int32_t)(w * 16 + l / 4);
-        const float *sa = tl.sa, *sb = tl.sb;
-        const float sa0 = row < tl.m ? sa[row] : 0.0f;
-        const float sa1 = row + 8 < tl.m ? sa[row + 8] : 0.0f;
+        const uint32_t row = (uint32_t)mi * 64 + w * 16 + l / 4;
+        const float sa0 = jg_ld_shared_f32(rs + 4 * row);
+        const float sa1 = jg_ld_shared_f32(rs + 4 * (row + 8));
 #pragma unroll
         for (int j = 0; j < JG_MMA_N / 8; ++j) {
-            const int32_t col = col0 + j * 8 + (int32_t)(l % 4) * 2;
-            const float sb0 = col < JG_N ? sb[col] : 0.0f;
-            const float sb1 = col + 1 < JG_N ? sb[col + 1] : 0.0f;
-            sum[mi][4 * j + 0] *= sa0 * sb0;
-            sum[mi][4 * j + 1] *= sa0 * sb1;
-            sum[mi][4 * j + 2] *= sa1 * sb0;
-            sum[mi][4 * j + 3] *= sa1 * sb1;
+            const float2 sb = jg_ld_shared_v2_f32(rs + 4 * (JG_WG_M + j * 8 + (l % 4) * 2));
+            sum[mi][4 * j + 0] *= sa0 * sb.x;
+            sum[mi][4 * j + 1] *= sa0 * sb.y;
+            sum[mi][4 * j + 2] *= sa1 * sb.x;
+            sum[mi][4 * j + 3] *= sa1 * sb.y;
         }
     }
 }
+#else
+#define JG_RS_BYTES 0
 #endif
 
 /* Arrivals that free a stage: each consumer warp of every CTA of the
@@ -761,9 +794,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t smem_epi = smem_b + JG_FP4_BUFS * JG_FP4_BUF_BYTES;
 #else
     const uint32_t smem_b = smem_a + JG_STAGES * JG_A_STAGE_BYTES;
-    const uint32_t smem_epi = smem_b + JG_STAGES * JG_B_STAGE_BYTES; /* 2 buffers per consumer */
+    const uint32_t smem_epi = smem_b + JG_STAGES * JG_B_STAGE_BYTES; /* JG_EPI_NBUF buffers per consumer */
 #endif
-    const uint32_t bar_full = smem_epi + JG_CONSUMERS * 2 * JG_EPI_BUF_BYTES;
+    /* row-wise scales of each consumer's tile (JG_SCALE 2), then the mbarriers */
+    const uint32_t smem_rs = smem_epi + JG_CONSUMERS * JG_EPI_NBUF * JG_EPI_BUF_BYTES;
+    const uint32_t bar_full = smem_rs + JG_CONSUMERS * JG_RS_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
 
 #if JG_LAYOUT == 1
@@ -905,6 +940,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             const float scale = *tl.sa * *tl.sb * 16384.0f;
 #elif JG_SCALE == 1
             const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
+#elif JG_SCALE == 2
+            jg_fetch_row_scales(tl, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+                                (int32_t)(tl.tn * JG_BLOCK_N), smem_rs + c * JG_RS_BYTES);
 #endif
 #if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
             const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
@@ -1041,11 +1079,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 for (int j = 0; j < JG_MMA_N / 2; ++j)
                     sum[mi][j] *= scale;
 #elif JG_SCALE == 2
-            jg_scale_rows(tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
-                          (int32_t)(tl.tn * JG_BLOCK_N));
+            jg_scale_rows(smem_rs + c * JG_RS_BYTES, 1 + c, sum);
 #endif
             jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
-                        (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * 2 * JG_EPI_BUF_BYTES, 1 + c,
+                        (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * JG_EPI_NBUF * JG_EPI_BUF_BYTES, 1 + c,
                         chunk);
         }
         if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */

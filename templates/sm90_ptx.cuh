@@ -180,6 +180,32 @@ JG_DEV void jg_st_shared_v2_f32(uint32_t addr, float a, float b)
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
 }
 
+/* 4 bytes global -> shared without registers (cp.async, completed by
+ * jg_cp_async_wait_all); bytes = 0 writes a zero and reads nothing. */
+JG_DEV void jg_cp_async_4(uint32_t dst, const void *src, uint32_t bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(bytes)
+                 : "memory");
+}
+
+JG_DEV void jg_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+JG_DEV void jg_cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+JG_DEV float jg_ld_shared_f32(uint32_t addr)
+{
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+JG_DEV float2 jg_ld_shared_v2_f32(uint32_t addr)
+{
+    float2 v;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+    return v;
+}
+
 JG_DEV uint4 jg_ld_shared_v4(uint32_t addr)
 {
     uint4 v;

@@ -29,6 +29,23 @@
  * flight only across straight-line code, so each chunk is unrolled and
  * drains at its end (4, 8 and 16 measured alike; 8 compiles in ~0.45 s). */
 #define SM90_FP8_PROMOTE_CHUNK 8
+
+/* Stages per chunk for K's stages (the kernel unrolls a chunk; stages %
+ * chunk more run as a second unrolled copy). Next to three sets of FP32
+ * sums, some splits made ptxas spill: at 128x128 with K = 1536 (12 stages),
+ * 8 + 4 and 12 spilled 128-384 bytes in every scale mode, 6 + 6 and 4 x 3
+ * nothing (seed case 4, row-wise: 16.1 -> 19.0 us as the spill grew, H100
+ * 2026-11-22). So: all of them up to 8, else the largest divisor in
+ * [4, 8], else 8 and a remainder (17 = 8 + 8 + 1 compiles clean). */
+static uint32_t fp8_promote_chunk(uint32_t k_stages)
+{
+    if (k_stages <= SM90_FP8_PROMOTE_CHUNK)
+        return k_stages ? k_stages : 1;
+    for (uint32_t d = SM90_FP8_PROMOTE_CHUNK; d >= 4; --d)
+        if (k_stages % d == 0)
+            return d;
+    return SM90_FP8_PROMOTE_CHUNK;
+}
 #define SM90_HBM_BYTES_S 3.0e12     /* device-to-device copy, read + write */
 #define SM90_SMS_TO_SATURATE 64     /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6   /* pipeline fill and epilogue per tile */
@@ -138,31 +155,44 @@ static double ab_bytes(const jg__problem_key *p)
     return p->a_type == JG_NVFP4 ? 0.5 + 1.0 / 16 : (double)jg__dtype_size(p->a_type);
 }
 
-/* Two staging buffers per consumer warpgroup, each of 64 rows x epi_bytes
- * chunks, as many as make a 128-byte row (sm90_gemm.cu's JG_EPI_SUBS: a
- * round of barriers and stores per 128 bytes of a row) or the tile's
- * width; swap-AB: one consumer's FP32 accumulators (64 x the activation
- * rows), which the other adds to its own. */
-static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type)
+/* Per consumer warpgroup: staging for the epilogue, as sm90_gemm.cu sizes
+ * it (JG_EPI_SUBS, JG_EPI_NBUF): chunks of 64 rows x epi_bytes, as many at
+ * once as make a 128-byte row (or the tile's width), in two buffers, or one
+ * where a tile's slab stores in one round; then row-wise scales (JG_RS_BYTES:
+ * the consumer's rows and the tile's columns, FP32). Swap-AB: one
+ * consumer's FP32 accumulators (64 x the activation rows), which the other
+ * adds to its own. */
+static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint32_t scale)
 {
     if (cfg->swap) /* a K split (cluster 2) receives the peer's too, and 2 mbarriers */
         return (cfg->cluster > 1 ? 2 : 1) * 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m) +
                16;
     const uint32_t chunks = cfg->block_n * (uint32_t)jg__dtype_size(d_type) / cfg->epi_bytes;
-    const uint32_t subs = 128 / cfg->epi_bytes < chunks ? 128 / cfg->epi_bytes : chunks;
-    return cfg->consumers * 2 * 64 * cfg->epi_bytes * subs;
+    const uint32_t fit = cfg->epi_bytes >= 128 ? 1 : 128 / cfg->epi_bytes;
+    const uint32_t subs = fit < chunks ? fit : chunks;
+    const uint32_t rounds = cfg->block_m / cfg->consumers / 64 * ((chunks + subs - 1) / subs);
+    const uint32_t bufs = rounds == 1 ? 1 : 2;
+    const uint32_t row_scales =
+        scale == JG_SCALE_ROW ? (cfg->block_m / cfg->consumers + cfg->block_n) * 4 : 0;
+    return cfg->consumers * (bufs * 64 * cfg->epi_bytes * subs + (row_scales + 15) / 16 * 16);
 }
 
-uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type)
+uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint32_t scale)
 {
-    return SM90_ALIGN_PAD + epilogue_bytes(cfg, d_type) + expand_bytes(cfg) +
+    return SM90_ALIGN_PAD + epilogue_bytes(cfg, d_type, scale) + expand_bytes(cfg) +
            cfg->stages * (stage_bytes(cfg) + 16);
 }
 
-/* The widest TMA store box row (a swizzle span) that tiles BLOCK_N exactly. */
+/* The TMA store box's row: a 128-byte swizzle span where it tiles
+ * BLOCK_N's row exactly, else the whole row unswizzled up to 256 bytes (a
+ * 240-byte row as 15 boxes of 16 bytes made 128x120 FP8 tiles 13% slower
+ * than 128x128 ones on the seeds' second grouped case, H100 2026-11-22),
+ * else the widest smaller span that tiles it. */
 static uint32_t epi_bytes_for(uint32_t block_n, uint32_t d_type)
 {
     uint32_t row = block_n * (uint32_t)jg__dtype_size(d_type);
+    if (row % 128 && row <= 256)
+        return row;
     for (uint32_t b = 128; b > 16; b /= 2)
         if (row % b == 0)
             return b;
@@ -306,7 +336,7 @@ static uint32_t static_smem_bytes(const jg__problem_key *p)
 static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
                            const jg__gemm_config *cfg)
 {
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg, p->d_type) -
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg, p->d_type, p->scale) -
                       expand_bytes(cfg) - static_smem_bytes(p);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
@@ -449,8 +479,10 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                                              .group_m = SM90_GROUP_M,
                                              .epi_bytes = epi_bytes_for(bn, p->d_type),
                                              .ab_size = ab_size,
-                                             .promote_chunk =
-                                                 ab_size == 1 ? SM90_FP8_PROMOTE_CHUNK : 0};
+                                             .promote_chunk = 0};
+                        if (ab_size == 1)
+                            c.promote_chunk = fp8_promote_chunk(
+                                (uint32_t)jg__ceil_div((uint64_t)p->k, c.block_k));
                         /* FP8 stages are promoted one by one: 128 of K each at most;
                          * with block scales a tile lies inside one 128-column block. */
                         if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))

@@ -133,7 +133,7 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
     k->cu = ctx->cu;
     k->smem_bytes = key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4
                         ? 0
-                        : jg__gemm_smem_bytes(&key->cfg, key->d_type);
+                        : jg__gemm_smem_bytes(&key->cfg, key->d_type, key->scale);
     jg__gemm_kernel_name(key, ctx->arch, k->name);
     jg__buf cubin = {0};
     jg_status st = JG_OK;

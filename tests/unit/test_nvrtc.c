@@ -390,6 +390,17 @@ int main(int argc, char **argv)
                 jg__problem_key_make(&p, &pk);
                 check_planned(cuobjdump, &ft, &pk);
             }
+    /* K = 1536 (12 stages): split 8 + 4 or whole, the promotion chunks
+     * spilled in every mode at 128x128 (the planner now splits 6 + 6). */
+    for (int s = JG_SCALE_TENSOR; s <= JG_SCALE_BLOCK; ++s) {
+        jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
+                             .m = 4096, .n = 4096, .k = 1536, .scale = (jg_scale_mode)s};
+        jg__target ft;
+        jg_test_h100_target(&ft);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        check_planned(cuobjdump, &ft, &pk);
+    }
     check_nvfp4(cuobjdump);
     /* The seeds' grouped cases (list layout): group rows baked in. */
     static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},

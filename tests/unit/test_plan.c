@@ -31,9 +31,9 @@ static void check_candidates(const jg__target *t, const jg__problem_key *pk, con
           "the planner's choice %ux%ux%u", what, c[0].block_m, c[0].block_n, c[0].block_k,
           chosen.block_m, chosen.block_n, chosen.block_k);
     for (size_t i = 0; i < n; ++i) {
-        CHECK(c[i].stages >= 2 && jg__gemm_smem_bytes(&c[i], pk->d_type) <= (uint32_t)t->smem_per_block,
+        CHECK(c[i].stages >= 2 && jg__gemm_smem_bytes(&c[i], pk->d_type, pk->scale) <= (uint32_t)t->smem_per_block,
               "%s: candidate %zu does not fit (%u stages, %u bytes)", what, i, c[i].stages,
-              jg__gemm_smem_bytes(&c[i], pk->d_type));
+              jg__gemm_smem_bytes(&c[i], pk->d_type, pk->scale));
         for (size_t j = 0; j < i; ++j)
             CHECK(memcmp(&c[i], &c[j], sizeof c[i]), "%s: candidates %zu and %zu are the same",
                   what, j, i);
