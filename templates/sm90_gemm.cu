@@ -701,7 +701,7 @@ JG_DEV void jg_release_stage(uint32_t bar)
 #if JG_CLUSTER > 1
 #pragma unroll
     for (uint32_t r = 0; r < JG_CLUSTER; ++r)
-        jg_mbar_arrive_cluster(bar, r);
+        jg_mbar_arrive_remote(bar, r);
 #else
     jg_mbar_arrive(bar);
 #endif

@@ -84,16 +84,36 @@ JG_DEV void jg_cluster_sync()
                  "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
+/* The shared::cluster address of shared offset `addr` in the cluster's CTA
+ * `rank` (this CTA's own included). */
+JG_DEV uint32_t jg_mapa(uint32_t addr, uint32_t rank)
+{
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+    return remote;
+}
+
 /* Arrives on the barrier at shared offset `bar` of the cluster's CTA `rank`
  * (this CTA's own included), releasing this thread's earlier memory
  * accesses at cluster scope: a waiter in the other CTA sees them. */
 JG_DEV void jg_mbar_arrive_cluster(uint32_t bar, uint32_t rank)
 {
-    asm volatile("{\n"
-                 ".reg .b32 remote;\n"
-                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-                 "}" ::"r"(bar), "r"(rank)
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+                     jg_mapa(bar, rank))
+                 : "memory");
+}
+
+/* Arrives on the barrier at shared offset `bar` of the cluster's CTA `rank`
+ * without publishing anything at cluster scope: for handing a buffer back
+ * once this thread's reads of it are complete (a stage its wgmmas read,
+ * retired by wgmma.wait_group). The .release.cluster form above costs a
+ * MEMBAR.ALL.GPU per arrive, which waits for the thread's outstanding
+ * global stores too: the GEMM's stage releases with it ran clusters of 2
+ * at half speed (H100, 2026-11-22: 4096x4096x7168 BF16 645 us against
+ * 337 us at daa4429, before the release form came in). */
+JG_DEV void jg_mbar_arrive_remote(uint32_t bar, uint32_t rank)
+{
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(jg_mapa(bar, rank))
                  : "memory");
 }
 

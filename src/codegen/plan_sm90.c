@@ -29,6 +29,10 @@
  * flight only across straight-line code, so each chunk is unrolled and
  * drains at its end (4, 8 and 16 measured alike; 8 compiles in ~0.45 s). */
 #define SM90_FP8_PROMOTE_CHUNK 8
+/* Dense FP8 prefill from this K and M: clusters of 2 (search(); decode rows
+ * were not measured with them) */
+#define SM90_FP8_CLUSTER_MIN_K 16384
+#define SM90_FP8_CLUSTER_MIN_M 1024
 
 /* Stages per chunk for K's stages (the kernel unrolls a chunk; stages %
  * chunk more run as a second unrolled copy). Next to three sets of FP32
@@ -459,12 +463,22 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         return search_nvfp4(t, p, out, est, max);
     const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
     size_t found = 0;
-    /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2): on H100 they measured
-     * within run-to-run noise of cluster 1 on the dense rows and slower on
-     * the grouped seeds (2026-11-22, RESULTS.md), while the model credits
-     * them with the L2 traffic they save. A forced size applies where some
-     * tile allows it (pass 0); otherwise cluster 1 (pass 1). */
-    const uint32_t max_cluster = t->force_cluster ? t->force_cluster : 1;
+    /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2), except for dense FP8
+     * with K >= SM90_FP8_CLUSTER_MIN_K: on H100 they measured within
+     * run-to-run noise of cluster 1 on the dense BF16 rows or slower, and
+     * slower on the grouped seeds and the shorter FP8 rows (2026-11-22,
+     * RESULTS.md), while the model credits them with the L2 traffic they
+     * save. FP8's 128x128 tiles load the most bytes per FLOP, and over
+     * K = 16384 multicasting B took 4096x7168x16384 from 0.925 to 0.98 of
+     * cuBLASLt (861 -> 811 us; square8192, K = 8192: 0.99 -> 0.96). A
+     * wanted size applies where some tile allows it (pass 0); otherwise
+     * cluster 1 (pass 1). */
+    const uint32_t max_cluster =
+        t->force_cluster ? t->force_cluster
+                         : (ab_size == 1 && !p->groups && p->k >= SM90_FP8_CLUSTER_MIN_K &&
+                                    p->m >= SM90_FP8_CLUSTER_MIN_M
+                                ? 2
+                                : 1);
     for (int pass = 0; pass < 2 && !found; ++pass)
         for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
             for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
@@ -492,7 +506,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                         if ((t->force_m && t->force_m != c.block_m) ||
                             (t->force_n && t->force_n != c.block_n) ||
                             (t->force_k && t->force_k != c.block_k) ||
-                            (pass == 0 && t->force_cluster && t->force_cluster != cluster))
+                            (pass == 0 && max_cluster > 1 && max_cluster != cluster))
                             continue;
                         /* Clusters of 2 split the B tile in two 8-row-aligned halves,
                          * and only pay off when tiles pair up along M. */
