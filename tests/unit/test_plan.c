@@ -170,9 +170,40 @@ static void test_nvfp4_swap_rows(void)
     }
 }
 
+/* Clusters of 2 by default for dense FP8 prefill with K >= 16384 only;
+ * JITGEMM_CLUSTER=1 (force_cluster 1) turns them off; FP8 K splits into
+ * promotion chunks that divide its stages (K = 1536: 6 + 6, not 8 + 4). */
+static void test_fp8_defaults(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__log quiet = {0};
+    const struct {
+        int64_t m, n, k;
+        uint32_t cluster, force, chunk;
+    } rows[] = {{4096, 7168, 16384, 2, 0, 8}, {4096, 7168, 16384, 1, 1, 8},
+                {8192, 8192, 8192, 1, 0, 8},  {128, 7168, 16384, 1, 0, 8},
+                {4096, 4096, 1536, 1, 0, 6},  {4096, 4096, 640, 1, 0, 5}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
+                             .m = rows[i].m, .n = rows[i].n, .k = rows[i].k,
+                             .scale = JG_SCALE_TENSOR};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        t.force_cluster = rows[i].force;
+        jg__gemm_config c;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &c) == JG_OK, "fp8 row %zu: planning", i);
+        CHECK(c.cluster == rows[i].cluster && c.promote_chunk == rows[i].chunk,
+              "fp8 %lldx%lldx%lld (JITGEMM_CLUSTER %u): cluster %u, chunk %u; expected %u, %u",
+              (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k, rows[i].force,
+              c.cluster, c.promote_chunk, rows[i].cluster, rows[i].chunk);
+    }
+}
+
 int main(void)
 {
     test_candidates();
+    test_fp8_defaults();
     test_a_box();
     test_nvfp4_swap_rows();
     test_tune_offline();
