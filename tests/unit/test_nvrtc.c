@@ -87,6 +87,14 @@ static bool has_register_a_hgmma(const char *sass)
     return false;
 }
 
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, what)) != NULL; p += strlen(what))
+        ++n;
+    return n;
+}
+
 static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
 {
     char name[128];
@@ -101,9 +109,17 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
         CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "SYNCS.ARRIVE.TRANS64.RED") &&
                                        strstr(sass, "UCGABAR_WAIT")),
               "%s: a K split without remote arrives or cluster barrier", name);
-    else
+    else {
         CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
               "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
+        /* The stage releases to the peer CTA carry no GPU-scope fence: only
+         * the cluster barriers at the start and the end have one. With a
+         * release.cluster arrive per stage (a MEMBAR.ALL.GPU each) clusters
+         * ran at half speed (H100, 2026-11-22). */
+        CHECK(key->cfg.cluster < 2 || (sass && count_of(sass, "MEMBAR.ALL.GPU") <= 2),
+              "%s: %d GPU-scope fences (a cluster-scope release per stage?)", name,
+              sass ? count_of(sass, "MEMBAR.ALL.GPU") : -1);
+    }
     /* NVFP4, both kernels: A's fragments come from registers (HGMMA's A
      * operand a register, not a descriptor: swap-AB's weight, the expanding
      * kernel's A rows), and each group stays in flight while the next
