@@ -613,8 +613,8 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
 #pragma unroll
                 for (int s = 0; s < JG_EPI_SUBS; ++s)
                     if (ch0 + s < JG_EPI_CHUNKS)
-                        jg_epi_copy_rows(p, tl, buf + (uint32_t)s * JG_EPI_SUB_BYTES, row0 + mi * 64,
-                                         col0 + (ch0 + s) * JG_EPI_W);
+                        jg_epi_copy_rows(p, tl, buf + (uint32_t)s * JG_EPI_SUB_BYTES,
+                                         row0 + mi * 64, col0 + (ch0 + s) * JG_EPI_W);
             }
 #endif
             if (leader) {
@@ -794,7 +794,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t smem_epi = smem_b + JG_FP4_BUFS * JG_FP4_BUF_BYTES;
 #else
     const uint32_t smem_b = smem_a + JG_STAGES * JG_A_STAGE_BYTES;
-    const uint32_t smem_epi = smem_b + JG_STAGES * JG_B_STAGE_BYTES; /* JG_EPI_NBUF buffers per consumer */
+    /* JG_EPI_NBUF staging buffers per consumer */
+    const uint32_t smem_epi = smem_b + JG_STAGES * JG_B_STAGE_BYTES;
 #endif
     /* row-wise scales of each consumer's tile (JG_SCALE 2), then the mbarriers */
     const uint32_t smem_rs = smem_epi + JG_CONSUMERS * JG_EPI_NBUF * JG_EPI_BUF_BYTES;
@@ -1082,8 +1083,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_scale_rows(smem_rs + c * JG_RS_BYTES, 1 + c, sum);
 #endif
             jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
-                        (int32_t)(tl.tn * JG_BLOCK_N), smem_epi + c * JG_EPI_NBUF * JG_EPI_BUF_BYTES, 1 + c,
-                        chunk);
+                        (int32_t)(tl.tn * JG_BLOCK_N),
+                        smem_epi + c * JG_EPI_NBUF * JG_EPI_BUF_BYTES, 1 + c, chunk);
         }
         if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */
             jg_bulk_wait<0>();

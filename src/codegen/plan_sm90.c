@@ -340,8 +340,9 @@ static uint32_t static_smem_bytes(const jg__problem_key *p)
 static uint32_t fit_stages(const jg__target *t, const jg__problem_key *p,
                            const jg__gemm_config *cfg)
 {
-    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD - epilogue_bytes(cfg, p->d_type, p->scale) -
-                      expand_bytes(cfg) - static_smem_bytes(p);
+    uint32_t budget = (uint32_t)t->smem_per_block - SM90_ALIGN_PAD -
+                      epilogue_bytes(cfg, p->d_type, p->scale) - expand_bytes(cfg) -
+                      static_smem_bytes(p);
     uint32_t stages = budget / (stage_bytes(cfg) + 16);
     return stages > SM90_MAX_STAGES ? SM90_MAX_STAGES : stages;
 }

@@ -18,6 +18,18 @@ static jg__problem_key dense(int64_t m, int64_t n, int64_t k)
     return pk;
 }
 
+/* The planner's choice for p on t (zeroed, and a failed check, if none). */
+static jg__gemm_config plan_of(const jg__target *t, const jg_gemm_problem *p, const char *what)
+{
+    jg__problem_key pk;
+    jg__problem_key_make(p, &pk);
+    jg__log quiet = {0};
+    jg__gemm_config c;
+    memset(&c, 0, sizeof c);
+    CHECK(jg__plan_gemm_sm90(t, &pk, &quiet, &c) == JG_OK, "%s: planning", what);
+    return c;
+}
+
 /* Ranked, distinct, fitting, the first one the planner's choice. */
 static void check_candidates(const jg__target *t, const jg__problem_key *pk, const char *what)
 {
@@ -31,7 +43,8 @@ static void check_candidates(const jg__target *t, const jg__problem_key *pk, con
           "the planner's choice %ux%ux%u", what, c[0].block_m, c[0].block_n, c[0].block_k,
           chosen.block_m, chosen.block_n, chosen.block_k);
     for (size_t i = 0; i < n; ++i) {
-        CHECK(c[i].stages >= 2 && jg__gemm_smem_bytes(&c[i], pk->d_type, pk->scale) <= (uint32_t)t->smem_per_block,
+        CHECK(c[i].stages >= 2 &&
+                  jg__gemm_smem_bytes(&c[i], pk->d_type, pk->scale) <= (uint32_t)t->smem_per_block,
               "%s: candidate %zu does not fit (%u stages, %u bytes)", what, i, c[i].stages,
               jg__gemm_smem_bytes(&c[i], pk->d_type, pk->scale));
         for (size_t j = 0; j < i; ++j)
@@ -107,11 +120,8 @@ static void test_a_box(void)
     /* M-generic: any M may come, the box is the tile. */
     jg_gemm_problem p = {.flags = JG_GEMM_M_GENERIC, .a_type = JG_BF16, .b_type = JG_BF16,
                          .d_type = JG_BF16, .m = 1, .n = 7168, .k = 2048};
-    jg__problem_key pk;
-    jg__problem_key_make(&p, &pk);
-    jg__gemm_config c;
-    CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &c) == JG_OK && c.a_box_m == c.block_m,
-          "M-generic: A box %u rows, tile %u", c.a_box_m, c.block_m);
+    const jg__gemm_config c = plan_of(&t, &p, "M-generic");
+    CHECK(c.a_box_m == c.block_m, "M-generic: A box %u rows, tile %u", c.a_box_m, c.block_m);
 }
 
 /* JITGEMM_TUNE needs a GPU: an offline context plans as without it. */
@@ -146,7 +156,6 @@ static void test_nvfp4_swap_rows(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
-    jg__log quiet = {0};
     const struct {
         int64_t m, n, k;
         uint32_t block_m;
@@ -158,11 +167,7 @@ static void test_nvfp4_swap_rows(void)
                              .m = rows[i].m, .n = rows[i].n, .k = rows[i].k,
                              .scale = JG_SCALE_NVFP4, .a_sf_layout = JG_SF_SWIZZLED_128X4,
                              .b_sf_layout = JG_SF_SWIZZLED_128X4};
-        jg__problem_key pk;
-        jg__problem_key_make(&p, &pk);
-        jg__gemm_config c;
-        CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &c) == JG_OK, "nvfp4 m=%lld: planning",
-              (long long)rows[i].m);
+        const jg__gemm_config c = plan_of(&t, &p, "nvfp4 decode");
         CHECK(c.swap && c.block_n == 64 && c.block_m == rows[i].block_m,
               "nvfp4 %lldx%lldx%lld: swap %u, tile %ux%u, expected swap-AB %ux64",
               (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k, c.swap,
@@ -177,7 +182,6 @@ static void test_fp8_defaults(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
-    jg__log quiet = {0};
     const struct {
         int64_t m, n, k;
         uint32_t cluster, force, chunk;
@@ -188,11 +192,8 @@ static void test_fp8_defaults(void)
         jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
                              .m = rows[i].m, .n = rows[i].n, .k = rows[i].k,
                              .scale = JG_SCALE_TENSOR};
-        jg__problem_key pk;
-        jg__problem_key_make(&p, &pk);
         t.force_cluster = rows[i].force;
-        jg__gemm_config c;
-        CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &c) == JG_OK, "fp8 row %zu: planning", i);
+        const jg__gemm_config c = plan_of(&t, &p, "fp8 defaults");
         CHECK(c.cluster == rows[i].cluster && c.promote_chunk == rows[i].chunk,
               "fp8 %lldx%lldx%lld (JITGEMM_CLUSTER %u): cluster %u, chunk %u; expected %u, %u",
               (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k, rows[i].force,
