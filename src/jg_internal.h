@@ -127,6 +127,8 @@ typedef struct jg__gemm_config {
     uint32_t swap;          /* NVFP4 swap-AB (sm90_nvfp4_swap.cu): B, the weight, on wgmma's
                              * M side in 64-row tiles, dequantized in registers; block_m
                              * activation rows (8..128, a power of two) on its N side */
+    uint32_t a_scales_smem; /* FP8 block scales: A's staged in shared memory a chunk of
+                             * stages ahead (1), or loaded from global memory (0) */
 } jg__gemm_config;
 
 /* CTAs of a cluster that stack their tiles along M and share one B tile

@@ -110,13 +110,16 @@
  * at once, so that a warpgroup's barriers and TMA stores come per 128
  * bytes of a row. A tile that stores in one round needs one staging
  * buffer (the store issued a mainloop ago has surely read it); others
- * alternate two. The planner sizes them with the same rules (plan_sm90.c). */
+ * alternate two, or wait for each round's store to read the one buffer
+ * where the planner spends the second on a stage. The planner sizes them with the same rules (plan_sm90.c). */
 #define JG_EPI_SWIZZLED (JG_EPI_BYTES <= 128 && (JG_EPI_BYTES & (JG_EPI_BYTES - 1)) == 0)
 #define JG_EPI_CHUNKS (JG_MMA_N / JG_EPI_W)   /* chunks per 64 rows of a tile */
 #define JG_EPI_FIT (JG_EPI_BYTES >= 128 ? 1 : 128 / JG_EPI_BYTES)
 #define JG_EPI_SUBS (JG_EPI_FIT < JG_EPI_CHUNKS ? JG_EPI_FIT : JG_EPI_CHUNKS)
 #define JG_EPI_ROUNDS (JG_WG_MMAS * ((JG_EPI_CHUNKS + JG_EPI_SUBS - 1) / JG_EPI_SUBS))
-#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2) /* staging buffers per consumer */
+#ifndef JG_EPI_NBUF /* staging buffers per consumer; the planner may ask for one */
+#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2)
+#endif
 #define JG_EPI_SUB_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_EPI_BUF_BYTES (JG_EPI_SUBS * JG_EPI_SUB_BYTES) /* one staging buffer */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
@@ -734,8 +737,10 @@ template <int N> struct jg_int {
     static constexpr int value = N;
 };
 
-/* A K block's scales for this thread's fragment (block scales: the tile's
- * B block, and A's for the thread's two rows per slab); empty otherwise. */
+/* A K block's scales (block scales): the tile's B block's, a plain global
+ * load issued stages ahead, and A's for the thread's two rows per slab,
+ * loaded with it (JG_KS_SMEM 0) or read from shared memory when the stage
+ * is issued (1); empty otherwise. */
 struct jg_kscales {
 #if JG_SCALE == 3
     float a[JG_WG_MMAS][2];
@@ -743,13 +748,15 @@ struct jg_kscales {
 #endif
 };
 
+/* fragment rows of the thread: 16 per warp, lane/4, and 8 below */
+JG_DEV uint32_t jg_frag_row() { return (jg_warp_id() % 4) * 16 + jg_lane_id() / 4; }
+
 JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &ks)
 {
 #if JG_SCALE == 3
-    /* fragment rows: 16 per warp, lane/4, and 8 below */
-    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M + (jg_warp_id() % 4) * 16 +
-                                   jg_lane_id() / 4);
     ks.b = tl.sb[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
+#if !JG_KS_SMEM
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M + jg_frag_row());
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
@@ -757,28 +764,89 @@ JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &k
             const int32_t row = row0 + mi * 64 + h * 8;
             ks.a[mi][h] = row < tl.m ? tl.sa[(int64_t)row * JG_K_TILES + kt] : 0.0f;
         }
+#endif
 #else
     (void)tl, (void)c, (void)kt, (void)ks;
 #endif
 }
 
-/* A stage's partial sums join the FP32 totals. */
+/* Staged A scales of the thread's rows from a stage's row of the shared
+ * buffer (at). */
+JG_DEV void jg_load_ascales(uint32_t at, jg_kscales &ks)
+{
+#if JG_SCALE == 3 && JG_KS_SMEM
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            ks.a[mi][h] = jg_ld_shared_f32(at + 4 * (mi * 64 + jg_frag_row() + 8 * h));
+#else
+    (void)at, (void)ks;
+#endif
+}
+
+#if JG_SCALE == 3 && JG_KS_SMEM
+/* Staged A block scales (a_scale[row][K block]): each consumer warpgroup
+ * copies its rows' scales of a chunk of stages with cp.async while the
+ * chunk before runs, [stage][row] in one of two buffers. The planner
+ * stages them where that costs no stage (plan_sm90.c): two strided
+ * global loads per thread and stage made decode tiles 4-12% slower. */
+#define JG_KS_CHUNK (JG_PROMOTE_PIPE < JG_K_TILES ? JG_PROMOTE_PIPE : JG_K_TILES)
+#define JG_KS_BUF_BYTES (JG_KS_CHUNK * JG_WG_M * 4)
+#define JG_KS_BYTES (2 * JG_KS_BUF_BYTES) /* per consumer */
+
+/* Stages k0 .. k0 + N - 1 of this warpgroup's rows into buf: consecutive
+ * threads along a row's K blocks (contiguous in a_scale). Rows past the
+ * matrix read nothing and hold 0. */
+template <int N>
+JG_DEV void jg_fetch_ascales_n(const jg_tile &tl, uint32_t c, int k0, uint32_t buf)
+{
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M);
+#pragma unroll
+    for (int i0 = 0; i0 < JG_WG_M * N; i0 += 128) {
+        const int i = i0 + (int)(threadIdx.x % 128), r = i / N, s = i % N;
+        if (JG_WG_M * N % 128 && i >= JG_WG_M * N)
+            break;
+        const bool in = row0 + r < tl.m;
+        const float *src = tl.sa + (in ? (int64_t)(row0 + r) * JG_K_TILES + k0 + s : 0);
+        jg_cp_async_4(buf + 4u * (uint32_t)(s * JG_WG_M + r), src, in ? 4u : 0u);
+    }
+    jg_cp_async_commit();
+}
+
+/* The chunk of stages from k0: JG_KS_CHUNK of them, or K's last ones. */
+JG_DEV void jg_fetch_ascales(const jg_tile &tl, uint32_t c, int k0, uint32_t buf)
+{
+    constexpr int tail = JG_K_TILES % JG_KS_CHUNK ? JG_K_TILES % JG_KS_CHUNK : JG_KS_CHUNK;
+    if (tail == JG_KS_CHUNK || k0 + JG_KS_CHUNK <= JG_K_TILES)
+        jg_fetch_ascales_n<JG_KS_CHUNK>(tl, c, k0, buf);
+    else
+        jg_fetch_ascales_n<tail>(tl, c, k0, buf);
+}
+#endif
+
+/* A stage's partial sums join the FP32 totals, times its scales (block
+ * scales: A's of the thread's rows and B's). */
 JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
                        const float (&part)[JG_WG_MMAS][JG_MMA_N / 2], const jg_kscales &ks)
 {
 #pragma unroll
-    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+#if JG_SCALE == 3
+        const float s0 = ks.a[mi][0] * ks.b, s1 = ks.a[mi][1] * ks.b;
+#else
+        (void)ks;
+#endif
 #pragma unroll
         for (int j = 0; j < JG_MMA_N / 2; ++j) {
 #if JG_SCALE == 3
             /* fragment entries 4q, 4q+1: the first row; 4q+2, 4q+3: 8 below */
-            const float v = part[mi][j] * (ks.a[mi][(j >> 1) & 1] * ks.b);
+            sum[mi][j] += part[mi][j] * ((j >> 1) & 1 ? s1 : s0);
 #else
-            const float v = part[mi][j];
-            (void)ks;
+            sum[mi][j] += part[mi][j];
 #endif
-            sum[mi][j] += v;
         }
+    }
 }
 #endif
 
@@ -799,7 +867,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
     /* row-wise scales of each consumer's tile (JG_SCALE 2), then the mbarriers */
     const uint32_t smem_rs = smem_epi + JG_CONSUMERS * JG_EPI_NBUF * JG_EPI_BUF_BYTES;
-    const uint32_t bar_full = smem_rs + JG_CONSUMERS * JG_RS_BYTES;
+#ifndef JG_KS_BYTES /* A's block scales not staged */
+#define JG_KS_BYTES 0
+#endif
+    /* FP8 block scales: each consumer's two buffers of A's scales (JG_KS_BYTES) */
+    const uint32_t smem_ks = smem_rs + JG_CONSUMERS * JG_RS_BYTES;
+    const uint32_t bar_full = smem_ks + JG_CONSUMERS * JG_KS_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
 
 #if JG_LAYOUT == 1
@@ -930,6 +1003,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         float (&sum)[JG_WG_MMAS][JG_MMA_N / 2] = acc;
 #endif
         uint32_t stage = 0, phase = 0, chunk = 0;
+#if JG_SCALE == 3 && JG_KS_SMEM
+        uint32_t kchunk = 0; /* chunks of stages run, across tiles: A scales' buffer */
+#endif
 #if JG_NVFP4
         uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
 #endif
@@ -959,7 +1035,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_kscales ks_next, ks_ready, ks_inflight;
             jg_load_kscales(tl, c, 0, ks_ready);
             jg_load_kscales(tl, c, JG_K_TILES > 1 ? 1 : 0, ks_next);
-            auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
+            /* the running chunk's buffer of A's block scales (0 otherwise) */
+            uint32_t ks_buf = 0;
+#if JG_SCALE == 3 && JG_KS_SMEM
+            const uint32_t ks_bufs = smem_ks + c * JG_KS_BYTES;
+            jg_fetch_ascales(tl, c, 0, ks_bufs + (kchunk % 2) * JG_KS_BUF_BYTES);
+#endif
+            /* issues stage kt, the running chunk's i-th */
+            auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt, int i) {
                 jg_mbar_wait(bar_full + 8 * stage, phase);
                 jg_stage_mmas(cur, a_wg + stage * JG_A_STAGE_BYTES,
                               b_all + stage * JG_B_STAGE_BYTES, false);
@@ -971,12 +1054,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 ks_inflight = ks_ready;
                 ks_ready = ks_next;
                 jg_load_kscales(tl, c, kt + 2 < JG_K_TILES ? kt + 2 : kt, ks_next);
+                jg_load_ascales(ks_buf + 4u * (uint32_t)(i * JG_WG_M), ks_inflight);
             };
+            /* issues stage kt (the chunk's i-th), promotes the one before */
             auto step = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2],
-                            float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt) {
+                            float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt, int i) {
                 const uint32_t other_stage = prev_stage;
                 const jg_kscales other_ks = ks_inflight;
-                issue(cur, kt);
+                issue(cur, kt, i);
                 jg_wgmma_wait<1>();
                 if (jg_lane_id() == 0)
                     jg_release_stage(bar_empty + 8 * other_stage);
@@ -987,13 +1072,27 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
              * so each chunk is unrolled and drains at its end. */
             auto run_chunk = [&](int k0, auto n) {
                 constexpr int N = decltype(n)::value;
-                issue(acc, k0);
+#if JG_SCALE == 3 && JG_KS_SMEM
+                /* This chunk's A scales (fetched a chunk ago) have landed for
+                 * the whole warpgroup, whose reads of the other buffer (the
+                 * chunk before) are done: fetch the next chunk into it once
+                 * the first stage is in flight. */
+                jg_cp_async_wait_all();
+                jg_named_barrier(1 + c, 128);
+                ks_buf = ks_bufs + (kchunk % 2) * JG_KS_BUF_BYTES;
+#endif
+                issue(acc, k0, 0);
+#if JG_SCALE == 3 && JG_KS_SMEM
+                if (k0 + N < JG_K_TILES)
+                    jg_fetch_ascales(tl, c, k0 + N, ks_bufs + ((kchunk + 1) % 2) * JG_KS_BUF_BYTES);
+                ++kchunk;
+#endif
 #pragma unroll
                 for (int i = 1; i < N; ++i) {
                     if (i % 2)
-                        step(acc2, acc, k0 + i);
+                        step(acc2, acc, k0 + i, i);
                     else
-                        step(acc, acc2, k0 + i);
+                        step(acc, acc2, k0 + i, i);
                 }
                 jg_wgmma_wait<0>();
                 if (jg_lane_id() == 0)

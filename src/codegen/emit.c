@@ -156,7 +156,8 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     }
     char pipe[16] = "";
     if (key->cfg.promote_chunk)
-        snprintf(pipe, sizeof pipe, "_p%u", key->cfg.promote_chunk);
+        snprintf(pipe, sizeof pipe, "_p%u%s", key->cfg.promote_chunk,
+                 key->cfg.a_scales_smem ? "s" : "");
     else if (key->cfg.swap)
         snprintf(pipe, sizeof pipe, "_sw%u", key->cfg.expand_bufs);
     /* NVFP4: each operand's scale layout, r(ow-major) or s(wizzled 128x4) */
@@ -268,6 +269,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
     jg__buf_printf(out, "#define JG_CLUSTER %u\n", key->cfg.cluster ? key->cfg.cluster : 1);
     jg__buf_printf(out, "#define JG_PROMOTE_PIPE %u\n", key->cfg.promote_chunk);
+    jg__buf_printf(out, "#define JG_KS_SMEM %u\n", key->cfg.a_scales_smem);
     jg__buf_printf(out, "#define JG_A_BOX_M %u\n",
                    key->cfg.a_box_m ? key->cfg.a_box_m : key->cfg.block_m);
     if (key->a_type == JG_NVFP4)

@@ -13,7 +13,7 @@
 #include "jg_internal.h"
 #include "jg_test.h"
 
-static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128, 2, 0, 0, 0};
+static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128, 2, 0, 0, 0, 0};
 
 static jg_gemm_problem base_problem(void)
 {

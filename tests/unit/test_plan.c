@@ -177,7 +177,8 @@ static void test_nvfp4_swap_rows(void)
 
 /* Clusters of 2 by default for dense FP8 prefill with K >= 16384 only;
  * JITGEMM_CLUSTER=1 (force_cluster 1) turns them off; FP8 K splits into
- * promotion chunks that divide its stages (K = 1536: 6 + 6, not 8 + 4). */
+ * promotion chunks that divide its stages (K = 1536: 6 + 6, not 8 + 4);
+ * which block-scaled kernels stage A's scales. */
 static void test_fp8_defaults(void)
 {
     jg__target t;
@@ -198,6 +199,24 @@ static void test_fp8_defaults(void)
               "fp8 %lldx%lldx%lld (JITGEMM_CLUSTER %u): cluster %u, chunk %u; expected %u, %u",
               (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k, rows[i].force,
               c.cluster, c.promote_chunk, rows[i].cluster, rows[i].chunk);
+    }
+    /* Block scales: A's staged in shared memory where that costs no stage
+     * (decode tiles), read from global memory by 128x128 tiles. */
+    const struct {
+        int64_t m, n, k;
+        uint32_t staged;
+    } block[] = {{128, 7168, 16384, 1}, {64, 4096, 7168, 1}, {16, 7168, 2048, 1},
+                 {4096, 7168, 16384, 0}, {8192, 8192, 8192, 0}};
+    t.force_cluster = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(block); ++i) {
+        jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
+                             .m = block[i].m, .n = block[i].n, .k = block[i].k,
+                             .scale = JG_SCALE_BLOCK};
+        const jg__gemm_config c = plan_of(&t, &p, "fp8 block");
+        CHECK(c.a_scales_smem == block[i].staged,
+              "fp8 block %lldx%lldx%lld: A scales staged %u (tile %ux%u, %u stages), expected %u",
+              (long long)block[i].m, (long long)block[i].n, (long long)block[i].k,
+              c.a_scales_smem, c.block_m, c.block_n, c.stages, block[i].staged);
     }
 }
 
