@@ -5,7 +5,7 @@
  *   jitgemm-bench [--spec FILE] [--only NAME,NAME] [--dtype bf16|fp16|fp8|nvfp4]
  *                 [--scale tensor|row|block] [--sf-layout swizzled|rowmajor]
  *                 [--out-dtype bf16|fp16|fp32]
- *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset]
+ *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]
  *                 [--tune] [--help]
  *
  * cuBLASLt is opened with dlopen here, in the tool, so that libjitgemm keeps
@@ -214,9 +214,12 @@ static void fill_scales(float *x, size_t n, uint64_t seed)
 /* ---- options ----------------------------------------------------------- */
 
 /* How L2 is emptied before each timed launch: see flush_l2. */
-typedef enum flush_mode { FLUSH_READ, FLUSH_MEMSET } flush_mode;
+typedef enum flush_mode { FLUSH_READ, FLUSH_MEMSET, FLUSH_NONE } flush_mode;
 
-static const char *flush_name(flush_mode f) { return f == FLUSH_MEMSET ? "memset" : "read"; }
+static const char *flush_name(flush_mode f)
+{
+    return f == FLUSH_MEMSET ? "memset" : f == FLUSH_NONE ? "none" : "read";
+}
 
 typedef struct options {
     const char *spec;
@@ -239,7 +242,7 @@ static void usage(FILE *f)
             "usage: jitgemm-bench [--spec FILE] [--only NAME,NAME]\n"
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
-            "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset]\n"
+            "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
             "                     [--tune] [--help]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
@@ -286,7 +289,9 @@ static void usage(FILE *f)
             "                      which leaves only clean lines;\n"
             "                    memset: a cudaMemsetAsync of the same buffer, which leaves\n"
             "                      the L2 full of dirty lines that the timed kernel then pays\n"
-            "                      to write back to DRAM (slows short memory-bound rows)\n"
+            "                      to write back to DRAM (slows short memory-bound rows);\n"
+            "                    none: L2 keeps what the launches before left (inputs that\n"
+            "                      fit in L2, such as scales, stay there; not the default)\n"
             "  --tune            plan dense shapes with JITGEMM_TUNE=1: the planner's best\n"
             "                    candidates are timed once and the fastest is recorded in\n"
             "                    the kernel cache (the \"plan ms\" column then includes it)\n"
@@ -307,10 +312,11 @@ static bool set_option(options *o, const char *name, const char *v, const char *
         o->json = v;
     else if (!strcmp(name, "--out-dtype"))
         *out = v;
-    else if (!strcmp(name, "--flush") && (!strcmp(v, "read") || !strcmp(v, "memset")))
-        o->flush = !strcmp(v, "memset") ? FLUSH_MEMSET : FLUSH_READ;
+    else if (!strcmp(name, "--flush") &&
+             (!strcmp(v, "read") || !strcmp(v, "memset") || !strcmp(v, "none")))
+        o->flush = !strcmp(v, "memset") ? FLUSH_MEMSET : !strcmp(v, "none") ? FLUSH_NONE : FLUSH_READ;
     else if (!strcmp(name, "--flush")) {
-        fprintf(stderr, "jitgemm-bench: --flush must be read or memset, not '%s'\n", v);
+        fprintf(stderr, "jitgemm-bench: --flush must be read, memset or none, not '%s'\n", v);
         return false;
     }
     else if (!strcmp(name, "--dtype") && !(o->dtype = parse_dtype(v, false, true))) {
@@ -867,6 +873,8 @@ static bool flush_load(bench *b, int major, int minor, int sms)
 /* Empties L2 on the stream before timed launch `rep`, as --flush says. */
 static bool flush_l2(bench *b, int rep)
 {
+    if (b->opt.flush == FLUSH_NONE)
+        return true;
     if (b->opt.flush == FLUSH_MEMSET)
         return !CUDA_FAILED(cudaMemsetAsync(b->flush, rep & 0xff, b->flush_bytes, b->stream));
     unsigned long long n = b->flush_bytes / 16; /* uint4 elements */

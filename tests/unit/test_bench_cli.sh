@@ -39,6 +39,16 @@ expect "--sf-layout must be swizzled or rowmajor, not 'colmajor'" "--sf-layout c
 run --sf-layout --spec "$tmp/spec.jsonl"
 expect_rc 2 "--sf-layout without a value"
 
+run --flush never --spec "$tmp/spec.jsonl"
+expect_rc 2 "--flush never"
+expect "--flush must be read, memset or none, not 'never'" "--flush never"
+
+# --flush none is accepted (the run stops at the unknown shape)
+run --flush none --spec "$tmp/spec.jsonl" --only nosuch
+expect_rc 2 "--flush none"
+expect "no runnable shape 'nosuch'" "--flush none"
+expect_not "--flush must be" "--flush none"
+
 # bf16 run: the nvfp4 line still runs (as nvfp4), its grouped line is
 # skipped, the bf16 grouped line is a row.
 run --spec "$tmp/spec.jsonl" --only d16,d_nv,g16,nosuch
