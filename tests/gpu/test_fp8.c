@@ -484,6 +484,10 @@ int main(int argc, char **argv)
         {129, 136, 16384, JG_FP32, false, R}, {2048, 520, 256, JG_FP16, false, R},
         {1, 640, 16384, JG_BF16, false, B},  {256, 384, 4096, JG_FP32, true, B},
         {300, 200, 1008, JG_FP32, false, B}, {1024, 1024, 2048, JG_BF16, false, B},
+        /* K = 1408: 11 K blocks, promoted as 8 + 3 (a last, shorter chunk);
+         * A's block scales staged in shared memory (64-row tile, rows past
+         * M), then read from global memory (128x128 tiles) */
+        {48, 264, 1408, JG_BF16, false, B},  {2000, 1024, 1408, JG_FP16, true, B},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &tab, &cases[i], &r);
