@@ -110,16 +110,13 @@
  * at once, so that a warpgroup's barriers and TMA stores come per 128
  * bytes of a row. A tile that stores in one round needs one staging
  * buffer (the store issued a mainloop ago has surely read it); others
- * alternate two, or wait for each round's store to read the one buffer
- * where the planner spends the second on a stage. The planner sizes them with the same rules (plan_sm90.c). */
+ * alternate two. The planner sizes them with the same rules (plan_sm90.c). */
 #define JG_EPI_SWIZZLED (JG_EPI_BYTES <= 128 && (JG_EPI_BYTES & (JG_EPI_BYTES - 1)) == 0)
 #define JG_EPI_CHUNKS (JG_MMA_N / JG_EPI_W)   /* chunks per 64 rows of a tile */
 #define JG_EPI_FIT (JG_EPI_BYTES >= 128 ? 1 : 128 / JG_EPI_BYTES)
 #define JG_EPI_SUBS (JG_EPI_FIT < JG_EPI_CHUNKS ? JG_EPI_FIT : JG_EPI_CHUNKS)
 #define JG_EPI_ROUNDS (JG_WG_MMAS * ((JG_EPI_CHUNKS + JG_EPI_SUBS - 1) / JG_EPI_SUBS))
-#ifndef JG_EPI_NBUF /* staging buffers per consumer; the planner may ask for one */
-#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2)
-#endif
+#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2) /* staging buffers per consumer */
 #define JG_EPI_SUB_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_EPI_BUF_BYTES (JG_EPI_SUBS * JG_EPI_SUB_BYTES) /* one staging buffer */
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
