@@ -750,8 +750,10 @@ typedef struct bench {
     int nevents;
     void *flush;                /* >= 4x the L2, zeroed once at setup */
     size_t flush_bytes;
-    cudaLibrary_t flush_lib;    /* the read-only flush kernel (--flush read) */
+    cudaLibrary_t flush_lib;    /* the read-only flush kernel (--flush read) and the empty one */
     cudaKernel_t flush_kernel;
+    cudaKernel_t empty_kernel;  /* the launch floor's (NULL if the library did not build) */
+    unsigned empty_blocks;
     unsigned *flush_sink;       /* its output, never written in practice */
     unsigned flush_blocks;
     jg_context *jg;
@@ -766,6 +768,7 @@ typedef struct bench {
     int peak_algo;                /* the heuristic's algorithm that the peak used */
     bool rows16, rows8;           /* the run has 16-bit rows, e4m3 or nvfp4 rows */
     double fp8_peak_tflops;       /* cuBLASLt e4m3 8192^3; NAN without e4m3 rows */
+    double floor_us;              /* an empty kernel, flushed and timed as the rows; NAN if none */
     int fp8_peak_algo;
 } bench;
 
@@ -797,7 +800,9 @@ static bool cb_bind(bench *b, cudaStream_t stream)
  * that the buffer (one repeated byte, so every XOR is 0) cannot give, which
  * the compiler cannot know, so the loads stay. */
 #define FLUSH_KERNEL "jg_bench_read_flush"
+#define EMPTY_KERNEL "jg_bench_empty"
 static const char flush_source[] =
+    "extern \"C\" __global__ void " EMPTY_KERNEL "() {}\n"
     "extern \"C\" __global__ void " FLUSH_KERNEL "(const uint4 *src, unsigned long long n,\n"
     "                                        unsigned int *sink)\n"
     "{\n"
@@ -853,18 +858,23 @@ static char *flush_ptx(int major, int minor)
     return ptx;
 }
 
-/* Compiles and loads the read-only flush for this device (`sms` SMs of
- * compute capability major.minor); false (reported) if it cannot. */
+/* Compiles and loads the read-only flush and the empty kernel for this
+ * device (`sms` SMs of compute capability major.minor); false (reported
+ * where --flush read needs it) if it cannot. */
 static bool flush_load(bench *b, int major, int minor, int sms)
 {
     char *ptx = flush_ptx(major, minor);
     bool ok = ptx &&
               !CUDA_FAILED(cudaLibraryLoadData(&b->flush_lib, ptx, NULL, NULL, 0, NULL, NULL, 0)) &&
               !CUDA_FAILED(cudaLibraryGetKernel(&b->flush_kernel, b->flush_lib, FLUSH_KERNEL)) &&
+              !CUDA_FAILED(cudaLibraryGetKernel(&b->empty_kernel, b->flush_lib, EMPTY_KERNEL)) &&
               !CUDA_FAILED(cudaMalloc((void **)&b->flush_sink, sizeof *b->flush_sink));
     free(ptx);
     b->flush_blocks = 4 * (unsigned)(sms > 0 ? sms : 1);
+    b->empty_blocks = (unsigned)(sms > 0 ? sms : 1);
     if (!ok)
+        b->empty_kernel = NULL;
+    if (!ok && b->opt.flush == FLUSH_READ)
         fprintf(stderr, "jitgemm-bench: cannot build the read-only L2 flush (above); "
                         "--flush memset times without it\n");
     return ok;
@@ -1388,6 +1398,26 @@ static double measure_copy_gbs(bench *b)
     cudaFree(c.dst);
     cudaFree(c.src);
     return us > 0 ? 2.0 * COPY_BYTES / (us * 1e-6) / 1e9 : -1;
+}
+
+static bool empty_launch(void *arg, cudaStream_t stream)
+{
+    const bench *b = arg;
+    dim3 grid = {b->empty_blocks, 1, 1}, block = {384, 1, 1};
+    return cudaLaunchKernel((const void *)b->empty_kernel, grid, block, NULL, 0, stream) ==
+           cudaSuccess;
+}
+
+/* The launch floor: an empty kernel of one 384-thread CTA per SM (our
+ * kernels' shape), flushed and timed like every row, median of the reps:
+ * the part of a row's microseconds that no kernel body can remove. */
+static double measure_floor_us(bench *b)
+{
+    double us = NAN;
+    timed t = {empty_launch, b};
+    if (!b->empty_kernel || time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
+        return NAN;
+    return us;
 }
 
 /* cuBLASLt 8192^3 on random inputs, median TFLOP/s: the compute ceiling
@@ -2549,7 +2579,7 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
         CUDA_FAILED(cudaMalloc(&b->flush, b->flush_bytes)) ||
         CUDA_FAILED(cudaMemset(b->flush, 0, b->flush_bytes)) ||
         CUDA_FAILED(cudaDeviceSynchronize()) ||
-        (b->opt.flush == FLUSH_READ && !flush_load(b, d->major, d->minor, d->sms)))
+        (!flush_load(b, d->major, d->minor, d->sms) && b->opt.flush == FLUSH_READ))
         return false;
     for (int i = 0; i < b->nevents; ++i)
         if (CUDA_FAILED(cudaEventCreate(&b->start[i])) ||
@@ -2608,6 +2638,7 @@ static void bench_destroy(bench *b)
 static bool measure_ceilings(bench *b)
 {
     b->copy_gbs = measure_copy_gbs(b);
+    b->floor_us = measure_floor_us(b);
     b->peak_tflops = b->have_lt && b->rows16 ? measure_peak_tflops(b, JG_BF16, &b->peak_algo)
                                              : NAN;
     b->fp8_peak_tflops = b->have_lt && b->rows8
@@ -2692,6 +2723,9 @@ static void print_ceilings(const bench *b)
 {
     printf("copy bandwidth %.0f GB/s (1 GiB device-to-device copy, read + write, median of %d)\n",
            b->copy_gbs, COPY_REPS);
+    if (isfinite(b->floor_us))
+        printf("launch floor   %.1f us (an empty kernel, %u CTAs of 384 threads, flushed and timed "
+               "as the rows, median of %d)\n", b->floor_us, b->empty_blocks, b->opt.reps);
     if (!b->have_lt)
         printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
     if (b->have_lt && b->rows16)
@@ -2736,6 +2770,7 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
     json_object_set_new(root, "flush", json_string(flush_name(b->opt.flush)));
     json_object_set_new(root, "flush_bytes", json_integer((json_int_t)b->flush_bytes));
     json_object_set_new(root, "copy_bw_gbs", json_num(b->copy_gbs));
+    json_object_set_new(root, "launch_floor_us", json_num(b->floor_us));
     json_object_set_new(root, "peak_tflops", json_num(b->peak_tflops));
     json_object_set_new(root, "fp8_peak_tflops", json_num(b->fp8_peak_tflops));
     for (size_t i = 0; i < n; ++i)
