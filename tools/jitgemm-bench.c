@@ -769,6 +769,8 @@ typedef struct bench {
     bool rows16, rows8;           /* the run has 16-bit rows, e4m3 or nvfp4 rows */
     double fp8_peak_tflops;       /* cuBLASLt e4m3 8192^3; NAN without e4m3 rows */
     double floor_us;              /* an empty kernel, flushed and timed as the rows; NAN if none */
+    double floor_smem_us;         /* the same asking for all of an SM's shared memory */
+    int floor_smem;               /* the bytes it asks for */
     int fp8_peak_algo;
 } bench;
 
@@ -1400,22 +1402,35 @@ static double measure_copy_gbs(bench *b)
     return us > 0 ? 2.0 * COPY_BYTES / (us * 1e-6) / 1e9 : -1;
 }
 
+typedef struct empty_job {
+    const bench *b;
+    int smem; /* dynamic shared memory per CTA */
+} empty_job;
+
 static bool empty_launch(void *arg, cudaStream_t stream)
 {
-    const bench *b = arg;
-    dim3 grid = {b->empty_blocks, 1, 1}, block = {384, 1, 1};
-    return cudaLaunchKernel((const void *)b->empty_kernel, grid, block, NULL, 0, stream) ==
-           cudaSuccess;
+    const empty_job *e = arg;
+    dim3 grid = {e->b->empty_blocks, 1, 1}, block = {384, 1, 1};
+    return cudaLaunchKernel((const void *)e->b->empty_kernel, grid, block, NULL,
+                            (size_t)e->smem, stream) == cudaSuccess;
 }
 
 /* The launch floor: an empty kernel of one 384-thread CTA per SM (our
- * kernels' shape), flushed and timed like every row, median of the reps:
- * the part of a row's microseconds that no kernel body can remove. */
-static double measure_floor_us(bench *b)
+ * kernels' shape) with `smem` bytes of dynamic shared memory, flushed and
+ * timed like every row, median of the reps: the part of a row's
+ * microseconds that no kernel body can remove. With all of an SM's shared
+ * memory it also pays what a GEMM's launch pays after the flush, which
+ * ran with the L1 carveout. NAN if it cannot run. */
+static double measure_floor_us(bench *b, int smem)
 {
     double us = NAN;
-    timed t = {empty_launch, b};
-    if (!b->empty_kernel || time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
+    empty_job e = {b, smem};
+    timed t = {empty_launch, &e};
+    if (!b->empty_kernel ||
+        (smem > 48 * 1024 &&
+         cudaFuncSetAttribute((const void *)b->empty_kernel,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) ||
+        time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
         return NAN;
     return us;
 }
@@ -2638,7 +2653,11 @@ static void bench_destroy(bench *b)
 static bool measure_ceilings(bench *b)
 {
     b->copy_gbs = measure_copy_gbs(b);
-    b->floor_us = measure_floor_us(b);
+    b->floor_us = measure_floor_us(b, 0);
+    if (cudaDeviceGetAttribute(&b->floor_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) !=
+        cudaSuccess)
+        b->floor_smem = 0;
+    b->floor_smem_us = b->floor_smem > 0 ? measure_floor_us(b, b->floor_smem) : NAN;
     b->peak_tflops = b->have_lt && b->rows16 ? measure_peak_tflops(b, JG_BF16, &b->peak_algo)
                                              : NAN;
     b->fp8_peak_tflops = b->have_lt && b->rows8
@@ -2724,8 +2743,9 @@ static void print_ceilings(const bench *b)
     printf("copy bandwidth %.0f GB/s (1 GiB device-to-device copy, read + write, median of %d)\n",
            b->copy_gbs, COPY_REPS);
     if (isfinite(b->floor_us))
-        printf("launch floor   %.1f us (an empty kernel, %u CTAs of 384 threads, flushed and timed "
-               "as the rows, median of %d)\n", b->floor_us, b->empty_blocks, b->opt.reps);
+        printf("launch floor   %.1f us, %.1f us with %d bytes of shared memory per CTA (an empty "
+               "kernel, %u CTAs of 384 threads, flushed and timed as the rows, median of %d)\n",
+               b->floor_us, b->floor_smem_us, b->floor_smem, b->empty_blocks, b->opt.reps);
     if (!b->have_lt)
         printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
     if (b->have_lt && b->rows16)
@@ -2771,6 +2791,7 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
     json_object_set_new(root, "flush_bytes", json_integer((json_int_t)b->flush_bytes));
     json_object_set_new(root, "copy_bw_gbs", json_num(b->copy_gbs));
     json_object_set_new(root, "launch_floor_us", json_num(b->floor_us));
+    json_object_set_new(root, "launch_floor_smem_us", json_num(b->floor_smem_us));
     json_object_set_new(root, "peak_tflops", json_num(b->peak_tflops));
     json_object_set_new(root, "fp8_peak_tflops", json_num(b->fp8_peak_tflops));
     for (size_t i = 0; i < n; ++i)
