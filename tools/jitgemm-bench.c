@@ -1426,10 +1426,13 @@ static double measure_floor_us(bench *b, int smem)
     double us = NAN;
     empty_job e = {b, smem};
     timed t = {empty_launch, &e};
+    int dev = 0;
     if (!b->empty_kernel ||
         (smem > 48 * 1024 &&
-         cudaFuncSetAttribute((const void *)b->empty_kernel,
-                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) ||
+         (cudaGetDevice(&dev) != cudaSuccess ||
+          cudaKernelSetAttributeForDevice(b->empty_kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem,
+                                          dev) != cudaSuccess)) ||
         time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
         return NAN;
     return us;
