@@ -446,6 +446,10 @@ JG_DEV void jg_apply_c(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int3
 #endif
 }
 
+/* The thread's first row of a wgmma m64nN fragment (16 per warp, lane/4);
+ * its second lies 8 below. */
+JG_DEV uint32_t jg_frag_row() { return (jg_warp_id() % 4) * 16 + jg_lane_id() / 4; }
+
 /* Byte offset of (row, byte) in a staging buffer of JG_EPI_BYTES-wide rows,
  * swizzled as TMA expects for that width (16-byte units XORed with address
  * bits 7..9); the same XOR also spreads a warp's stores over all banks.
@@ -561,7 +565,7 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
     const bool leader = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-        const uint32_t r = w * 16 + l / 4;
+        const uint32_t r = jg_frag_row();
         /* A chunk reaching past the group's rows (contiguous, masked) is
          * copied out by the threads: TMA would write the next group's rows. */
         const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
@@ -665,7 +669,7 @@ JG_DEV void jg_scale_rows(uint32_t rs, uint32_t bar_id, float (&sum)[JG_WG_MMAS]
     jg_named_barrier(bar_id, 128);
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-        const uint32_t row = (uint32_t)mi * 64 + w * 16 + l / 4;
+        const uint32_t row = (uint32_t)mi * 64 + jg_frag_row();
         const float sa0 = jg_ld_shared_f32(rs + 4 * row);
         const float sa1 = jg_ld_shared_f32(rs + 4 * (row + 8));
 #pragma unroll
@@ -730,6 +734,10 @@ JG_DEV void jg_stage_mmas(float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t a_til
 }
 
 #if JG_PROMOTE
+/* Stages per chunk of overlapped promotions (the planner's promote_chunk,
+ * at most K's stages): a chunk is unrolled, its A block scales staged at once. */
+#define JG_CHUNK_STAGES (JG_PROMOTE_PIPE < JG_K_TILES ? JG_PROMOTE_PIPE : JG_K_TILES)
+
 template <int N> struct jg_int {
     static constexpr int value = N;
 };
@@ -744,9 +752,6 @@ struct jg_kscales {
     float b;
 #endif
 };
-
-/* fragment rows of the thread: 16 per warp, lane/4, and 8 below */
-JG_DEV uint32_t jg_frag_row() { return (jg_warp_id() % 4) * 16 + jg_lane_id() / 4; }
 
 JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &ks)
 {
@@ -788,8 +793,7 @@ JG_DEV void jg_load_ascales(uint32_t at, jg_kscales &ks)
  * chunk before runs, [stage][row] in one of two buffers. The planner
  * stages them where that costs no stage (plan_sm90.c): two strided
  * global loads per thread and stage made decode tiles 4-12% slower. */
-#define JG_KS_CHUNK (JG_PROMOTE_PIPE < JG_K_TILES ? JG_PROMOTE_PIPE : JG_K_TILES)
-#define JG_KS_BUF_BYTES (JG_KS_CHUNK * JG_WG_M * 4)
+#define JG_KS_BUF_BYTES (JG_CHUNK_STAGES * JG_WG_M * 4)
 #define JG_KS_BYTES (2 * JG_KS_BUF_BYTES) /* per consumer */
 
 /* Stages k0 .. k0 + N - 1 of this warpgroup's rows into buf: consecutive
@@ -811,12 +815,13 @@ JG_DEV void jg_fetch_ascales_n(const jg_tile &tl, uint32_t c, int k0, uint32_t b
     jg_cp_async_commit();
 }
 
-/* The chunk of stages from k0: JG_KS_CHUNK of them, or K's last ones. */
+/* The chunk of stages from k0: JG_CHUNK_STAGES of them, or K's last ones. */
 JG_DEV void jg_fetch_ascales(const jg_tile &tl, uint32_t c, int k0, uint32_t buf)
 {
-    constexpr int tail = JG_K_TILES % JG_KS_CHUNK ? JG_K_TILES % JG_KS_CHUNK : JG_KS_CHUNK;
-    if (tail == JG_KS_CHUNK || k0 + JG_KS_CHUNK <= JG_K_TILES)
-        jg_fetch_ascales_n<JG_KS_CHUNK>(tl, c, k0, buf);
+    constexpr int tail = JG_K_TILES % JG_CHUNK_STAGES ? JG_K_TILES % JG_CHUNK_STAGES
+                                                      : JG_CHUNK_STAGES;
+    if (tail == JG_CHUNK_STAGES || k0 + JG_CHUNK_STAGES <= JG_K_TILES)
+        jg_fetch_ascales_n<JG_CHUNK_STAGES>(tl, c, k0, buf);
     else
         jg_fetch_ascales_n<tail>(tl, c, k0, buf);
 }
@@ -1101,7 +1106,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #pragma unroll
                 for (int j = 0; j < JG_MMA_N / 2; ++j)
                     sum[mi][j] = 0.0f;
-            constexpr int chunk_len = JG_PROMOTE_PIPE < JG_K_TILES ? JG_PROMOTE_PIPE : JG_K_TILES;
+            constexpr int chunk_len = JG_CHUNK_STAGES;
             for (int k0 = 0; k0 + chunk_len <= JG_K_TILES; k0 += chunk_len)
                 run_chunk(k0, jg_int<chunk_len>());
             if (JG_K_TILES % chunk_len)
