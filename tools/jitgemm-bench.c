@@ -46,7 +46,9 @@
 #define COPY_REPS 20
 #define WORKSPACE_BYTES (32ull << 20)
 #define FLUSH_BYTES (256ull << 20)
-#define FLUSH_THREADS 512 /* per block of the read-only flush; 4 blocks per SM */
+#define FLUSH_THREADS 512 /* per block of the read-only flush */
+#define FLUSH_BLOCKS_PER_SM 4
+#define FLOOR_THREADS 384 /* per CTA of the launch floor's empty kernel: our GEMMs' */
 #define COPY_BYTES (1ull << 30)
 #define PEAK_DIM 8192
 #define MISMATCH_TOL 2e-2
@@ -753,7 +755,6 @@ typedef struct bench {
     cudaLibrary_t flush_lib;    /* the read-only flush kernel (--flush read) and the empty one */
     cudaKernel_t flush_kernel;
     cudaKernel_t empty_kernel;  /* the launch floor's (NULL if the library did not build) */
-    unsigned empty_blocks;
     unsigned *flush_sink;       /* its output, never written in practice */
     unsigned flush_blocks;
     jg_context *jg;
@@ -872,8 +873,7 @@ static bool flush_load(bench *b, int major, int minor, int sms)
               !CUDA_FAILED(cudaLibraryGetKernel(&b->empty_kernel, b->flush_lib, EMPTY_KERNEL)) &&
               !CUDA_FAILED(cudaMalloc((void **)&b->flush_sink, sizeof *b->flush_sink));
     free(ptx);
-    b->flush_blocks = 4 * (unsigned)(sms > 0 ? sms : 1);
-    b->empty_blocks = (unsigned)(sms > 0 ? sms : 1);
+    b->flush_blocks = FLUSH_BLOCKS_PER_SM * (unsigned)(sms > 0 ? sms : 1);
     if (!ok)
         b->empty_kernel = NULL;
     if (!ok && b->opt.flush == FLUSH_READ)
@@ -1410,13 +1410,13 @@ typedef struct empty_job {
 static bool empty_launch(void *arg, cudaStream_t stream)
 {
     const empty_job *e = arg;
-    dim3 grid = {e->b->empty_blocks, 1, 1}, block = {384, 1, 1};
+    dim3 grid = {e->b->flush_blocks / FLUSH_BLOCKS_PER_SM, 1, 1}, block = {FLOOR_THREADS, 1, 1};
     return cudaLaunchKernel((const void *)e->b->empty_kernel, grid, block, NULL,
                             (size_t)e->smem, stream) == cudaSuccess;
 }
 
-/* The launch floor: an empty kernel of one 384-thread CTA per SM (our
- * kernels' shape) with `smem` bytes of dynamic shared memory, flushed and
+/* The launch floor: an empty kernel of one CTA per SM (our kernels'
+ * shape) with `smem` bytes of dynamic shared memory, flushed and
  * timed like every row, median of the reps: the part of a row's
  * microseconds that no kernel body can remove. With all of an SM's shared
  * memory it also pays what a GEMM's launch pays after the flush, which
@@ -1426,13 +1426,10 @@ static double measure_floor_us(bench *b, int smem)
     double us = NAN;
     empty_job e = {b, smem};
     timed t = {empty_launch, &e};
-    int dev = 0;
     if (!b->empty_kernel ||
-        (smem > 48 * 1024 &&
-         (cudaGetDevice(&dev) != cudaSuccess ||
-          cudaKernelSetAttributeForDevice(b->empty_kernel,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem,
-                                          dev) != cudaSuccess)) ||
+        cudaKernelSetAttributeForDevice(b->empty_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, smem,
+                                        0) != cudaSuccess ||
         time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
         return NAN;
     return us;
@@ -2747,8 +2744,9 @@ static void print_ceilings(const bench *b)
            b->copy_gbs, COPY_REPS);
     if (isfinite(b->floor_us))
         printf("launch floor   %.1f us, %.1f us with %d bytes of shared memory per CTA (an empty "
-               "kernel, %u CTAs of 384 threads, flushed and timed as the rows, median of %d)\n",
-               b->floor_us, b->floor_smem_us, b->floor_smem, b->empty_blocks, b->opt.reps);
+               "kernel, %u CTAs of %d threads, flushed and timed as the rows, median of %d)\n",
+               b->floor_us, b->floor_smem_us, b->floor_smem, b->flush_blocks / FLUSH_BLOCKS_PER_SM,
+               FLOOR_THREADS, b->opt.reps);
     if (!b->have_lt)
         printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
     if (b->have_lt && b->rows16)
