@@ -14,8 +14,9 @@ for tile in "" "$@"; do
         awk '
         # A table row, whatever its name: field 6 says where the kernel came
         # from (nvrtc or disk); a row that could not be planned has ERROR in
-        # field 5. Fields: 1 name, 7 ours us, 12 SoL, then the peer column
-        # (one or two words) and the kernel (jg_...), then any MISMATCH/ERROR.
+        # field 5. Fields: 1 name, 7 ours us, 12 SoL,
+        # 13 MHz (with a p when power-capped), the peer column (one or two
+        # words) and the kernel (jg_...), then any MISMATCH/ERROR.
         $5 == "ERROR" {
             name = $1
             for (k = 0; k < 4; ++k)

@@ -745,6 +745,35 @@ static bool lt_failed(cublasStatus_t s, const char *what)
 
 /* ---- the benchmark context --------------------------------------------- */
 
+/* ---- NVML through dlopen: the SM clock while rows run -------------------- */
+
+/* NVML's own declarations (nvml.h is not among the build's headers). */
+typedef struct nvml_dev_st *nvml_dev;
+#define NVML_CLOCK_SM 1
+#define NVML_REASON_SW_POWER_CAP 0x4ull
+#define NVML_REASON_HW_SLOWDOWN 0x8ull
+#define NVML_REASON_SW_THERMAL 0x20ull
+#define NVML_REASON_HW_THERMAL 0x40ull
+#define NVML_REASON_HW_POWER_BRAKE 0x80ull
+#define CLOCK_POLL_NS 1000000 /* between samples while a timed batch runs */
+
+typedef struct nvml_api {
+    int (*nvmlInit_v2)(void);
+    int (*nvmlDeviceGetHandleByPciBusId_v2)(const char *bus_id, nvml_dev *dev);
+    int (*nvmlDeviceGetClockInfo)(nvml_dev dev, int type, unsigned *mhz);
+    int (*reasons)(nvml_dev dev, unsigned long long *reasons); /* clock events (throttling) */
+    nvml_dev dev;
+} nvml_api;
+
+/* The SM clock sampled while a timed batch ran: mean and lowest MHz, and
+ * the NVML clock-event reasons seen (OR of the samples); n = 0: none. */
+typedef struct clock_stats {
+    int n;
+    double sum_mhz;
+    unsigned min_mhz;
+    unsigned long long reasons;
+} clock_stats;
+
 typedef struct bench {
     options opt;
     cudaStream_t stream;
@@ -773,6 +802,9 @@ typedef struct bench {
     double floor_smem_us;         /* the same asking for all of an SM's shared memory */
     int floor_smem;               /* the bytes it asks for */
     int fp8_peak_algo;
+    nvml_api nvml;              /* nvml.dev NULL: no NVML, clocks not sampled */
+    clock_stats peak_clock, fp8_peak_clock; /* while the peaks' launches ran */
+    clock_stats clock;          /* the last timed batch's */
 } bench;
 
 /* Binds the cuBLAS handle to `stream` unless it is already, and then to the
@@ -928,6 +960,68 @@ static int warm_up(bench *b, const timed *impl, int n)
     }
 }
 
+/* Opens NVML for the device of the current CUDA context (matched by PCI
+ * bus id); leaves b->nvml.dev NULL, silently, where it cannot: the clock
+ * columns are then empty. */
+static void nvml_open(bench *b)
+{
+    static const char *const names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+    const char *why;
+    nvml_api *n = &b->nvml;
+    memset(n, 0, sizeof *n);
+    void *lib = dl_open_first(names, sizeof names / sizeof names[0], &why);
+    char bus[32];
+    int dev;
+    nvml_dev d = NULL;
+    if (!lib || !dl_resolve(lib, "nvmlInit_v2", &n->nvmlInit_v2) ||
+        !dl_resolve(lib, "nvmlDeviceGetHandleByPciBusId_v2", &n->nvmlDeviceGetHandleByPciBusId_v2) ||
+        !dl_resolve(lib, "nvmlDeviceGetClockInfo", &n->nvmlDeviceGetClockInfo) ||
+        !(dl_resolve(lib, "nvmlDeviceGetCurrentClocksEventReasons", &n->reasons) ||
+          dl_resolve(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &n->reasons)) ||
+        n->nvmlInit_v2() != 0 || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess ||
+        n->nvmlDeviceGetHandleByPciBusId_v2(bus, &d) != 0)
+        return;
+    n->dev = d;
+}
+
+/* One sample of the SM clock and the clock-event reasons into *c. */
+static void clock_sample(const nvml_api *n, clock_stats *c)
+{
+    unsigned mhz;
+    unsigned long long why = 0;
+    if (!n->dev || n->nvmlDeviceGetClockInfo(n->dev, NVML_CLOCK_SM, &mhz) != 0)
+        return;
+    if (n->reasons(n->dev, &why) == 0)
+        c->reasons |= why;
+    c->min_mhz = c->n == 0 || mhz < c->min_mhz ? mhz : c->min_mhz;
+    c->sum_mhz += mhz;
+    c->n++;
+}
+
+/* Mean MHz of the samples; NAN without any. */
+static double clock_mean(const clock_stats *c) { return c->n ? c->sum_mhz / c->n : NAN; }
+
+/* Waits for the timing stream, sampling the SM clock every millisecond
+ * while it runs (into b->clock, reset here); false if the stream failed. */
+static bool sync_sampling_clock(bench *b)
+{
+    memset(&b->clock, 0, sizeof b->clock);
+    if (!b->nvml.dev)
+        return !CUDA_FAILED(cudaStreamSynchronize(b->stream));
+    cudaError_t e;
+    while ((e = cudaStreamQuery(b->stream)) == cudaErrorNotReady) {
+        clock_sample(&b->nvml, &b->clock);
+        struct timespec ts = {0, CLOCK_POLL_NS};
+        nanosleep(&ts, NULL);
+    }
+    if (e != cudaSuccess)
+        return !CUDA_FAILED(cudaStreamSynchronize(b->stream));
+    if (b->clock.n == 0) /* done before the first sample: one now */
+        clock_sample(&b->nvml, &b->clock);
+    return true;
+}
+
 /* Times n implementations in alternation (rep i of each, then rep i + 1),
  * so that clock and temperature drift hit them alike: median of `reps`
  * launches each into us[j], in microseconds. Each launch has its own pair
@@ -948,7 +1042,7 @@ static int time_interleaved(bench *b, const timed *impl, int n, int reps, bool f
             else if (CUDA_FAILED(cudaEventRecord(b->stop[e], b->stream)))
                 bad = 0;
         }
-    if (CUDA_FAILED(cudaStreamSynchronize(b->stream)) && bad < 0)
+    if (!sync_sampling_clock(b) && bad < 0)
         bad = 0;
     float *ms = malloc((size_t)reps * sizeof *ms);
     for (int j = 0; j < n && bad < 0; ++j) {
@@ -1487,6 +1581,7 @@ typedef struct row {
     double rel_diff;         /* max |ours - ref| / max |ref| (grouped: the worst group) */
     bool mismatch;
     char error[256]; /* "" when the row ran */
+    clock_stats clock;       /* the SM clock while its timed launches ran */
 } row;
 
 typedef struct ours_job {
@@ -1634,6 +1729,7 @@ static void set_check(row *r, double diff, bool vs_peer)
 static int time_with_peers(bench *b, const timed *t, int n, row *r, double *us)
 {
     int bad = time_interleaved(b, t, n, b->opt.reps, true, us);
+    r->clock = b->clock;
     if (bad == 0)
         snprintf(r->error, sizeof r->error, "libjitgemm launch failed: %s",
                  jg_context_last_error(b->jg));
@@ -2374,9 +2470,9 @@ static metrics row_metrics(const bench *b, const row *r)
 
 static void print_table_header(void)
 {
-    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s  %-14s  %s\n", "name", "M", "N",
-           "K", "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
-           "peer", "kernel");
+    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s %5s  %-14s  %s\n", "name", "M",
+           "N", "K", "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
+           "MHz", "peer", "kernel");
 }
 
 /* A number, or "-" where it is unknown. */
@@ -2406,7 +2502,9 @@ static void print_row(const bench *b, const row *r)
     print_num(7, 1, m.tflops);
     print_num(7, 0, m.gbs);
     print_num(5, 2, m.sol);
-    printf("  %-14s  %s", r->peer ? r->peer : "-", r->kernel);
+    print_num(5, 0, clock_mean(&r->clock));
+    printf("%s", r->clock.reasons & NVML_REASON_SW_POWER_CAP ? "p" : " ");
+    printf(" %-14s  %s", r->peer ? r->peer : "-", r->kernel);
     if (r->error[0])
         printf("  ERROR %s", r->error);
     else if (r->mismatch)
@@ -2418,6 +2516,32 @@ static void print_row(const bench *b, const row *r)
 
 /* A JSON number, or null for NAN and infinities (which JSON lacks). */
 static json_t *json_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* {"mean_mhz", "min_mhz", "samples", "reasons": [...]}: the SM clock sampled
+ * while launches ran, with NVML's clock-event reasons by name; null when
+ * not sampled. */
+static json_t *clock_json(const clock_stats *c)
+{
+    static const struct {
+        unsigned long long bit;
+        const char *name;
+    } reasons[] = {{NVML_REASON_SW_POWER_CAP, "sw_power_cap"},
+                   {NVML_REASON_HW_SLOWDOWN, "hw_slowdown"},
+                   {NVML_REASON_SW_THERMAL, "sw_thermal"},
+                   {NVML_REASON_HW_THERMAL, "hw_thermal"},
+                   {NVML_REASON_HW_POWER_BRAKE, "hw_power_brake"}};
+    if (!c->n)
+        return json_null();
+    json_t *o = json_object(), *why = json_array();
+    json_object_set_new(o, "mean_mhz", json_real(clock_mean(c)));
+    json_object_set_new(o, "min_mhz", json_integer(c->min_mhz));
+    json_object_set_new(o, "samples", json_integer(c->n));
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; ++i)
+        if (c->reasons & reasons[i].bit)
+            json_array_append_new(why, json_string(reasons[i].name));
+    json_object_set_new(o, "reasons", why);
+    return o;
+}
 
 /* A grouped row's "layout", "groups", "m" (rows per group, a list) and
  * "m_max" (null for the list layout). */
@@ -2485,6 +2609,7 @@ static json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "tflops", json_num(m.tflops));
     json_object_set_new(o, "gbs", json_num(m.gbs));
     json_object_set_new(o, "sol_fraction", json_num(m.sol));
+    json_object_set_new(o, "sm_clock", clock_json(&r->clock));
     json_object_set_new(o, "check", r->check ? json_string(r->check) : json_null());
     json_object_set_new(o, "rel_diff", json_num(r->rel_diff));
     json_object_set_new(o, "mismatch", json_boolean(r->mismatch));
@@ -2606,6 +2731,7 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
         fprintf(stderr, "jitgemm-bench: jg_context_create: %s\n", jg_context_last_error(NULL));
         return false;
     }
+    nvml_open(b);
     b->have_lt = lt_load() && !LT_FAILED(lt.cublasLtCreate(&b->lth)) &&
                  !CUDA_FAILED(cudaMalloc(&b->workspace, WORKSPACE_BYTES));
     if (!b->have_lt && !b->opt.no_peer) {
@@ -2660,9 +2786,11 @@ static bool measure_ceilings(bench *b)
     b->floor_smem_us = b->floor_smem > 0 ? measure_floor_us(b, b->floor_smem) : NAN;
     b->peak_tflops = b->have_lt && b->rows16 ? measure_peak_tflops(b, JG_BF16, &b->peak_algo)
                                              : NAN;
+    b->peak_clock = b->clock;
     b->fp8_peak_tflops = b->have_lt && b->rows8
                              ? measure_peak_tflops(b, JG_E4M3, &b->fp8_peak_algo)
                              : NAN;
+    b->fp8_peak_clock = b->clock;
     if (!(b->copy_gbs > 0) || (b->have_lt && b->rows16 && !(b->peak_tflops > 0))) {
         fprintf(stderr, "jitgemm-bench: cannot measure the ceilings (see above)\n");
         return false;
@@ -2738,6 +2866,41 @@ static void print_header(const bench *b, const device_info *d, const shape_list 
     fflush(stdout);
 }
 
+/* ", SM clock X MHz (min Y, software power cap)" and the line's end. */
+static void print_clock(const clock_stats *c)
+{
+    if (c->n)
+        printf(", SM clock %.0f MHz (min %u%s)", clock_mean(c), c->min_mhz,
+               c->reasons & NVML_REASON_SW_POWER_CAP ? ", software power cap" : "");
+    printf("\n");
+}
+
+/* How many rows ran with NVML reporting the software power cap, and
+ * their clocks' range: the absolute times of such rows are a capped card's
+ * (ours and the peers' alike: their launches alternate). */
+static void print_clock_summary(const bench *b, const row *rows, size_t n)
+{
+    if (!b->nvml.dev) {
+        printf("SM clock       not sampled (no NVML): the MHz column is empty\n");
+        return;
+    }
+    size_t sampled = 0, capped = 0;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const clock_stats *c = &rows[i].clock;
+        if (!c->n)
+            continue;
+        ++sampled;
+        capped += (c->reasons & NVML_REASON_SW_POWER_CAP) != 0;
+        lo = fmin(lo, clock_mean(c));
+        hi = fmax(hi, clock_mean(c));
+    }
+    if (sampled)
+        printf("SM clock       %.0f-%.0f MHz (row means, sampled every %d ms by NVML while each "
+               "row's launches ran); %zu of %zu row(s) under the software power cap (\"p\")\n",
+               lo, hi, CLOCK_POLL_NS / 1000000, capped, sampled);
+}
+
 static void print_ceilings(const bench *b)
 {
     printf("copy bandwidth %.0f GB/s (1 GiB device-to-device copy, read + write, median of %d)\n",
@@ -2749,13 +2912,17 @@ static void print_ceilings(const bench *b)
                FLOOR_THREADS, b->opt.reps);
     if (!b->have_lt)
         printf("matmul peak    n/a (no cuBLASLt): SoL column left empty\n");
-    if (b->have_lt && b->rows16)
+    if (b->have_lt && b->rows16) {
         printf("matmul peak    %.1f TFLOP/s (cuBLASLt bf16 %d^3, heuristic algorithm %d, "
-               "median of %d)\n", b->peak_tflops, PEAK_DIM, b->peak_algo, b->opt.reps);
-    if (b->have_lt && b->rows8 && isfinite(b->fp8_peak_tflops))
+               "median of %d)", b->peak_tflops, PEAK_DIM, b->peak_algo, b->opt.reps);
+        print_clock(&b->peak_clock);
+    }
+    if (b->have_lt && b->rows8 && isfinite(b->fp8_peak_tflops)) {
         printf("fp8 peak       %.1f TFLOP/s (cuBLASLt e4m3 x e4m3 -> bf16, tensor scales, %d^3, "
-               "heuristic algorithm %d, median of %d): fp8 and nvfp4 rows' SoL\n", b->fp8_peak_tflops,
+               "heuristic algorithm %d, median of %d): fp8 and nvfp4 rows' SoL", b->fp8_peak_tflops,
                PEAK_DIM, b->fp8_peak_algo, b->opt.reps);
+        print_clock(&b->fp8_peak_clock);
+    }
     else if (b->have_lt && b->rows8)
         printf("fp8 peak       n/a (see the note above): fp8 and nvfp4 rows' SoL left "
                "empty\n");
@@ -2795,6 +2962,8 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
     json_object_set_new(root, "launch_floor_smem_us", json_num(b->floor_smem_us));
     json_object_set_new(root, "peak_tflops", json_num(b->peak_tflops));
     json_object_set_new(root, "fp8_peak_tflops", json_num(b->fp8_peak_tflops));
+    json_object_set_new(root, "peak_sm_clock", clock_json(&b->peak_clock));
+    json_object_set_new(root, "fp8_peak_sm_clock", clock_json(&b->fp8_peak_clock));
     for (size_t i = 0; i < n; ++i)
         json_array_append_new(list, row_json(b, &rows[i]));
     json_object_set_new(root, "rows", list);
@@ -2824,6 +2993,7 @@ static int run_all(bench *b, const device_info *d, const shape_list *shapes)
     printf("\n");
     json_t *geo = json_object();
     geomean_by_kind(b, rows, shapes->n, geo);
+    print_clock_summary(b, rows, shapes->n);
     if (b->opt.json && !write_json(b, d, rows, shapes->n, geo))
         ++failed;
     else if (!b->opt.json)
