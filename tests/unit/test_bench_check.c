@@ -10,7 +10,10 @@
  *     bit: this is why the check is over the dequantized inputs);
  *   - the right D checked with the block scales read in the other layout:
  *     > 5e-2, caught.
- * Both scale layouts, decode-like and M = 1 shapes. */
+ * Both scale layouts, decode-like and M = 1 shapes.
+ *
+ * Also the tool's SM-clock statistics (clock_sample, clock_json) over a
+ * stand-in NVML that replays a fixed sequence of clocks and reasons. */
 #define main jitgemm_bench_main
 #include "../../tools/jitgemm-bench.c"
 #undef main
@@ -95,8 +98,65 @@ static void one(jg_sf_layout lay, int64_t m, int64_t n, int64_t k)
     free(o.hsb);
 }
 
+/* A stand-in NVML: the clocks and reasons of successive samples. */
+static const unsigned fake_mhz[] = {1980, 1410, 1275, 1320};
+static const unsigned long long fake_why[] = {0, NVML_REASON_SW_POWER_CAP, 0x100ull, 0};
+static int fake_at;
+
+static int fake_clock(nvml_dev dev, int type, unsigned *mhz)
+{
+    (void)dev;
+    if (type != NVML_CLOCK_SM)
+        return 1;
+    *mhz = fake_mhz[fake_at];
+    return 0;
+}
+
+static int fake_reasons(nvml_dev dev, unsigned long long *why)
+{
+    (void)dev;
+    *why = fake_why[fake_at++];
+    return 0;
+}
+
+static void check(bool ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "test_bench_check: clock statistics: %s\n", what);
+        ++failures;
+    }
+}
+
+static void clocks(void)
+{
+    nvml_api n = {.nvmlDeviceGetClockInfo = fake_clock, .reasons = fake_reasons,
+                  .dev = (nvml_dev)&fake_at};
+    clock_stats c = {0};
+    json_t *none = clock_json(&c);
+    check(json_is_null(none) && isnan(clock_mean(&c)), "no samples: null, NAN mean");
+    json_decref(none);
+    for (int i = 0; i < 4; ++i)
+        clock_sample(&n, &c);
+    check(c.n == 4 && c.min_mhz == 1275, "4 samples, min 1275");
+    check(fabs(clock_mean(&c) - (1980 + 1410 + 1275 + 1320) / 4.0) < 1e-9, "mean");
+    json_t *o = clock_json(&c), *why = json_object_get(o, "reasons");
+    check(json_integer_value(json_object_get(o, "min_mhz")) == 1275 &&
+              json_integer_value(json_object_get(o, "samples")) == 4,
+          "JSON min_mhz, samples");
+    /* 0x100 is no reason the tool names: only the power cap is listed */
+    check(json_array_size(why) == 1 &&
+              !strcmp(json_string_value(json_array_get(why, 0)), "sw_power_cap"),
+          "JSON reasons: [\"sw_power_cap\"]");
+    json_decref(o);
+    nvml_api off = {0}; /* no NVML: sampling leaves the stats alone */
+    clock_stats d = {0};
+    clock_sample(&off, &d);
+    check(d.n == 0, "no NVML: no sample");
+}
+
 int main(void)
 {
+    clocks();
     one(JG_SF_SWIZZLED_128X4, 128, 512, 2048);
     one(JG_SF_ROW_MAJOR, 128, 512, 2048);
     one(JG_SF_SWIZZLED_128X4, 1, 300, 512);
