@@ -98,6 +98,14 @@ static inline double jg_test_unit_roundoff(jg_dtype t)
  * covers underflow of fp32 intermediates too. */
 static inline double jg_test_tiny(jg_dtype t) { return t == JG_FP16 ? 0x1p-24 : 0x1p-120; }
 
+/* The magnitude from which round-to-nearest gives infinity in t: the
+ * largest finite value plus half its last step (FP16 65504 + 16; BF16
+ * (2 - 2^-8) 2^127; FP32 (2 - 2^-24) 2^127). */
+static inline double jg_test_overflow(jg_dtype t)
+{
+    return t == JG_FP16 ? 65520.0 : t == JG_BF16 ? 0x1.ffp127 : 0x1.ffffffp127;
+}
+
 static inline float jg_test_decode(jg_dtype t, uint32_t bits)
 {
     if (t == JG_BF16)
