@@ -1084,10 +1084,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_PROMOTE
             /* Stage kt's wgmmas go into `cur` and stay in flight while the
              * previous stage's (in `other`) are promoted and its buffers go
-             * back to the producer. A stage's block scales are fetched when
-             * the stage two before it is issued: three stages ahead of their
-             * use (global loads; an L2 hit under a full tensor pipe can take
-             * longer than two stages). */
+             * back to the producer. Block scales: staged in shared memory a
+             * chunk ahead (JG_KS_SMEM; B's a global load when the stage two
+             * before is issued), or global loads by pairs of stages
+             * (JG_KS_PAIRS). */
             uint32_t prev_stage = 0;
             jg_kscales ks_next, ks_ready, ks_inflight;
             jg_load_kscales(tl, c, 0, ks_ready);
