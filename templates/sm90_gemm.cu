@@ -869,8 +869,6 @@ JG_DEV void jg_fetch_ascales(const jg_tile &tl, uint32_t c, int k0, uint32_t buf
 }
 #endif
 
-/* A stage's partial sums join the FP32 totals, times its scales (block
- * scales: A's of the thread's rows and B's). */
 /* A stage's partial sums join the FP32 totals times the scales of the
  * thread's two rows per slab. */
 JG_DEV void jg_promote_rows(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
@@ -880,30 +878,31 @@ JG_DEV void jg_promote_rows(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
-        for (int j = 0; j < JG_MMA_N / 2; ++j) /* entries 4q, 4q+1: the first row */
+        for (int j = 0; j < JG_MMA_N / 2; ++j) /* entries 4q, 4q+1: the first row; 4q+2, 3: 8 below */
             sum[mi][j] += part[mi][j] * s[mi][(j >> 1) & 1];
 }
 
+/* A stage's partial sums join the FP32 totals: times the stage's scales
+ * (block scales: A's of the thread's rows and B's), or as they are. */
 JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
                        const float (&part)[JG_WG_MMAS][JG_MMA_N / 2], const jg_kscales &ks)
 {
-#pragma unroll
-    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
 #if JG_SCALE == 3
-        const float s0 = ks.a[mi][0] * ks.b, s1 = ks.a[mi][1] * ks.b;
-#else
-        (void)ks;
-#endif
+    float s[JG_WG_MMAS][2];
 #pragma unroll
-        for (int j = 0; j < JG_MMA_N / 2; ++j) {
-#if JG_SCALE == 3
-            /* fragment entries 4q, 4q+1: the first row; 4q+2, 4q+3: 8 below */
-            sum[mi][j] += part[mi][j] * ((j >> 1) & 1 ? s1 : s0);
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            s[mi][h] = ks.a[mi][h] * ks.b;
+    jg_promote_rows(sum, part, s);
 #else
+    (void)ks;
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int j = 0; j < JG_MMA_N / 2; ++j)
             sum[mi][j] += part[mi][j];
 #endif
-        }
-    }
 }
 #endif
 
