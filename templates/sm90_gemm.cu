@@ -878,7 +878,7 @@ JG_DEV void jg_promote_rows(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
-        for (int j = 0; j < JG_MMA_N / 2; ++j) /* entries 4q, 4q+1: the first row; 4q+2, 3: 8 below */
+        for (int j = 0; j < JG_MMA_N / 2; ++j) /* entries 4q, 4q+1: row 1; 4q+2, 4q+3: row 2 */
             sum[mi][j] += part[mi][j] * s[mi][(j >> 1) & 1];
 }
 
