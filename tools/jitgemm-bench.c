@@ -743,8 +743,6 @@ static bool lt_failed(cublasStatus_t s, const char *what)
     return true;
 }
 
-/* ---- the benchmark context --------------------------------------------- */
-
 /* ---- NVML through dlopen: the SM clock while rows run -------------------- */
 
 /* NVML's own declarations (nvml.h is not among the build's headers). */
@@ -774,6 +772,8 @@ typedef struct clock_stats {
     unsigned long long reasons;
 } clock_stats;
 
+/* ---- the benchmark context --------------------------------------------- */
+
 typedef struct bench {
     options opt;
     cudaStream_t stream;
@@ -802,9 +802,9 @@ typedef struct bench {
     double floor_smem_us;         /* the same asking for all of an SM's shared memory */
     int floor_smem;               /* the bytes it asks for */
     int fp8_peak_algo;
-    nvml_api nvml;              /* nvml.dev NULL: no NVML, clocks not sampled */
+    nvml_api nvml;                /* nvml.dev NULL: no NVML, clocks not sampled */
     clock_stats peak_clock, fp8_peak_clock; /* while the peaks' launches ran */
-    clock_stats clock;          /* the last timed batch's */
+    clock_stats clock;            /* the last timed batch's */
 } bench;
 
 /* Binds the cuBLAS handle to `stream` unless it is already, and then to the
