@@ -106,12 +106,25 @@ JG_DEV uint32_t jg_fp4_sf_at(uint32_t layout, uint32_t r, uint32_t row0, uint32_
  * 1) is then elements j and j + 4 of one 32-bit word of codes (j = s): one
  * shift and two masks place both. */
 
-/* An e4m3 block scale as an FP16 pair, times 2^7 (both halves). */
-JG_DEV uint32_t jg_fp4_scale2(uint32_t s)
+/* Two e4m3 block scales (the low two bytes of s: byte 0 into the low half)
+ * as an FP16 pair, each times 2^7: one conversion for two scales. */
+JG_DEV uint32_t jg_fp4_scales2(uint32_t s)
 {
     uint32_t h2, r;
-    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"((uint16_t)(s | (s << 8))));
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"((uint16_t)s));
     asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(h2), "r"(0x58005800u)); /* 128.0 */
+    return r;
+}
+
+/* Half h (0: low) of an FP16 pair in both halves: ptxas folds it into the
+ * using multiply's operand (HMUL2's .H0_H0 / .H1_H1), no instruction. */
+JG_DEV uint32_t jg_f16x2_dup(uint32_t x, int h)
+{
+    uint32_t r;
+    if (h == 0)
+        asm("{\n.reg .b16 l, u;\nmov.b32 {l, u}, %1;\nmov.b32 %0, {l, l};\n}" : "=r"(r) : "r"(x));
+    else
+        asm("{\n.reg .b16 l, u;\nmov.b32 {l, u}, %1;\nmov.b32 %0, {u, u};\n}" : "=r"(r) : "r"(x));
     return r;
 }
 
@@ -146,16 +159,16 @@ JG_DEV uint32_t jg_fp4_pair(const jg_fp4w &z, int j, uint32_t scale2)
     return r;
 }
 
-/* The scale byte at sf_base + off, block kb (0..15) of stage kt, as an
- * FP16 pair; 0 past K's last block (swizzled scales of a partial stage are
- * bytes left from an earlier one). */
-JG_DEV uint32_t jg_fp4_scale_at(uint32_t sf_base, uint32_t off, uint32_t kb, int kt)
+/* The scale byte at sf_base + off, block kb (0..15) of stage kt; 0 past
+ * K's last block (swizzled scales of a partial stage are bytes left from an
+ * earlier one). */
+JG_DEV uint32_t jg_fp4_sf_byte(uint32_t sf_base, uint32_t off, uint32_t kb, int kt)
 {
     uint32_t s;
     asm volatile("ld.shared.u8 %0, [%1];" : "=r"(s) : "r"(sf_base + off));
     if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)kb >= JG_FP4_KBS)
         return 0;
-    return jg_fp4_scale2(s);
+    return s;
 }
 
 /* Where staged row n's code word W[2c + hi] of piece j lies from the row's
@@ -213,14 +226,17 @@ JG_DEV void jg_fp4_convert(const jg_fp4_at &a, uint32_t rows, uint32_t sf_base, 
                  : "=r"(s4)
                  : "r"(sf_base + a.sf + jg_fp4_sf_at(LAYOUT, 0, 0, 4 * j)));
     jg_fp4w z[4];
-    uint32_t sc[4];
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
         z[c] = jg_fp4_spread(w[c]);
-        sc[c] = jg_fp4_scale2((s4 >> (8 * c)) & 0xFF);
         if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)(4 * j) + c >= JG_FP4_KBS)
-            sc[c] = 0;
+            s4 &= ~(0xFFu << (8 * c));
     }
+    const uint32_t s01 = jg_fp4_scales2(s4), s23 = jg_fp4_scales2(s4 >> 16);
+    uint32_t sc[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+        sc[c] = jg_f16x2_dup(c < 2 ? s01 : s23, c % 2);
 #pragma unroll
     for (int s = 0; s < 4; ++s)
         asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(
@@ -248,11 +264,13 @@ JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64
 
 /* A thread's register-A fragments of one piece from its codes (words 0 and
  * 1 of its 16 codes of row r: wa0, wa1; of row r + 8: wb0, wb1) and the two
- * rows' scale pairs: step s's registers are codes s and s + 4 of word 0 of
- * row r, of row r + 8, then of word 1 of each (the file's K order). */
-JG_DEV void jg_fp4_frags_make(uint32_t wa0, uint32_t wa1, uint32_t wb0, uint32_t wb1, uint32_t sa,
-                              uint32_t sb, uint32_t (&frag)[4][4])
+ * rows' scales as one FP16 pair (row r's in the low half): step s's
+ * registers are codes s and s + 4 of word 0 of row r, of row r + 8, then of
+ * word 1 of each (the file's K order). */
+JG_DEV void jg_fp4_frags_make(uint32_t wa0, uint32_t wa1, uint32_t wb0, uint32_t wb1, uint32_t sab,
+                              uint32_t (&frag)[4][4])
 {
+    const uint32_t sa = jg_f16x2_dup(sab, 0), sb = jg_f16x2_dup(sab, 1);
     const jg_fp4w za0 = jg_fp4_spread(wa0), zb0 = jg_fp4_spread(wb0);
     const jg_fp4w za1 = jg_fp4_spread(wa1), zb1 = jg_fp4_spread(wb1);
 #pragma unroll
@@ -283,10 +301,11 @@ JG_DEV void jg_fp4_frags(uint32_t rows, uint32_t sf_base, uint32_t row_off, uint
     asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
                  : "=r"(wb0), "=r"(wb1)
                  : "r"(rows + (r + 8) * 128 + at));
-    const uint32_t sa = jg_fp4_scale_at(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r, row0, kb), kb, kt);
+    const uint32_t sa =
+        jg_fp4_sf_byte(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r, row0, kb), kb, kt);
     const uint32_t sb =
-        jg_fp4_scale_at(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r + 8, row0, kb), kb, kt);
-    jg_fp4_frags_make(wa0, wa1, wb0, wb1, sa, sb, frag);
+        jg_fp4_sf_byte(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r + 8, row0, kb), kb, kt);
+    jg_fp4_frags_make(wa0, wa1, wb0, wb1, jg_fp4_scales2(sa | sb << 8), frag);
 }
 
 /* Item idx of a piece's dequantization, rows x 2 halves (rows a multiple

@@ -90,8 +90,14 @@ struct jg_tile {
 #define JG_THREADS 512 /* producer + converter, 2 consumers, converter */
 #define JG_SW_PIECE_BYTES (JG_BLOCK_M * 128) /* one FP16 piece: 64 of K per row */
 #define JG_SW_RED_BYTES (128 * (JG_MMA_N / 2) * 4) /* consumer 1's accumulators */
-#define JG_SW_CONV_WARPS 7 /* warps 1..3 and warpgroup 3 */
+/* Converter warps: warps 1..3, then warpgroup 3's, as many as a stage's
+ * items need (8 per activation row of the box: 4 pieces, 2 halves), up to
+ * 7; the others idle (at M = 1, 64 items: five idle warps spent a fifth of
+ * the kernel's issue slots waiting and signalling for nothing). */
+#define JG_SW_CONV_WARPS (JG_A_BOX_M / 4 < 7 ? JG_A_BOX_M / 4 : 7)
 #define JG_SW_CONV_THREADS (JG_SW_CONV_WARPS * 32)
+/* A converter thread's items of a stage, at most (8 per row of the box) */
+#define JG_SW_CONV_ITEMS ((8 * JG_A_BOX_M + JG_SW_CONV_THREADS - 1) / JG_SW_CONV_THREADS)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 
 static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
@@ -241,7 +247,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             const uint32_t sf_b = st + (JG_BLOCK_M + JG_BLOCK_N) * 128 + JG_FP4_SF_BYTES;
             /* Piece j: the thread's 16 codes of rows r0 and r0 + 8 (bytes
              * 32 j + 8 q4 of the row, chunk 2 j + q4 / 2), and their scales. */
-            uint32_t wa[4][2], wb[4][2], sa[4], sb[4];
+            uint32_t wa[4][2], wb[4][2], sab[4];
             auto load_piece = [&](int j) {
                 const uint32_t chunk = 2 * (uint32_t)j + q4 / 2;
                 const uint32_t at = ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8;
@@ -252,20 +258,20 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                              : "=r"(wb[j][0]), "=r"(wb[j][1])
                              : "r"(wrows + (r0 + 8) * 128 + at));
                 const uint32_t kb = 4 * (uint32_t)j + q4;
-                sa[j] = jg_fp4_scale_at(sf_b, sf_r0 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
-                sb[j] = jg_fp4_scale_at(sf_b, sf_r8 + jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j), kb, kt);
+                const uint32_t at_j = jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j);
+                sab[j] = jg_fp4_scales2(jg_fp4_sf_byte(sf_b, sf_r0 + at_j, kb, kt) |
+                                        jg_fp4_sf_byte(sf_b, sf_r8 + at_j, kb, kt) << 8);
             };
             /* This stage's slot of the piece ring: its pieces' first
              * buffer, their descriptors' start, their mbarriers' phase. */
             const uint32_t slot = jg_sw_slot(C, uses), apar = jg_sw_slot_use(uses) & 1;
-            const uint64_t desc_slot = desc0 + ((4 * slot * JG_SW_PIECE_BYTES) >> 4);
+            const uint64_t desc_slot = jg_wgmma_desc_add(desc0, 4 * slot * JG_SW_PIECE_BYTES);
             /* Pieces j0, j0 + 1 as fragments, then their 8 wgmmas. */
             auto issue = [&](uint32_t(&frag)[2][4][4], int j0) {
 #pragma unroll
                 for (int jj = 0; jj < 2; ++jj) {
                     const int j = j0 + jj;
-                    jg_fp4_frags_make(wa[j][0], wa[j][1], wb[j][0], wb[j][1], sa[j], sb[j],
-                                      frag[jj]);
+                    jg_fp4_frags_make(wa[j][0], wa[j][1], wb[j][0], wb[j][1], sab[j], frag[jj]);
                 }
                 jg_mbar_wait(bar_afull + 8 * (4 * slot + j0), apar);
                 jg_mbar_wait(bar_afull + 8 * (4 * slot + j0 + 1), apar);
@@ -275,7 +281,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
 #pragma unroll
                     for (int s = 0; s < 4; ++s)
                         jg_wgmma_rs(acc, frag[jj][s],
-                                    desc_slot + (((j0 + jj) * JG_SW_PIECE_BYTES + s * 32) >> 4),
+                                    jg_wgmma_desc_add(desc_slot,
+                                                      (j0 + jj) * JG_SW_PIECE_BYTES + s * 32),
                                     1u);
                 jg_wgmma_commit();
             };
@@ -420,6 +427,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
      * CTAs that share weight rows run together and read them once. */
     if (wg == 0 || wg == 3) {
         jg_setmaxnreg_dec<80>();
+        /* the converter's threads: warps 1..3, then warpgroup 3 */
+        const uint32_t conv_tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
@@ -435,37 +444,60 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     }
                 }
             }
-        } else if (threadIdx.x >= 32) {
+        } else if (threadIdx.x >= 32 && conv_tid < JG_SW_CONV_THREADS) {
             /* Converter: the activation's pieces, a group at a time. */
-            const uint32_t tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
+            const uint32_t tid = conv_tid;
             uint32_t stage = 0, phase = 0;
             uint32_t uses0 = 0, uses1 = 0; /* stages per consumer, as they count them */
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
                 const uint32_t a_row0 = (t % tiles_m) * JG_BLOCK_M;
                 const uint32_t rows = min((uint32_t)JG_A_BOX_M, (uint32_t)m - a_row0);
+                /* The stage's 4 pieces at once (the consumer of this slot
+                 * takes the stage whole), in items of half a row spread
+                 * over the converter's threads, piece-major (jg_fp4_item
+                 * within a piece): this thread's items tid + k x threads,
+                 * the same in every stage, the first three's addresses
+                 * made here (five, at 128 rows, spill the 80 registers). Rows
+                 * past M up to a whole 8-row atom are converted (the box's
+                 * zeros), the rest left as they are (their sums are never
+                 * stored). */
+                const uint32_t per_piece = 2 * ((rows + 7) / 8 * 8); /* whole 8-row atoms */
+                const uint32_t items = JG_FP4_PIECES * per_piece;
+                auto item_at = [&](int k, uint32_t *j) {
+                    const uint32_t i = tid + (uint32_t)k * JG_SW_CONV_THREADS;
+                    uint32_t n, hi;
+                    *j = i / per_piece;
+                    jg_fp4_item(i % per_piece, &n, &hi);
+                    return jg_fp4_at_make<JG_A_SF_LAYOUT>(n, hi, a_row0);
+                };
+                constexpr int keep = JG_SW_CONV_ITEMS < 3 ? JG_SW_CONV_ITEMS : 3;
+                jg_fp4_at at[keep];
+                uint32_t piece[keep];
+#pragma unroll
+                for (int k = 0; k < keep; ++k)
+                    at[k] = item_at(k, &piece[k]);
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
                     const uint32_t h = jg_sw_consumer(kt - kt0, nk), u = h ? uses1++ : uses0++;
                     const uint32_t ring = 4 * jg_sw_slot(h, u), par = (jg_sw_slot_use(u) & 1) ^ 1;
-                    /* the stage's 4 pieces at once (the consumer of this slot
-                     * takes the stage whole), in items of half a row spread
-                     * over the converter's threads, piece-major (jg_fp4_item);
-                     * rows past M up to a whole 8-row atom are converted (the
-                     * box's zeros), the rest left as they are (their sums are
-                     * never stored) */
                     for (int j = 0; j < JG_FP4_PIECES; ++j)
                         jg_mbar_wait(bar_aempty + 8 * (ring + j), par);
-                    const uint32_t per_piece = 2 * ((rows + 7) / 8 * 8); /* whole 8-row atoms */
-#pragma unroll 2
-                    for (uint32_t i = tid; i < JG_FP4_PIECES * per_piece; i += JG_SW_CONV_THREADS) {
-                        const uint32_t j = i / per_piece;
-                        uint32_t n, hi;
-                        jg_fp4_item(i % per_piece, &n, &hi);
+                    const uint32_t sf = st + (JG_BLOCK_M + JG_BLOCK_N) * 128;
+#pragma unroll
+                    for (int k = 0; k < keep; ++k)
+                        if (tid + (uint32_t)k * JG_SW_CONV_THREADS < items)
+                            jg_fp4_convert<JG_A_SF_LAYOUT>(
+                                at[k], st, sf, smem_act + (ring + piece[k]) * JG_SW_PIECE_BYTES,
+                                kt, piece[k]);
+#pragma unroll 1
+                    for (int k = keep; k < JG_SW_CONV_ITEMS; ++k) {
+                        if (tid + (uint32_t)k * JG_SW_CONV_THREADS >= items)
+                            break;
+                        uint32_t j;
+                        const jg_fp4_at a = item_at(k, &j);
                         jg_fp4_convert<JG_A_SF_LAYOUT>(
-                            jg_fp4_at_make<JG_A_SF_LAYOUT>(n, hi, a_row0), st,
-                            st + (JG_BLOCK_M + JG_BLOCK_N) * 128,
-                            smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j);
+                            a, st, sf, smem_act + (ring + j) * JG_SW_PIECE_BYTES, kt, j);
                     }
                     jg_fence_proxy_async_smem(); /* our stores, then the wgmmas' reads */
                     __syncwarp();
