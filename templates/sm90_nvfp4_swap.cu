@@ -20,7 +20,10 @@
  * stage, two stages in work at once, so their accumulators are summed at
  * the tile's end through shared memory: halving the rows per CTA doubles
  * the CTAs that stream the weight, and the activation is expanded once per
- * CTA.
+ * CTA. Slabs (BLOCK_N = 128, for 32 to 64 activation rows and long K): each
+ * consumer owns 64 of the rows and runs every stage, so the activation is
+ * expanded once per 128 weight rows, and clusters of 2 split K to keep the
+ * CTAs (JG_SW_SLAB).
  *
  * Shared memory: JG_STAGES staged stages as sm90_nvfp4.cuh loads them
  * (activation codes, weight codes, both operands' scales), JG_SW_BUFS FP16
@@ -33,7 +36,8 @@
  * so the conversion's latency shows at every stage; with two (small tiles
  * of activation rows, where the pieces are small), the converter fills a
  * consumer's other slot while it runs. Consumer C's u-th stage uses slot
- * C + 2 (u % JG_SW_SLOTS), the u / JG_SW_SLOTS-th use of that slot. */
+ * C + 2 (u % JG_SW_SLOTS), the u / JG_SW_SLOTS-th use of that slot. Slabs:
+ * two slots that both consumers read, stage u's slot u % 2. */
 #ifndef JG_KERNEL_NAME
 #define JG_KERNEL_NAME jg_nvfp4_swap_sm90_default
 #define JG_AB_DTYPE 5
@@ -100,7 +104,16 @@ struct jg_tile {
 #define JG_SW_CONV_ITEMS ((8 * JG_A_BOX_M + JG_SW_CONV_THREADS - 1) / JG_SW_CONV_THREADS)
 #define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
 
-static_assert(JG_BLOCK_N == 64 && JG_CONSUMERS == 2, "swap-AB: 64 weight rows, two consumers");
+static_assert((JG_BLOCK_N == 64 || JG_BLOCK_N == 128) && JG_CONSUMERS == 2,
+              "swap-AB: 64 or 128 weight rows, two consumers");
+/* Slabs (128 weight rows): each consumer owns 64 of the tile's rows
+ * (consumer C rows 64 C ..) and runs every stage of the tile, both reading
+ * each stage's activation pieces: the activation is converted once per 128
+ * weight rows instead of 64 (at M = 64 the conversion was half the
+ * kernel's instructions). With 64 rows both consumers own all of them and
+ * take alternate stages. */
+#define JG_SW_SLAB (JG_BLOCK_N == 128)
+#define JG_SW_ROWS0(c) (JG_SW_SLAB ? 64 * (c) : 0) /* consumer c's first weight row */
 static_assert(JG_SW_SPLIT == 1 || (JG_SW_SPLIT == 2 && JG_FP4_K_TILES >= 2),
               "K splits in two at most, each rank with a stage");
 /* Stages of a rank: the first ceil(K_TILES / 2) or the rest. */
@@ -109,11 +122,19 @@ static_assert(JG_BLOCK_M >= 8 && JG_BLOCK_M <= 128 && (JG_BLOCK_M & (JG_BLOCK_M 
               "swap-AB: the activation rows of a tile lie in one 128-row block of scales");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M <= JG_BLOCK_M, "wgmma N: whole 8-row atoms");
 static_assert(JG_SW_BUFS == 8 || JG_SW_BUFS == 16, "slots of 4 pieces, one or two per consumer");
-#define JG_SW_SLOTS (JG_SW_BUFS / 8) /* per consumer */
+/* slots per consumer; slabs: two slots that both consumers read */
+#define JG_SW_SLOTS (JG_SW_SLAB ? 2 : JG_SW_BUFS / 8)
+static_assert(!JG_SW_SLAB || JG_SW_BUFS == 8, "slabs: two slots of 4 pieces");
+/* Readers of a piece, arriving once per warp when done with it */
+#define JG_SW_PIECE_READERS (JG_SW_SLAB ? 8 : 4)
 
 /* Consumer h's u-th stage: its slot of the piece ring, and that slot's use
- * count (the parity of its mbarriers' phases). */
-JG_DEV uint32_t jg_sw_slot(uint32_t h, uint32_t u) { return h + 2 * (u % JG_SW_SLOTS); }
+ * count (the parity of its mbarriers' phases). Slabs: every stage is both
+ * consumers', its slot u % 2. */
+JG_DEV uint32_t jg_sw_slot(uint32_t h, uint32_t u)
+{
+    return JG_SW_SLAB ? u % JG_SW_SLOTS : h + 2 * (u % JG_SW_SLOTS);
+}
 JG_DEV uint32_t jg_sw_slot_use(uint32_t u) { return u / JG_SW_SLOTS; }
 
 /* Stores v at shared offset `addr` of the cluster's CTA `rank`. */
@@ -181,7 +202,8 @@ JG_DEV int jg_sw_stages(uint32_t rank, int *first)
 
 /* Consumer C (0 or 1): every other stage of each tile (in its slots of the
  * piece ring); consumer 0 adds consumer 1's sums (and with a K split,
- * rank 0 adds rank 1's) and stores the tile. The mbarriers follow
+ * rank 0 adds rank 1's) and stores the tile. Slabs: every stage, for its
+ * own 64 rows, which it stores (after rank 1's sums). The mbarriers follow
  * bar_full: full[S], empty[S], afull[8], aempty[8], then red, red_free
  * (the K split's). */
 template <int C>
@@ -193,6 +215,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
     const uint32_t bar_afull = bar_empty + JG_STAGES * 8, bar_aempty = bar_afull + JG_SW_BUFS * 8;
     const uint32_t lane = jg_lane_id(), wl = (threadIdx.x % 128) / 32;
     const uint32_t r0 = 16 * wl + lane / 4, q4 = lane % 4; /* rows r0, r0 + 8; block q4 */
+    const uint32_t rw = JG_SW_ROWS0(C) + r0; /* r0's row in the staged tile */
     const float g = *p.a_scale * *p.b_scale * 16384.0f;  /* global scales, times 2^14 */
     float acc[JG_MMA_N / 2];
     uint32_t done = 0; /* stages of earlier tiles: the ring's position at a tile's start */
@@ -210,8 +233,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
         const uint32_t b_row0 = tn * JG_BLOCK_N;
         /* the scale bytes of rows r0 and r0 + 8 in a stage: block 4j + q4 is
          * sf_at(row) + sf_at(block 4j of row 0) in either layout */
-        const uint32_t sf_r0 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0, b_row0, q4);
-        const uint32_t sf_r8 = jg_fp4_sf_at(JG_B_SF_LAYOUT, r0 + 8, b_row0, q4);
+        const uint32_t sf_r0 = jg_fp4_sf_at(JG_B_SF_LAYOUT, rw, b_row0, q4);
+        const uint32_t sf_r8 = jg_fp4_sf_at(JG_B_SF_LAYOUT, rw + 8, b_row0, q4);
 #pragma unroll
         for (int i = 0; i < JG_MMA_N / 2; ++i)
             acc[i] = 0.0f;
@@ -250,13 +273,13 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             uint32_t wa[4][2], wb[4][2], sab[4];
             auto load_piece = [&](int j) {
                 const uint32_t chunk = 2 * (uint32_t)j + q4 / 2;
-                const uint32_t at = ((chunk ^ (r0 % 8)) * 16) + (q4 % 2) * 8;
+                const uint32_t at = ((chunk ^ (rw % 8)) * 16) + (q4 % 2) * 8;
                 asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
                              : "=r"(wa[j][0]), "=r"(wa[j][1])
-                             : "r"(wrows + r0 * 128 + at));
+                             : "r"(wrows + rw * 128 + at));
                 asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
                              : "=r"(wb[j][0]), "=r"(wb[j][1])
-                             : "r"(wrows + (r0 + 8) * 128 + at));
+                             : "r"(wrows + (rw + 8) * 128 + at));
                 const uint32_t kb = 4 * (uint32_t)j + q4;
                 const uint32_t at_j = jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j);
                 sab[j] = jg_fp4_scales2(jg_fp4_sf_byte(sf_b, sf_r0 + at_j, kb, kt) |
@@ -309,37 +332,43 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
         };
         /* Deferred: stages in pairs, drained at the end of each (ptxas
          * serializes the wgmmas when a group stays in flight across the
-         * loop's back edge). */
-        for (int i = (C + nk) % 2; i < nk; i += defer ? 4 : 2) {
+         * loop's back edge). Slabs: every stage. */
+        constexpr int step = JG_SW_SLAB ? 1 : 2;
+        for (int i = JG_SW_SLAB ? 0 : (C + nk) % 2; i < nk; i += defer ? 2 * step : step) {
             run_stage(i);
             if (defer) {
-                if (i + 2 < nk)
-                    run_stage(i + 2);
+                if (i + step < nk)
+                    run_stage(i + step);
                 jg_wgmma_wait<0>();
                 release(prev_slot);
                 pending = false;
             }
         }
-        /* Consumer 1's sums join consumer 0's, which stores the tile. */
+        /* Consumer 1's sums join consumer 0's, which stores the tile
+         * (slabs: each consumer stores its own rows). */
         const uint32_t tid = threadIdx.x % 128;
-        if (C == 1) {
+        constexpr bool stores = C == 0 || JG_SW_SLAB;
+        if (!JG_SW_SLAB) {
+            if (C == 1) {
 #pragma unroll
-            for (int i = 0; i < JG_MMA_N / 2; ++i)
-                asm volatile("st.shared.f32 [%0], %1;" ::"r"(smem_red + (i * 128 + tid) * 4),
-                             "f"(acc[i])
-                             : "memory");
+                for (int i = 0; i < JG_MMA_N / 2; ++i)
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(smem_red + (i * 128 + tid) * 4),
+                                 "f"(acc[i])
+                                 : "memory");
+            }
+            /* The two consumers are two instances of this function: the
+             * barriers they share are reached from different instructions. */
+            jg_named_barrier_unaligned(1, 256);
+            if (C == 0)
+                jg_sw_add_sums(acc, smem_red, tid);
+            jg_named_barrier_unaligned(2, 256); /* the buffer is free for the next tile */
         }
-        /* The two consumers are two instances of this function: the
-         * barriers they share are reached from different instructions. */
-        jg_named_barrier_unaligned(1, 256);
-        if (C == 0)
-            jg_sw_add_sums(acc, smem_red, tid);
-        jg_named_barrier_unaligned(2, 256); /* the buffer is free for the next tile */
-        if (JG_SW_SPLIT > 1 && C == 0) {
-            /* Rank 1's sums go to rank 0's second buffer, each thread its
-             * own, announced by each thread (release, cluster scope); rank
-             * 0 gives the buffer back once it has read it. */
-            const uint32_t red2 = smem_red + JG_SW_RED_BYTES;
+        if (JG_SW_SPLIT > 1 && stores) {
+            /* Rank 1's sums go to rank 0's second buffer (slabs: each
+             * consumer's its own), each thread its own, announced by each
+             * thread (release, cluster scope); rank 0 gives the buffer back
+             * once it has read it. */
+            const uint32_t red2 = smem_red + (JG_SW_SLAB ? C : 1) * JG_SW_RED_BYTES;
             if (rank == 1) {
                 jg_mbar_wait<true>(bar_red_free, (tile_no & 1) ^ 1);
 #pragma unroll
@@ -352,8 +381,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                 jg_mbar_arrive_cluster(bar_red_free, 1);
             }
         }
-        if (C == 0 && rank == 0) {
-            const int32_t n0 = (int32_t)(b_row0 + r0), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
+        if (stores && rank == 0) {
+            const int32_t n0 = (int32_t)(b_row0 + rw), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
 #pragma unroll
             for (int i = 0; i < JG_MMA_N / 8; ++i) {
                 const int32_t mm = m0 + 8 * i;
@@ -404,17 +433,18 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
          * in sm90_gemm.cu: racecheck follows no other way to the next copy). */
         for (int s = 0; s < JG_STAGES; ++s) {
             jg_mbar_init(bar_full + 8 * s, 1);
-            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_THREADS + 128); /* + the stage's consumer */
+            /* + the stage's consumer (slabs: both) */
+            jg_mbar_init(bar_empty + 8 * s, JG_SW_CONV_THREADS + (JG_SW_SLAB ? 256 : 128));
         }
         /* A piece: written by the converter's warps, read by one consumer. */
         for (int b = 0; b < JG_SW_BUFS; ++b) {
             jg_mbar_init(bar_afull + 8 * b, JG_SW_CONV_WARPS);
-            jg_mbar_init(bar_aempty + 8 * b, 4);
+            jg_mbar_init(bar_aempty + 8 * b, JG_SW_PIECE_READERS);
         }
-        /* K split: rank 1's consumer 0 threads fill rank 0's buffer, and
-         * rank 0's give it back */
-        jg_mbar_init(bar_red, 128);
-        jg_mbar_init(bar_red_free, 128);
+        /* K split: rank 1's consumer 0 threads (slabs: both consumers')
+         * fill rank 0's buffer, and rank 0's give it back */
+        jg_mbar_init(bar_red, JG_SW_SLAB ? 256 : 128);
+        jg_mbar_init(bar_red_free, JG_SW_SLAB ? 256 : 128);
         jg_mbar_init_fence();
     }
 #if JG_SW_SPLIT > 1
@@ -479,7 +509,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_full + 8 * stage, phase);
                     const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
-                    const uint32_t h = jg_sw_consumer(kt - kt0, nk), u = h ? uses1++ : uses0++;
+                    const uint32_t h = JG_SW_SLAB ? 0 : jg_sw_consumer(kt - kt0, nk);
+                    const uint32_t u = h ? uses1++ : uses0++;
                     const uint32_t ring = 4 * jg_sw_slot(h, u), par = (jg_sw_slot_use(u) & 1) ^ 1;
                     for (int j = 0; j < JG_FP4_PIECES; ++j)
                         jg_mbar_wait(bar_aempty + 8 * (ring + j), par);

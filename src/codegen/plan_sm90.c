@@ -122,6 +122,12 @@ enum {
      * the expansion of both operands by the table's tiles */
     SM90_NVFP4_SWAP_MAX_M = 256,
     SM90_NVFP4_SWAP_BLOCK_N = 64,   /* weight rows of a tile (wgmma M) */
+    SM90_NVFP4_SWAP_SLAB_N = 128,   /* slabs: 64 weight rows per consumer */
+    SM90_NVFP4_SWAP_SLAB_MIN_M = 32, /* slabs: activation rows of a tile */
+    SM90_NVFP4_SWAP_SLAB_MAX_M = 64,
+    /* slabs: stages of K, at least (H100, M = 64, N = 7168: K = 16384
+     * 58.9 -> 52.5 us, K = 2048 13.9 -> 16.3 us) */
+    SM90_NVFP4_SWAP_SLAB_MIN_K_STAGES = 16,
     /* FP16 activation pieces: slots of a stage's 4 pieces, one per consumer
      * (a stage in wgmmas, the next converted), or two where they are small
      * (up to 32 activation rows: 64 KB), so that the converter fills a
@@ -390,22 +396,28 @@ static void keep_best(jg__gemm_config *out, estimate *est, size_t *found, size_t
 /* NVFP4 swap-AB: 64 weight rows by the activation rows rounded up to a
  * power of two (at most 128; more rows take more tiles), or by half as many
  * in two tiles, which the estimate prefers where twice the tiles still fit
- * in one wave (M = 128, N = 4096: 128 CTAs of 64 rows instead of 64 of 128). */
+ * in one wave (M = 128, N = 4096: 128 CTAs of 64 rows instead of 64 of 128).
+ * Slabs (bn = 128, 32 to 64 activation rows): a 64-row slab per consumer,
+ * the activation converted once per 128 weight rows, K split over clusters
+ * of 2 to keep the CTAs; only where those still fill most SMs, and for long
+ * K (a short one pays the split's fixed costs). */
 static void nvfp4_swap_candidate(const jg__target *t, const jg__problem_key *p, uint32_t bm,
-                                 jg__gemm_config *out, estimate *est, size_t *found, size_t max)
+                                 uint32_t bn, jg__gemm_config *out, estimate *est, size_t *found,
+                                 size_t max)
 {
-    if ((t->force_m && t->force_m != bm) || (t->force_n && t->force_n != SM90_NVFP4_SWAP_BLOCK_N) ||
+    if ((t->force_m && t->force_m != bm) || (t->force_n && t->force_n != bn) ||
         (t->force_k && t->force_k != SM90_NVFP4_BLOCK_K))
         return;
+    const bool slab = bn == SM90_NVFP4_SWAP_SLAB_N;
     jg__gemm_config c = {.block_m = bm,
-                         .block_n = SM90_NVFP4_SWAP_BLOCK_N,
+                         .block_n = bn,
                          .block_k = SM90_NVFP4_BLOCK_K,
                          .consumers = 2,
                          .cluster = 1,
                          .group_m = SM90_GROUP_M,
                          .epi_bytes = epi_bytes_for(SM90_NVFP4_SWAP_BLOCK_N, p->d_type),
                          .ab_size = 2, /* the wgmmas' FP16 */
-                         .expand_bufs = bm <= SM90_NVFP4_SWAP_BUFS2_MAX_M
+                         .expand_bufs = bm <= SM90_NVFP4_SWAP_BUFS2_MAX_M && !slab
                                             ? SM90_NVFP4_SWAP_BUFS2
                                             : SM90_NVFP4_SWAP_BUFS,
                          .swap = 1};
@@ -417,8 +429,11 @@ static void nvfp4_swap_candidate(const jg__target *t, const jg__problem_key *p, 
     const uint64_t k_stages = jg__ceil_div((uint64_t)p->k, SM90_NVFP4_BLOCK_K);
     if (2 * tiles <= (uint64_t)t->sm_count && k_stages >= 4 && t->force_cluster != 1)
         c.cluster = 2;
+    if (slab && (c.cluster != 2 || 2 * tiles < (uint64_t)t->sm_count * 3 / 4 ||
+                 k_stages < SM90_NVFP4_SWAP_SLAB_MIN_K_STAGES))
+        return;
     c.stages = fit_stages(t, p, &c);
-    if (c.stages < SM90_MIN_STAGES && c.cluster > 1) { /* the peer's sums do not fit */
+    if (c.stages < SM90_MIN_STAGES && c.cluster > 1 && !slab) { /* the peer's sums do not fit */
         c.cluster = 1;
         c.stages = fit_stages(t, p, &c);
     }
@@ -436,9 +451,14 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
     while (bm < 128 && (int64_t)bm < p->m)
         bm *= 2;
     size_t found = 0;
-    nvfp4_swap_candidate(t, p, bm, out, est, &found, max);
+    /* slabs first: the estimate counts no conversion work, and ties keep
+     * the earlier candidate */
+    for (uint32_t b = bm; b >= bm / 2 && b >= SM90_NVFP4_SWAP_SLAB_MIN_M; b /= 2)
+        if (b <= SM90_NVFP4_SWAP_SLAB_MAX_M)
+            nvfp4_swap_candidate(t, p, b, SM90_NVFP4_SWAP_SLAB_N, out, est, &found, max);
+    nvfp4_swap_candidate(t, p, bm, SM90_NVFP4_SWAP_BLOCK_N, out, est, &found, max);
     if (bm > 8)
-        nvfp4_swap_candidate(t, p, bm / 2, out, est, &found, max);
+        nvfp4_swap_candidate(t, p, bm / 2, SM90_NVFP4_SWAP_BLOCK_N, out, est, &found, max);
     return found;
 }
 
