@@ -125,9 +125,11 @@ enum {
     SM90_NVFP4_SWAP_SLAB_N = 128,   /* slabs: 64 weight rows per consumer */
     SM90_NVFP4_SWAP_SLAB_MIN_M = 32, /* slabs: activation rows of a tile */
     SM90_NVFP4_SWAP_SLAB_MAX_M = 64,
-    /* slabs: stages of K, at least (H100, M = 64, N = 7168: K = 16384
-     * 58.9 -> 52.5 us, K = 2048 13.9 -> 16.3 us) */
-    SM90_NVFP4_SWAP_SLAB_MIN_K_STAGES = 16,
+    /* slabs: stages of K, at least (H100, against 64-row tiles: 64 stages
+     * 10-11% faster at M = 32, 48 and 64 on N = 7168; 28 stages 4-6% faster
+     * at M = 128 on N = 4096; 16 stages 6% slower at M = 32, 8 stages 16%
+     * slower at M = 64) */
+    SM90_NVFP4_SWAP_SLAB_MIN_K_STAGES = 28,
     /* FP16 activation pieces: slots of a stage's 4 pieces, one per consumer
      * (a stage in wgmmas, the next converted), or two where they are small
      * (up to 32 activation rows: 64 KB), so that the converter fills a

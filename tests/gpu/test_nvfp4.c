@@ -311,11 +311,12 @@ static void test_gemm(jg_context *ctx, jg_rng *r)
         {16, 9000, 768, JG_BF16, S, S, true, false},
         {8, 9000, 768, JG_FP16, R, S, false, true},
         /* slabs (32 to 64 activation rows, N near the SM count's 64-row
-         * tiles, K >= 4096): 128 weight rows a tile, K split in clusters
+         * tiles, K >= 7168): 128 weight rows a tile, K split in clusters
          * of 2 */
-        {64, 7168, 4096, JG_BF16, S, S, true, false},
-        {48, 7000, 4352, JG_FP16, R, S, false, true},
-        {100, 4096, 4096, JG_FP32, S, R, false, false},
+        {64, 7168, 7168, JG_BF16, S, S, true, false},
+        {48, 7000, 7424, JG_FP16, R, S, false, true},
+        {100, 4096, 7168, JG_FP32, S, R, false, false},
+        {32, 7168, 7168, JG_BF16, R, R, false, true},
         {256, 520, 2048, JG_FP32, S, R, false, false},
         {40, 4096, 7168, JG_BF16, S, S, false, false},
     };

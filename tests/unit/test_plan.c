@@ -153,8 +153,8 @@ static void test_tune_offline(void)
  * one wave (measured on H100: M = 128, N = 4096), not where they would
  * take a second wave. Slabs of 128 weight rows (K split in clusters of 2)
  * for 32 to 64 activation rows a tile where the clusters still fill most
- * SMs and K has at least 16 stages (H100: M = 64, N = 7168, K = 16384
- * faster by 11%, K = 2048 slower by 16%). */
+ * SMs and K has at least 28 stages (H100: M = 64, N = 7168, K = 16384
+ * faster by 11%; M = 32, K = 4096 slower by 6%, M = 64, K = 2048 by 16%). */
 static void test_nvfp4_swap_rows(void)
 {
     jg__target t;
@@ -164,6 +164,7 @@ static void test_nvfp4_swap_rows(void)
         uint32_t block_m, block_n;
     } rows[] = {{1, 7168, 16384, 8, 64},      {16, 4096, 7168, 16, 64},
                 {64, 7168, 16384, 64, 128},   {64, 7168, 2048, 64, 64},
+                {32, 7168, 4096, 32, 64},     {32, 7168, 7168, 32, 128},
                 {64, 4096, 7168, 64, 64},     {128, 4096, 7168, 64, 128},
                 {96, 4096, 7168, 64, 128},    {128, 7168, 16384, 128, 64},
                 {128, 7168, 2048, 128, 64},   {256, 4096, 7168, 128, 64}};
