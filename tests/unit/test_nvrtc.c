@@ -220,7 +220,7 @@ static void check_grouped(const char *cuobjdump, const jg__target *t, const jg_g
  * is partial (swizzled scales only: row-major ones need k % 256). */
 static void check_nvfp4(const char *cuobjdump)
 {
-    static const int64_t ms[] = {1, 16, 64, 128, 300}, ns[] = {7168, 4096},
+    static const int64_t ms[] = {1, 16, 32, 64, 128, 300}, ns[] = {7168, 4096},
                          ks[] = {16384, 7168, 2048};
     static const jg_sf_layout layouts[3][2] = {{JG_SF_ROW_MAJOR, JG_SF_ROW_MAJOR},
                                                {JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4},
