@@ -742,10 +742,11 @@ template <int N> struct jg_int {
     static constexpr int value = N;
 };
 
-/* A K block's scales (block scales): the tile's B block's, a plain global
- * load issued stages ahead, and A's for the thread's two rows per slab,
- * loaded with it (JG_KS_SMEM 0) or read from shared memory when the stage
- * is issued (1); empty otherwise. */
+/* A K block's scales (block scales staged in shared memory, JG_KS_SMEM):
+ * the tile's B block's, a plain global load issued stages ahead, and A's
+ * for the thread's two rows per slab, read from shared memory when the
+ * stage is issued. Block scales from global memory come by pairs of stages
+ * instead (jg_kpair, JG_KS_PAIRS) and leave these unused; empty otherwise. */
 struct jg_kscales {
 #if JG_SCALE == 3
     float a[JG_WG_MMAS][2];

@@ -171,6 +171,16 @@ JG_DEV uint32_t jg_fp4_sf_byte(uint32_t sf_base, uint32_t off, uint32_t kb, int 
     return s;
 }
 
+/* The block scales of a thread's two rows r and r + 8 (bytes at sf_base +
+ * off_r, + off_r8), block kb of stage kt, as one FP16 pair times 2^7, row
+ * r's in the low half: what jg_fp4_frags_make takes. */
+JG_DEV uint32_t jg_fp4_row_scales(uint32_t sf_base, uint32_t off_r, uint32_t off_r8, uint32_t kb,
+                                  int kt)
+{
+    return jg_fp4_scales2(jg_fp4_sf_byte(sf_base, off_r, kb, kt) |
+                          jg_fp4_sf_byte(sf_base, off_r8, kb, kt) << 8);
+}
+
 /* Where staged row n's code word W[2c + hi] of piece j lies from the row's
  * start: logical bytes 32j + 8c + 4hi .. + 3 (K elements 64j + 16c + 8hi
  * .. + 7), in 16-byte chunk 2j + c/2, which TMA's 128B swizzle stores at
@@ -301,11 +311,9 @@ JG_DEV void jg_fp4_frags(uint32_t rows, uint32_t sf_base, uint32_t row_off, uint
     asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
                  : "=r"(wb0), "=r"(wb1)
                  : "r"(rows + (r + 8) * 128 + at));
-    const uint32_t sa =
-        jg_fp4_sf_byte(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r, row0, kb), kb, kt);
-    const uint32_t sb =
-        jg_fp4_sf_byte(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r + 8, row0, kb), kb, kt);
-    jg_fp4_frags_make(wa0, wa1, wb0, wb1, jg_fp4_scales2(sa | sb << 8), frag);
+    const uint32_t sab = jg_fp4_row_scales(sf_base, jg_fp4_sf_at(LAYOUT, row_off + r, row0, kb),
+                                           jg_fp4_sf_at(LAYOUT, row_off + r + 8, row0, kb), kb, kt);
+    jg_fp4_frags_make(wa0, wa1, wb0, wb1, sab, frag);
 }
 
 /* Item idx of a piece's dequantization, rows x 2 halves (rows a multiple

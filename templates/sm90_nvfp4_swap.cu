@@ -282,8 +282,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
                              : "r"(wrows + (rw + 8) * 128 + at));
                 const uint32_t kb = 4 * (uint32_t)j + q4;
                 const uint32_t at_j = jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j);
-                sab[j] = jg_fp4_scales2(jg_fp4_sf_byte(sf_b, sf_r0 + at_j, kb, kt) |
-                                        jg_fp4_sf_byte(sf_b, sf_r8 + at_j, kb, kt) << 8);
+                sab[j] = jg_fp4_row_scales(sf_b, sf_r0 + at_j, sf_r8 + at_j, kb, kt);
             };
             /* This stage's slot of the piece ring: its pieces' first
              * buffer, their descriptors' start, their mbarriers' phase. */
