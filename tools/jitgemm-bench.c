@@ -1533,8 +1533,9 @@ static double measure_floor_us(bench *b, int smem)
  * of `in` rows. bf16: bf16 in and out, normal values. e4m3: e4m3 in
  * (fill_e4m3), bf16 out, tensor scales (random, one each), no fast
  * accumulation. Random data, not zeros, because tensor-core power and
- * therefore clocks depend on the values. *algo: the heuristic's pick. */
-static double measure_peak_tflops(bench *b, jg_dtype in, int *algo)
+ * therefore clocks depend on the values. *algo: the heuristic's pick;
+ * *clock: the SM clock while it was timed (left as it is if it was not). */
+static double measure_peak_tflops(bench *b, jg_dtype in, int *algo, clock_stats *clock)
 {
     shape s = {.name = "peak", .kind = "peak", .m = PEAK_DIM, .n = PEAK_DIM, .k = PEAK_DIM,
                .in = in, .out = JG_BF16,
@@ -1553,8 +1554,10 @@ static double measure_peak_tflops(bench *b, jg_dtype in, int *algo)
             timed t = {lt_launch, &best};
             if (!lt_pick(&g, &best) || time_interleaved(b, &t, 1, b->opt.reps, true, &us) >= 0)
                 us = -1;
-            else
+            else {
                 *algo = best.algo;
+                *clock = b->clock;
+            }
         }
     }
     lt_gemm_destroy(&g);
@@ -2784,13 +2787,13 @@ static bool measure_ceilings(bench *b)
         cudaSuccess)
         b->floor_smem = 0;
     b->floor_smem_us = b->floor_smem > 0 ? measure_floor_us(b, b->floor_smem) : NAN;
-    b->peak_tflops = b->have_lt && b->rows16 ? measure_peak_tflops(b, JG_BF16, &b->peak_algo)
-                                             : NAN;
-    b->peak_clock = b->clock;
+    b->peak_tflops = b->have_lt && b->rows16
+                         ? measure_peak_tflops(b, JG_BF16, &b->peak_algo, &b->peak_clock)
+                         : NAN;
     b->fp8_peak_tflops = b->have_lt && b->rows8
-                             ? measure_peak_tflops(b, JG_E4M3, &b->fp8_peak_algo)
+                             ? measure_peak_tflops(b, JG_E4M3, &b->fp8_peak_algo,
+                                                   &b->fp8_peak_clock)
                              : NAN;
-    b->fp8_peak_clock = b->clock;
     if (!(b->copy_gbs > 0) || (b->have_lt && b->rows16 && !(b->peak_tflops > 0))) {
         fprintf(stderr, "jitgemm-bench: cannot measure the ceilings (see above)\n");
         return false;
