@@ -1,28 +1,22 @@
 // Microbenchmark: cycles per m64nNk16 FP16 wgmma, A from registers (RS) or shared memory (SS),
 // 1..3 warpgroups per CTA, one CTA per SM; each warpgroup issues groups of 16 independent-enough
-// wgmmas (four accumulators in turn), then waits for them. Prints cycles per wgmma per warpgroup
+// wgmmas (on four accumulators in turn, two at n64), then waits for them. Prints cycles per wgmma per warpgroup
 // and per SM. Not part of the build (bench/RESULTS.md, tenth session, quotes its output):
-//   nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o wgmma_rate bench/micro/wgmma_rate.cu
+//   nvcc -gencode arch=compute_90a,code=sm_90a -O2 -Itemplates -o wgmma_rate \
+//        bench/micro/wgmma_rate.cu
 #include <cstdio>
 #include <cstdint>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t smem) {
-    uint64_t d = 0;
-    d |= (uint64_t)((smem & 0x3FFFF) >> 4);
-    d |= (uint64_t)1 << 16;
-    d |= (uint64_t)(1024 >> 4) << 32;
-    d |= (uint64_t)1 << 62;
-    return d;
-}
+#include "sm90_ptx.cuh" /* the kernels' descriptor and wgmma sync helpers */
 
 template <int MODE> // 0: RS n8, 1: SS n8, 2: RS n64, 3: RS n16
 __global__ void __launch_bounds__(384, 1) kern(int iters, unsigned long long *out, float *sink) {
     __shared__ __align__(1024) uint8_t buf[64 * 1024];
     for (int i = threadIdx.x; i < 64 * 1024 / 4; i += blockDim.x) ((uint32_t *)buf)[i] = 0x3c003c00u * (i & 1);
     __syncthreads();
-    uint32_t sa = (uint32_t)__cvta_generic_to_shared(buf);
-    uint64_t db = desc_sw128(sa + 32768), da = desc_sw128(sa);
+    const uint32_t sa = jg_smem_addr(buf);
+    const uint64_t db = jg_wgmma_desc_sw128(sa + 32768), da = jg_wgmma_desc_sw128(sa);
     constexpr int NA = MODE == 2 ? 32 : MODE == 3 ? 8 : 4, NC = MODE == 2 ? 2 : 4;
     float acc[NC][NA];
     for (int c = 0; c < NC; ++c) for (int j = 0; j < NA; ++j) acc[c][j] = 0.f;
@@ -32,7 +26,7 @@ __global__ void __launch_bounds__(384, 1) kern(int iters, unsigned long long *ou
     asm volatile("bar.sync 0;");
     unsigned long long t0 = clock64();
     for (int it = 0; it < iters; ++it) {
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        jg_wgmma_fence();
 #pragma unroll
         for (int s = 0; s < 16; ++s) {
             float *d = acc[s % NC];
@@ -58,10 +52,9 @@ __global__ void __launch_bounds__(384, 1) kern(int iters, unsigned long long *ou
                                "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                              : "r"(a[s][0]), "r"(a[s][1]), "r"(a[s][2]), "r"(a[s][3]), "l"(db + 2 * s));
         }
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        jg_wgmma_commit();
+        jg_wgmma_wait<0>();
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     unsigned long long t1 = clock64();
     float s = 0; for (int c = 0; c < NC; ++c) for (int j = 0; j < NA; ++j) s += acc[c][j];
     if (s == 12345.f) *sink = s;
