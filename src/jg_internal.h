@@ -129,6 +129,8 @@ typedef struct jg__gemm_config {
                              * activation rows (8..128, a power of two) on its N side */
     uint32_t a_scales_smem; /* FP8 block scales: A's staged in shared memory a chunk of
                              * stages ahead (1), or loaded from global memory (0) */
+    uint32_t ffma_reuse;    /* FP8 block scales: the promotions' FFMAs keep their scale in
+                             * the operand-reuse cache, edited in the cubin (sass_patch.c) */
 } jg__gemm_config;
 
 /* CTAs of a cluster that stack their tiles along M and share one B tile
@@ -141,7 +143,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 9 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 10 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -212,6 +214,20 @@ extern const size_t jg__templates_count;
 const jg__template *jg__template_find(const char *name);
 jg__hash128 jg__templates_hash(void);
 
+/* SASS edits after NVRTC (sass_patch.c). jg__sass_ffma_reuse: in FFMA runs
+ * of at least min_run instructions in the SASS of `kernel` (section
+ * .text.<kernel> of the 64-bit ELF `cubin`), every FFMA R, R, R whose
+ * successor reads the same register as operand b keeps it in the reuse
+ * cache. Returns the FFMAs changed, or -1 where the ELF or the section is
+ * not found or not well formed (the cubin is then unchanged).
+ * jg__sass_edit: the edits the key's config asks for, on a compiled
+ * kernel; 0 when it asks for none. */
+#define JG_SASS_FFMA_MIN_RUN 16 /* shorter FFMA runs are not promotions */
+int jg__sass_ffma_reuse(uint8_t *cubin, size_t len, const char *kernel, uint32_t min_run);
+int jg__sass_edit(const jg__gemm_key *key, const char *kernel, jg__buf *cubin);
+/* The edits' version: part of the cache salt, bumped when they change. */
+#define JG_SASS_PATCH_VERSION 1
+
 /* Kernel names encode their parameters; max 127 characters. */
 void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[128]);
 
@@ -227,6 +243,7 @@ typedef struct jg__target {
      * experiments and for comparing the planner's choice with others. */
     uint32_t force_m, force_n, force_k;
     uint32_t force_cluster; /* JITGEMM_CLUSTER=1|2 (0: the planner's choice) */
+    uint32_t force_ffma_reuse; /* JITGEMM_FFMA_REUSE=0|1, plus one (0: the planner's) */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

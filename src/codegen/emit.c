@@ -156,8 +156,8 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     }
     char pipe[16] = "";
     if (key->cfg.promote_chunk)
-        snprintf(pipe, sizeof pipe, "_p%u%s", key->cfg.promote_chunk,
-                 key->cfg.a_scales_smem ? "s" : "");
+        snprintf(pipe, sizeof pipe, "_p%u%s%s", key->cfg.promote_chunk,
+                 key->cfg.a_scales_smem ? "s" : "", key->cfg.ffma_reuse ? "r" : "");
     else if (key->cfg.swap)
         snprintf(pipe, sizeof pipe, "_sw%u", key->cfg.expand_bufs);
     /* NVFP4: each operand's scale layout, r(ow-major) or s(wizzled 128x4) */

@@ -29,6 +29,10 @@
  * flight only across straight-line code, so each chunk is unrolled and
  * drains at its end (4, 8 and 16 measured alike; 8 compiles in ~0.45 s). */
 #define SM90_FP8_PROMOTE_CHUNK 8
+/* FP8 block scales: the promotions' FFMAs keep their scale in the operand
+ * reuse cache, edited into the cubin (sass_patch.c; 1-4% on H100's dense
+ * rows, 2026-11-22). JITGEMM_FFMA_REUSE overrides. */
+#define SM90_FP8_BLOCK_FFMA_REUSE 1
 /* Dense FP8 prefill from this K and M: clusters of 2 (search(); decode rows
  * were not measured with them) */
 #define SM90_FP8_CLUSTER_MIN_K 16384
@@ -538,9 +542,13 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                                              .epi_bytes = epi_bytes_for(bn, p->d_type),
                                              .ab_size = ab_size,
                                              .promote_chunk = 0};
-                        if (ab_size == 1)
+                        if (ab_size == 1) {
                             c.promote_chunk = fp8_promote_chunk(
                                 (uint32_t)jg__ceil_div((uint64_t)p->k, c.block_k));
+                            if (p->scale == JG_SCALE_BLOCK)
+                                c.ffma_reuse = t->force_ffma_reuse ? t->force_ffma_reuse - 1
+                                                                   : SM90_FP8_BLOCK_FFMA_REUSE;
+                        }
                         /* FP8 stages are promoted one by one: 128 of K each at most;
                          * with block scales a tile lies inside one 128-column block. */
                         if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))

@@ -99,6 +99,23 @@ static void read_forced_cluster(jg_context *ctx)
     jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s: clusters of %s", env, env);
 }
 
+/* JITGEMM_FFMA_REUSE=0|1: the FP8 block-scale promotions' reuse edit
+ * (sass_patch.c) off or on, instead of the planner's choice. */
+static void read_forced_ffma_reuse(jg_context *ctx)
+{
+    const char *env = getenv("JITGEMM_FFMA_REUSE");
+    if (!env || !*env)
+        return;
+    if (strcmp(env, "0") && strcmp(env, "1")) {
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_FFMA_REUSE=%s ignored: 0 or 1",
+                 env);
+        return;
+    }
+    ctx->target.force_ffma_reuse = (uint32_t)(env[0] - '0') + 1;
+    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_FFMA_REUSE=%s: the reuse edit %s", env,
+             env[0] == '1' ? "on" : "off");
+}
+
 static int find_target(const char *arch)
 {
     for (size_t i = 0; i < JG_ARRAY_LEN(targets); ++i)
@@ -202,6 +219,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     snprintf(ctx->target.arch_name, sizeof ctx->target.arch_name, "%s", ctx->arch);
     read_forced_tile(ctx);
     read_forced_cluster(ctx);
+    read_forced_ffma_reuse(ctx);
     const char *tune = getenv("JITGEMM_TUNE");
     ctx->tune = !ctx->offline && tune && !strcmp(tune, "1");
     ctx->target.arch = ctx->target.arch_name;

@@ -39,6 +39,16 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
     double t0 = now_ms();
     jg_status st = jg__nvrtc_compile(src.data, src.len, name, ctx->arch, cubin,
                                      ctx->dump_dir[0] ? &ptx : NULL, &log);
+    if (st == JG_OK) {
+        /* before the dump and the cache: every copy of the kernel is the edited one */
+        const int n = jg__sass_edit(key, name, cubin);
+        if (n < 0)
+            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_COMPILE,
+                     "%s: no SASS section found: its FFMAs left as compiled", name);
+        else if (n > 0)
+            jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_COMPILE,
+                     "%s: %d FFMAs keep their scale in the reuse cache", name, n);
+    }
     double ms = now_ms() - t0;
     pthread_mutex_lock(&ctx->stats_lock);
     ctx->stats.compile_ms += ms;

@@ -31,6 +31,8 @@ static jg_status compile_key(const jg__gemm_key *key, jg__buf *cubin, double *ms
     jg_status st = jg__nvrtc_compile(src.data, src.len, name, "sm_90a", cubin, NULL, &log);
     *ms = now_ms() - t0;
     CHECK(st == JG_OK, "%s: %s\n%s", name, jg_status_name(st), log.data ? log.data : "");
+    /* the SASS edits the key asks for, as the library makes them */
+    CHECK(st != JG_OK || jg__sass_edit(key, name, cubin) >= 0, "%s: SASS edit failed", name);
     CHECK(strstr(src.data, "#include") == NULL || strstr(src.data, "#include \"") == NULL,
           "%s: generated source still includes a file", name);
     printf("%s: %.0f ms, %zu bytes\n", name, *ms, cubin->len);
@@ -358,6 +360,105 @@ static void test_compile_error(void)
     jg__buf_free(&log);
 }
 
+/* The next instruction of cuobjdump's SASS from *p (a line "/ *0a30* /
+ * FFMA R1, R2, R3, R1 ;  / *0x...* /", without the spaces in the comment
+ * marks): its text up to the ';', into out. */
+static bool next_insn(const char **p, char *out, size_t cap)
+{
+    const char *s;
+    while ((s = strstr(*p, "*/ ")) != NULL) {
+        const char *line = s;
+        while (line > *p && line[-1] != '\n')
+            --line;
+        const char *end = strchr(s, ';');
+        const char *nl = strchr(s, '\n');
+        *p = nl ? nl + 1 : s + strlen(s);
+        /* an instruction: its address comment starts the line, ';' ends it */
+        while (*line == ' ')
+            ++line;
+        if (line[0] != '/' || line[1] != '*' || !end || (nl && end > nl))
+            continue;
+        s += 3;
+        while (*s == ' ')
+            ++s;
+        snprintf(out, cap, "%.*s", (int)(end - s), s);
+        return true;
+    }
+    return false;
+}
+
+/* The reuse edit (sass_patch.c) read back by cuobjdump: an FP8 block-scale
+ * kernel compiled without and with it disassembles to the same
+ * instructions, but for ".reuse" on operand b (the scale) of more FFMAs
+ * than ptxas marked, and nothing else. */
+static void check_ffma_reuse(const char *cuobjdump)
+{
+    jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16, .m = 4096,
+                         .n = 7168, .k = 16384, .scale = JG_SCALE_BLOCK};
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__problem_key pk;
+    jg__problem_key_make(&p, &pk);
+    jg__gemm_config cfg;
+    jg__log quiet = {0};
+    CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &cfg) == JG_OK, "planning the block-scale GEMM");
+    CHECK(cfg.ffma_reuse == 1, "the planner does not ask for the reuse edit on block scales");
+    char *sass[2] = {NULL, NULL};
+    for (int e = 0; e < 2; ++e) {
+        cfg.ffma_reuse = (uint32_t)e;
+        jg__gemm_key key;
+        jg__gemm_key_make(&pk, &cfg, &key);
+        jg__buf cubin = {0};
+        double ms;
+        if (compile_key(&key, &cubin, &ms) == JG_OK)
+            sass[e] = disassemble(cuobjdump, "-sass", &cubin);
+        jg__buf_free(&cubin);
+    }
+    CHECK(sass[0] && sass[1], "no SASS to compare");
+    if (!sass[0] || !sass[1])
+        goto out;
+    const char *p0 = sass[0], *p1 = sass[1];
+    char a[256], b[256];
+    int insns = 0, added = 0, other = 0, ffma_reuse = 0;
+    while (next_insn(&p0, a, sizeof a)) {
+        if (!next_insn(&p1, b, sizeof b)) {
+            ++other;
+            break;
+        }
+        ++insns;
+        if (!strcmp(a, b)) {
+            ffma_reuse += !strncmp(a, "FFMA ", 5) && strstr(a, ".reuse") != NULL;
+            continue;
+        }
+        /* b must be a with ".reuse" after its third register */
+        char want[300];
+        int r[4], n = 0;
+        if (!strncmp(a, "FFMA R", 6) && !strstr(a, ".reuse") &&
+            sscanf(a, "FFMA R%d, R%d, R%d, R%d%n", &r[0], &r[1], &r[2], &r[3], &n) == 4) {
+            snprintf(want, sizeof want, "FFMA R%d, R%d, R%d.reuse, R%d%s", r[0], r[1], r[2], r[3],
+                     a + n);
+            if (!strcmp(b, want)) {
+                ++added;
+                continue;
+            }
+        }
+        if (++other <= 3)
+            printf("  differs: '%s' / '%s'\n", a, b);
+    }
+    if (next_insn(&p1, b, sizeof b))
+        ++other;
+    printf("ffma reuse edit: %d instructions, %d FFMAs marked by ptxas, %d more by the edit, "
+           "%d other differences\n",
+           insns, ffma_reuse, added, other);
+    CHECK(insns > 1000 && other == 0, "the edit changed %d instructions besides FFMA reuse flags",
+          other);
+    /* 128x128 tiles: 64 FFMAs per promotion, about half marked by ptxas */
+    CHECK(added >= 64, "the edit marked %d FFMAs (expected at least 64)", added);
+out:
+    free(sass[0]);
+    free(sass[1]);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef JG_TEST_SASS
@@ -368,6 +469,7 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
+    check_ffma_reuse(cuobjdump);
     check_quant_nvfp4(cuobjdump);
     jg__gemm_config cfgs[64];
     size_t ncfg = planner_configs(cfgs, JG_ARRAY_LEN(cfgs));
@@ -509,6 +611,7 @@ int main(int argc, char **argv)
     (void)check_planned;
     (void)check_quant_nvfp4;
     (void)check_nvfp4;
+    (void)check_ffma_reuse;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");
