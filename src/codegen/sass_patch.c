@@ -8,8 +8,9 @@
  * scale in the reuse cache; the others read it from the register file,
  * where it meets a bank conflict with the accumulator or the partial sum.
  * The edit marks every FFMA whose successor reads the same register as
- * operand b (H100, 2026-11-22: block scales 1-4% faster; row scales, whose
- * FFMAs take two scales a run, unchanged; bench/RESULTS.md). The other
+ * operand b (H100, 2026-11-22: block-scale rows 1-4% faster, in
+ * bench/RESULTS.md; tensor and row scales promote by FADD, their scales
+ * applied in the epilogue, so their kernels have nothing to edit). The other
  * edit tried, letting every FFMA of a run yield (DeepGEMM's FFMA
  * interleaving: reuse flags cleared), was 2-4% slower here.
  *
