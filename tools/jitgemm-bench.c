@@ -518,8 +518,9 @@ static int parse_line(const char *text, size_t len, const char *file, int line,
                "--nvfp4\n", sp.name,
                sp.dtype == SPEC_NVFP4 ? "the line's dtype" : "--dtype nvfp4");
     else if (sp.kind == SPEC_GROUPED && s->in == JG_E4M3)
-        printf("skipping %s: grouped in fp8 (%s): libjitgemm has no fp8 grouped kernels "
-               "yet\n", sp.name, sp.dtype == SPEC_FP8 ? "the line's dtype" : "--dtype fp8");
+        printf("skipping %s: grouped in fp8 (%s): grouped FP8 is measured against its peer "
+               "(torch._scaled_grouped_mm, row-wise) by bench/peer_torch.py --fp8\n",
+               sp.name, sp.dtype == SPEC_FP8 ? "the line's dtype" : "--dtype fp8");
     else if (sp.kind == SPEC_GROUPED)
         rc = parse_grouped(&sp, s);
     else {

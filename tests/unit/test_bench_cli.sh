@@ -72,6 +72,12 @@ for layout in swizzled rowmajor; do
     expect_not "no runnable shape 'd_nv'" "--dtype nvfp4 $layout"
 done
 
+# --dtype fp8: grouped lines point to their torch peer
+run --dtype fp8 --spec "$tmp/spec.jsonl" --only d16,g16
+expect "skipping g16: grouped in fp8 (--dtype fp8): grouped FP8 is measured against its peer \
+(torch._scaled_grouped_mm, row-wise) by bench/peer_torch.py --fp8" "--dtype fp8"
+expect_not "no runnable shape 'd16'" "--dtype fp8"
+
 run --dtype nvfp4 --spec "$tmp/spec.jsonl" --only g16
 expect_rc 2 "--only a skipped grouped line"
 expect "no runnable shape 'g16'" "--only a skipped grouped line"
