@@ -23,7 +23,9 @@
  * warp must not switch away while it keeps a reuse cache). A reuse flag on
  * operand b of an instruction lets the next one read that register from the
  * cache; the register must not change in between, so the edit skips an
- * FFMA that writes its own operand b. Nothing in the cubin moves. */
+ * FFMA that writes its own operand b. Nothing in the cubin moves. Only
+ * cubins for sm_90 (EM_CUDA, e_flags bits 8..15 = 90) are edited: another
+ * encoding is refused, and the kernel runs as compiled. */
 #include <stdint.h>
 #include <string.h>
 
@@ -33,6 +35,8 @@
 #define SASS_NO_YIELD (UINT64_C(1) << 45)
 #define SASS_REUSE_B (UINT64_C(1) << 59)
 #define SASS_RZ 255
+#define SASS_EM_CUDA 190
+#define SASS_SM 90
 
 static uint64_t rd64(const uint8_t *p)
 {
@@ -69,8 +73,11 @@ static bool is_ffma(uint64_t lo)
 static bool find_text(const uint8_t *elf, size_t len, const char *kernel, size_t *off,
                       size_t *size)
 {
+    /* a CUDA ELF (e_machine 190) for sm_90 (e_flags bits 8..15): the only
+     * encoding the edit knows */
     if (len < 64 || memcmp(elf, "\x7f" "ELF", 4) || elf[4] != 2 /* 64-bit */ ||
-        elf[5] != 1 /* little endian */)
+        elf[5] != 1 /* little endian */ || rd16(elf + 0x12) != SASS_EM_CUDA ||
+        ((rd32(elf + 0x30) >> 8) & 0xFF) != SASS_SM)
         return false;
     const uint64_t shoff = rd64(elf + 0x28);
     const uint16_t shentsize = rd16(elf + 0x3A), shnum = rd16(elf + 0x3C),

@@ -64,6 +64,8 @@ static size_t make_elf(uint8_t *buf, size_t n)
     buf[4] = 2; /* 64-bit */
     buf[5] = 1; /* little endian */
     buf[6] = 1;
+    put16(buf + 0x12, 190);       /* EM_CUDA */
+    put32(buf + 0x30, 0x06005a04); /* e_flags as NVRTC writes them for sm_90a */
     const size_t shoff = TEXT_OFF + n * 16;
     put64(buf + 0x28, shoff);
     put16(buf + 0x3A, 64);
@@ -178,6 +180,14 @@ static void test_refusals(void)
     fill(elf);
     elf[5] = 2;
     expect_refused(elf, len, "k", "a big-endian ELF");
+    make_elf(elf, n);
+    fill(elf);
+    put16(elf + 0x12, 62);
+    expect_refused(elf, len, "k", "an x86-64 ELF");
+    make_elf(elf, n);
+    fill(elf);
+    put32(elf + 0x30, 0x06006404);
+    expect_refused(elf, len, "k", "a cubin for sm_100");
     make_elf(elf, n);
     fill(elf);
     put16(elf + 0x3C, 200);
