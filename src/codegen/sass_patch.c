@@ -23,7 +23,9 @@
  * warp must not switch away while it keeps a reuse cache). A reuse flag on
  * operand b of an instruction lets the next one read that register from the
  * cache; the register must not change in between, so the edit skips an
- * FFMA that writes its own operand b. Nothing in the cubin moves. Only
+ * FFMA that writes its own operand b, and predicated FFMAs (bits 12..15 not
+ * PT: whether one that does not run still fills the cache is not known
+ * here). Nothing in the cubin moves. Only
  * cubins for sm_90 (EM_CUDA, e_flags bits 8..15 = 90) are edited: another
  * encoding is refused, and the kernel runs as compiled. */
 #include <stdint.h>
@@ -35,6 +37,7 @@
 #define SASS_NO_YIELD (UINT64_C(1) << 45)
 #define SASS_REUSE_B (UINT64_C(1) << 59)
 #define SASS_RZ 255
+#define SASS_PT 7 /* the guard predicate field (bits 12..15): PT, always true */
 #define SASS_EM_CUDA 190
 #define SASS_SM 90
 
@@ -130,7 +133,8 @@ int jg__sass_ffma_reuse(uint8_t *cubin, size_t len, const char *kernel, uint32_t
             for (size_t j = i; j + 1 < end; ++j) {
                 const uint64_t lo = rd64(text + j * SASS_INSN_BYTES);
                 const uint64_t lo2 = rd64(text + (j + 1) * SASS_INSN_BYTES);
-                if ((lo & 0xFFF) != 0x223 || (lo2 & 0xFFF) != 0x223)
+                if ((lo & 0xFFF) != 0x223 || (lo2 & 0xFFF) != 0x223 ||
+                    ((lo >> 12) & 0xF) != SASS_PT || ((lo2 >> 12) & 0xF) != SASS_PT)
                     continue;
                 const uint32_t rb = (uint32_t)(lo >> 32) & 0xFF, rd = (uint32_t)(lo >> 16) & 0xFF;
                 if (rb != ((uint32_t)(lo2 >> 32) & 0xFF) || rb == rd || rb == SASS_RZ)
