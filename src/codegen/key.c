@@ -139,8 +139,8 @@ jg__salt jg__salt_make(const char *arch, const char *options)
     char text[512];
     int n = snprintf(text, sizeof text,
                      "libjitgemm %s|nvrtc %d.%d|%s|%s|sass %d|templates %016llx%016llx",
-                     JITGEMM_VERSION_STRING, nv_major, nv_minor, arch, options, JG_SASS_PATCH_VERSION,
-                     (unsigned long long)templates.hi, (unsigned long long)templates.lo);
+                     JITGEMM_VERSION_STRING, nv_major, nv_minor, arch, options,
+                     JG_SASS_PATCH_VERSION, (unsigned long long)templates.hi, (unsigned long long)templates.lo);
     XXH128_hash_t h = XXH3_128bits(text, (size_t)n);
     jg__salt s = {{h.low64, h.high64}};
     return s;

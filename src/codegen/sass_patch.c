@@ -49,7 +49,10 @@ static uint64_t rd64(const uint8_t *p)
     return v;
 }
 
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd64(p) & 0xFFFFFFFFu; }
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static void wr64(uint8_t *p, uint64_t v)

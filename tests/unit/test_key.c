@@ -146,8 +146,9 @@ static const struct {
     {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
     {"cfg.group_m", mut_group_m}, {"cfg.epi_bytes", mut_epi_bytes},
     {"cfg.a_box_m", mut_a_box_m}, {"cfg.ab_size", mut_ab_size},
-    {"cfg.expand_bufs", mut_expand_bufs}, {"cfg.swap", mut_swap}, {"cfg.promote_chunk", mut_promote_chunk},
-    {"cfg.a_scales_smem", mut_a_scales_smem}, {"cfg.ffma_reuse", mut_ffma_reuse}, {"scale", mut_scale},
+    {"cfg.expand_bufs", mut_expand_bufs}, {"cfg.swap", mut_swap},
+    {"cfg.promote_chunk", mut_promote_chunk}, {"cfg.a_scales_smem", mut_a_scales_smem},
+    {"cfg.ffma_reuse", mut_ffma_reuse}, {"scale", mut_scale},
     {"nvfp4", mut_nvfp4},     {"a_sf_layout", mut_a_sf_layout}, {"b_sf_layout", mut_b_sf_layout},
 };
 

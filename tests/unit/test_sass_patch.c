@@ -88,6 +88,9 @@ static size_t make_elf(uint8_t *buf, size_t n)
 static uint8_t elf[TEXT_OFF + MAX_INSNS * 16 + 4 * 64];
 static uint8_t copy[sizeof elf];
 
+/* what fill() writes: runs of 20, 8 and 17 FFMAs, two IADD3s between */
+#define N_INSNS (20 + 1 + 8 + 1 + 17)
+
 static uint64_t hi_of(const uint8_t *buf, size_t i) { return get64(buf + TEXT_OFF + i * 16 + 8); }
 
 /* A run of 20 FFMAs on scale R7, one writing R7 itself (12), one reading
@@ -116,7 +119,7 @@ static size_t fill(uint8_t *buf)
 
 static void test_marks(void)
 {
-    const size_t n = 20 + 1 + 8 + 1 + 17;
+    const size_t n = N_INSNS;
     size_t len = make_elf(elf, n);
     CHECK(fill(elf) == n, "filled %zu", n);
     memcpy(copy, elf, len);
@@ -163,10 +166,32 @@ static void expect_refused(uint8_t *buf, size_t len, const char *kernel, const c
     CHECK(!memcmp(buf, copy, len), "%s: refused but changed", why);
 }
 
+/* One field of the hand-made ELF set to a bad value: where (from the
+ * file's start, or from the section header table's with `in_sh`), how
+ * many bytes, what. */
+static const struct {
+    size_t at;
+    bool in_sh;
+    int width;
+    uint64_t value;
+    const char *why;
+} bad_fields[] = {
+    {0, false, 1, 0x7e, "bad magic"},
+    {4, false, 1, 1, "a 32-bit ELF"},
+    {5, false, 1, 2, "a big-endian ELF"},
+    {0x12, false, 2, 62, "an x86-64 ELF"},
+    {0x30, false, 4, 0x06006404, "a cubin for sm_100"},
+    {0x3C, false, 2, 200, "section headers past the end"},
+    {0x3E, false, 2, 3, "a string table index past the sections"},
+    {128 + 0x20, true, 8, 0 /* set below: past the file's end */, "a text section past the end"},
+    {128 + 0x20, true, 8, N_INSNS * 16 - 8, "a text size not a whole number of instructions"},
+    {64 + 0x20, true, 8, UINT64_MAX, "a string table of absurd size"},
+    {128, true, 4, sizeof strtab + 5, "a section name past the string table"},
+};
+
 static void test_refusals(void)
 {
-    const size_t n = 20 + 1 + 8 + 1 + 17;
-    size_t len = make_elf(elf, n);
+    size_t len = make_elf(elf, N_INSNS);
     fill(elf);
     CHECK(jg__sass_ffma_reuse(NULL, len, "k", 16) == -1, "NULL cubin");
     CHECK(jg__sass_ffma_reuse(elf, len, NULL, 16) == -1, "NULL kernel");
@@ -174,50 +199,17 @@ static void test_refusals(void)
     expect_refused(elf, len, "", "an empty name");
     expect_refused(elf, len, "kernel2x", "a longer name");
     expect_refused(elf, len, "kerne", "a prefix of .text.kernel2 (no such section)");
-    elf[0] = 0x7e;
-    expect_refused(elf, len, "k", "bad magic");
-    make_elf(elf, n);
-    fill(elf);
-    elf[4] = 1;
-    expect_refused(elf, len, "k", "a 32-bit ELF");
-    make_elf(elf, n);
-    fill(elf);
-    elf[5] = 2;
-    expect_refused(elf, len, "k", "a big-endian ELF");
-    make_elf(elf, n);
-    fill(elf);
-    put16(elf + 0x12, 62);
-    expect_refused(elf, len, "k", "an x86-64 ELF");
-    make_elf(elf, n);
-    fill(elf);
-    put32(elf + 0x30, 0x06006404);
-    expect_refused(elf, len, "k", "a cubin for sm_100");
-    make_elf(elf, n);
-    fill(elf);
-    put16(elf + 0x3C, 200);
-    expect_refused(elf, len, "k", "section headers past the end");
-    make_elf(elf, n);
-    fill(elf);
-    put16(elf + 0x3E, 3);
-    expect_refused(elf, len, "k", "a string table index past the sections");
-    make_elf(elf, n);
-    fill(elf);
-    put64(elf + TEXT_OFF + n * 16 + 128 + 0x20, len - TEXT_OFF + 16);
-    expect_refused(elf, len, "k", "a text section past the end");
-    make_elf(elf, n);
-    fill(elf);
-    put64(elf + TEXT_OFF + n * 16 + 128 + 0x20, n * 16 - 8);
-    expect_refused(elf, len, "k", "a text size not a whole number of instructions");
-    make_elf(elf, n);
-    fill(elf);
-    put64(elf + TEXT_OFF + n * 16 + 64 + 0x20, UINT64_MAX);
-    expect_refused(elf, len, "k", "a string table of absurd size");
-    make_elf(elf, n);
-    fill(elf);
-    put32(elf + TEXT_OFF + n * 16 + 128, sizeof strtab + 5);
-    expect_refused(elf, len, "k", "a section name past the string table");
+    for (size_t i = 0; i < JG_ARRAY_LEN(bad_fields); ++i) {
+        make_elf(elf, N_INSNS);
+        fill(elf);
+        uint8_t *at = elf + bad_fields[i].at + (bad_fields[i].in_sh ? TEXT_OFF + N_INSNS * 16 : 0);
+        const uint64_t v = bad_fields[i].value ? bad_fields[i].value : len - TEXT_OFF + 16;
+        for (int b = 0; b < bad_fields[i].width; ++b)
+            at[b] = (uint8_t)(v >> 8 * b);
+        expect_refused(elf, len, "k", bad_fields[i].why);
+    }
     /* every truncation: refused or edited within bounds, never a crash */
-    make_elf(elf, n);
+    make_elf(elf, N_INSNS);
     fill(elf);
     int refused = 0;
     for (size_t cut = 0; cut < len; ++cut) {
