@@ -746,9 +746,9 @@ template <int N> struct jg_int {
  * the tile's B block's, a plain global load issued stages ahead, and A's
  * for the thread's two rows per slab, read from shared memory when the
  * stage is issued. Block scales from global memory come by pairs of stages
- * instead (jg_kpair, JG_KS_PAIRS) and leave these unused; empty otherwise. */
+ * instead (jg_kpair, JG_KS_PAIRS); empty there and without block scales. */
 struct jg_kscales {
-#if JG_SCALE == 3
+#if JG_SCALE == 3 && JG_KS_SMEM
     float a[JG_WG_MMAS][2];
     float b;
 #endif
@@ -883,6 +883,7 @@ JG_DEV void jg_promote_rows(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
             sum[mi][j] += part[mi][j] * s[mi][(j >> 1) & 1];
 }
 
+#if !JG_KS_PAIRS /* pairs promote through jg_promote_rows with their products */
 /* A stage's partial sums join the FP32 totals: times the stage's scales
  * (block scales: A's of the thread's rows and B's), or as they are. */
 JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
@@ -905,6 +906,7 @@ JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
             sum[mi][j] += part[mi][j];
 #endif
 }
+#endif
 #endif
 
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
