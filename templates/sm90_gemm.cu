@@ -912,10 +912,7 @@ JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
 JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
-    extern __shared__ uint8_t jg_smem_raw[];
-    /* The 128B swizzle needs 1024-byte aligned tiles; the host asks for 1 KB extra. */
-    uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
-    const uint32_t smem_a = jg_smem_addr(smem);
+    const uint32_t smem_a = jg_smem_tiles();
 #if JG_NVFP4 /* smem_a: the staged stages; smem_b: the FP16 buffers */
     const uint32_t smem_b = smem_a + JG_STAGES * JG_FP4_STAGE_BYTES;
     const uint32_t smem_epi = smem_b + JG_FP4_BUFS * JG_FP4_BUF_BYTES;

@@ -181,6 +181,32 @@ JG_DEV uint32_t jg_fp4_row_scales(uint32_t sf_base, uint32_t off_r, uint32_t off
                           jg_fp4_sf_byte(sf_base, off_r8, kb, kt) << 8);
 }
 
+/* A block-scale word's four e4m3 scales (byte c: block c of a piece) as
+ * FP16 pairs, each scale in both halves, times 2^7: what jg_fp4_pair takes. */
+JG_DEV void jg_fp4_scale_pairs(uint32_t s4, uint32_t (&sc)[4])
+{
+    const uint32_t s01 = jg_fp4_scales2(s4), s23 = jg_fp4_scales2(s4 >> 16);
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+        sc[c] = jg_f16x2_dup(c < 2 ? s01 : s23, c % 2);
+}
+
+/* A consumer thread's 16 codes of piece j in rows r and r + 8 of a staged
+ * tile at `rows` (128-byte rows, TMA's 128B swizzle): bytes 32 j + 8 q of
+ * each row (block q = lane % 4), chunk 2 j + q / 2, one 8-byte load a row. */
+JG_DEV void jg_fp4_row_codes(uint32_t rows, uint32_t r, uint32_t q, int j, uint32_t (&wa)[2],
+                             uint32_t (&wb)[2])
+{
+    const uint32_t chunk = 2 * (uint32_t)j + q / 2;
+    const uint32_t at = ((chunk ^ (r % 8)) * 16) + (q % 2) * 8;
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                 : "=r"(wa[0]), "=r"(wa[1])
+                 : "r"(rows + r * 128 + at));
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
+                 : "=r"(wb[0]), "=r"(wb[1])
+                 : "r"(rows + (r + 8) * 128 + at));
+}
+
 /* Where staged row n's code word W[2c + hi] of piece j lies from the row's
  * start: logical bytes 32j + 8c + 4hi .. + 3 (K elements 64j + 16c + 8hi
  * .. + 7), in 16-byte chunk 2j + c/2, which TMA's 128B swizzle stores at
@@ -242,11 +268,8 @@ JG_DEV void jg_fp4_convert(const jg_fp4_at &a, uint32_t rows, uint32_t sf_base, 
         if (JG_K % JG_FP4_STAGE_K && kt * 16 + (int)(4 * j) + c >= JG_FP4_KBS)
             s4 &= ~(0xFFu << (8 * c));
     }
-    const uint32_t s01 = jg_fp4_scales2(s4), s23 = jg_fp4_scales2(s4 >> 16);
     uint32_t sc[4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c)
-        sc[c] = jg_f16x2_dup(c < 2 ? s01 : s23, c % 2);
+    jg_fp4_scale_pairs(s4, sc);
 #pragma unroll
     for (int s = 0; s < 4; ++s)
         asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(
@@ -256,6 +279,7 @@ JG_DEV void jg_fp4_convert(const jg_fp4_at &a, uint32_t rows, uint32_t sf_base, 
                      : "memory");
 }
 
+#ifdef JG_MMA_N /* sm90_nvfp4_pre.cu runs several N (jg_wgmma_rs_n) */
 /* One m64nNk16 wgmma (N = JG_MMA_N): A from four registers of FP16 pairs,
  * B (K-major, 128B swizzle) from shared memory through descriptor db. */
 JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64_t db,
@@ -271,6 +295,7 @@ JG_DEV void jg_wgmma_rs(float (&d)[JG_MMA_N / 2], const uint32_t (&a)[4], uint64
                  : JG_MMA_ACC(d)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));
 }
+#endif
 
 /* A thread's register-A fragments of one piece from its codes (words 0 and
  * 1 of its 16 codes of row r: wa0, wa1; of row r + 8: wb0, wb1) and the two

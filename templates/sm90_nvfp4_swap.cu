@@ -272,14 +272,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
              * 32 j + 8 q4 of the row, chunk 2 j + q4 / 2), and their scales. */
             uint32_t wa[4][2], wb[4][2], sab[4];
             auto load_piece = [&](int j) {
-                const uint32_t chunk = 2 * (uint32_t)j + q4 / 2;
-                const uint32_t at = ((chunk ^ (rw % 8)) * 16) + (q4 % 2) * 8;
-                asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                             : "=r"(wa[j][0]), "=r"(wa[j][1])
-                             : "r"(wrows + rw * 128 + at));
-                asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];"
-                             : "=r"(wb[j][0]), "=r"(wb[j][1])
-                             : "r"(wrows + (rw + 8) * 128 + at));
+                jg_fp4_row_codes(wrows, rw, q4, j, wa[j], wb[j]);
                 const uint32_t kb = 4 * (uint32_t)j + q4;
                 const uint32_t at_j = jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j);
                 sab[j] = jg_fp4_row_scales(sf_b, sf_r0 + at_j, sf_r8 + at_j, kb, kt);
@@ -397,9 +390,7 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
 JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
-    extern __shared__ uint8_t jg_smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)jg_smem_raw + 1023) & ~(uintptr_t)1023);
-    const uint32_t smem_st = jg_smem_addr(smem);
+    const uint32_t smem_st = jg_smem_tiles();
     const uint32_t smem_act = smem_st + JG_STAGES * JG_FP4_STAGE_BYTES;
     const uint32_t smem_red = smem_act + JG_SW_BUFS * JG_SW_PIECE_BYTES;
     const uint32_t bar_full = smem_red + JG_SW_SPLIT * JG_SW_RED_BYTES;

@@ -16,6 +16,14 @@ JG_DEV uint32_t jg_smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* The dynamic shared memory's first 1024-byte aligned address: the 128B
+ * swizzle needs 1024-byte aligned tiles (the host asks for 1 KB extra). */
+JG_DEV uint32_t jg_smem_tiles()
+{
+    extern __shared__ uint8_t jg_smem_raw[];
+    return (jg_smem_addr(jg_smem_raw) + 1023) & ~1023u;
+}
+
 JG_DEV uint32_t jg_warp_id() { return threadIdx.x / 32; }
 JG_DEV uint32_t jg_lane_id() { return threadIdx.x % 32; }
 
