@@ -131,7 +131,36 @@ typedef struct jg__gemm_config {
                              * stages ahead (1), or loaded from global memory (0) */
     uint32_t ffma_reuse;    /* FP8 block scales: the promotions' FFMAs keep their scale in
                              * the operand-reuse cache, edited in the cubin (sass_patch.c) */
+    uint32_t pre;           /* NVFP4 list layout with a workspace (sm90_nvfp4_pre.cu): the CTAs
+                             * its baked tile schedule is for (0: another kernel). block_n 128
+                             * weight rows; block_m the rows of an activation piece slot (the
+                             * tallest chunk, rounded up to a_box_m, the box's rows);
+                             * expand_bufs the slots; stages the weight's */
+    uint32_t pre_rows;      /* cfg.pre: the most rows of a chunk (jg__pre_chunks) */
 } jg__gemm_config;
+
+/* sm90_nvfp4_pre.cu's chunks: each group's rows cut into near-equal pieces
+ * of at most chunk_rows (up to JG_PRE_CHUNK_MAX, wgmma's widest N), tallest
+ * first (ties: lower group, then lower row first). jg__pre_chunks writes up
+ * to max of them and returns how many the problem has (more than max: the
+ * kernel does not serve it). jg__pre_balance spreads the n chunks' tiles
+ * (chunk-major, tiles_n weight tiles each) over `grid` CTAs, each to the
+ * least loaded CTA so far (the costs fall along the chunks), into cta_of
+ * (may be NULL); returns the most loaded CTA's cost, in rows. */
+#define JG_PRE_CHUNK_MAX 256
+#define JG_PRE_MAX_CHUNKS 256 /* chunks a kernel bakes in, at most */
+#define JG_PRE_MAX_TILES 8192 /* chunks x weight tiles (16-bit indices, 16 KB of constants) */
+#define JG_PRE_MAX_GRID 1024  /* CTAs of a baked schedule, at most (SMs) */
+#define JG_PRE_BOX 32         /* activation rows per TMA box */
+typedef struct jg__pre_chunk {
+    uint32_t group, row0, rows;
+} jg__pre_chunk;
+uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_rows,
+                        jg__pre_chunk *out, uint32_t max);
+uint64_t jg__pre_balance(const jg__pre_chunk *chunks, uint32_t n, uint32_t tiles_n, uint32_t grid,
+                         uint16_t *cta_of);
+/* The pre-pass's workspace: every group's rows, K rounded up to 64, FP16. */
+uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_t k);
 
 /* CTAs of a cluster that stack their tiles along M and share one B tile
  * (TMA multicast): the cluster's size, but 1 for NVFP4 swap-AB, whose
@@ -143,7 +172,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 10 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 11 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -368,6 +397,7 @@ typedef struct jg__kernel {
     const jg__driver *cu; /* to unload the module */
     CUmodule module;   /* NULL in an offline context */
     CUfunction fn;
+    CUfunction fn_pre; /* cfg.pre: the module's dequantization pre-pass (JG_PRE_DQ_SUFFIX) */
     uint32_t smem_bytes;
     /* clusters (of more than one CTA) resident at once, by the driver when
      * the module was loaded; 0: not asked (cluster 1, offline, or no answer) */
@@ -376,6 +406,8 @@ typedef struct jg__kernel {
     jg__hash128 key;
     char name[128];
 } jg__kernel;
+
+#define JG_PRE_DQ_SUFFIX "_dq" /* the pre-pass's name: the kernel's and this */
 
 #define JG_TMAP_SLOTS 4
 #define JG_LIST_PTRS 6 /* a list plan's pointers per group: a, b, c, d, a_sf, b_sf */
@@ -407,7 +439,9 @@ struct jg_plan {
      * grid's limit (cuOccupancyMaxActiveClusters for clusters of 2). */
     uint32_t max_clusters;
     const void *list_ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS];
+    const void *list_ws; /* cfg.pre: the workspace the block's activation map reads */
     bool list_ready;
+    uint64_t workspace_bytes; /* each launch's (cfg.pre), else 0 */
 };
 
 struct jg_context {

@@ -170,4 +170,20 @@ typedef struct jg_device_grouped_nvfp4_kargs {
 #define JG_LIST_OFF_BSFPTR(G) (JG_LIST_SIZE(G) + (G)*264)
 #define JG_LIST_NVFP4_SIZE(G) ((JG_LIST_SIZE(G) + (G)*272 + 63) / 64 * 64)
 
+/* sm90_nvfp4_pre.cu's pre-pass: each group's packed A and its block
+ * scales (by value: host arrays are not reachable), the workspace, A's row
+ * stride in bytes. */
+#define JG_PRE_DQ_KARGS(G)                                                                   \
+    struct {                                                                                 \
+        const uint8_t *a[G];                                                                 \
+        const uint8_t *sf[G];                                                                \
+        uint16_t *ws;                                                                        \
+        int64_t lda_bytes;                                                                   \
+    }
+#define JG_PRE_DQ_OFF_A(G) 0
+#define JG_PRE_DQ_OFF_SF(G) ((G)*8)
+#define JG_PRE_DQ_OFF_WS(G) ((G)*16)
+#define JG_PRE_DQ_OFF_LDA(G) ((G)*16 + 8)
+#define JG_PRE_DQ_SIZE(G) ((G)*16 + 16)
+
 #endif /* JG_KARGS_H */

@@ -380,8 +380,21 @@ typedef enum jg_grouped_layout {
  * contiguous layout a_sf_layout must be JG_SF_ROW_MAJOR (a group's first row
  * is known only on the device, so its scales cannot be found in 128-row
  * blocks; JG_ERR_UNSUPPORTED). Where each scale lives: jg_grouped_args. */
+enum {
+    /* 0.5: the caller passes a device workspace with every launch
+     * (jg_grouped_args.workspace, at least jg_plan_workspace_bytes bytes),
+     * which the plan may use. NVFP4 list-layout plans then dequantize each
+     * group's activation once per launch into it (FP16, rows x k rounded up
+     * to 64, 2 bytes each) and run a kernel that reads it by TMA instead of
+     * expanding both operands in every tile: on H100 the seeds' first two
+     * grouped cases ran 1.2x faster. Other plans need none (0 bytes) and
+     * ignore the fields. Without the flag the fields are not read (callers
+     * built against 0.4 headers, whose args struct is shorter). */
+    JG_GROUPED_WORKSPACE = 1u << 0,
+};
+
 typedef struct jg_grouped_problem {
-    uint32_t flags; /* none yet: 0 */
+    uint32_t flags; /* JG_GROUPED_* (0.4 and before: none, 0) */
     jg_grouped_layout layout;
     jg_dtype a_type, b_type, c_type, d_type;
     int32_t groups;
@@ -435,6 +448,12 @@ typedef struct jg_grouped_args {
      *   g * jg_nvfp4_sf_bytes(b_sf_layout, n, k) (row-major: [groups * n][k/16]). */
     const void *a_sf;
     const void *b_sf;
+    /* 0.5, read only when the problem sets JG_GROUPED_WORKSPACE: device
+     * memory for this launch alone (16-byte aligned; the kernels of two
+     * launches in flight at once need two), and its size, at least
+     * jg_plan_workspace_bytes. It may be NULL where that is 0. */
+    void *workspace;
+    size_t workspace_bytes;
 } jg_grouped_args;
 
 /* As jg_gemm_plan, for a grouped problem. The plan runs with jg_grouped_run
@@ -516,6 +535,11 @@ typedef struct jg_plan_info {
 } jg_plan_info;
 
 JG_API jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out);
+
+/* 0.5: the device workspace bytes each launch of the plan needs in
+ * jg_grouped_args.workspace (problems with JG_GROUPED_WORKSPACE); 0 for
+ * plans that use none. */
+JG_API jg_status jg_plan_workspace_bytes(const jg_plan *plan, size_t *out);
 
 #ifdef __cplusplus
 }

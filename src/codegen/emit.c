@@ -154,12 +154,15 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
                  arch_id, (long long)key->n);
         return;
     }
-    char pipe[16] = "";
+    char pipe[32] = "";
     if (key->cfg.promote_chunk)
         snprintf(pipe, sizeof pipe, "_p%u%s%s", key->cfg.promote_chunk,
                  key->cfg.a_scales_smem ? "s" : "", key->cfg.ffma_reuse ? "r" : "");
     else if (key->cfg.swap)
         snprintf(pipe, sizeof pipe, "_sw%u", key->cfg.expand_bufs);
+    else if (key->cfg.pre)
+        snprintf(pipe, sizeof pipe, "_pre%ux%ur%u", key->cfg.expand_bufs, key->cfg.pre,
+                 key->cfg.pre_rows);
     /* NVFP4: each operand's scale layout, r(ow-major) or s(wizzled 128x4) */
     char scale[16];
     if (key->scale == JG_SCALE_NVFP4)
@@ -221,6 +224,19 @@ static void emit_template(jg__buf *out, const jg__template *t, uint64_t *include
     }
 }
 
+/* The template `name` with its includes and no redirection. */
+static void emit_named(jg__buf *out, const char *name)
+{
+    const jg__template *t = jg__template_find(name);
+    if (!t) {
+        out->failed = true;
+        return;
+    }
+    include_alias none = {"", NULL};
+    uint64_t included = 1ull << (unsigned)(t - jg__templates);
+    emit_template(out, t, &included, &none);
+}
+
 /* A quantization kernel (kinds 3 and 4): source type, scale mode, block
  * rows or scale layout, and columns baked in. */
 static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
@@ -235,20 +251,105 @@ static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf
     else
         jg__buf_printf(out, "#define JG_Q_BLOCK_ROWS %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_Q_COLS %lld\n", (long long)key->n);
-    const jg__template *t = jg__template_find(nvfp4 ? "sm90_quant_nvfp4.cu" : "sm90_quant.cu");
-    if (!t) {
-        out->failed = true;
+    emit_named(out, nvfp4 ? "sm90_quant_nvfp4.cu" : "sm90_quant.cu");
+}
+
+/* sm90_nvfp4_pre.cu's tables: the groups' rows and first workspace rows,
+ * the chunks (tallest first) with their wgmma N (one variant per distinct
+ * N), and each CTA's tiles as jg__pre_balance spreads them. */
+static void emit_pre_tables(const jg__gemm_key *key, jg__buf *out)
+{
+    jg__pre_chunk chunks[JG_PRE_MAX_CHUNKS];
+    const uint32_t n = jg__pre_chunks(key->group_m, key->groups, key->cfg.pre_rows, chunks,
+                                      JG_PRE_MAX_CHUNKS);
+    const uint32_t tiles_n = (uint32_t)jg__ceil_div((uint64_t)key->n, 128);
+    const uint32_t tiles = n * tiles_n, grid = key->cfg.pre;
+    if (n == 0 || n > JG_PRE_MAX_CHUNKS || tiles > JG_PRE_MAX_TILES || grid == 0 ||
+        grid > JG_PRE_MAX_GRID) {
+        out->failed = true; /* the planner does not choose such keys */
         return;
     }
-    include_alias none = {"", NULL};
-    uint64_t included = 1ull << (unsigned)(t - jg__templates);
-    emit_template(out, t, &included, &none);
+    jg__buf_puts(out, "#define JG_PRE_GROUP_ROWS {");
+    uint64_t ws_row = 0;
+    for (uint32_t g = 0; g < key->groups; ++g)
+        jg__buf_printf(out, "%s%lld", g ? ", " : "", (long long)key->group_m[g]);
+    jg__buf_puts(out, "}\n#define JG_PRE_GROUP_WS {");
+    for (uint32_t g = 0; g < key->groups; ++g) {
+        jg__buf_printf(out, "%s%llu", g ? ", " : "", (unsigned long long)ws_row);
+        ws_row += key->group_m[g] > 0 ? (uint64_t)key->group_m[g] : 0;
+    }
+    uint32_t variants[JG_PRE_MAX_CHUNKS], nv = 0, variant_of[JG_PRE_MAX_CHUNKS];
+    for (uint32_t c = 0; c < n; ++c) {
+        const uint32_t w = (chunks[c].rows + 7) / 8 * 8; /* wgmma's N */
+        uint32_t v = 0;
+        while (v < nv && variants[v] != w)
+            ++v;
+        if (v == nv)
+            variants[nv++] = w;
+        variant_of[c] = v;
+    }
+    jg__buf_printf(out, "}\n#define JG_PRE_CHUNKS %u\n#define JG_PRE_CHUNK_TABLE {", n);
+    for (uint32_t c = 0; c < n; ++c)
+        jg__buf_printf(out, "%s{%u, %u, %u, %u}", c ? ", " : "", chunks[c].group, chunks[c].row0,
+                       chunks[c].rows, variant_of[c]);
+    jg__buf_puts(out, "}\n#define JG_PRE_VARIANTS(X)");
+    for (uint32_t v = 0; v < nv; ++v)
+        jg__buf_printf(out, " X(%u, %u)", v, variants[v]);
+    uint16_t *cta_of = malloc(tiles * sizeof *cta_of), *order = malloc(tiles * sizeof *order);
+    uint32_t *first = calloc(grid + 1, sizeof *first);
+    if (!cta_of || !order || !first) {
+        out->failed = true;
+    } else {
+        jg__pre_balance(chunks, n, tiles_n, grid, cta_of);
+        for (uint32_t t = 0; t < tiles; ++t)
+            first[cta_of[t] + 1]++;
+        jg__buf_printf(out, "\n#define JG_PRE_GRID %u\n#define JG_PRE_CTA_FIRST {0", grid);
+        for (uint32_t c = 1; c <= grid; ++c) {
+            first[c] += first[c - 1];
+            jg__buf_printf(out, ", %u", first[c]);
+        }
+        /* each CTA's tiles in the order it was given them: first[c] is its next slot */
+        for (uint32_t t = 0; t < tiles; ++t)
+            order[first[cta_of[t]]++] = (uint16_t)t;
+        jg__buf_puts(out, "}\n#define JG_PRE_ORDER {");
+        for (uint32_t i = 0; i < tiles; ++i)
+            jg__buf_printf(out, "%s%u", i ? ", " : "", order[i]);
+        jg__buf_puts(out, "}\n");
+    }
+    free(cta_of);
+    free(order);
+    free(first);
+}
+
+/* sm90_nvfp4_pre.cu: the GEMM and its pre-pass, with their tables. */
+static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
+{
+    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
+    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+    jg__buf_printf(out, "#define JG_PRE_DQ_NAME %s" JG_PRE_DQ_SUFFIX "\n", kernel_name);
+    jg__buf_printf(out, "#define JG_D_DTYPE %u\n", key->d_type);
+    jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
+    jg__buf_printf(out, "#define JG_N %lld\n#define JG_K %lld\n", (long long)key->n,
+                   (long long)key->k);
+    jg__buf_printf(out, "#define JG_GROUPS %u\n", key->groups);
+    jg__buf_printf(out, "#define JG_A_SF_LAYOUT %u\n#define JG_B_SF_LAYOUT %u\n",
+                   key->a_sf_layout, key->b_sf_layout);
+    jg__buf_printf(out, "#define JG_STAGES %u\n#define JG_PRE_SLOTS %u\n", key->cfg.stages,
+                   key->cfg.expand_bufs);
+    jg__buf_printf(out, "#define JG_PRE_NMAX %u\n#define JG_PRE_BOX %u\n", key->cfg.block_m,
+                   key->cfg.a_box_m);
+    emit_pre_tables(key, out);
+    emit_named(out, "sm90_nvfp4_pre.cu");
 }
 
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
     if (key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4) {
         emit_quant(key, kernel_name, out);
+        return;
+    }
+    if (key->cfg.pre) {
+        emit_pre(key, kernel_name, out);
         return;
     }
     jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);

@@ -199,8 +199,18 @@ static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint
            (bufs * 64 * cfg->epi_bytes * subs + (row_scales + 15) / 16 * 16 + block_scales);
 }
 
+/* sm90_nvfp4_pre.cu: the weight's stages (codes and B's scales), the
+ * activation's piece slots, two mbarriers each. */
+static uint32_t pre_smem_bytes(const jg__gemm_config *cfg, uint32_t stages, uint32_t slots)
+{
+    return SM90_ALIGN_PAD + stages * (cfg->block_n * 128 + SM90_NVFP4_SF_BYTES / 2 + 16) +
+           slots * (cfg->block_m * 128 + 16);
+}
+
 uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint32_t scale)
 {
+    if (cfg->pre)
+        return pre_smem_bytes(cfg, cfg->stages, cfg->expand_bufs);
     return SM90_ALIGN_PAD + epilogue_bytes(cfg, d_type, scale) + expand_bytes(cfg) +
            cfg->stages * (stage_bytes(cfg) + 16);
 }
@@ -468,12 +478,147 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
     return found;
 }
 
-/* NVFP4: swap-AB for decode rows, else the table's tiles, cluster 1
- * (JITGEMM_TILE's M and N apply). */
+uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_rows,
+                        jg__pre_chunk *out, uint32_t max)
+{
+    if (chunk_rows == 0 || chunk_rows > JG_PRE_CHUNK_MAX)
+        chunk_rows = JG_PRE_CHUNK_MAX;
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+        if (group_m[g] <= 0)
+            continue;
+        /* near-equal pieces: 300 rows as 150 + 150, not 256 + 44 */
+        const uint64_t rows = (uint64_t)group_m[g];
+        const uint64_t parts = jg__ceil_div(rows, chunk_rows);
+        if (n + parts > max) { /* too many to bake: only count them */
+            n += (uint32_t)(parts < (uint64_t)UINT32_MAX - n ? parts : UINT32_MAX - n);
+            max = 0;
+            continue;
+        }
+        for (uint64_t i = 0, row0 = 0; i < parts; ++i) {
+            const uint64_t r = rows / parts + (i < rows % parts);
+            out[n++] = (jg__pre_chunk){g, (uint32_t)row0, (uint32_t)r};
+            row0 += r;
+        }
+    }
+    /* tallest first; a stable insertion sort keeps groups and rows in order */
+    for (uint32_t i = 1; i < n && i < max; ++i) {
+        const jg__pre_chunk c = out[i];
+        uint32_t j = i;
+        for (; j > 0 && out[j - 1].rows < c.rows; --j)
+            out[j] = out[j - 1];
+        out[j] = c;
+    }
+    return n;
+}
+
+/* A tile's cost: its rows rounded up to wgmma's step, but at least 128 (a
+ * shorter tile still streams and dequantizes its 128 weight rows: on H100,
+ * 8 groups of 64 rows took 0.77 of the time of 8 of 128), plus 16 for its
+ * fill and stores. */
+static uint64_t pre_tile_cost(uint32_t rows)
+{
+    const uint32_t n = (rows + 7) / 8 * 8;
+    return (n > 128 ? n : 128) + 16;
+}
+
+uint64_t jg__pre_balance(const jg__pre_chunk *chunks, uint32_t n, uint32_t tiles_n, uint32_t grid,
+                         uint16_t *cta_of)
+{
+    uint64_t load[JG_PRE_MAX_GRID] = {0}, most = 0;
+    if (grid == 0 || grid > JG_PRE_MAX_GRID)
+        return UINT64_MAX;
+    for (uint32_t t = 0; t < n * tiles_n; ++t) {
+        uint32_t best = 0;
+        for (uint32_t c = 1; c < grid; ++c)
+            if (load[c] < load[best])
+                best = c;
+        load[best] += pre_tile_cost(chunks[t / tiles_n].rows);
+        if (load[best] > most)
+            most = load[best];
+        if (cta_of)
+            cta_of[t] = (uint16_t)best;
+    }
+    return most;
+}
+
+uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_t k)
+{
+    uint64_t rows = 0;
+    for (uint32_t g = 0; g < groups; ++g)
+        rows += group_m[g] > 0 ? (uint64_t)group_m[g] : 0;
+    return rows * jg__ceil_div((uint64_t)k, 64) * 64 * 2;
+}
+
+enum {
+    SM90_PRE_STAGES = 3,    /* the weight's (5 with 4 slots: no faster on H100) */
+    SM90_PRE_MAX_SLOTS = 8, /* activation pieces in the ring, at most */
+    SM90_PRE_MIN_SLOTS = 4,
+};
+
+/* NVFP4, list layout, with a workspace: sm90_nvfp4_pre.cu, where the
+ * chunks and tiles fit its baked tables. */
+static size_t search_nvfp4_pre(const jg__target *t, const jg__problem_key *p,
+                               jg__gemm_config *out, estimate *est, size_t max)
+{
+    if ((t->force_n && t->force_n != 128) || (t->force_k && t->force_k != SM90_NVFP4_BLOCK_K))
+        return 0;
+    /* Chunks of up to 256, 128 or 64 rows, whichever balances best: fewer
+     * tiles than SMs leave SMs idle (the seeds' third case, 192 + 320 rows
+     * by 3072, makes 72 tiles of up to 256 rows, 120 of up to 128). */
+    jg__pre_chunk chunks[JG_PRE_MAX_CHUNKS];
+    const uint32_t tiles_n = (uint32_t)jg__ceil_div((uint64_t)p->n, 128);
+    uint32_t rows = 0, grid = 0;
+    uint64_t best = UINT64_MAX;
+    for (uint32_t r = JG_PRE_CHUNK_MAX; r >= 64; r /= 2) {
+        const uint32_t nr = jg__pre_chunks(p->group_m, p->groups, r, chunks, JG_PRE_MAX_CHUNKS);
+        const uint64_t tiles = (uint64_t)nr * tiles_n;
+        if (nr == 0 || nr > JG_PRE_MAX_CHUNKS || tiles > JG_PRE_MAX_TILES)
+            continue;
+        const uint64_t sms = (uint64_t)t->sm_count;
+        const uint32_t g = (uint32_t)(tiles < sms ? tiles : sms);
+        const uint64_t span = jg__pre_balance(chunks, nr, tiles_n, g, NULL);
+        if (span < best) {
+            best = span;
+            rows = r;
+            grid = g;
+        }
+    }
+    if (!rows)
+        return 0;
+    jg__pre_chunks(p->group_m, p->groups, rows, chunks, JG_PRE_MAX_CHUNKS);
+    jg__gemm_config c = {.block_m = (chunks[0].rows + JG_PRE_BOX - 1) / JG_PRE_BOX * JG_PRE_BOX,
+                         .block_n = 128,
+                         .block_k = SM90_NVFP4_BLOCK_K,
+                         .consumers = 2,
+                         .cluster = 1,
+                         .ab_size = 2, /* the wgmmas' FP16 */
+                         .a_box_m = JG_PRE_BOX,
+                         .stages = SM90_PRE_STAGES,
+                         .pre = grid,
+                         .pre_rows = rows};
+    uint32_t slots = SM90_PRE_MAX_SLOTS;
+    while (slots >= SM90_PRE_MIN_SLOTS &&
+           pre_smem_bytes(&c, c.stages, slots) > (uint32_t)t->smem_per_block)
+        --slots;
+    if (slots < SM90_PRE_MIN_SLOTS)
+        return 0;
+    c.expand_bufs = slots;
+    estimate e = estimate_time(t, p, &c, 0.85, 1.0);
+    size_t found = 0;
+    keep_best(out, est, &found, max, &c, &e);
+    return found;
+}
+
+/* NVFP4: swap-AB for decode rows; the list layout with a workspace, its
+ * kernel; else the table's tiles, cluster 1 (JITGEMM_TILE's M and N apply). */
 static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                            estimate *est, size_t max)
 {
     size_t found = 0;
+    if (p->layout == JG_GROUPED_LIST && (p->flags & JG_GROUPED_WORKSPACE) &&
+        (found = search_nvfp4_pre(t, p, out, est, max)))
+        return found;
     if (!p->groups && p->m <= SM90_NVFP4_SWAP_MAX_M &&
         (found = search_nvfp4_swap(t, p, out, est, max)))
         return found;
@@ -602,7 +747,12 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[160] = "";
-        if (out->swap)
+        if (out->pre)
+            snprintf(fp4, sizeof fp4,
+                     " (nvfp4 with a workspace: the activation dequantized once per launch, the "
+                     "weight in registers; %u slots of %u activation rows, %u CTAs)",
+                     out->expand_bufs, out->block_m, out->pre);
+        else if (out->swap)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4 swap-AB: the weight dequantized in registers on wgmma's M side, "
                      "the activation expanded to FP16 in %u pieces of 64 of K)",

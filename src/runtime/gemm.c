@@ -78,7 +78,9 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
     plan->threads = jg__gemm_threads(&cfg);
     pthread_mutex_init(&plan->tmap_lock, NULL);
     plan->max_clusters = resident_clusters(ctx, &cfg, kernel);
-    plan->grid = jg__gemm_grid(plan, pk->m);
+    plan->grid = cfg.pre ? cfg.pre : jg__gemm_grid(plan, pk->m); /* pre: its baked schedule's */
+    if (cfg.pre)
+        plan->workspace_bytes = jg__pre_workspace_bytes(pk->group_m, pk->groups, pk->k);
     if (pk->layout == JG_GROUPED_LIST) {
         plan->list_params = aligned_alloc(64, pk->a_type == JG_NVFP4
                                                    ? JG_LIST_NVFP4_SIZE(pk->groups)
@@ -202,5 +204,14 @@ jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out)
     out->smem_bytes = plan->kernel->smem_bytes;
     out->key_hash[0] = plan->kernel->key.lo;
     out->key_hash[1] = plan->kernel->key.hi;
+    return JG_OK;
+}
+
+jg_status jg_plan_workspace_bytes(const jg_plan *plan, size_t *out)
+{
+    if (!plan || !out)
+        return jg__fail(plan ? plan->ctx : NULL, JG_ERR_NULL_POINTER, "%s is NULL",
+                        plan ? "out" : "plan");
+    *out = (size_t)plan->workspace_bytes;
     return JG_OK;
 }

@@ -115,6 +115,21 @@ jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream s
                                                 : check_device_args(ctx, p, args);
     if (st != JG_OK)
         return st;
+    if (plan->workspace_bytes) { /* only plans of problems with JG_GROUPED_WORKSPACE */
+        if (!args->workspace)
+            return jg__fail(ctx, JG_ERR_NULL_POINTER,
+                            "args.workspace is NULL: this plan needs %llu bytes "
+                            "(jg_plan_workspace_bytes)",
+                            (unsigned long long)plan->workspace_bytes);
+        if ((uintptr_t)args->workspace % 16)
+            return jg__fail(ctx, JG_ERR_MISALIGNED, "args.workspace = %p is not 16-byte aligned",
+                            args->workspace);
+        if (args->workspace_bytes < plan->workspace_bytes)
+            return jg__fail(ctx, JG_ERR_INVALID,
+                            "args.workspace_bytes = %zu: this plan needs %llu "
+                            "(jg_plan_workspace_bytes)",
+                            args->workspace_bytes, (unsigned long long)plan->workspace_bytes);
+    }
     if (ctx->offline)
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);

@@ -156,37 +156,61 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
     return st;
 }
 
-/* cuLaunchKernelEx of the plan's kernel with one parameter block. */
-jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid, uint32_t threads,
-                            uint32_t cluster, void *kargs, jg_stream stream)
+/* One launch of fn: a grid of grid_x x grid_y CTAs, clusters of `cluster`
+ * along x (when more than 1); `dependent`: a programmatic dependent of the
+ * stream's previous kernel, which it may overlap until its
+ * griddepcontrol.wait. */
+typedef struct launch_desc {
+    CUfunction fn;
+    const char *name; /* for the log */
+    uint32_t grid_x, grid_y, threads, smem, cluster;
+    bool dependent;
+} launch_desc;
+
+static jg_status launch_fn(jg_context *ctx, const launch_desc *d, void *kargs, jg_stream stream)
 {
-    CUlaunchAttribute attrs[1];
+    CUlaunchAttribute attrs[2];
     unsigned nattrs = 0;
-    if (cluster > 1) {
-        attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attrs[0].value.clusterDim.x = cluster;
-        attrs[0].value.clusterDim.y = 1;
-        attrs[0].value.clusterDim.z = 1;
-        nattrs = 1;
+    memset(attrs, 0, sizeof attrs);
+    if (d->cluster > 1) {
+        attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[nattrs].value.clusterDim.x = d->cluster;
+        attrs[nattrs].value.clusterDim.y = 1;
+        attrs[nattrs].value.clusterDim.z = 1;
+        ++nattrs;
+    }
+    if (d->dependent) {
+        attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs[nattrs].value.programmaticStreamSerializationAllowed = 1;
+        ++nattrs;
     }
     CUlaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = grid;
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = threads;
+    cfg.gridDimX = d->grid_x;
+    cfg.gridDimY = d->grid_y;
+    cfg.gridDimZ = 1;
+    cfg.blockDimX = d->threads;
     cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = k->smem_bytes;
+    cfg.sharedMemBytes = d->smem;
     cfg.hStream = (CUstream)stream;
     cfg.attrs = attrs;
     cfg.numAttrs = nattrs;
     void *params[] = {kargs};
-    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, k->fn, params, NULL);
+    CUresult r = ctx->cu->cuLaunchKernelEx(&cfg, d->fn, params, NULL);
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(ctx, "cuLaunchKernelEx", r);
     if (jg__log_on(&ctx->log, JG_LOGC_LAUNCH))
-        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH, "launched %s: grid %u, %u threads",
-                 k->name, grid, threads);
+        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_LAUNCH, "launched %s: grid %u x %u, %u threads",
+                 d->name, d->grid_x, d->grid_y, d->threads);
     return JG_OK;
+}
+
+/* cuLaunchKernelEx of the plan's kernel with one parameter block. */
+jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid, uint32_t threads,
+                            uint32_t cluster, void *kargs, jg_stream stream)
+{
+    const launch_desc d = {k->fn, k->name, grid, 1, threads, k->smem_bytes, cluster, false};
+    return launch_fn(ctx, &d, kargs, stream);
 }
 
 static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream stream)
@@ -245,30 +269,42 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
 /* The grouped parameter block for one pointer set: per group with rows, the
  * tensor maps of A_g, B_g and D_g, and the C_g and D_g pointers (NVFP4:
  * also the maps of and pointers to A_g's and B_g's block scales). */
-static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS])
+static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS],
+                             const void *workspace)
 {
     const jg__problem_key *p = &plan->problem;
     const uint32_t G = p->groups;
-    const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
+    const uint32_t epi_cols =
+        plan->cfg.epi_bytes ? plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type) : 16;
     unsigned char *buf = plan->list_params;
-    const bool fp4 = p->a_type == JG_NVFP4;
+    const bool fp4 = p->a_type == JG_NVFP4, pre = plan->cfg.pre;
     memset(buf, 0, fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G));
+    if (pre) { /* a[0]: the workspace, FP16 [rows of all groups, k rounded up to 64] */
+        const uint64_t k64 = jg__ceil_div((uint64_t)p->k, 64) * 64;
+        const uint64_t rows = jg__pre_workspace_bytes(p->group_m, G, p->k) / (2 * k64);
+        jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)), JG_FP16,
+                                          workspace, rows, k64, k64, plan->cfg.a_box_m, 64);
+        if (st != JG_OK)
+            return st;
+    }
     for (uint32_t g = 0; g < G; ++g) {
         const uint64_t rows = (uint64_t)p->group_m[g];
         if (!rows)
             continue;
-        jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
-                                          map_type(p), ptrs[0][g], rows, map_cols(p, p->k),
-                                          map_cols(p, p->lda), plan->cfg.a_box_m, box_k(p));
+        jg_status st = JG_OK;
+        if (!pre) /* (pre: the pre-pass reads A through pointers) */
+            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
+                                    map_type(p), ptrs[0][g], rows, map_cols(p, p->k),
+                                    map_cols(p, p->lda), plan->cfg.a_box_m, box_k(p));
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g,
                                     map_type(p), ptrs[1][g], (uint64_t)p->n, map_cols(p, p->k),
                                     map_cols(p, p->ldb), b_box_rows(plan), box_k(p));
-        if (st == JG_OK)
+        if (st == JG_OK && !pre) /* (pre: D is stored through pointers) */
             st =
                 jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,
                                    ptrs[3][g], rows, d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
-        if (st == JG_OK && fp4)
+        if (st == JG_OK && fp4 && !pre)
             st = sf_map(plan, (jg_tmap *)(buf + JG_LIST_OFF_ASF(G)) + g, p->a_sf_layout,
                         ptrs[4][g], rows, plan->cfg.a_box_m);
         if (st == JG_OK && fp4)
@@ -286,6 +322,36 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
     memcpy(buf + JG_LIST_OFF_LDC(G), &p->ldc, sizeof p->ldc);
     memcpy(buf + JG_LIST_OFF_LDD(G), &p->ldd, sizeof p->ldd);
     return JG_OK;
+}
+
+/* sm90_nvfp4_pre.cu: the pre-pass (A into the workspace: a CTA per 256
+ * items of a group, two items a 64-element piece of a row), then the GEMM
+ * as its programmatic dependent, on the parameter block built. */
+static jg_status pre_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)
+{
+    const jg__problem_key *p = &plan->problem;
+    const uint32_t G = p->groups;
+    unsigned char dq[JG_PRE_DQ_SIZE(JG_GROUPED_MAX_NVFP4_GROUPS)];
+    memset(dq, 0, sizeof dq);
+    uint64_t most = 0;
+    for (uint32_t g = 0; g < G; ++g) {
+        if (!p->group_m[g])
+            continue;
+        memcpy(dq + JG_PRE_DQ_OFF_A(G) + 8 * g, &args->a[g], sizeof(void *));
+        memcpy(dq + JG_PRE_DQ_OFF_SF(G) + 8 * g, &args->a_sfs[g], sizeof(void *));
+        if ((uint64_t)p->group_m[g] > most)
+            most = (uint64_t)p->group_m[g];
+    }
+    const int64_t lda_bytes = p->lda / 2;
+    memcpy(dq + JG_PRE_DQ_OFF_WS(G), &args->workspace, sizeof(void *));
+    memcpy(dq + JG_PRE_DQ_OFF_LDA(G), &lda_bytes, sizeof lda_bytes);
+    const jg__kernel *k = plan->kernel;
+    const uint64_t items = most * jg__ceil_div((uint64_t)p->k, 64) * 2; /* the tallest group's */
+    const launch_desc pre = {k->fn_pre, k->name, (uint32_t)jg__ceil_div(items, 256), G, 256, 0, 1,
+                             false};
+    jg_status st = launch_fn(plan->ctx, &pre, dq, stream);
+    const launch_desc gemm = {k->fn, k->name, plan->grid, 1, plan->threads, k->smem_bytes, 1, true};
+    return st != JG_OK ? st : launch_fn(plan->ctx, &gemm, plan->list_params, stream);
 }
 
 /* Under the plan's lock: the block is rebuilt only for a new pointer set,
@@ -313,12 +379,14 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
         }
     }
     jg_status st = JG_OK;
+    const void *ws = plan->cfg.pre ? args->workspace : NULL;
     pthread_mutex_lock(&plan->tmap_lock);
-    if (!plan->list_ready || memcmp(ptrs, plan->list_ptrs, used)) {
+    if (!plan->list_ready || memcmp(ptrs, plan->list_ptrs, used) || ws != plan->list_ws) {
         plan->list_ready = false;
-        st = list_params(plan, ptrs);
+        st = list_params(plan, ptrs, ws);
         if (st == JG_OK) {
             memcpy(plan->list_ptrs, ptrs, used);
+            plan->list_ws = ws;
             plan->list_ready = true;
         }
     }
@@ -332,7 +400,8 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
             memcpy(plan->list_params + JG_LIST_OFF_ASCALE(G) + 8 * g, &sa, sizeof sa);
             memcpy(plan->list_params + JG_LIST_OFF_BSCALE(G) + 8 * g, &sb, sizeof sb);
         }
-        st = launch(plan, plan->grid, plan->list_params, stream);
+        st = plan->cfg.pre ? pre_launch(plan, args, stream)
+                           : launch(plan, plan->grid, plan->list_params, stream);
     }
     pthread_mutex_unlock(&plan->tmap_lock);
     return st;

@@ -114,8 +114,9 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
 {
     if (!p)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
-    if (p->flags)
-        return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: no grouped flags exist yet", p->flags);
+    if (p->flags & ~(uint32_t)JG_GROUPED_WORKSPACE)
+        return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: unknown bits 0x%x", p->flags,
+                        p->flags & ~(uint32_t)JG_GROUPED_WORKSPACE);
     if (p->layout < JG_GROUPED_LIST || p->layout > JG_GROUPED_MASKED)
         return jg__fail(ctx, JG_ERR_INVALID, "layout %d: not a jg_grouped_layout", (int)p->layout);
     const bool list = p->layout == JG_GROUPED_LIST;

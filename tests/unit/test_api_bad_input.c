@@ -341,6 +341,13 @@ static jg_status n_info_plan(void)
 }
 static jg_status n_info_out(void) { return jg_plan_get_info(fx.baked, NULL); }
 static jg_status n_info_both(void) { return jg_plan_get_info(NULL, NULL); }
+static jg_status n_ws_plan(void)
+{
+    size_t bytes = 0;
+    return jg_plan_workspace_bytes(NULL, &bytes);
+}
+static jg_status n_ws_out(void) { return jg_plan_workspace_bytes(fx.baked, NULL); }
+static jg_status n_ws_both(void) { return jg_plan_workspace_bytes(NULL, NULL); }
 
 static const struct {
     const char *what;
@@ -365,6 +372,9 @@ static const struct {
     {"jg_plan_get_info(NULL, &info)", n_info_plan, false, "plan is NULL"},
     {"jg_plan_get_info(plan, NULL)", n_info_out, true, "out is NULL"},
     {"jg_plan_get_info(NULL, NULL)", n_info_both, false, "plan is NULL"},
+    {"jg_plan_workspace_bytes(NULL, &n)", n_ws_plan, false, "plan is NULL"},
+    {"jg_plan_workspace_bytes(plan, NULL)", n_ws_out, true, "out is NULL"},
+    {"jg_plan_workspace_bytes(NULL, NULL)", n_ws_both, false, "plan is NULL"},
 };
 
 static void test_null_pointers(void)
@@ -594,7 +604,7 @@ static void test_run_args(void)
     CHECK(compiles() == before, "runs compiled %llu kernels", (unsigned long long)(compiles() - before));
 }
 
-/* ---- jg_plan_get_info and jg_context_get_stats on good input ------------------------------- */
+/* ---- jg_plan_get_info, jg_plan_workspace_bytes, jg_context_get_stats on good input ---- */
 
 static void test_good_queries(void)
 {
@@ -605,6 +615,10 @@ static void test_good_queries(void)
               info.threads > 0 && info.block_m > 0 && info.smem_bytes > 0,
           "plan info: name %s, origin %d, threads %u", info.kernel_name ? info.kernel_name : "(null)",
           (int)info.origin, info.threads);
+    /* Dense plans need no workspace. */
+    size_t bytes = 12345;
+    CHECK(jg_plan_workspace_bytes(fx.generic, &bytes) == JG_OK && bytes == 0,
+          "jg_plan_workspace_bytes of a dense plan: %zu", bytes);
     jg_context_stats s;
     CHECK(jg_context_get_stats(fx.ctx, &s) == JG_OK, "jg_context_get_stats");
     CHECK(s.plans_compiled == 2 && s.compile_failures == 0 && s.plans_disk == 0,

@@ -1,6 +1,8 @@
 /* Grouped GEMM (list layout) without a GPU: the validation table, what the
- * kernel key depends on, the plan cache, and every argument check of
- * jg_grouped_run (an offline context refuses to launch only after them). */
+ * kernel key depends on, the plan cache, every argument check of
+ * jg_grouped_run (an offline context refuses to launch only after them),
+ * and JG_GROUPED_WORKSPACE: the plans that need a workspace and its checks. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,8 +59,14 @@ static void test_validation(jg_context *ctx)
         {"masked, 2^31 rows", {.layout = JG_GROUPED_MASKED, .groups = 2, .m_max = 1 << 30},
          JG_ERR_TOO_LARGE, "m_max"},
         {"layout 9", {.layout = 9, .groups = 1, .m = seed1_m}, JG_ERR_INVALID, "layout"},
-        {"flags", {.flags = 1, .layout = JG_GROUPED_LIST, .groups = 1, .m = seed1_m},
+        {"flags bit 5", {.flags = 1u << 5, .layout = JG_GROUPED_LIST, .groups = 1, .m = seed1_m},
          JG_ERR_INVALID, "flags"},
+        /* an unknown bit next to the known one, on an otherwise valid problem */
+        {"flags workspace | bit 5",
+         {.flags = JG_GROUPED_WORKSPACE | 1u << 5, .layout = JG_GROUPED_LIST,
+          .a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .groups = 1, .m = seed1_m,
+          .n = 64, .k = 64},
+         JG_ERR_INVALID, "0x20"},
     };
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         jg_plan *plan = (jg_plan *)&rows[i];
@@ -142,6 +150,154 @@ static void test_run_checks(jg_context *ctx, jg_plan *plan)
     if (sparse)
         expect(ctx, "empty group's NULLs", jg_grouped_run(sparse, &args, NULL), JG_ERR_OFFLINE,
                "offline");
+}
+
+/* The seeds' first case with NVFP4 operands, swizzled scales. */
+static jg_grouped_problem nvfp4_seed1(uint32_t flags)
+{
+    jg_grouped_problem p = seed1();
+    p.flags = flags;
+    p.a_type = p.b_type = JG_NVFP4;
+    p.scale = JG_SCALE_NVFP4;
+    p.a_sf_layout = p.b_sf_layout = JG_SF_SWIZZLED_128X4;
+    return p;
+}
+
+static uint64_t compiled(const jg_context *ctx)
+{
+    jg_context_stats s;
+    memset(&s, 0xff, sizeof s);
+    jg_context_get_stats(ctx, &s);
+    return s.plans_compiled;
+}
+
+/* The plan's info and workspace bytes (without a plan: kernel name "",
+ * SIZE_MAX bytes). */
+static size_t plan_workspace(jg_plan *plan, const char *what, jg_plan_info *info)
+{
+    size_t bytes = SIZE_MAX;
+    memset(info, 0, sizeof *info);
+    info->kernel_name = "";
+    if (!plan)
+        return bytes;
+    CHECK(jg_plan_get_info(plan, info) == JG_OK, "%s: info", what);
+    CHECK(jg_plan_workspace_bytes(plan, &bytes) == JG_OK, "%s: workspace bytes", what);
+    return bytes;
+}
+
+/* Fake device addresses (16-byte aligned, apart) for 8 groups' operands,
+ * global scales and block scales in the list layout. */
+typedef struct fake_list {
+    const void *a[8], *b[8], *a_sf[8], *b_sf[8];
+    const float *sa[8], *sb[8];
+    void *d[8];
+} fake_list;
+
+static jg_grouped_args fake_args(fake_list *f)
+{
+    for (int g = 0; g < 8; ++g) {
+        f->a[g] = (void *)(uintptr_t)(0x100000 * (g + 1));
+        f->b[g] = (void *)(uintptr_t)(0x100000 * (g + 9));
+        f->d[g] = (void *)(uintptr_t)(0x100000 * (g + 17));
+        f->a_sf[g] = (void *)(uintptr_t)(0x100000 * (g + 25));
+        f->b_sf[g] = (void *)(uintptr_t)(0x100000 * (g + 33));
+        f->sa[g] = f->sb[g] = (const float *)(uintptr_t)(0x100000 * (g + 41));
+    }
+    jg_grouped_args args = {.a = f->a, .b = f->b, .d = f->d, .alpha = 1, .a_scales = f->sa,
+                            .b_scales = f->sb, .a_sfs = f->a_sf, .b_sfs = f->b_sf};
+    return args;
+}
+
+/* jg_grouped_run's workspace checks on a plan that needs `need` bytes:
+ * after the pointer checks, before the offline refusal. */
+static void workspace_run_checks(jg_context *ctx, jg_plan *plan, size_t need)
+{
+    fake_list f;
+    jg_grouped_args args = fake_args(&f);
+    void *const ws = (void *)(uintptr_t)0x40000000;
+    args.workspace = ws;
+    args.workspace_bytes = need;
+    expect(ctx, "workspace given", jg_grouped_run(plan, &args, NULL), JG_ERR_OFFLINE, "offline");
+    args.workspace_bytes = need + 4096;
+    expect(ctx, "a larger workspace", jg_grouped_run(plan, &args, NULL), JG_ERR_OFFLINE,
+           "offline");
+    args.workspace = NULL;
+    expect(ctx, "workspace NULL", jg_grouped_run(plan, &args, NULL), JG_ERR_NULL_POINTER,
+           "workspace");
+    args.workspace = (char *)ws + 8;
+    expect(ctx, "workspace + 8", jg_grouped_run(plan, &args, NULL), JG_ERR_MISALIGNED,
+           "args.workspace");
+    args.workspace = ws;
+    args.workspace_bytes = need - 1;
+    expect(ctx, "workspace_bytes one short", jg_grouped_run(plan, &args, NULL), JG_ERR_INVALID,
+           "workspace_bytes");
+    args.workspace_bytes = 0;
+    expect(ctx, "workspace_bytes 0", jg_grouped_run(plan, &args, NULL), JG_ERR_INVALID,
+           "workspace_bytes");
+    /* The operands' checks still come first. */
+    args.workspace_bytes = need;
+    f.a_sf[6] = NULL;
+    expect(ctx, "a_sfs[6] NULL, workspace fine", jg_grouped_run(plan, &args, NULL),
+           JG_ERR_NULL_POINTER, "args.a_sfs[6]");
+}
+
+/* JG_GROUPED_WORKSPACE: NVFP4 list problems plan the pre kernel, whose
+ * launches need every group's rows x k rounded up to 64 in FP16; without
+ * the flag the kernel is the expanding one and no workspace is read;
+ * other types ignore the flag (the same kernel as without it). */
+static void test_workspace(jg_context *ctx, jg_plan *bf16_seed1)
+{
+    jg_grouped_problem p = nvfp4_seed1(JG_GROUPED_WORKSPACE);
+    jg_plan *pre = NULL, *plain = NULL, *bf16 = NULL;
+    CHECK(jg_grouped_plan(ctx, &p, &pre) == JG_OK, "nvfp4 seed1 with a workspace: %s",
+          jg_context_last_error(ctx));
+    jg_plan_info info;
+    size_t bytes = plan_workspace(pre, "nvfp4 with the flag", &info);
+    const size_t want = (size_t)(80 + 176 + 128 + 72 + 64 + 248 + 96 + 160) * 7168 * 2;
+    CHECK(strstr(info.kernel_name, "_pre") && !strncmp(info.kernel_name, "jg_glist8_nvfp4_", 16),
+          "nvfp4 with the flag: kernel %s", info.kernel_name);
+    CHECK(bytes == want && bytes == jg__pre_workspace_bytes(seed1_m, 8, 7168),
+          "nvfp4 with the flag: %zu workspace bytes, expected %zu", bytes, want);
+    if (pre)
+        workspace_run_checks(ctx, pre, want);
+
+    p.flags = 0;
+    const uint64_t before = compiled(ctx);
+    CHECK(jg_grouped_plan(ctx, &p, &plain) == JG_OK, "nvfp4 seed1: %s", jg_context_last_error(ctx));
+    CHECK(plain != pre && compiled(ctx) == before + 1, "without the flag: %s plan, %llu compiles",
+          plain == pre ? "the same" : "another", (unsigned long long)(compiled(ctx) - before));
+    bytes = plan_workspace(plain, "nvfp4 without the flag", &info);
+    CHECK(bytes == 0 && plain && !strstr(info.kernel_name, "_pre"),
+          "nvfp4 without the flag: kernel %s, %zu workspace bytes", info.kernel_name, bytes);
+    fake_list f;
+    if (plain) { /* the workspace fields are not read */
+        jg_grouped_args args = fake_args(&f);
+        args.workspace = (void *)(uintptr_t)0x300008;
+        args.workspace_bytes = 1;
+        expect(ctx, "no flag, odd workspace", jg_grouped_run(plain, &args, NULL), JG_ERR_OFFLINE,
+               "offline");
+    }
+
+    /* BF16 with the flag: a plan of its own, the kernel of the plan without. */
+    jg_grouped_problem q = seed1();
+    q.flags = JG_GROUPED_WORKSPACE;
+    const uint64_t before_bf16 = compiled(ctx);
+    CHECK(jg_grouped_plan(ctx, &q, &bf16) == JG_OK, "bf16 seed1 with the flag: %s",
+          jg_context_last_error(ctx));
+    bytes = plan_workspace(bf16, "bf16 with the flag", &info);
+    jg_plan_info plain_info;
+    CHECK(bytes == 0 && bf16 && !strstr(info.kernel_name, "_pre"),
+          "bf16 with the flag: kernel %s, %zu workspace bytes", info.kernel_name, bytes);
+    if (bf16 && bf16_seed1 && jg_plan_get_info(bf16_seed1, &plain_info) == JG_OK)
+        CHECK(!memcmp(info.key_hash, plain_info.key_hash, sizeof info.key_hash) &&
+                  compiled(ctx) == before_bf16,
+              "bf16: the flag changed the kernel (%s, was %s) or compiled one",
+              info.kernel_name, plain_info.kernel_name);
+    if (bf16) { /* no workspace needed: NULL is fine */
+        jg_grouped_args args = fake_args(&f);
+        expect(ctx, "bf16 with the flag, no workspace", jg_grouped_run(bf16, &args, NULL),
+               JG_ERR_OFFLINE, "offline");
+    }
 }
 
 /* Contiguous and masked plans (rows read on the device) and their checks. */
@@ -299,6 +455,7 @@ int main(void)
     jg_plan *plan = test_plans(ctx);
     if (plan)
         test_run_checks(ctx, plan);
+    test_workspace(ctx, plan);
     test_device_layouts(ctx);
     test_hints(ctx);
     jg_gemm_problem dp = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,

@@ -13,7 +13,8 @@
 #include "jg_internal.h"
 #include "jg_test.h"
 
-static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128, 2, 0, 0, 0, 0, 0};
+static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128, 2,
+                                          0,   0,   0,  0, 0, 0, 0};
 
 static jg_gemm_problem base_problem(void)
 {
@@ -127,6 +128,8 @@ MUTATION(swap, c->swap = 1)
 MUTATION(promote_chunk, c->promote_chunk = 8)
 MUTATION(a_scales_smem, c->a_scales_smem = 1)
 MUTATION(ffma_reuse, c->ffma_reuse = 1)
+MUTATION(pre, c->pre = 132)
+MUTATION(pre_rows, c->pre_rows = 128)
 MUTATION(scale, p->scale = JG_SCALE_TENSOR)
 #define JG_NVFP4_PROBLEM(sfa, sfb)                                                            \
     (p->a_type = p->b_type = JG_NVFP4, p->scale = JG_SCALE_NVFP4, p->a_sf_layout = (sfa),      \
@@ -148,7 +151,8 @@ static const struct {
     {"cfg.a_box_m", mut_a_box_m}, {"cfg.ab_size", mut_ab_size},
     {"cfg.expand_bufs", mut_expand_bufs}, {"cfg.swap", mut_swap},
     {"cfg.promote_chunk", mut_promote_chunk}, {"cfg.a_scales_smem", mut_a_scales_smem},
-    {"cfg.ffma_reuse", mut_ffma_reuse}, {"scale", mut_scale},
+    {"cfg.ffma_reuse", mut_ffma_reuse}, {"cfg.pre", mut_pre},
+    {"cfg.pre_rows", mut_pre_rows}, {"scale", mut_scale},
     {"nvfp4", mut_nvfp4},     {"a_sf_layout", mut_a_sf_layout}, {"b_sf_layout", mut_b_sf_layout},
 };
 

@@ -3,7 +3,8 @@
  * as `sass`: every configuration the planner emits over a grid of shapes is
  * compiled and disassembled (argv[1] = cuobjdump), and its SASS must hold
  * HGMMA and no local-memory traffic (LDL/STL: spills or a run-time-indexed
- * register array). Exits 77 when the SASS test has no cuobjdump. */
+ * register array) in any of the module's functions. Exits 77 when the SASS
+ * test has no cuobjdump. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,15 +64,40 @@ static char *disassemble(const char *cuobjdump, const char *flag, const jg__buf 
     return out.data;
 }
 
-/* No local-memory traffic (spills, run-time-indexed arrays), no stack.
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, what)) != NULL; p += strlen(what))
+        ++n;
+    return n;
+}
+
+/* How many times `field` (e.g. "LOCAL:") stands in text, and how many of
+ * those are followed by a value other than 0. */
+static int field_count(const char *text, const char *field, int *nonzero)
+{
+    int n = 0;
+    *nonzero = 0;
+    for (const char *p = text; p && (p = strstr(p, field)) != NULL; p += strlen(field), ++n)
+        *nonzero += atoi(p + strlen(field)) != 0;
+    return n;
+}
+
+/* No local-memory traffic (spills, run-time-indexed arrays), no stack, in
+ * any of the module's functions (cuobjdump -res-usage: a line each).
  * Returns the SASS (to free) for further checks. */
 static char *check_no_local(const char *cuobjdump, const char *name, const jg__buf *cubin)
 {
     char *sass = disassemble(cuobjdump, "-sass", cubin);
     char *res = disassemble(cuobjdump, "-res-usage", cubin);
     CHECK(sass && !strstr(sass, "LDL") && !strstr(sass, "STL"), "%s: local-memory traffic", name);
-    CHECK(res && strstr(res, "STACK:0") && strstr(res, "LOCAL:0"), "%s: stack or local use: %s",
-          name, res ? res : "(no output)");
+    int stack_used, local_used;
+    const int functions = res ? count_of(res, " Function ") : 0;
+    const int stacks = res ? field_count(res, "STACK:", &stack_used) : 0;
+    const int locals = res ? field_count(res, "LOCAL:", &local_used) : 0;
+    CHECK(functions > 0 && stacks == functions && locals == functions && !stack_used &&
+              !local_used,
+          "%s: stack or local use: %s", name, res ? res : "(no output)");
     free(res);
     return sass;
 }
@@ -89,12 +115,36 @@ static bool has_register_a_hgmma(const char *sass)
     return false;
 }
 
-static int count_of(const char *text, const char *what)
+/* sm90_nvfp4_pre.cu: the module holds the GEMM and its pre-pass (name +
+ * JG_PRE_DQ_SUFFIX), and the GEMM one wgmma variant per distinct chunk
+ * height rounded up to 8 (wgmma's N), no other. */
+static void check_pre_sass(const char *name, const jg__gemm_key *key, const char *sass)
 {
-    int n = 0;
-    for (const char *p = text; p && (p = strstr(p, what)) != NULL; p += strlen(what))
-        ++n;
-    return n;
+    char fn[192];
+    snprintf(fn, sizeof fn, "Function : %s\n", name);
+    CHECK(sass && strstr(sass, fn), "%s: no GEMM function in the module", name);
+    snprintf(fn, sizeof fn, "Function : %s" JG_PRE_DQ_SUFFIX "\n", name);
+    CHECK(sass && strstr(sass, fn), "%s: no pre-pass %s" JG_PRE_DQ_SUFFIX " in the module", name,
+          name);
+    jg__pre_chunk chunks[JG_PRE_MAX_CHUNKS];
+    const uint32_t n = jg__pre_chunks(key->group_m, key->groups, key->cfg.pre_rows, chunks,
+                                      JG_PRE_MAX_CHUNKS);
+    bool wanted[JG_PRE_CHUNK_MAX / 8 + 1] = {false};
+    for (uint32_t c = 0; c < n && c < JG_PRE_MAX_CHUNKS; ++c) {
+        const uint32_t width = (chunks[c].rows + 7) / 8 * 8;
+        char shape[48];
+        snprintf(shape, sizeof shape, "HGMMA.64x%ux16.", width);
+        CHECK(sass && strstr(sass, shape), "%s: chunk %u (%u rows) has no %s", name, c,
+              chunks[c].rows, shape);
+        wanted[width / 8] = true;
+    }
+    for (const char *p = sass; p && (p = strstr(p, "HGMMA.64x")) != NULL; ++p) {
+        const unsigned width = (unsigned)atoi(p + 9);
+        const bool ok = width % 8 == 0 && width / 8 < JG_ARRAY_LEN(wanted) && wanted[width / 8];
+        CHECK(ok, "%s: HGMMA.64x%u, a width no chunk has", name, width);
+        if (!ok)
+            break;
+    }
 }
 
 static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
@@ -122,6 +172,8 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
               "%s: %d GPU-scope fences (a cluster-scope release per stage?)", name,
               sass ? count_of(sass, "MEMBAR.ALL.GPU") : -1);
     }
+    if (key->cfg.pre)
+        check_pre_sass(name, key, sass);
     /* NVFP4, both kernels: A's fragments come from registers (HGMMA's A
      * operand a register, not a descriptor: swap-AB's weight, the expanding
      * kernel's A rows), and each group stays in flight while the next
@@ -193,10 +245,13 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     return n;
 }
 
-/* Plans, compiles and checks the SASS of one problem's kernel. */
-static void check_planned(const char *cuobjdump, const jg__target *t, const jg__problem_key *pk)
+/* Plans, compiles and checks the SASS of one problem's kernel; returns
+ * the planner's configuration. */
+static jg__gemm_config check_planned(const char *cuobjdump, const jg__target *t,
+                                     const jg__problem_key *pk)
 {
     jg__gemm_config cfg;
+    memset(&cfg, 0, sizeof cfg);
     jg__log quiet = {0};
     CHECK(jg__plan_gemm_sm90(t, pk, &quiet, &cfg) == JG_OK, "planning %lldx%lldx%lld",
           (long long)pk->m, (long long)pk->n, (long long)pk->k);
@@ -207,13 +262,54 @@ static void check_planned(const char *cuobjdump, const jg__target *t, const jg__
     if (compile_key(&key, &cubin, &ms) == JG_OK)
         check_sass(cuobjdump, &key, &cubin);
     jg__buf_free(&cubin);
+    return cfg;
 }
 
-static void check_grouped(const char *cuobjdump, const jg__target *t, const jg_grouped_problem *gp)
+static jg__gemm_config check_grouped(const char *cuobjdump, const jg__target *t,
+                                     const jg_grouped_problem *gp)
 {
     jg__problem_key pk;
     jg__grouped_key_make(gp, &pk);
-    check_planned(cuobjdump, t, &pk);
+    return check_planned(cuobjdump, t, &pk);
+}
+
+/* NVFP4 in the list layout with a workspace (sm90_nvfp4_pre.cu): the
+ * seeds' first case; a group past 256 rows (cut in two), one empty, FP32
+ * out plus C; a group cut in three beside one of 8 rows, a partial weight
+ * tile (n 136) and K short of 64 (96); the most groups, 1 to 40 rows each
+ * (five wgmma widths), row-major scales. */
+static void check_nvfp4_pre(const char *cuobjdump)
+{
+    static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+    static const int64_t ragged[3] = {300, 17, 0}, tall[2] = {520, 8};
+    static int64_t ramp[JG_GROUPED_MAX_NVFP4_GROUPS];
+    for (int g = 0; g < JG_GROUPED_MAX_NVFP4_GROUPS; ++g)
+        ramp[g] = g + 1;
+    const struct {
+        const int64_t *m;
+        int32_t groups;
+        int64_t n, k;
+        jg_dtype c, d;
+        jg_sf_layout sf;
+    } cases[] = {
+        {seed1, 8, 4096, 7168, JG_DTYPE_NONE, JG_BF16, JG_SF_SWIZZLED_128X4},
+        {ragged, 3, 1000, 1056, JG_FP32, JG_FP32, JG_SF_SWIZZLED_128X4},
+        {tall, 2, 136, 96, JG_DTYPE_NONE, JG_FP16, JG_SF_SWIZZLED_128X4},
+        {ramp, JG_GROUPED_MAX_NVFP4_GROUPS, 256, 512, JG_BF16, JG_BF16, JG_SF_ROW_MAJOR},
+    };
+    jg__target t;
+    jg_test_h100_target(&t);
+    for (size_t i = 0; i < JG_ARRAY_LEN(cases); ++i) {
+        jg_grouped_problem gp = {.flags = JG_GROUPED_WORKSPACE, .layout = JG_GROUPED_LIST,
+                                 .a_type = JG_NVFP4, .b_type = JG_NVFP4, .c_type = cases[i].c,
+                                 .d_type = cases[i].d, .groups = cases[i].groups,
+                                 .m = cases[i].m, .n = cases[i].n, .k = cases[i].k,
+                                 .scale = JG_SCALE_NVFP4, .a_sf_layout = cases[i].sf,
+                                 .b_sf_layout = cases[i].sf};
+        const jg__gemm_config cfg = check_grouped(cuobjdump, &t, &gp);
+        CHECK(cfg.pre != 0, "nvfp4 pre case %zu (%d groups, n %lld, k %lld): not the pre kernel",
+              i, cases[i].groups, (long long)cases[i].n, (long long)cases[i].k);
+    }
 }
 
 /* NVFP4: the planner's tile over a grid of shapes (decode to large M),
@@ -600,6 +696,7 @@ int main(int argc, char **argv)
     nl.c_type = JG_DTYPE_NONE;
     nl.a_sf_layout = JG_SF_SWIZZLED_128X4;
     check_grouped(cuobjdump, &t, &nl);
+    check_nvfp4_pre(cuobjdump);
     return jg_test_result("sass");
 #else
     (void)argc;
@@ -611,6 +708,7 @@ int main(int argc, char **argv)
     (void)check_planned;
     (void)check_quant_nvfp4;
     (void)check_nvfp4;
+    (void)check_nvfp4_pre;
     (void)check_ffma_reuse;
     test_public_path_with_dump();
     test_compile_error();

@@ -1,7 +1,8 @@
 /* The planner without a GPU: the ranked candidates JITGEMM_TUNE times (the
  * first is the planner's choice, all distinct and fitting, restrictions
- * honoured), A's box for a baked M below the tile, and JITGEMM_TUNE leaving
- * an offline context's plans alone. */
+ * honoured), A's box for a baked M below the tile, JITGEMM_TUNE leaving
+ * an offline context's plans alone, and the NVFP4 list layout with a
+ * workspace (sm90_nvfp4_pre.cu): its chunks, workspace size and config. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,216 @@ static void test_fp8_defaults(void)
     }
 }
 
+/* ---- NVFP4 list layout with a workspace (sm90_nvfp4_pre.cu) ------------- */
+
+/* Each chunk of out[0..n) as "group:row0+rows", for messages. */
+static const char *chunks_text(const jg__pre_chunk *c, uint32_t n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < n && used < cap; ++i)
+        used += (size_t)snprintf(buf + used, cap - used, " %u:%u+%u", c[i].group, c[i].row0,
+                                 c[i].rows);
+    return buf;
+}
+
+/* Each group's rows cut into near-equal chunks of at most chunk_rows (0 or
+ * past 256: 256), empty groups skipped, tallest first (ties: lower group,
+ * then lower row). */
+static void test_pre_chunks(void)
+{
+    static const struct {
+        const char *what;
+        uint32_t groups, chunk_rows;
+        int64_t m[6];
+        uint32_t n;
+        jg__pre_chunk want[8];
+    } rows[] = {
+        {"256 rows: one chunk", 1, 256, {256}, 1, {{0, 0, 256}}},
+        {"257 rows: 129 + 128", 1, 256, {257}, 2, {{0, 0, 129}, {0, 129, 128}}},
+        {"1000 rows: 4 x 250", 1, 256, {1000}, 4, {{0, 0, 250}, {0, 250, 250}, {0, 500, 250},
+                                               {0, 750, 250}}},
+        {"empty groups skipped", 4, 256, {0, 5, 0, 0}, 1, {{1, 0, 5}}},
+        {"no rows at all", 3, 256, {0, 0, 0}, 0, {{0}}},
+        {"300, 17, 0", 3, 256, {300, 17, 0}, 3, {{0, 0, 150}, {0, 150, 150}, {1, 0, 17}}},
+        /* tallest first; equal heights keep the lower group, then row, first */
+        {"ties, stable", 5, 256, {64, 200, 64, 0, 400}, 5,
+         {{1, 0, 200}, {4, 0, 200}, {4, 200, 200}, {0, 0, 64}, {2, 0, 64}}},
+        {"513 rows: 171 x 3, then 1", 2, 256, {1, 513}, 4,
+         {{1, 0, 171}, {1, 171, 171}, {1, 342, 171}, {0, 0, 1}}},
+        /* other heights: 128, 64; 0 and 257 mean 256 */
+        {"300, 17, 0 by 128", 3, 128, {300, 17, 0}, 4,
+         {{0, 0, 100}, {0, 100, 100}, {0, 200, 100}, {1, 0, 17}}},
+        {"130, 64 by 64", 2, 64, {130, 64}, 4, {{1, 0, 64}, {0, 0, 44}, {0, 44, 43}, {0, 87, 43}}},
+        {"300 by 0", 1, 0, {300}, 2, {{0, 0, 150}, {0, 150, 150}}},
+        {"300 by 257", 1, 257, {300}, 2, {{0, 0, 150}, {0, 150, 150}}},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        jg__pre_chunk got[16];
+        memset(got, 0xa5, sizeof got);
+        const uint32_t n = jg__pre_chunks(rows[i].m, rows[i].groups, rows[i].chunk_rows, got,
+                                          JG_ARRAY_LEN(got));
+        char text[256];
+        CHECK(n == rows[i].n, "%s: %u chunks, expected %u:%s", rows[i].what, n, rows[i].n,
+              chunks_text(got, n < 16 ? n : 16, text, sizeof text));
+        for (uint32_t c = 0; c < n && c < rows[i].n; ++c)
+            CHECK(!memcmp(&got[c], &rows[i].want[c], sizeof got[c]),
+                  "%s: chunk %u is %u:%u+%u, expected %u:%u+%u", rows[i].what, c, got[c].group,
+                  got[c].row0, got[c].rows, rows[i].want[c].group, rows[i].want[c].row0,
+                  rows[i].want[c].rows);
+    }
+    /* More chunks than fit: all counted, none written past max. */
+    static const int64_t many[3] = {100, 1000, 40};
+    jg__pre_chunk out[8];
+    memset(out, 0xa5, sizeof out);
+    uint32_t n = jg__pre_chunks(many, 3, 256, out, 3);
+    CHECK(n == 6, "100, 1000, 40 into 3: counted %u, expected 6", n);
+    for (uint32_t c = 3; c < JG_ARRAY_LEN(out); ++c)
+        CHECK(out[c].group == 0xa5a5a5a5u && out[c].row0 == 0xa5a5a5a5u &&
+                  out[c].rows == 0xa5a5a5a5u,
+              "into 3: chunk %u written (%u:%u+%u)", c, out[c].group, out[c].row0, out[c].rows);
+    memset(out, 0xa5, sizeof out);
+    n = jg__pre_chunks(many, 3, 256, out, 0);
+    CHECK(n == 6 && out[0].rows == 0xa5a5a5a5u, "into 0: counted %u, chunk 0 rows %u", n,
+          out[0].rows);
+    /* Exactly max: all written, sorted. */
+    n = jg__pre_chunks(many, 3, 256, out, 6);
+    char text[256];
+    CHECK(n == 6 && out[0].rows == 250 && out[3].rows == 250 && out[4].rows == 100 &&
+              out[5].rows == 40 && out[5].group == 2,
+          "into 6: %u chunks:%s", n, chunks_text(out, n < 8 ? n : 8, text, sizeof text));
+
+    /* The workspace: every group's rows, K rounded up to 64, 2 bytes each. */
+    static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+    const uint64_t ws = jg__pre_workspace_bytes(seed1, 8, 7168);
+    CHECK(ws == UINT64_C(1024) * 7168 * 2, "seed1, k 7168: %llu bytes", (unsigned long long)ws);
+    static const int64_t two[3] = {520, 0, 8};
+    const uint64_t ws96 = jg__pre_workspace_bytes(two, 3, 96);
+    CHECK(ws96 == UINT64_C(528) * 128 * 2, "520, 0, 8, k 96 (128 rounded): %llu bytes",
+          (unsigned long long)ws96);
+    const uint64_t ws64 = jg__pre_workspace_bytes(two, 3, 64);
+    CHECK(ws64 == UINT64_C(528) * 64 * 2, "k 64 (whole): %llu bytes", (unsigned long long)ws64);
+    static const int64_t none[2] = {0, 0};
+    CHECK(jg__pre_workspace_bytes(none, 2, 7168) == 0, "no rows: a workspace");
+}
+
+/* Tiles to CTAs, each to the least loaded so far (the first of equals):
+ * a tile costs its rows rounded up to 8, at least 128, plus 16. */
+static void test_pre_balance(void)
+{
+    static const int64_t small[3] = {300, 17, 0};
+    jg__pre_chunk chunks[8];
+    uint16_t cta[64];
+    /* 150, 150, 17 rows by 8 weight tiles over 24 CTAs: one tile each,
+     * in order; 168 (152 + 16) the most */
+    uint32_t n = jg__pre_chunks(small, 3, 256, chunks, 8);
+    memset(cta, 0xff, sizeof cta);
+    uint64_t span = jg__pre_balance(chunks, n, 8, 24, cta);
+    bool in_order = true;
+    for (uint32_t t = 0; t < 24; ++t)
+        in_order &= cta[t] == t;
+    CHECK(n == 3 && span == 168 && in_order && cta[24] == 0xffff,
+          "150, 150, 17 over 24: span %llu, %s", (unsigned long long)span,
+          in_order ? "in order" : "out of order");
+    /* over 5 CTAs: the 16 tiles of 168 three rounds and one more (CTA 0 at
+     * 672), the 8 of 144 (17 rows) to CTAs 1-4 twice: 504 + 288 = 792 */
+    memset(cta, 0xff, sizeof cta);
+    span = jg__pre_balance(chunks, n, 8, 5, cta);
+    uint64_t load[5] = {0}, most = 0;
+    for (uint32_t t = 0; t < 24; ++t)
+        if (cta[t] < 5) {
+            const uint32_t r = chunks[t / 8].rows;
+            load[cta[t]] += ((r + 7) / 8 * 8 > 128 ? (r + 7) / 8 * 8 : 128) + 16;
+        }
+    for (int c = 0; c < 5; ++c)
+        most = load[c] > most ? load[c] : most;
+    CHECK(span == most && span == 792, "150, 150, 17 over 5: span %llu, the CTAs' most %llu",
+          (unsigned long long)span, (unsigned long long)most);
+    /* the seeds' first case by 256 rows: 256 tiles over 132 CTAs */
+    static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+    n = jg__pre_chunks(seed1, 8, 256, chunks, 8);
+    span = jg__pre_balance(chunks, n, 32, 132, NULL);
+    CHECK(n == 8 && span == 408, "seed1 over 132: span %llu, expected 408 (264 + 144)",
+          (unsigned long long)span);
+    CHECK(jg__pre_balance(chunks, n, 32, 0, NULL) == UINT64_MAX &&
+              jg__pre_balance(chunks, n, 32, JG_PRE_MAX_GRID + 1, NULL) == UINT64_MAX,
+          "no CTAs, or more than a schedule bakes: a span");
+}
+
+/* An NVFP4 list problem of `groups` rows m (both scale layouts swizzled). */
+static jg__problem_key nvfp4_list(const int64_t *m, int32_t groups, int64_t n, int64_t k,
+                                  uint32_t flags)
+{
+    jg_grouped_problem p = {.flags = flags, .layout = JG_GROUPED_LIST, .a_type = JG_NVFP4,
+                            .b_type = JG_NVFP4, .d_type = JG_BF16, .groups = groups, .m = m,
+                            .n = n, .k = k, .scale = JG_SCALE_NVFP4,
+                            .a_sf_layout = JG_SF_SWIZZLED_128X4,
+                            .b_sf_layout = JG_SF_SWIZZLED_128X4};
+    jg__problem_key pk;
+    jg__grouped_key_make(&p, &pk);
+    return pk;
+}
+
+/* JG_GROUPED_WORKSPACE picks the pre kernel for NVFP4 list problems whose
+ * chunks and tiles fit its baked tables: 128 weight rows a tile, slots of
+ * the tallest chunk rounded up to the 32-row box, one CTA a tile up to the
+ * SMs, shared memory within the target's. Other problems plan as before. */
+static void test_pre_planner(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__log quiet = {0};
+    static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+    static const int64_t tall[2] = {520, 8}, small[3] = {300, 17, 0}, none[2] = {0, 0};
+    int64_t ramp[40], big[40];
+    for (int g = 0; g < 40; ++g) {
+        ramp[g] = g + 1;
+        big[g] = 2000; /* 8 chunks each: 320 in all, past JG_PRE_MAX_CHUNKS */
+    }
+    const struct {
+        const char *what;
+        jg__problem_key pk;
+        uint32_t pre, block_m, rows; /* pre 0: another kernel */
+    } rows[] = {
+        /* chunks of 256: the most loaded CTA's cost 408 rows (test_pre_balance);
+         * of 128, 11 chunks x 32 tiles of 144 over 132 CTAs: 432 */
+        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE), 132, 256, 256},
+        /* by 256: 8 tiles, the tallest (174 rows) 192; by 128: 12 tiles of 104
+         * and 8 rows, 144 each; by 64 no less: the first of the least kept */
+        {"520, 8; n 136", nvfp4_list(tall, 2, 136, 96, JG_GROUPED_WORKSPACE), 12, 128, 128},
+        /* by 256: 24 tiles, 168; by 128: 32 tiles, 144 */
+        {"300, 17, 0; n 1000", nvfp4_list(small, 3, 1000, 1056, JG_GROUPED_WORKSPACE), 32, 128,
+         128},
+        /* every chunk one group's (up to 40 rows), whatever the height */
+        {"40 groups 1..40", nvfp4_list(ramp, 40, 256, 512, JG_GROUPED_WORKSPACE), 80, 64, 256},
+        {"seed1 without the flag", nvfp4_list(seed1, 8, 4096, 7168, 0), 0, 0, 0},
+        {"320 chunks", nvfp4_list(big, 40, 4096, 7168, JG_GROUPED_WORKSPACE), 0, 0, 0},
+        /* 40 chunks x 235 weight tiles: past JG_PRE_MAX_TILES */
+        {"9400 tiles", nvfp4_list(ramp, 40, 30000, 512, JG_GROUPED_WORKSPACE), 0, 0, 0},
+        {"no rows", nvfp4_list(none, 2, 4096, 7168, JG_GROUPED_WORKSPACE), 0, 0, 0},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        jg__gemm_config c;
+        memset(&c, 0, sizeof c);
+        CHECK(jg__plan_gemm_sm90(&t, &rows[i].pk, &quiet, &c) == JG_OK, "%s: planning",
+              rows[i].what);
+        CHECK(c.pre == rows[i].pre, "%s: pre %u, expected %u", rows[i].what, c.pre, rows[i].pre);
+        if (!rows[i].pre || !c.pre)
+            continue;
+        CHECK(c.block_m == rows[i].block_m && c.block_n == 128 && c.a_box_m == JG_PRE_BOX &&
+                  c.cluster == 1 && c.pre_rows == rows[i].rows,
+              "%s: tile %ux%u, box %u, cluster %u, chunks of %u; expected %ux128, box %d, "
+              "cluster 1, chunks of %u",
+              rows[i].what, c.block_m, c.block_n, c.a_box_m, c.cluster, c.pre_rows,
+              rows[i].block_m, JG_PRE_BOX, rows[i].rows);
+        CHECK(c.expand_bufs >= 4 && c.expand_bufs <= 8 &&
+                  jg__gemm_smem_bytes(&c, rows[i].pk.d_type, rows[i].pk.scale) <=
+                      (uint32_t)t.smem_per_block,
+              "%s: %u slots, %u bytes of shared memory", rows[i].what, c.expand_bufs,
+              jg__gemm_smem_bytes(&c, rows[i].pk.d_type, rows[i].pk.scale));
+    }
+}
+
 int main(void)
 {
     test_candidates();
@@ -234,5 +445,8 @@ int main(void)
     test_a_box();
     test_nvfp4_swap_rows();
     test_tune_offline();
+    test_pre_chunks();
+    test_pre_balance();
+    test_pre_planner();
     return jg_test_result("test_plan");
 }
