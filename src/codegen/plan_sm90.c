@@ -151,6 +151,8 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
 {
+    if (cfg->pre) /* the weight's codes and scales only */
+        return cfg->block_n * 128 + SM90_NVFP4_SF_BYTES / 2;
     if (cfg->expand_bufs) /* NVFP4: packed codes and scales */
         return (cfg->block_m + cfg->block_n) * 128 + SM90_NVFP4_SF_BYTES;
     return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
@@ -203,7 +205,7 @@ static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint
  * activation's piece slots, two mbarriers each. */
 static uint32_t pre_smem_bytes(const jg__gemm_config *cfg, uint32_t stages, uint32_t slots)
 {
-    return SM90_ALIGN_PAD + stages * (cfg->block_n * 128 + SM90_NVFP4_SF_BYTES / 2 + 16) +
+    return SM90_ALIGN_PAD + stages * (stage_bytes(cfg) + 16) +
            slots * (cfg->block_m * 128 + 16);
 }
 
@@ -556,6 +558,31 @@ enum {
     SM90_PRE_MIN_SLOTS = 4,
 };
 
+/* sm90_nvfp4_pre.cu's time: the busiest CTA's tiles (span, in rows of
+ * jg__pre_balance's cost) of 128 weight rows by K at the SM's share of
+ * SM90_PEAK_FLOPS (the cost already counts short tiles' and each tile's
+ * overhead: case 1 of the seeds, span 408, ran its GEMM in ~126 us on
+ * H100/H200, 0.98 of this at efficiency 1), or the weight's, the
+ * workspace's and D's bytes at the copy bandwidth if longer (the stream
+ * overlaps the wgmmas); then the pre-pass before it, which reads the codes and scales and writes FP16 at
+ * about half the copy bandwidth (12 us for 1024 x 7168 on H100). */
+static estimate estimate_pre(const jg__target *t, const jg__problem_key *p, uint64_t tiles,
+                             uint32_t grid, uint64_t span)
+{
+    estimate e = {.tiles = tiles, .waves = jg__ceil_div(tiles, grid)};
+    const double k64 = (double)jg__ceil_div((uint64_t)p->k, 64) * 64;
+    const double rows = (double)jg__pre_workspace_bytes(p->group_m, p->groups, 64) / 128;
+    const double sm_rate = SM90_PEAK_FLOPS / t->sm_count * 0.95;
+    e.compute_s = (double)span * 128 * k64 * 2 / sm_rate;
+    const double weight = (double)b_matrices(p) * (double)p->n * k64 * (0.5 + 1.0 / 16);
+    const double d = (double)jg__dtype_size(p->d_type) * rows * (double)p->n *
+                     (p->c_type ? 2.0 : 1.0);
+    e.memory_s = (weight + rows * k64 * 2 + d) / SM90_HBM_BYTES_S;
+    const double pre_s = rows * k64 * (0.5 + 1.0 / 16 + 2) / (SM90_HBM_BYTES_S * 0.5);
+    e.total_s = (e.compute_s > e.memory_s ? e.compute_s : e.memory_s) + pre_s;
+    return e;
+}
+
 /* NVFP4, list layout, with a workspace: sm90_nvfp4_pre.cu, where the
  * chunks and tiles fit its baked tables. */
 static size_t search_nvfp4_pre(const jg__target *t, const jg__problem_key *p,
@@ -586,7 +613,7 @@ static size_t search_nvfp4_pre(const jg__target *t, const jg__problem_key *p,
     }
     if (!rows)
         return 0;
-    jg__pre_chunks(p->group_m, p->groups, rows, chunks, JG_PRE_MAX_CHUNKS);
+    const uint32_t nr = jg__pre_chunks(p->group_m, p->groups, rows, chunks, JG_PRE_MAX_CHUNKS);
     jg__gemm_config c = {.block_m = (chunks[0].rows + JG_PRE_BOX - 1) / JG_PRE_BOX * JG_PRE_BOX,
                          .block_n = 128,
                          .block_k = SM90_NVFP4_BLOCK_K,
@@ -604,7 +631,7 @@ static size_t search_nvfp4_pre(const jg__target *t, const jg__problem_key *p,
     if (slots < SM90_PRE_MIN_SLOTS)
         return 0;
     c.expand_bufs = slots;
-    estimate e = estimate_time(t, p, &c, 0.85, 1.0);
+    estimate e = estimate_pre(t, p, (uint64_t)nr * tiles_n, grid, best);
     size_t found = 0;
     keep_best(out, est, &found, max, &c, &e);
     return found;
@@ -746,12 +773,13 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     if (!search(t, p, out, &best, 1))
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN)) {
-        char fp4[160] = "";
+        char fp4[192] = "";
         if (out->pre)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4 with a workspace: the activation dequantized once per launch, the "
-                     "weight in registers; %u slots of %u activation rows, %u CTAs)",
-                     out->expand_bufs, out->block_m, out->pre);
+                     "weight in registers; %u slots of %u activation rows, chunks of up to %u "
+                     "rows, %u CTAs)",
+                     out->expand_bufs, out->block_m, out->pre_rows, out->pre);
         else if (out->swap)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4 swap-AB: the weight dequantized in registers on wgmma's M side, "
