@@ -29,7 +29,11 @@ A_g and B_g quantized by jg_quantize_nvfp4 (e2m1 codes, e4m3 block scales per
 operand), against the FP8 row-wise peer of `--fp8`, made and timed the same
 way (NVFP4's target is stated against that peer). The two compute different
 products, so ours is checked against an FP32 matmul of the dequantized NVFP4
-operands instead.
+operands instead. Each case also gives a row NAME_nvfp4_ws: the same problem
+and operands planned with flags = JG_GROUPED_WORKSPACE (0.5), a workspace of
+jg_plan_workspace_bytes allocated by torch passed with every launch (the
+activation dequantized once per launch, sm90_nvfp4_pre.cu), checked and timed
+against the same peer the same way.
 
 `--check-abi` needs neither a GPU nor torch: it compiles a small C program
 against include/jitgemm/jitgemm.h (with $CC, else cc), compares the sizes and
@@ -74,6 +78,7 @@ JG_SCALE_ROW = 2
 JG_SCALE_NVFP4 = 4
 JG_SF_SWIZZLED_128X4 = 2
 JG_ORIGIN_COMPILED = 1
+JG_GROUPED_WORKSPACE = 1  # 0.5, jg_grouped_problem.flags
 
 
 class GroupedProblem(ctypes.Structure):
@@ -81,7 +86,7 @@ class GroupedProblem(ctypes.Structure):
     int-sized, so c_int."""
 
     _fields_ = [
-        ("flags", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),  # JG_GROUPED_* (0.5)
         ("layout", ctypes.c_int),
         ("a_type", ctypes.c_int),
         ("b_type", ctypes.c_int),
@@ -125,6 +130,8 @@ class GroupedArgs(ctypes.Structure):
         ("b_sfs", PointerArray),
         ("a_sf", ctypes.c_void_p),  # 0.4, NVFP4 contiguous and masked
         ("b_sf", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),  # 0.5, read only with JG_GROUPED_WORKSPACE
+        ("workspace_bytes", ctypes.c_size_t),
     ]
 
 
@@ -200,6 +207,8 @@ class JitGemm:
         lib.jg_grouped_run.argtypes = [vp, ctypes.POINTER(GroupedArgs), vp]
         lib.jg_plan_get_info.restype = ctypes.c_int
         lib.jg_plan_get_info.argtypes = [vp, ctypes.POINTER(PlanInfo)]
+        lib.jg_plan_workspace_bytes.restype = ctypes.c_int
+        lib.jg_plan_workspace_bytes.argtypes = [vp, ctypes.POINTER(ctypes.c_size_t)]
         lib.jg_quantize_nvfp4.restype = ctypes.c_int
         lib.jg_quantize_nvfp4.argtypes = [vp, ctypes.POINTER(QuantProblem),
                                           ctypes.POINTER(QuantArgs), vp]
@@ -249,12 +258,21 @@ class JitGemm:
                                  a_type=JG_E4M3, b_type=JG_E4M3, m_max=sum(rows),
                                  scale=JG_SCALE_ROW)
 
-    def plan_nvfp4_list(self, rows, n, k):
-        """Plans an NVFP4 list-layout problem, block scales swizzled 128x4."""
-        return self.plan_grouped("nvfp4", rows, n, k, layout=JG_GROUPED_LIST,
+    def plan_nvfp4_list(self, rows, n, k, flags=0):
+        """Plans an NVFP4 list-layout problem, block scales swizzled 128x4, with
+        flags (JG_GROUPED_WORKSPACE: the caller passes a workspace)."""
+        what = "nvfp4, workspace" if flags & JG_GROUPED_WORKSPACE else "nvfp4"
+        return self.plan_grouped(what, rows, n, k, flags=flags, layout=JG_GROUPED_LIST,
                                  a_type=JG_NVFP4, b_type=JG_NVFP4, scale=JG_SCALE_NVFP4,
                                  a_sf_layout=JG_SF_SWIZZLED_128X4,
                                  b_sf_layout=JG_SF_SWIZZLED_128X4)
+
+    def workspace_bytes(self, plan):
+        """jg_plan_workspace_bytes: the workspace each launch of plan needs."""
+        n = ctypes.c_size_t()
+        self.check(self.lib.jg_plan_workspace_bytes(plan, ctypes.byref(n)),
+                   "jg_plan_workspace_bytes")
+        return n.value
 
     def quantize_nvfp4(self, src, rows, cols, layout, codes, sf, global_scale, stream):
         """Launches jg_quantize_nvfp4 on stream: BF16 src [rows, cols] (packed) to
@@ -406,7 +424,10 @@ def dequantize_nvfp4(codes, sf, g):
 def run_case_nvfp4(jg, case, timer, reps):
     """The case in NVFP4, our list layout (a group's A_g, B_g quantized on
     their own), against the FP8 row-wise peer of run_case_fp8 on the same BF16
-    operands. Checked against FP32 products of the dequantized operands."""
+    operands: two rows, NAME_nvfp4 (flags 0) and NAME_nvfp4_ws (the same
+    problem with JG_GROUPED_WORKSPACE and a workspace of its own), over the
+    same quantized operands. Each is checked against FP32 products of the
+    dequantized operands, then timed against the peer."""
     rows, n, k = case["m"], case["n"], case["k"]
     a16, b16 = make_operands(case)
     theirs = fp8_row_peer(a16, b16, rows)[0]
@@ -414,28 +435,47 @@ def run_case_nvfp4(jg, case, timer, reps):
     # group g's operands (codes, sf, g) for A_g and B_g; None where m_g = 0
     qa = [quantize_nvfp4(jg, a16[s:s + m]) if m else None for s, m in zip(starts, rows)]
     qb = [quantize_nvfp4(jg, b16[g]) if m else None for g, m in enumerate(rows)]
-    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
-    plan, info = jg.plan_nvfp4_list(rows, n, k)
-
-    def ptrs(ops, i):  # field i of each group's operand; NULL for empty groups
-        return [op[i].data_ptr() if op else None for op in ops]
-
-    ours = Launch(jg, plan, "jg_grouped_run (nvfp4)", a=ptrs(qa, 0), b=ptrs(qb, 0),
-                  d=[p if m else None for p, m in zip(group_row_ptrs(d_jg, rows), rows)],
-                  a_scales=ptrs(qa, 2), b_scales=ptrs(qb, 2), a_sfs=ptrs(qa, 1),
-                  b_sfs=ptrs(qb, 1))
-    ours()
     theirs()  # once untimed, as in run_case_fp8: a failure shows before timing
-    torch.cuda.synchronize()
     ref = torch.zeros(sum(rows), n, dtype=torch.float32, device="cuda")
     for s, m, oa, ob in zip(starts, rows, qa, qb):
         if m:  # FP32 matmul (torch's default: no TF32)
             ref[s:s + m] = dequantize_nvfp4(*oa) @ dequantize_nvfp4(*ob).t()
+    return [run_nvfp4_list(jg, case, qa, qb, ref, theirs, timer, reps, flags)
+            for flags in (0, JG_GROUPED_WORKSPACE)]
+
+
+def run_nvfp4_list(jg, case, qa, qb, ref, theirs, timer, reps, flags):
+    """One row of run_case_nvfp4: our list layout planned with flags over the
+    quantized operands qa, qb into a fresh D, checked against ref, timed against
+    theirs. With JG_GROUPED_WORKSPACE, a workspace of jg_plan_workspace_bytes
+    from torch (its allocations start 16-byte aligned, as the library requires)
+    is passed with every launch; the row is NAME_nvfp4_ws."""
+    rows, n, k = case["m"], case["n"], case["k"]
+    d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    plan, info = jg.plan_nvfp4_list(rows, n, k, flags)
+    ws_bytes, suffix, ws_args = 0, "_nvfp4", {}
+    if flags & JG_GROUPED_WORKSPACE:
+        ws_bytes, suffix = jg.workspace_bytes(plan), "_nvfp4_ws"
+        # kept alive by this frame until the timing below is over
+        workspace = torch.empty(ws_bytes, dtype=torch.uint8, device="cuda")
+        ws_args = {"workspace": workspace.data_ptr() if ws_bytes else None,
+                   "workspace_bytes": ws_bytes}
+
+    def ptrs(ops, i):  # field i of each group's operand; NULL for empty groups
+        return [op[i].data_ptr() if op else None for op in ops]
+
+    ours = Launch(jg, plan, f"jg_grouped_run ({suffix[1:]})", a=ptrs(qa, 0), b=ptrs(qb, 0),
+                  d=[p if m else None for p, m in zip(group_row_ptrs(d_jg, rows), rows)],
+                  a_scales=ptrs(qa, 2), b_scales=ptrs(qb, 2), a_sfs=ptrs(qa, 1),
+                  b_sfs=ptrs(qb, 1), **ws_args)
+    ours()
+    torch.cuda.synchronize()
     diff = max_rel_diff(d_jg, ref)
     times = timer([theirs, ours], reps)
-    return result_row(case, "_nvfp4", "torch._scaled_grouped_mm (fp8 row-wise)", times, info,
+    return result_row(case, suffix, "torch._scaled_grouped_mm (fp8 row-wise)", times, info,
                       diff, NVFP4_TOLERANCE, sf_layout="swizzled_128x4",
-                      check="fp32 matmul of the dequantized nvfp4 operands")
+                      check="fp32 matmul of the dequantized nvfp4 operands",
+                      workspace_bytes=ws_bytes)
 
 
 # ---- the PyTorch side --------------------------------------------------------
@@ -615,11 +655,11 @@ def result_row(case, suffix, impl, times, info, diff, tolerance, **extra):
 
 
 def print_table(results):
-    print(f"{'case':<18} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
+    print(f"{'case':<20} {'torch us':>9} {'jitgemm us':>10} {'torch/jg':>8} "
           f"{'jg TFLOP/s':>10} {'max rel diff':>12}  kernel")
     for r in results:
         mark = "" if r["match"] else "  MISMATCH"
-        print(f"{r['case']:<18} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
+        print(f"{r['case']:<20} {r['torch_us']:9.1f} {r['jitgemm_us']:10.1f} {r['ratio']:8.2f} "
               f"{r['jitgemm_tflops']:10.1f} {r['max_rel_diff']:12.2e}  {r['kernel']}{mark}")
     print("torch/jg > 1: libjitgemm is faster")
 
@@ -638,9 +678,10 @@ def parse_args():
                     help="also each case in FP8 (e4m3, row-wise scales): "
                          "torch._scaled_grouped_mm against our contiguous layout")
     ap.add_argument("--nvfp4", action="store_true",
-                    help="also each case in NVFP4 (rows NAME_nvfp4): our list layout, "
-                         "operands quantized by jg_quantize_nvfp4 (block scales swizzled "
-                         "128x4), against the --fp8 peer (torch._scaled_grouped_mm, FP8 "
+                    help="also each case in NVFP4 (rows NAME_nvfp4, and NAME_nvfp4_ws "
+                         "planned with JG_GROUPED_WORKSPACE): our list layout, operands "
+                         "quantized by jg_quantize_nvfp4 (block scales swizzled 128x4), "
+                         "against the --fp8 peer (torch._scaled_grouped_mm, FP8 "
                          "row-wise); checked against FP32 products of the dequantized "
                          "operands")
     ap.add_argument("--check-abi", action="store_true",
@@ -755,7 +796,7 @@ def main():
         if args.fp8:
             results += [run_case_fp8(jg, c, timer, args.reps) for c in cases]
         if args.nvfp4:
-            results += [run_case_nvfp4(jg, c, timer, args.reps) for c in cases]
+            results += [r for c in cases for r in run_case_nvfp4(jg, c, timer, args.reps)]
     finally:
         torch.cuda.synchronize()
         jg.destroy()

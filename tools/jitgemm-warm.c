@@ -206,6 +206,9 @@ static const char *const manual[] = {
     "    scale     fp8 and nvfp4: tensor, row or block (nvfp4: block only)\n"
     "    sf        nvfp4: the block scales' layout, 128x4 (default) or row\n"
     "    seed      an integer >= 0, for tools that fill operands\n"
+    "    workspace grouped: true plans with JG_GROUPED_WORKSPACE, as a runtime that\n"
+    "              passes a workspace does (nvfp4, list layout: another kernel);\n"
+    "              default false\n"
     "    A malformed line is reported as \"FILE: line N: field 'X': why\" and counted\n"
     "    as failed; the other lines are still warmed.\n"
     "\n",
@@ -693,7 +696,8 @@ static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct 
                             .b_type = dense->b_type, .d_type = dense->d_type,
                             .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0],
                             .scale = dense->scale, .a_sf_layout = dense->a_sf_layout,
-                            .b_sf_layout = dense->b_sf_layout};
+                            .b_sf_layout = dense->b_sf_layout,
+                            .flags = s->workspace ? JG_GROUPED_WORKSPACE : 0};
     if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
         p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
         p.m = NULL; /* more groups than m holds: tiles sized from m_max */

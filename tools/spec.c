@@ -226,6 +226,20 @@ static int parse_shape(const spec_errs *e, json_t *obj, struct spec *s)
     return rc;
 }
 
+/* workspace: grouped lines only, a JSON boolean. */
+static int parse_workspace(const spec_errs *e, json_t *obj, struct spec *s)
+{
+    json_t *v = json_object_get(obj, "workspace");
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v))
+        return fail(e, "workspace", "expected true or false");
+    if (s->kind != SPEC_GROUPED)
+        return fail(e, "workspace", "only for kind grouped");
+    s->workspace = json_is_true(v);
+    return 0;
+}
+
 /* layout and m_max: grouped lines only, m_max for masked ones. */
 static int parse_layout(const spec_errs *e, json_t *obj, struct spec *s)
 {
@@ -315,7 +329,8 @@ int spec_parse_line(const char *text, size_t len, int line, struct spec *out, ch
             snprintf(err, err_len, "line %d: expected a JSON object, not %s", line,
                      json_type_name(obj));
     } else if (!name_field(&e, obj, out) && !parse_shape(&e, obj, out) &&
-               !parse_layout(&e, obj, out) && !parse_types(&e, obj, out)) {
+               !parse_layout(&e, obj, out) && !parse_types(&e, obj, out) &&
+               !parse_workspace(&e, obj, out)) {
         rc = 0;
     }
     json_decref(obj);

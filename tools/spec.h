@@ -19,6 +19,8 @@
  *   sf      nvfp4 only: the block scales' layout, "128x4" (default: the
  *           swizzled layout of Blackwell's block-scaled GEMMs) or "row"
  *   seed    an integer >= 0 (the seeds' grouped cases name one)
+ *   workspace  grouped only: true to plan with JG_GROUPED_WORKSPACE (the
+ *           caller passes a device workspace); default false
  * Blank lines and lines whose first non-blank character is '#' are skipped. */
 #ifndef JG_TOOLS_SPEC_H
 #define JG_TOOLS_SPEC_H
@@ -49,6 +51,7 @@ struct spec {
     enum spec_sf sf;         /* nvfp4: both operands' scale layout; else SPEC_SF_NONE */
     bool has_seed;
     int64_t seed;
+    bool workspace;          /* grouped: plan with JG_GROUPED_WORKSPACE */
 };
 
 /* Parses one line of len bytes (no NUL needed; a trailing newline is fine).

@@ -96,6 +96,30 @@ static void test_grouped_layouts(void)
     spec_free(&s);
 }
 
+/* workspace (0.5): a boolean on grouped lines, false when missing. */
+static void test_workspace(void)
+{
+    struct spec s;
+    char err[256];
+    int rc = parse("{\"kind\": \"grouped\", \"m\": [5, 9], \"n\": [8, 8], \"k\": [8, 8], "
+                   "\"workspace\": true}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && s.workspace, "workspace true: rc %d workspace %d (%s)", rc,
+          (int)s.workspace, err);
+    spec_free(&s);
+    rc = parse("{\"kind\": \"grouped\", \"layout\": \"masked\", \"m\": [5, 9], \"n\": [8, 8], "
+               "\"k\": [8, 8], \"workspace\": false}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && !s.workspace, "workspace false: rc %d workspace %d (%s)", rc,
+          (int)s.workspace, err);
+    spec_free(&s);
+    rc = parse("{\"m\": [5, 9], \"n\": [8, 8], \"k\": [8, 8]}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && s.kind == SPEC_GROUPED && !s.workspace,
+          "workspace defaults to false: rc %d workspace %d (%s)", rc, (int)s.workspace, err);
+    spec_free(&s);
+    rc = parse("{\"m\": 1, \"n\": 8, \"k\": 8}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && !s.workspace, "dense: workspace %d (%s)", (int)s.workspace, err);
+    spec_free(&s);
+}
+
 static void test_dtypes(void)
 {
     static const struct {
@@ -209,6 +233,16 @@ static const struct {
      "line 7: field 'scale': 'channel'"},
     {"{\"m\": 1, \"n\": 8, \"k\": 8, \"scale\": \"row\"}", "line 7: field 'scale': only"},
     {"{\"m\": 1, \"n\": 8, \"k\": 8, \"seed\": -1}", "line 7: field 'seed': "},
+    {"{\"kind\": \"grouped\", \"m\": [1], \"n\": [8], \"k\": [8], \"workspace\": 1}",
+     "line 7: field 'workspace': expected true or false"},
+    {"{\"kind\": \"grouped\", \"m\": [1], \"n\": [8], \"k\": [8], \"workspace\": \"true\"}",
+     "line 7: field 'workspace': expected true or false"},
+    {"{\"kind\": \"grouped\", \"m\": [1], \"n\": [8], \"k\": [8], \"workspace\": null}",
+     "line 7: field 'workspace': expected true or false"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"workspace\": true}",
+     "line 7: field 'workspace': only for kind grouped"},
+    {"{\"kind\": \"decode\", \"m\": 1, \"n\": 8, \"k\": 8, \"workspace\": false}",
+     "line 7: field 'workspace': only for kind grouped"},
     {"{\"name\": \"\", \"m\": 1, \"n\": 8, \"k\": 8}", "line 7: field 'name': "},
     {"{\"name\": 5, \"m\": 1, \"n\": 8, \"k\": 8}", "line 7: field 'name': "},
     {"{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", "
@@ -244,7 +278,8 @@ static void test_mutations(void)
     static const char *seeds[] = {
         "{\"m\": [80, 176], \"n\": [4096, 4096], \"k\": [7168, 7168], \"g\": 2, \"seed\": 1}",
         ("{\"name\": \"x\", \"kind\": \"grouped\", \"layout\": \"masked\", \"m\": [5, 9], "
-         "\"n\": [8, 8], \"k\": [8, 8], \"m_max\": 9, \"dtype\": \"fp8\", \"scale\": \"row\"}"),
+         "\"n\": [8, 8], \"k\": [8, 8], \"m_max\": 9, \"dtype\": \"fp8\", \"scale\": \"row\", "
+         "\"workspace\": true}"),
         "{\"name\": \"d\", \"kind\": \"dense\", \"m\": 4096, \"n\": 4096, \"k\": 4096}",
     };
     static const char alphabet[] = "{}[]\",:0123456789-.eE \\u#\nmnkg";
@@ -310,6 +345,7 @@ int main(int argc, char **argv)
     test_dense();
     test_seed_format();
     test_grouped_layouts();
+    test_workspace();
     test_dtypes();
     test_edges();
     test_malformed();
