@@ -170,10 +170,16 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
                  key->b_sf_layout == JG_SF_ROW_MAJOR ? 'r' : 's');
     else
         snprintf(scale, sizeof scale, "%s", scales[key->scale & 3]);
-    snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s_m%sn%lldk%lld", kind,
-             jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type),
-             key->c_type ? "_c" : "", arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
-             key->cfg.consumers, key->cfg.cluster, pipe, m, (long long)key->n, (long long)key->k);
+    /* At most ~105 characters (40 groups, n and k of 10 digits); a longer
+     * name would be cut alike where the source is emitted and where the
+     * module's function is looked up. */
+    const int len =
+        snprintf(out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s_m%sn%lldk%lld", kind,
+                 jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type),
+                 key->c_type ? "_c" : "", arch_id, key->cfg.block_m, key->cfg.block_n,
+                 key->cfg.block_k, key->cfg.stages, key->cfg.consumers, key->cfg.cluster, pipe, m,
+                 (long long)key->n, (long long)key->k);
+    (void)len;
 }
 
 /* An include the emitter redirects: the template names the header with every
