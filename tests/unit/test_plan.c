@@ -2,7 +2,8 @@
  * first is the planner's choice, all distinct and fitting, restrictions
  * honoured), A's box for a baked M below the tile, JITGEMM_TUNE leaving
  * an offline context's plans alone, and the NVFP4 list layout with a
- * workspace (sm90_nvfp4_pre.cu): its chunks, workspace size and config. */
+ * workspace (sm90_nvfp4_pre.cu): its chunks, workspace size and config,
+ * and the tables emitted into its source. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +439,185 @@ static void test_pre_planner(void)
     }
 }
 
+/* The numbers of `#define NAME {a, b, ...}` (nested braces flattened) in
+ * src, up to cap; how many, or -1 without the define. */
+static int define_list(const char *src, const char *name, uint32_t *out, int cap)
+{
+    char key[64];
+    snprintf(key, sizeof key, "#define %s {", name);
+    const char *p = strstr(src, key);
+    if (!p)
+        return -1;
+    p += strlen(key);
+    int n = 0, depth = 1;
+    while (*p && depth > 0) {
+        if (*p == '{')
+            ++depth;
+        else if (*p == '}')
+            --depth;
+        if (*p >= '0' && *p <= '9') {
+            char *end;
+            const unsigned long v = strtoul(p, &end, 10);
+            if (n < cap)
+                out[n] = (uint32_t)v;
+            ++n;
+            p = end;
+            continue;
+        }
+        ++p;
+    }
+    return n;
+}
+
+/* The value of `#define NAME v` in src, or UINT32_MAX. */
+static uint32_t define_value(const char *src, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "#define %s ", name);
+    const char *p = strstr(src, key);
+    return p ? (uint32_t)strtoul(p + strlen(key), NULL, 10) : UINT32_MAX;
+}
+
+/* What sm90_nvfp4_pre.cu's emitted tables say, checked against the
+ * problem: the groups' rows and workspace rows; chunks that cover each
+ * group's rows once, in order, each with the variant of its wgmma N (its
+ * rows rounded up to 8, within the slot's rows); each CTA's tiles, which
+ * together are every tile once, and whose costs add up to at most the
+ * planner's makespan, the busiest CTA's exactly. */
+static void test_pre_tables(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__log quiet = {0};
+    static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
+    static const int64_t seed2[8] = {40, 76, 168, 72, 164, 148, 196, 160};
+    static const int64_t small[3] = {300, 17, 0}, tall[2] = {520, 8}, seed3[2] = {192, 320};
+    int64_t ramp[40];
+    for (int g = 0; g < 40; ++g)
+        ramp[g] = g + 1;
+    const struct {
+        const char *what;
+        jg__problem_key pk;
+    } rows[] = {
+        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE)},
+        {"seed2", nvfp4_list(seed2, 8, 7168, 2048, JG_GROUPED_WORKSPACE)},
+        {"seed3", nvfp4_list(seed3, 2, 3072, 4096, JG_GROUPED_WORKSPACE)},
+        {"300, 17, 0", nvfp4_list(small, 3, 1000, 1056, JG_GROUPED_WORKSPACE)},
+        {"520, 8", nvfp4_list(tall, 2, 136, 96, JG_GROUPED_WORKSPACE)},
+        {"40 groups", nvfp4_list(ramp, 40, 256, 512, JG_GROUPED_WORKSPACE)},
+    };
+    enum { CAP = 8192 };
+    uint32_t *order = malloc(CAP * sizeof *order), *first = malloc(CAP * sizeof *first);
+    uint32_t *seen = malloc(CAP * sizeof *seen), *chunk = malloc(4 * 256 * sizeof *chunk);
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows) && order && first && seen && chunk; ++i) {
+        const jg__problem_key *pk = &rows[i].pk;
+        jg__gemm_config c;
+        memset(&c, 0, sizeof c);
+        CHECK(jg__plan_gemm_sm90(&t, pk, &quiet, &c) == JG_OK && c.pre, "%s: planning",
+              rows[i].what);
+        if (!c.pre)
+            continue;
+        jg__gemm_key key;
+        jg__gemm_key_make(pk, &c, &key);
+        char name[128];
+        jg__gemm_kernel_name(&key, "sm_90a", name);
+        jg__buf src = {0};
+        jg__emit_gemm(&key, name, &src);
+        jg__buf_append(&src, "", 1);
+        CHECK(!src.failed && src.data, "%s: emitting", rows[i].what);
+        if (src.failed || !src.data) {
+            jg__buf_free(&src);
+            continue;
+        }
+        const char *text = src.data;
+        /* groups: rows and first workspace rows */
+        uint32_t grows[64], gws[64];
+        const int ng = define_list(text, "JG_PRE_GROUP_ROWS", grows, 64);
+        const int nw = define_list(text, "JG_PRE_GROUP_WS", gws, 64);
+        bool ok = ng == (int)pk->groups && nw == (int)pk->groups;
+        for (uint32_t g = 0, ws = 0; ok && g < pk->groups; ws += grows[g], ++g)
+            ok = grows[g] == (uint32_t)pk->group_m[g] && gws[g] == ws;
+        CHECK(ok, "%s: group rows (%d) or workspace rows (%d) wrong", rows[i].what, ng, nw);
+        /* chunks {group, row0, rows, variant}, variants X(v, n) */
+        const int nc4 = define_list(text, "JG_PRE_CHUNK_TABLE", chunk, 4 * 256);
+        const uint32_t nchunks = define_value(text, "JG_PRE_CHUNKS");
+        ok = nc4 == 4 * (int)nchunks && nchunks > 0 && nchunks <= 256;
+        CHECK(ok, "%s: %d numbers for %u chunks", rows[i].what, nc4, nchunks);
+        if (!ok) {
+            jg__buf_free(&src);
+            continue;
+        }
+        /* the variants' line: X(0, n0) X(1, n1) ... in order */
+        uint32_t variant_n[256] = {0}, nv = 0;
+        char line[4096] = "";
+        const char *v = strstr(text, "#define JG_PRE_VARIANTS(X)");
+        if (v) {
+            const char *end = strchr(v, '\n');
+            const size_t len = end ? (size_t)(end - v) : strlen(v);
+            memcpy(line, v, len < sizeof line - 1 ? len : sizeof line - 1);
+        }
+        for (const char *x = strstr(line, " X("); x && nv < 256; x = strstr(x + 3, " X(")) {
+            unsigned a, b;
+            if (sscanf(x, " X(%u, %u)", &a, &b) != 2 || a != nv)
+                break;
+            variant_n[nv++] = b;
+        }
+        uint32_t covered[64] = {0};
+        bool chunks_ok = nv > 0;
+        for (uint32_t k = 0; k < nchunks && chunks_ok; ++k) {
+            const uint32_t g = chunk[4 * k], r0 = chunk[4 * k + 1], r = chunk[4 * k + 2];
+            const uint32_t var = chunk[4 * k + 3];
+            chunks_ok = g < pk->groups && r > 0 && r <= c.pre_rows && var < nv &&
+                        variant_n[var] == (r + 7) / 8 * 8 && variant_n[var] <= c.block_m &&
+                        (k == 0 || chunk[4 * (k - 1) + 2] >= r);
+            /* a group's chunks are contiguous rows: r0 is what came before */
+            chunks_ok = chunks_ok && r0 == covered[g];
+            covered[g] += r;
+        }
+        for (uint32_t g = 0; g < pk->groups && chunks_ok; ++g)
+            chunks_ok = covered[g] == (uint32_t)pk->group_m[g];
+        CHECK(chunks_ok, "%s: the chunk table does not cover the groups' rows once, tallest first",
+              rows[i].what);
+        /* each CTA's tiles */
+        const uint32_t grid = define_value(text, "JG_PRE_GRID");
+        const uint32_t tiles_n = (uint32_t)jg__ceil_div((uint64_t)pk->n, 128);
+        const uint32_t tiles = nchunks * tiles_n;
+        const int nf = define_list(text, "JG_PRE_CTA_FIRST", first, CAP);
+        const int no = define_list(text, "JG_PRE_ORDER", order, CAP);
+        ok = grid == c.pre && nf == (int)grid + 1 && no == (int)tiles && tiles <= CAP &&
+             first[0] == 0 && first[grid] == tiles;
+        CHECK(ok, "%s: grid %u (planned %u), %d firsts, %d of %u tiles", rows[i].what, grid, c.pre,
+              nf, no, tiles);
+        if (ok) {
+            memset(seen, 0, tiles * sizeof *seen);
+            uint64_t most = 0;
+            bool each_once = true;
+            for (uint32_t cta = 0; cta < grid; ++cta) {
+                uint64_t load = 0;
+                each_once = each_once && first[cta] <= first[cta + 1];
+                for (uint32_t x = first[cta]; each_once && x < first[cta + 1]; ++x) {
+                    each_once = order[x] < tiles && !seen[order[x]]++;
+                    const uint32_t r = chunk[4 * (order[x] / tiles_n) + 2];
+                    const uint32_t w = (r + 7) / 8 * 8;
+                    load += (w > 128 ? w : 128) + 16;
+                }
+                most = load > most ? load : most;
+            }
+            jg__pre_chunk pc[256];
+            const uint32_t n = jg__pre_chunks(pk->group_m, pk->groups, c.pre_rows, pc, 256);
+            const uint64_t span = jg__pre_balance(pc, n, tiles_n, grid, NULL);
+            CHECK(each_once && most == span, "%s: tiles %s; the busiest CTA's cost %llu, span %llu",
+                  rows[i].what, each_once ? "each once" : "not each once",
+                  (unsigned long long)most, (unsigned long long)span);
+        }
+        jg__buf_free(&src);
+    }
+    free(order);
+    free(first);
+    free(seen);
+    free(chunk);
+}
+
 int main(void)
 {
     test_candidates();
@@ -448,5 +628,6 @@ int main(void)
     test_pre_chunks();
     test_pre_balance();
     test_pre_planner();
+    test_pre_tables();
     return jg_test_result("test_plan");
 }
