@@ -44,7 +44,8 @@
 #define JG_PRE_CHUNK_TABLE                                                                     \
     {{5, 0, 248, 0}, {1, 0, 176, 1}, {7, 0, 160, 2}, {2, 0, 128, 3},                          \
      {6, 0, 96, 4},  {0, 0, 80, 5},  {3, 0, 72, 6},  {4, 0, 64, 7}}
-#define JG_PRE_VARIANTS(X) X(0, 248) X(1, 176) X(2, 160) X(3, 128) X(4, 96) X(5, 80) X(6, 72) X(7, 64)
+#define JG_PRE_VARIANTS(X)                                                                     \
+    X(0, 248) X(1, 176) X(2, 160) X(3, 128) X(4, 96) X(5, 80) X(6, 72) X(7, 64)
 /* each CTA's tiles (chunk * tiles_n + weight tile): CTA c runs
  * order[first[c] .. first[c + 1]) */
 #define JG_PRE_GRID 2

@@ -564,8 +564,9 @@ enum {
  * overhead: case 1 of the seeds, span 408, ran its GEMM in ~126 us on
  * H100/H200, 0.98 of this at efficiency 1), or the weight's, the
  * workspace's and D's bytes at the copy bandwidth if longer (the stream
- * overlaps the wgmmas); then the pre-pass before it, which reads the codes and scales and writes FP16 at
- * about half the copy bandwidth (12 us for 1024 x 7168 on H100). */
+ * overlaps the wgmmas); then the pre-pass before it, which reads the codes
+ * and scales and writes FP16 at about half the copy bandwidth (12 us for
+ * 1024 x 7168 on H100). */
 static estimate estimate_pre(const jg__target *t, const jg__problem_key *p, uint64_t tiles,
                              uint32_t grid, uint64_t span)
 {
