@@ -432,8 +432,9 @@ struct jg_plan {
     uint64_t tmap_clock;
     jg__tmap_slot tmaps[JG_TMAP_SLOTS];
     /* Grouped plans: the parameter block (JG_LIST_SIZE(groups) bytes, NVFP4
-     * JG_LIST_NVFP4_SIZE) built for the pointer set in list_ptrs (a, b, c, d,
-     * and NVFP4's a_sf, b_sf per group); valid once list_ready. */
+     * JG_LIST_NVFP4_SIZE; cfg.pre: the pre-pass's JG_PRE_DQ_SIZE after it)
+     * built for the pointer set in list_ptrs (a, b, c, d, and NVFP4's a_sf,
+     * b_sf per group) and list_ws; valid once list_ready. */
     unsigned char *list_params;
     /* Clusters (CTAs when the cluster is 1) resident at once: the persistent
      * grid's limit (cuOccupancyMaxActiveClusters for clusters of 2). */
@@ -442,6 +443,7 @@ struct jg_plan {
     const void *list_ws; /* cfg.pre: the workspace the block's activation map reads */
     bool list_ready;
     uint64_t workspace_bytes; /* each launch's (cfg.pre), else 0 */
+    uint32_t pre_grid;        /* cfg.pre: the pre-pass's CTAs per group (its tallest's) */
 };
 
 struct jg_context {

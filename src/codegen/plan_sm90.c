@@ -572,7 +572,7 @@ static estimate estimate_pre(const jg__target *t, const jg__problem_key *p, uint
 {
     estimate e = {.tiles = tiles, .waves = jg__ceil_div(tiles, grid)};
     const double k64 = (double)jg__ceil_div((uint64_t)p->k, 64) * 64;
-    const double rows = (double)jg__pre_workspace_bytes(p->group_m, p->groups, 64) / 128;
+    const double rows = (double)p->m; /* every group's */
     const double sm_rate = SM90_PEAK_FLOPS / t->sm_count * 0.95;
     e.compute_s = (double)span * 128 * k64 * 2 / sm_rate;
     const double weight = (double)b_matrices(p) * (double)p->n * k64 * (0.5 + 1.0 / 16);

@@ -79,11 +79,18 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
     pthread_mutex_init(&plan->tmap_lock, NULL);
     plan->max_clusters = resident_clusters(ctx, &cfg, kernel);
     plan->grid = cfg.pre ? cfg.pre : jg__gemm_grid(plan, pk->m); /* pre: its baked schedule's */
-    if (cfg.pre)
+    if (cfg.pre) { /* the pre-pass: 256 items a CTA, two a row's 64 of K, the tallest group's */
+        int64_t most = 0;
+        for (uint32_t g = 0; g < pk->groups; ++g)
+            most = pk->group_m[g] > most ? pk->group_m[g] : most;
         plan->workspace_bytes = jg__pre_workspace_bytes(pk->group_m, pk->groups, pk->k);
+        plan->pre_grid =
+            (uint32_t)jg__ceil_div((uint64_t)most * jg__ceil_div((uint64_t)pk->k, 64) * 2, 256);
+    }
     if (pk->layout == JG_GROUPED_LIST) {
         plan->list_params = aligned_alloc(64, pk->a_type == JG_NVFP4
-                                                   ? JG_LIST_NVFP4_SIZE(pk->groups)
+                                                   ? JG_LIST_NVFP4_SIZE(pk->groups) +
+                                                         (cfg.pre ? JG_PRE_DQ_SIZE(pk->groups) : 0)
                                                    : JG_LIST_SIZE(pk->groups));
         if (!plan->list_params) {
             pthread_mutex_destroy(&plan->tmap_lock);

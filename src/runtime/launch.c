@@ -268,24 +268,32 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
 
 /* The grouped parameter block for one pointer set: per group with rows, the
  * tensor maps of A_g, B_g and D_g, and the C_g and D_g pointers (NVFP4:
- * also the maps of and pointers to A_g's and B_g's block scales). */
+ * also the maps of and pointers to A_g's and B_g's block scales). cfg.pre:
+ * A's map is the workspace's, no D or A-scale maps (the GEMM stores D and
+ * the pre-pass reads A through pointers), and the pre-pass's block follows. */
 static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS],
                              const void *workspace)
 {
     const jg__problem_key *p = &plan->problem;
     const uint32_t G = p->groups;
-    const uint32_t epi_cols =
-        plan->cfg.epi_bytes ? plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type) : 16;
+    const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
     unsigned char *buf = plan->list_params;
     const bool fp4 = p->a_type == JG_NVFP4, pre = plan->cfg.pre;
     memset(buf, 0, fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G));
-    if (pre) { /* a[0]: the workspace, FP16 [rows of all groups, k rounded up to 64] */
+    if (pre) { /* a[0]: the workspace, FP16 [rows of all groups (m), k rounded up to 64] */
         const uint64_t k64 = jg__ceil_div((uint64_t)p->k, 64) * 64;
-        const uint64_t rows = jg__pre_workspace_bytes(p->group_m, G, p->k) / (2 * k64);
         jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)), JG_FP16,
-                                          workspace, rows, k64, k64, plan->cfg.a_box_m, 64);
+                                          workspace, (uint64_t)p->m, k64, k64, plan->cfg.a_box_m,
+                                          64);
         if (st != JG_OK)
             return st;
+        unsigned char *dq = buf + JG_LIST_NVFP4_SIZE(G);
+        const int64_t lda_bytes = p->lda / 2;
+        memset(dq, 0, JG_PRE_DQ_SIZE(G));
+        memcpy(dq + JG_PRE_DQ_OFF_A(G), ptrs[0], G * sizeof(void *));
+        memcpy(dq + JG_PRE_DQ_OFF_SF(G), ptrs[4], G * sizeof(void *));
+        memcpy(dq + JG_PRE_DQ_OFF_WS(G), &workspace, sizeof(void *));
+        memcpy(dq + JG_PRE_DQ_OFF_LDA(G), &lda_bytes, sizeof lda_bytes);
     }
     for (uint32_t g = 0; g < G; ++g) {
         const uint64_t rows = (uint64_t)p->group_m[g];
@@ -324,32 +332,15 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
     return JG_OK;
 }
 
-/* sm90_nvfp4_pre.cu: the pre-pass (A into the workspace: a CTA per 256
- * items of a group, two items a 64-element piece of a row), then the GEMM
- * as its programmatic dependent, on the parameter block built. */
-static jg_status pre_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream)
+/* sm90_nvfp4_pre.cu: the pre-pass (A into the workspace, plan->pre_grid
+ * CTAs a group), then the GEMM as its programmatic dependent, both on the
+ * blocks list_params built. */
+static jg_status pre_launch(jg_plan *plan, jg_stream stream)
 {
-    const jg__problem_key *p = &plan->problem;
-    const uint32_t G = p->groups;
-    unsigned char dq[JG_PRE_DQ_SIZE(JG_GROUPED_MAX_NVFP4_GROUPS)];
-    memset(dq, 0, sizeof dq);
-    uint64_t most = 0;
-    for (uint32_t g = 0; g < G; ++g) {
-        if (!p->group_m[g])
-            continue;
-        memcpy(dq + JG_PRE_DQ_OFF_A(G) + 8 * g, &args->a[g], sizeof(void *));
-        memcpy(dq + JG_PRE_DQ_OFF_SF(G) + 8 * g, &args->a_sfs[g], sizeof(void *));
-        if ((uint64_t)p->group_m[g] > most)
-            most = (uint64_t)p->group_m[g];
-    }
-    const int64_t lda_bytes = p->lda / 2;
-    memcpy(dq + JG_PRE_DQ_OFF_WS(G), &args->workspace, sizeof(void *));
-    memcpy(dq + JG_PRE_DQ_OFF_LDA(G), &lda_bytes, sizeof lda_bytes);
+    const uint32_t G = plan->problem.groups;
     const jg__kernel *k = plan->kernel;
-    const uint64_t items = most * jg__ceil_div((uint64_t)p->k, 64) * 2; /* the tallest group's */
-    const launch_desc pre = {k->fn_pre, k->name, (uint32_t)jg__ceil_div(items, 256), G, 256, 0, 1,
-                             false};
-    jg_status st = launch_fn(plan->ctx, &pre, dq, stream);
+    const launch_desc pre = {k->fn_pre, k->name, plan->pre_grid, G, 256, 0, 1, false};
+    jg_status st = launch_fn(plan->ctx, &pre, plan->list_params + JG_LIST_NVFP4_SIZE(G), stream);
     const launch_desc gemm = {k->fn, k->name, plan->grid, 1, plan->threads, k->smem_bytes, 1, true};
     return st != JG_OK ? st : launch_fn(plan->ctx, &gemm, plan->list_params, stream);
 }
@@ -400,7 +391,7 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
             memcpy(plan->list_params + JG_LIST_OFF_ASCALE(G) + 8 * g, &sa, sizeof sa);
             memcpy(plan->list_params + JG_LIST_OFF_BSCALE(G) + 8 * g, &sb, sizeof sb);
         }
-        st = plan->cfg.pre ? pre_launch(plan, args, stream)
+        st = plan->cfg.pre ? pre_launch(plan, stream)
                            : launch(plan, plan->grid, plan->list_params, stream);
     }
     pthread_mutex_unlock(&plan->tmap_lock);
