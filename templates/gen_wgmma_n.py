@@ -15,10 +15,17 @@ the kernel's own N into its source, which saves NVRTC the other 31 blocks.
 """
 import sys
 
+def operands(n):
+    """The N/2 accumulators' asm operand names (%0, %1, ...) and their
+    constraint list ("+f"(d[0]), ...)."""
+    regs = n // 2
+    return (", ".join("%%%d" % i for i in range(regs)),
+            ", ".join('"+f"(d[%d])' % i for i in range(regs)))
+
+
 def block(n):
     regs = n // 2
-    names = ", ".join("%%%d" % i for i in range(regs))
-    args = ", ".join('"+f"(d[%d])' % i for i in range(regs))
+    names, args = operands(n)
     return (
         "#define JG_MMA_REGS \"{%s}\"\n" % names
         + "#define JG_MMA_ACC(d) %s\n" % args
@@ -43,8 +50,7 @@ def rs_fn(n):
     from shared memory through a descriptor, for kernels that run several N
     (sm90_nvfp4_pre.cu: one per tile height)."""
     regs = n // 2
-    names = ", ".join("%%%d" % i for i in range(regs))
-    args = ", ".join('"+f"(d[%d])' % i for i in range(regs))
+    names, args = operands(n)
     return (
         "template <> JG_DEV void jg_wgmma_rs_n<%d>(float (&d)[%d], const uint32_t (&a)[4],"
         " uint64_t db, uint32_t acc)\n{\n"
