@@ -88,9 +88,11 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
             (uint32_t)jg__ceil_div((uint64_t)most * jg__ceil_div((uint64_t)pk->k, 64) * 2, 256);
     }
     if (pk->layout == JG_GROUPED_LIST) {
+        /* cfg.pre: the pre-pass's block after the GEMM's (aligned_alloc takes
+         * whole multiples of the alignment) */
+        const size_t pre_bytes = cfg.pre ? (JG_PRE_DQ_SIZE(pk->groups) + 63) / 64 * 64 : 0;
         plan->list_params = aligned_alloc(64, pk->a_type == JG_NVFP4
-                                                   ? JG_LIST_NVFP4_SIZE(pk->groups) +
-                                                         (cfg.pre ? JG_PRE_DQ_SIZE(pk->groups) : 0)
+                                                   ? JG_LIST_NVFP4_SIZE(pk->groups) + pre_bytes
                                                    : JG_LIST_SIZE(pk->groups));
         if (!plan->list_params) {
             pthread_mutex_destroy(&plan->tmap_lock);
