@@ -141,19 +141,35 @@ typedef struct jg__gemm_config {
 
 /* sm90_nvfp4_pre.cu's chunks: each group's rows cut into near-equal pieces
  * of at most chunk_rows (up to JG_PRE_CHUNK_MAX, wgmma's widest N), tallest
- * first (ties: lower group, then lower row first). jg__pre_chunks writes up
+ * first (ties: lower group, then lower row first), each with its width
+ * (below). jg__pre_chunks writes up
  * to max of them and returns how many the problem has (more than max: the
  * kernel does not serve it). jg__pre_balance spreads the n chunks' tiles
  * (chunk-major, tiles_n weight tiles each) over `grid` CTAs, each to the
  * least loaded CTA so far (the costs fall along the chunks), into cta_of
- * (may be NULL); returns the most loaded CTA's cost, in rows. */
+ * (may be NULL); returns the most loaded CTA's cost, in rows (of the
+ * chunks' widths). */
 #define JG_PRE_CHUNK_MAX 256
 #define JG_PRE_MAX_CHUNKS 256 /* chunks a kernel bakes in, at most */
 #define JG_PRE_MAX_TILES 8192 /* chunks x weight tiles (16-bit indices, 16 KB of constants) */
 #define JG_PRE_MAX_GRID 1024  /* CTAs of a baked schedule, at most (SMs) */
-#define JG_PRE_BOX 32         /* activation rows per TMA box */
+/* Activation rows per TMA box: 32, 64 or 128, the least that holds the
+ * tallest chunk's width. One thread issues every box, and the box count
+ * paces it: the seeds' four cases ran 0-17% faster with boxes of 128 rows
+ * than of 32, and no slower, although shorter chunks load rows they do
+ * not use (H200, 2026-11-26). */
+#define JG_PRE_BOX_MIN 32
+#define JG_PRE_BOX_MAX 128
+/* Distinct wgmma widths a kernel instantiates its tile for, at most: each
+ * costs ~0.3 s of NVRTC (the seeds' first case, 8 of them, 2.67 s). */
+#define JG_PRE_MAX_WIDTHS 8
+/* width: wgmma's N the kernel runs the chunk at. Its rows rounded up to 8;
+ * where the chunks have more than JG_PRE_MAX_WIDTHS such heights, the
+ * next of JG_PRE_MAX_WIDTHS of them (the tallest among them) chosen to pad
+ * the fewest rows in all (the kernel loads the rows past a chunk and does
+ * not store them). */
 typedef struct jg__pre_chunk {
-    uint32_t group, row0, rows;
+    uint32_t group, row0, rows, width;
 } jg__pre_chunk;
 uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_rows,
                         jg__pre_chunk *out, uint32_t max);
@@ -172,7 +188,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 11 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 12 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {

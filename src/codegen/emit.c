@@ -261,8 +261,9 @@ static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf
 }
 
 /* sm90_nvfp4_pre.cu's tables: the groups' rows and first workspace rows,
- * the chunks (tallest first) with their wgmma N (one variant per distinct
- * N), and each CTA's tiles as jg__pre_balance spreads them. */
+ * the chunks (tallest first) with their wgmma N (their width: one variant
+ * per distinct width), and each CTA's tiles as jg__pre_balance spreads
+ * them. */
 static void emit_pre_tables(const jg__gemm_key *key, jg__buf *out)
 {
     jg__pre_chunk chunks[JG_PRE_MAX_CHUNKS];
@@ -286,7 +287,7 @@ static void emit_pre_tables(const jg__gemm_key *key, jg__buf *out)
     }
     uint32_t variants[JG_PRE_MAX_CHUNKS], nv = 0, variant_of[JG_PRE_MAX_CHUNKS];
     for (uint32_t c = 0; c < n; ++c) {
-        const uint32_t w = (chunks[c].rows + 7) / 8 * 8; /* wgmma's N */
+        const uint32_t w = chunks[c].width; /* wgmma's N */
         uint32_t v = 0;
         while (v < nv && variants[v] != w)
             ++v;

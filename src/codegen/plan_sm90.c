@@ -480,6 +480,55 @@ static size_t search_nvfp4_swap(const jg__target *t, const jg__problem_key *p,
     return found;
 }
 
+/* Past JG_PRE_MAX_WIDTHS distinct widths (rows rounded up to 8), keep
+ * JG_PRE_MAX_WIDTHS of them, the tallest among them, and run each chunk at
+ * the narrowest kept width that holds it, the kept ones chosen to pad the
+ * fewest rows in all: over the distinct widths w[0] > w[1] > ... (count[i]
+ * chunks each), best[v][b] is the least padding of w[0..b) by v kept
+ * widths, the last kept one serving w[a..b). The chunks come tallest
+ * first, so their widths fall along them. */
+static void pre_cap_widths(jg__pre_chunk *c, uint32_t n)
+{
+    enum { D = JG_PRE_CHUNK_MAX / 8, V = JG_PRE_MAX_WIDTHS };
+    uint32_t w[D], count[D], d = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (d == 0 || w[d - 1] != c[i].width) {
+            w[d] = c[i].width;
+            count[d++] = 0;
+        }
+        count[d - 1]++;
+    }
+    if (d <= V)
+        return;
+    uint64_t best[V + 1][D + 1];
+    uint8_t from[V + 1][D + 1];
+    for (uint32_t v = 0; v <= V; ++v)
+        for (uint32_t b = 0; b <= d; ++b)
+            best[v][b] = v == 0 && b == 0 ? 0 : UINT64_MAX;
+    for (uint32_t v = 1; v <= V; ++v)
+        for (uint32_t b = 1; b <= d; ++b)
+            for (uint32_t a = b; a-- > 0;) {
+                if (best[v - 1][a] == UINT64_MAX)
+                    continue;
+                uint64_t pad = 0; /* w[a] serving w[a..b) */
+                for (uint32_t i = a; i < b; ++i)
+                    pad += (uint64_t)count[i] * (w[a] - w[i]);
+                if (best[v - 1][a] + pad < best[v][b]) {
+                    best[v][b] = best[v - 1][a] + pad;
+                    from[v][b] = (uint8_t)a;
+                }
+            }
+    uint32_t serve[D]; /* the kept width each distinct one runs at */
+    for (uint32_t v = V, b = d; v > 0 && b > 0; b = from[v--][b])
+        for (uint32_t i = from[v][b]; i < b; ++i)
+            serve[i] = w[from[v][b]];
+    for (uint32_t i = 0, k = 0; i < n; ++i) {
+        while (w[k] != c[i].width)
+            ++k;
+        c[i].width = serve[k];
+    }
+}
+
 uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_rows,
                         jg__pre_chunk *out, uint32_t max)
 {
@@ -499,7 +548,7 @@ uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_
         }
         for (uint64_t i = 0, row0 = 0; i < parts; ++i) {
             const uint64_t r = rows / parts + (i < rows % parts);
-            out[n++] = (jg__pre_chunk){g, (uint32_t)row0, (uint32_t)r};
+            out[n++] = (jg__pre_chunk){g, (uint32_t)row0, (uint32_t)r, (uint32_t)(r + 7) / 8 * 8};
             row0 += r;
         }
     }
@@ -511,17 +560,18 @@ uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_
             out[j] = out[j - 1];
         out[j] = c;
     }
+    if (n <= max)
+        pre_cap_widths(out, n);
     return n;
 }
 
-/* A tile's cost: its rows rounded up to wgmma's step, but at least 128 (a
- * shorter tile still streams and dequantizes its 128 weight rows: on H100,
- * 8 groups of 64 rows took 0.77 of the time of 8 of 128), plus 16 for its
- * fill and stores. */
-static uint64_t pre_tile_cost(uint32_t rows)
+/* A tile's cost: its wgmma width (rows rounded up to wgmma's step, or
+ * more), but at least 128 (a shorter tile still streams and dequantizes
+ * its 128 weight rows: on H100, 8 groups of 64 rows took 0.77 of the time
+ * of 8 of 128), plus 16 for its fill and stores. */
+static uint64_t pre_tile_cost(uint32_t width)
 {
-    const uint32_t n = (rows + 7) / 8 * 8;
-    return (n > 128 ? n : 128) + 16;
+    return (width > 128 ? width : 128) + 16;
 }
 
 uint64_t jg__pre_balance(const jg__pre_chunk *chunks, uint32_t n, uint32_t tiles_n, uint32_t grid,
@@ -535,7 +585,7 @@ uint64_t jg__pre_balance(const jg__pre_chunk *chunks, uint32_t n, uint32_t tiles
         for (uint32_t c = 1; c < grid; ++c)
             if (load[c] < load[best])
                 best = c;
-        load[best] += pre_tile_cost(chunks[t / tiles_n].rows);
+        load[best] += pre_tile_cost(chunks[t / tiles_n].width);
         if (load[best] > most)
             most = load[best];
         if (cta_of)
@@ -615,13 +665,16 @@ static size_t search_nvfp4_pre(const jg__target *t, const jg__problem_key *p,
     if (!rows)
         return 0;
     const uint32_t nr = jg__pre_chunks(p->group_m, p->groups, rows, chunks, JG_PRE_MAX_CHUNKS);
-    jg__gemm_config c = {.block_m = (chunks[0].rows + JG_PRE_BOX - 1) / JG_PRE_BOX * JG_PRE_BOX,
+    uint32_t box = JG_PRE_BOX_MIN;
+    while (box < chunks[0].width && box < JG_PRE_BOX_MAX)
+        box *= 2;
+    jg__gemm_config c = {.block_m = (chunks[0].width + box - 1) / box * box,
                          .block_n = 128,
                          .block_k = SM90_NVFP4_BLOCK_K,
                          .consumers = 2,
                          .cluster = 1,
                          .ab_size = 2, /* the wgmmas' FP16 */
-                         .a_box_m = JG_PRE_BOX,
+                         .a_box_m = box,
                          .stages = SM90_PRE_STAGES,
                          .pre = grid,
                          .pre_rows = rows};
@@ -774,14 +827,21 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     if (!search(t, p, out, &best, 1))
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN)) {
-        char fp4[192] = "";
-        if (out->pre)
+        char fp4[256] = "";
+        if (out->pre) {
+            jg__pre_chunk chunks[JG_PRE_MAX_CHUNKS];
+            const uint32_t n = jg__pre_chunks(p->group_m, p->groups, out->pre_rows, chunks,
+                                              JG_PRE_MAX_CHUNKS);
+            uint32_t widths = 0;
+            for (uint32_t c = 0; c < n && c < JG_PRE_MAX_CHUNKS; ++c)
+                widths += c == 0 || chunks[c].width != chunks[c - 1].width;
             snprintf(fp4, sizeof fp4,
                      " (nvfp4 with a workspace: the activation dequantized once per launch, the "
                      "weight in registers; %u slots of %u activation rows, chunks of up to %u "
-                     "rows, %u CTAs)",
-                     out->expand_bufs, out->block_m, out->pre_rows, out->pre);
-        else if (out->swap)
+                     "rows at %u wgmma width%s, %u CTAs)",
+                     out->expand_bufs, out->block_m, out->pre_rows, widths, widths == 1 ? "" : "s",
+                     out->pre);
+        } else if (out->swap)
             snprintf(fp4, sizeof fp4,
                      " (nvfp4 swap-AB: the weight dequantized in registers on wgmma's M side, "
                      "the activation expanded to FP16 in %u pieces of 64 of K)",

@@ -13,7 +13,7 @@
  * launch; rows of no group must keep the poison. The device layouts run a
  * second time on the same plan after new counts are written on the
  * device (rows change groups: they take the new group's global scale).
- * Then random cases (every layout, 1-8 groups, rows 0, 1 or up to 300, n and
+ * A list case of 12 heights (8 wgmma widths with a workspace). Then random cases (every layout, 1-8 groups, rows 0, 1 or up to 300, n and
  * k ragged, any output and scale layout), and malformed arguments get their
  * statuses.
  *   test_grouped_nvfp4 [--seed S] [--count N]   (default 8 random cases;
@@ -27,7 +27,8 @@
 #include "jg_test_gpu.h"
 #include "jg_test_nvfp4.h"
 
-#define MAXG 8
+#define MAXG 12 /* the fixed cases' groups, at most */
+#define RANDG 8 /* the random cases' */
 
 typedef struct gcase {
     jg_grouped_layout layout;
@@ -474,7 +475,7 @@ static void run_case(jg_context *ctx, const gcase *c, bool refusals, jg_rng *r)
     state_free(&s);
 }
 
-/* A random case: any layout, 1..MAXG groups with rows 0, 1 or up to 300
+/* A random case: any layout, 1..RANDG groups with rows 0, 1 or up to 300
  * (masked: up to m_max), n a multiple of 8, k of 32 (of 256 with row-major
  * scales), any output, C or not, exact or quantized; the FP64 reference's
  * multiply-adds kept under ~1.5e8. */
@@ -484,7 +485,7 @@ static gcase random_case(jg_rng *r)
     gcase c;
     memset(&c, 0, sizeof c);
     c.layout = (jg_grouped_layout)(JG_GROUPED_LIST + jg_rng_below(r, 3));
-    c.groups = 1 + (int32_t)jg_rng_below(r, MAXG);
+    c.groups = 1 + (int32_t)jg_rng_below(r, RANDG);
     c.a_layout = jg_rng_below(r, 2) ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
     c.b_layout = jg_rng_below(r, 2) ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
     if (c.layout == JG_GROUPED_CONTIGUOUS)
@@ -568,6 +569,10 @@ int main(int argc, char **argv)
         {C, 5, {17, 0, 200, 90, 1}, 200, 1024, 3, JG_BF16, R, S, false, false},
         {M, 5, {5, 128, 64, 0, 99}, 520, 2048, 128, JG_BF16, R, S, false, true},
         {M, 2, {256, 100}, 1000, 1056, 256, JG_FP32, S, S, false, false},
+        /* 12 heights: with a workspace, run at 8 wgmma widths (rows past
+         * a chunk computed, not stored) */
+        {L, 12, {8, 19, 33, 47, 62, 75, 90, 104, 121, 139, 166, 201}, 264, 512, 0, JG_BF16, S, S,
+         true, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &cases[i], i == 3 || i == 7, &r);

@@ -117,7 +117,8 @@ static bool has_register_a_hgmma(const char *sass)
 
 /* sm90_nvfp4_pre.cu: the module holds the GEMM and its pre-pass (name +
  * JG_PRE_DQ_SUFFIX), and the GEMM one wgmma variant per distinct chunk
- * height rounded up to 8 (wgmma's N), no other. */
+ * width (wgmma's N: the height rounded up to 8, or more past
+ * JG_PRE_MAX_WIDTHS heights), no other. */
 static void check_pre_sass(const char *name, const jg__gemm_key *key, const char *sass)
 {
     char fn[192];
@@ -130,14 +131,17 @@ static void check_pre_sass(const char *name, const jg__gemm_key *key, const char
     const uint32_t n = jg__pre_chunks(key->group_m, key->groups, key->cfg.pre_rows, chunks,
                                       JG_PRE_MAX_CHUNKS);
     bool wanted[JG_PRE_CHUNK_MAX / 8 + 1] = {false};
+    uint32_t widths = 0;
     for (uint32_t c = 0; c < n && c < JG_PRE_MAX_CHUNKS; ++c) {
-        const uint32_t width = (chunks[c].rows + 7) / 8 * 8;
+        const uint32_t width = chunks[c].width;
         char shape[48];
         snprintf(shape, sizeof shape, "HGMMA.64x%ux16.", width);
         CHECK(sass && strstr(sass, shape), "%s: chunk %u (%u rows) has no %s", name, c,
               chunks[c].rows, shape);
+        widths += !wanted[width / 8];
         wanted[width / 8] = true;
     }
+    CHECK(widths <= JG_PRE_MAX_WIDTHS, "%s: %u wgmma widths", name, widths);
     for (const char *p = sass; p && (p = strstr(p, "HGMMA.64x")) != NULL; ++p) {
         const unsigned width = (unsigned)atoi(p + 9);
         const bool ok = width % 8 == 0 && width / 8 < JG_ARRAY_LEN(wanted) && wanted[width / 8];
@@ -277,14 +281,17 @@ static jg__gemm_config check_grouped(const char *cuobjdump, const jg__target *t,
  * seeds' first case; a group past 256 rows (cut in two), one empty, FP32
  * out plus C; a group cut in three beside one of 8 rows, a partial weight
  * tile (n 136) and K short of 64 (96); the most groups, 1 to 40 rows each
- * (five wgmma widths), row-major scales. */
+ * (five wgmma widths), row-major scales; 20 heights, run at
+ * JG_PRE_MAX_WIDTHS widths. */
 static void check_nvfp4_pre(const char *cuobjdump)
 {
     static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
     static const int64_t ragged[3] = {300, 17, 0}, tall[2] = {520, 8};
-    static int64_t ramp[JG_GROUPED_MAX_NVFP4_GROUPS];
+    static int64_t ramp[JG_GROUPED_MAX_NVFP4_GROUPS], steps[20];
     for (int g = 0; g < JG_GROUPED_MAX_NVFP4_GROUPS; ++g)
         ramp[g] = g + 1;
+    for (int g = 0; g < 20; ++g)
+        steps[g] = 12 * g + 5;
     const struct {
         const int64_t *m;
         int32_t groups;
@@ -296,6 +303,7 @@ static void check_nvfp4_pre(const char *cuobjdump)
         {ragged, 3, 1000, 1056, JG_FP32, JG_FP32, JG_SF_SWIZZLED_128X4},
         {tall, 2, 136, 96, JG_DTYPE_NONE, JG_FP16, JG_SF_SWIZZLED_128X4},
         {ramp, JG_GROUPED_MAX_NVFP4_GROUPS, 256, 512, JG_BF16, JG_BF16, JG_SF_ROW_MAJOR},
+        {steps, 20, 512, 256, JG_DTYPE_NONE, JG_BF16, JG_SF_SWIZZLED_128X4},
     };
     jg__target t;
     jg_test_h100_target(&t);

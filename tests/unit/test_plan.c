@@ -252,7 +252,9 @@ static void test_pre_chunks(void)
         uint32_t groups, chunk_rows;
         int64_t m[6];
         uint32_t n;
-        jg__pre_chunk want[8];
+        struct {
+            uint32_t group, row0, rows;
+        } want[8]; /* the width: the rows rounded up to 8 */
     } rows[] = {
         {"256 rows: one chunk", 1, 256, {256}, 1, {{0, 0, 256}}},
         {"257 rows: 129 + 128", 1, 256, {257}, 2, {{0, 0, 129}, {0, 129, 128}}},
@@ -281,11 +283,14 @@ static void test_pre_chunks(void)
         char text[256];
         CHECK(n == rows[i].n, "%s: %u chunks, expected %u:%s", rows[i].what, n, rows[i].n,
               chunks_text(got, n < 16 ? n : 16, text, sizeof text));
+        /* at most 8 heights here: each chunk's width its rows rounded up to 8 */
         for (uint32_t c = 0; c < n && c < rows[i].n; ++c)
-            CHECK(!memcmp(&got[c], &rows[i].want[c], sizeof got[c]),
-                  "%s: chunk %u is %u:%u+%u, expected %u:%u+%u", rows[i].what, c, got[c].group,
-                  got[c].row0, got[c].rows, rows[i].want[c].group, rows[i].want[c].row0,
-                  rows[i].want[c].rows);
+            CHECK(got[c].group == rows[i].want[c].group && got[c].row0 == rows[i].want[c].row0 &&
+                      got[c].rows == rows[i].want[c].rows &&
+                      got[c].width == (got[c].rows + 7) / 8 * 8,
+                  "%s: chunk %u is %u:%u+%u at %u, expected %u:%u+%u", rows[i].what, c,
+                  got[c].group, got[c].row0, got[c].rows, got[c].width, rows[i].want[c].group,
+                  rows[i].want[c].row0, rows[i].want[c].rows);
     }
     /* More chunks than fit: all counted, none written past max. */
     static const int64_t many[3] = {100, 1000, 40};
@@ -320,6 +325,91 @@ static void test_pre_chunks(void)
     CHECK(ws64 == UINT64_C(528) * 64 * 2, "k 64 (whole): %llu bytes", (unsigned long long)ws64);
     static const int64_t none[2] = {0, 0};
     CHECK(jg__pre_workspace_bytes(none, 2, 7168) == 0, "no rows: a workspace");
+}
+
+/* The least padding of chunks of distinct widths w[0] > ... > w[d-1]
+ * (count[i] each) over every choice of `keep` of them with w[0] among
+ * them, each width run at the narrowest kept one above it: by brute force
+ * over the subsets of w[1..d). */
+static uint64_t least_padding(const uint32_t *w, const uint32_t *count, uint32_t d, uint32_t keep)
+{
+    uint64_t least = UINT64_MAX;
+    for (uint32_t set = 0; set < 1u << (d - 1); ++set) {
+        if ((uint32_t)__builtin_popcount(set) != keep - 1)
+            continue;
+        uint64_t pad = 0;
+        for (uint32_t i = 1, at = w[0]; i < d; ++i) {
+            if (set >> (i - 1) & 1)
+                at = w[i];
+            pad += (uint64_t)count[i] * (at - w[i]);
+        }
+        least = pad < least ? pad : least;
+    }
+    return least;
+}
+
+/* Past JG_PRE_MAX_WIDTHS distinct heights (rounded up to 8), the chunks'
+ * widths: multiples of 8 that hold their rows, at most JG_PRE_MAX_WIDTHS of
+ * them, each the height of some chunk, each chunk at the narrowest of them
+ * that holds it, with the least padding in all (brute force). */
+static void test_pre_widths(void)
+{
+    uint32_t x = 12345; /* a fixed LCG: the same problems every run */
+    for (int trial = 0; trial < 40; ++trial) {
+        int64_t m[24];
+        const uint32_t groups = 9 + (uint32_t)trial % 16;
+        for (uint32_t g = 0; g < groups; ++g) {
+            x = x * 1664525u + 1013904223u;
+            /* trial 0: 8, 16, ... 8 groups (no cap); later ones random up to 300 */
+            m[g] = trial == 0 ? 8 * (int64_t)(g % 8 + 1) : (int64_t)(x >> 8) % 301;
+        }
+        jg__pre_chunk c[64];
+        const uint32_t n = jg__pre_chunks(m, groups, 256, c, JG_ARRAY_LEN(c));
+        CHECK(n <= JG_ARRAY_LEN(c), "trial %d: %u chunks", trial, n);
+        if (n > JG_ARRAY_LEN(c))
+            continue;
+        /* the heights' distinct widths, tallest first, and the kept ones */
+        uint32_t w[32], count[32], d = 0, kept[32], nk = 0;
+        bool ok = true;
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t own = (c[i].rows + 7) / 8 * 8;
+            if (d == 0 || w[d - 1] != own) {
+                ok = ok && (d == 0 || w[d - 1] > own) && d < 32;
+                w[d] = own;
+                count[d++] = 0;
+            }
+            count[d - 1]++;
+            ok = ok && c[i].width % 8 == 0 && c[i].width >= own && c[i].width <= 256;
+            uint32_t k = 0;
+            while (k < nk && kept[k] != c[i].width)
+                ++k;
+            if (k == nk)
+                kept[nk++] = c[i].width;
+        }
+        CHECK(ok, "trial %d: widths not multiples of 8 holding their rows, or unsorted", trial);
+        CHECK(nk <= JG_PRE_MAX_WIDTHS, "trial %d: %u widths", trial, nk);
+        if (!ok || nk > JG_PRE_MAX_WIDTHS)
+            continue;
+        uint64_t pad = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t own = (c[i].rows + 7) / 8 * 8;
+            bool narrowest = true, a_height = false;
+            for (uint32_t k = 0; k < nk; ++k)
+                narrowest = narrowest && !(kept[k] >= own && kept[k] < c[i].width);
+            for (uint32_t j = 0; j < n; ++j)
+                a_height = a_height || (c[j].rows + 7) / 8 * 8 == c[i].width;
+            ok = ok && narrowest && a_height;
+            pad += c[i].width - own;
+        }
+        CHECK(ok, "trial %d: a chunk not at the narrowest kept width, or a width no chunk has",
+              trial);
+        const uint64_t least =
+            d <= JG_PRE_MAX_WIDTHS ? 0 : least_padding(w, count, d, JG_PRE_MAX_WIDTHS);
+        CHECK(pad == least, "trial %d (%u heights): %llu rows padded, the least is %llu", trial,
+              d, (unsigned long long)pad, (unsigned long long)least);
+        CHECK(trial != 0 || (d == 8 && pad == 0), "trial 0: 8 heights padded (%llu rows)",
+              (unsigned long long)pad);
+    }
 }
 
 /* Tiles to CTAs, each to the least loaded so far (the first of equals):
@@ -380,9 +470,10 @@ static jg__problem_key nvfp4_list(const int64_t *m, int32_t groups, int64_t n, i
 }
 
 /* JG_GROUPED_WORKSPACE picks the pre kernel for NVFP4 list problems whose
- * chunks and tiles fit its baked tables: 128 weight rows a tile, slots of
- * the tallest chunk rounded up to the 32-row box, one CTA a tile up to the
- * SMs, shared memory within the target's. Other problems plan as before. */
+ * chunks and tiles fit its baked tables: 128 weight rows a tile, boxes of
+ * 32, 64 or 128 rows (the least that holds the tallest chunk's width),
+ * slots of that width rounded up to the box, one CTA a tile up to the SMs,
+ * shared memory within the target's. Other problems plan as before. */
 static void test_pre_planner(void)
 {
     jg__target t;
@@ -390,6 +481,7 @@ static void test_pre_planner(void)
     jg__log quiet = {0};
     static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
     static const int64_t tall[2] = {520, 8}, small[3] = {300, 17, 0}, none[2] = {0, 0};
+    static const int64_t tiny[3] = {8, 3, 0};
     int64_t ramp[40], big[40];
     for (int g = 0; g < 40; ++g) {
         ramp[g] = g + 1;
@@ -398,24 +490,31 @@ static void test_pre_planner(void)
     const struct {
         const char *what;
         jg__problem_key pk;
-        uint32_t pre, block_m, rows; /* pre 0: another kernel */
+        uint32_t pre, block_m, box, rows; /* pre 0: another kernel */
     } rows[] = {
         /* chunks of 256: the most loaded CTA's cost 408 rows (test_pre_balance);
-         * of 128, 11 chunks x 32 tiles of 144 over 132 CTAs: 432 */
-        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE), 132, 256, 256},
+         * of 128, 11 chunks x 32 tiles of 144 over 132 CTAs: 432. The
+         * tallest, 248 rows, in two boxes of 128 */
+        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE), 132, 256, 128, 256},
+        /* 3 weight tiles: chunks of 128 (33 tiles), the tallest 124 rows */
+        {"seed1 by n 264", nvfp4_list(seed1, 8, 264, 7168, JG_GROUPED_WORKSPACE), 33, 128, 128,
+         128},
         /* by 256: 8 tiles, the tallest (174 rows) 192; by 128: 12 tiles of 104
          * and 8 rows, 144 each; by 64 no less: the first of the least kept */
-        {"520, 8; n 136", nvfp4_list(tall, 2, 136, 96, JG_GROUPED_WORKSPACE), 12, 128, 128},
+        {"520, 8; n 136", nvfp4_list(tall, 2, 136, 96, JG_GROUPED_WORKSPACE), 12, 128, 128, 128},
         /* by 256: 24 tiles, 168; by 128: 32 tiles, 144 */
         {"300, 17, 0; n 1000", nvfp4_list(small, 3, 1000, 1056, JG_GROUPED_WORKSPACE), 32, 128,
-         128},
-        /* every chunk one group's (up to 40 rows), whatever the height */
-        {"40 groups 1..40", nvfp4_list(ramp, 40, 256, 512, JG_GROUPED_WORKSPACE), 80, 64, 256},
-        {"seed1 without the flag", nvfp4_list(seed1, 8, 4096, 7168, 0), 0, 0, 0},
-        {"320 chunks", nvfp4_list(big, 40, 4096, 7168, JG_GROUPED_WORKSPACE), 0, 0, 0},
+         128, 128},
+        /* every chunk one group's (up to 40 rows), whatever the height: a
+         * box of 64 */
+        {"40 groups 1..40", nvfp4_list(ramp, 40, 256, 512, JG_GROUPED_WORKSPACE), 80, 64, 64, 256},
+        /* 8 rows at most: a box of 32 */
+        {"8, 3, 0", nvfp4_list(tiny, 3, 4096, 1024, JG_GROUPED_WORKSPACE), 64, 32, 32, 256},
+        {"seed1 without the flag", nvfp4_list(seed1, 8, 4096, 7168, 0), 0, 0, 0, 0},
+        {"320 chunks", nvfp4_list(big, 40, 4096, 7168, JG_GROUPED_WORKSPACE), 0, 0, 0, 0},
         /* 40 chunks x 235 weight tiles: past JG_PRE_MAX_TILES */
-        {"9400 tiles", nvfp4_list(ramp, 40, 30000, 512, JG_GROUPED_WORKSPACE), 0, 0, 0},
-        {"no rows", nvfp4_list(none, 2, 4096, 7168, JG_GROUPED_WORKSPACE), 0, 0, 0},
+        {"9400 tiles", nvfp4_list(ramp, 40, 30000, 512, JG_GROUPED_WORKSPACE), 0, 0, 0, 0},
+        {"no rows", nvfp4_list(none, 2, 4096, 7168, JG_GROUPED_WORKSPACE), 0, 0, 0, 0},
     };
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         jg__gemm_config c;
@@ -425,12 +524,12 @@ static void test_pre_planner(void)
         CHECK(c.pre == rows[i].pre, "%s: pre %u, expected %u", rows[i].what, c.pre, rows[i].pre);
         if (!rows[i].pre || !c.pre)
             continue;
-        CHECK(c.block_m == rows[i].block_m && c.block_n == 128 && c.a_box_m == JG_PRE_BOX &&
+        CHECK(c.block_m == rows[i].block_m && c.block_n == 128 && c.a_box_m == rows[i].box &&
                   c.cluster == 1 && c.pre_rows == rows[i].rows,
-              "%s: tile %ux%u, box %u, cluster %u, chunks of %u; expected %ux128, box %d, "
+              "%s: tile %ux%u, box %u, cluster %u, chunks of %u; expected %ux128, box %u, "
               "cluster 1, chunks of %u",
               rows[i].what, c.block_m, c.block_n, c.a_box_m, c.cluster, c.pre_rows,
-              rows[i].block_m, JG_PRE_BOX, rows[i].rows);
+              rows[i].block_m, rows[i].box, rows[i].rows);
         CHECK(c.expand_bufs >= 4 && c.expand_bufs <= 8 &&
                   jg__gemm_smem_bytes(&c, rows[i].pk.d_type, rows[i].pk.scale) <=
                       (uint32_t)t.smem_per_block,
@@ -481,7 +580,8 @@ static uint32_t define_value(const char *src, const char *name)
 /* What sm90_nvfp4_pre.cu's emitted tables say, checked against the
  * problem: the groups' rows and workspace rows; chunks that cover each
  * group's rows once, in order, each with the variant of its wgmma N (its
- * rows rounded up to 8, within the slot's rows); each CTA's tiles, which
+ * rows rounded up to 8, or more where the problem has more heights than
+ * JG_PRE_MAX_WIDTHS, within the slot's rows); each CTA's tiles, which
  * together are every tile once, and whose costs add up to at most the
  * planner's makespan, the busiest CTA's exactly. */
 static void test_pre_tables(void)
@@ -492,19 +592,23 @@ static void test_pre_tables(void)
     static const int64_t seed1[8] = {80, 176, 128, 72, 64, 248, 96, 160};
     static const int64_t seed2[8] = {40, 76, 168, 72, 164, 148, 196, 160};
     static const int64_t small[3] = {300, 17, 0}, tall[2] = {520, 8}, seed3[2] = {192, 320};
-    int64_t ramp[40];
+    int64_t ramp[40], steps[20];
     for (int g = 0; g < 40; ++g)
         ramp[g] = g + 1;
+    for (int g = 0; g < 20; ++g)
+        steps[g] = 12 * g + 5; /* 20 heights, 5 to 233 */
     const struct {
         const char *what;
         jg__problem_key pk;
+        bool capped; /* more heights than JG_PRE_MAX_WIDTHS */
     } rows[] = {
-        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE)},
-        {"seed2", nvfp4_list(seed2, 8, 7168, 2048, JG_GROUPED_WORKSPACE)},
-        {"seed3", nvfp4_list(seed3, 2, 3072, 4096, JG_GROUPED_WORKSPACE)},
-        {"300, 17, 0", nvfp4_list(small, 3, 1000, 1056, JG_GROUPED_WORKSPACE)},
-        {"520, 8", nvfp4_list(tall, 2, 136, 96, JG_GROUPED_WORKSPACE)},
-        {"40 groups", nvfp4_list(ramp, 40, 256, 512, JG_GROUPED_WORKSPACE)},
+        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE), false},
+        {"seed2", nvfp4_list(seed2, 8, 7168, 2048, JG_GROUPED_WORKSPACE), false},
+        {"seed3", nvfp4_list(seed3, 2, 3072, 4096, JG_GROUPED_WORKSPACE), false},
+        {"300, 17, 0", nvfp4_list(small, 3, 1000, 1056, JG_GROUPED_WORKSPACE), false},
+        {"520, 8", nvfp4_list(tall, 2, 136, 96, JG_GROUPED_WORKSPACE), false},
+        {"40 groups", nvfp4_list(ramp, 40, 256, 512, JG_GROUPED_WORKSPACE), false},
+        {"20 heights", nvfp4_list(steps, 20, 512, 256, JG_GROUPED_WORKSPACE), true},
     };
     enum { CAP = 8192 };
     uint32_t *order = malloc(CAP * sizeof *order), *first = malloc(CAP * sizeof *first);
@@ -567,9 +671,13 @@ static void test_pre_tables(void)
         for (uint32_t k = 0; k < nchunks && chunks_ok; ++k) {
             const uint32_t g = chunk[4 * k], r0 = chunk[4 * k + 1], r = chunk[4 * k + 2];
             const uint32_t var = chunk[4 * k + 3];
+            /* the variant's width holds the rows; it is their own (rows
+             * rounded up to 8) unless the problem has more heights than
+             * the kernel instantiates widths */
             chunks_ok = g < pk->groups && r > 0 && r <= c.pre_rows && var < nv &&
-                        variant_n[var] == (r + 7) / 8 * 8 && variant_n[var] <= c.block_m &&
-                        (k == 0 || chunk[4 * (k - 1) + 2] >= r);
+                        variant_n[var] % 8 == 0 && variant_n[var] >= (r + 7) / 8 * 8 &&
+                        (rows[i].capped || variant_n[var] == (r + 7) / 8 * 8) &&
+                        variant_n[var] <= c.block_m && (k == 0 || chunk[4 * (k - 1) + 2] >= r);
             /* a group's chunks are contiguous rows: r0 is what came before */
             chunks_ok = chunks_ok && r0 == covered[g];
             covered[g] += r;
@@ -578,6 +686,8 @@ static void test_pre_tables(void)
             chunks_ok = covered[g] == (uint32_t)pk->group_m[g];
         CHECK(chunks_ok, "%s: the chunk table does not cover the groups' rows once, tallest first",
               rows[i].what);
+        CHECK(nv <= JG_PRE_MAX_WIDTHS && (!rows[i].capped || nv == JG_PRE_MAX_WIDTHS),
+              "%s: %u wgmma widths", rows[i].what, nv);
         /* each CTA's tiles */
         const uint32_t grid = define_value(text, "JG_PRE_GRID");
         const uint32_t tiles_n = (uint32_t)jg__ceil_div((uint64_t)pk->n, 128);
@@ -597,8 +707,7 @@ static void test_pre_tables(void)
                 each_once = each_once && first[cta] <= first[cta + 1];
                 for (uint32_t x = first[cta]; each_once && x < first[cta + 1]; ++x) {
                     each_once = order[x] < tiles && !seen[order[x]]++;
-                    const uint32_t r = chunk[4 * (order[x] / tiles_n) + 2];
-                    const uint32_t w = (r + 7) / 8 * 8;
+                    const uint32_t w = variant_n[chunk[4 * (order[x] / tiles_n) + 3] % 256];
                     load += (w > 128 ? w : 128) + 16;
                 }
                 most = load > most ? load : most;
@@ -626,6 +735,7 @@ int main(void)
     test_nvfp4_swap_rows();
     test_tune_offline();
     test_pre_chunks();
+    test_pre_widths();
     test_pre_balance();
     test_pre_planner();
     test_pre_tables();
