@@ -180,10 +180,12 @@ uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_
 
 /* CTAs of a cluster that stack their tiles along M and share one B tile
  * (TMA multicast): the cluster's size, but 1 for NVFP4 swap-AB, whose
- * clusters split K of one tile. */
+ * clusters split K of one tile, and for the pre kernel (cfg.pre), whose
+ * CTAs load their whole weight tile (launch.c sizes the weight's TMA box
+ * by this; the pair kernel on branch nvfp4-pre-pairs hung on half boxes). */
 static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 {
-    return cfg->swap || !cfg->cluster ? 1 : cfg->cluster;
+    return cfg->swap || cfg->pre || !cfg->cluster ? 1 : cfg->cluster;
 }
 
 #define JG_KIND_QUANT 3
