@@ -493,6 +493,8 @@ static void pre_cap_widths(jg__pre_chunk *c, uint32_t n)
     uint32_t w[D], count[D], d = 0;
     for (uint32_t i = 0; i < n; ++i) {
         if (d == 0 || w[d - 1] != c[i].width) {
+            if (d == D) /* not with the chunks sorted: their widths fall */
+                return;
             w[d] = c[i].width;
             count[d++] = 0;
         }
