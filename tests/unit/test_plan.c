@@ -471,7 +471,7 @@ static jg__problem_key nvfp4_list(const int64_t *m, int32_t groups, int64_t n, i
 
 /* JG_GROUPED_WORKSPACE picks the pre kernel for NVFP4 list problems whose
  * chunks and tiles fit its baked tables: 128 weight rows a tile, boxes of
- * 32, 64 or 128 rows (the least that holds the tallest chunk's width),
+ * 32, 64, 128 or 256 rows (the least that holds the tallest chunk's width),
  * slots of that width rounded up to the box, one CTA a tile up to the SMs,
  * shared memory within the target's. Other problems plan as before. */
 static void test_pre_planner(void)
@@ -494,8 +494,8 @@ static void test_pre_planner(void)
     } rows[] = {
         /* chunks of 256: the most loaded CTA's cost 408 rows (test_pre_balance);
          * of 128, 11 chunks x 32 tiles of 144 over 132 CTAs: 432. The
-         * tallest, 248 rows, in two boxes of 128 */
-        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE), 132, 256, 128, 256},
+         * tallest, 248 rows, in one box of 256 */
+        {"seed1", nvfp4_list(seed1, 8, 4096, 7168, JG_GROUPED_WORKSPACE), 132, 256, 256, 256},
         /* 3 weight tiles: chunks of 128 (33 tiles), the tallest 124 rows */
         {"seed1 by n 264", nvfp4_list(seed1, 8, 264, 7168, JG_GROUPED_WORKSPACE), 33, 128, 128,
          128},
