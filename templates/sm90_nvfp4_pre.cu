@@ -71,6 +71,7 @@ struct jg_tile {
 };
 
 #include "sm90_nvfp4.cuh"
+#include "sm90_swap_store.cuh"
 
 typedef JG_LIST_NVFP4_KARGS(JG_GROUPS) jg_kargs_t; /* a[0]: the workspace's map */
 static_assert(sizeof(jg_kargs_t) == JG_LIST_NVFP4_SIZE(JG_GROUPS), "list block size");
@@ -179,31 +180,6 @@ JG_PRE_DQ_NAME(const __grid_constant__ jg_pre_dq_args p)
 
 /* ---- the GEMM ------------------------------------------------------------ */
 
-/* D_g[m, n] = alpha g_g acc (+ beta C_g[m, n]). */
-JG_DEV void jg_pre_store(const jg_kargs_t &p, uint32_t g, uint32_t m, uint32_t n, float v)
-{
-#if JG_HAS_C
-    const int64_t ci = (int64_t)m * p.ldc + n;
-    const void *cg = p.c[g];
-#if JG_D_DTYPE == 3
-    const float c = ((const float *)cg)[ci];
-#elif JG_D_DTYPE == 1
-    const float c = jg_bf16_to_f32(((const uint16_t *)cg)[ci]);
-#else
-    const float c = jg_f16_to_f32(((const uint16_t *)cg)[ci]);
-#endif
-    v += p.beta * c;
-#endif
-    const int64_t at = (int64_t)m * p.ldd + n;
-#if JG_D_DTYPE == 3
-    ((float *)p.d_ptr[g])[at] = v;
-#elif JG_D_DTYPE == 1
-    ((uint16_t *)p.d_ptr[g])[at] = (uint16_t)jg_pack_bf16x2(v, 0.0f);
-#else
-    ((uint16_t *)p.d_ptr[g])[at] = (uint16_t)jg_pack_f16x2(v, 0.0f);
-#endif
-}
-
 /* Ring positions: the weight stages and the activation's pieces, each
  * with its mbarriers' phase, counted alike by the producer and both
  * consumers. */
@@ -306,18 +282,27 @@ JG_DEV void jg_pre_tile(const jg_kargs_t &p, uint32_t C, const jg_pre_chunk &ch,
     jg_pre_stage<NV, JG_PRE_TAIL_PIECES>(acc, JG_K / JG_FP4_STAGE_K, rw, sf_r0, sf_r8, smem_w,
                                          desc0, bar, rg);
 #endif
-    /* acc[4i + e]: weight row r0 (e = 0, 1) or r0 + 8 (e = 2, 3), activation
-     * row 8i + 2 q4 + e % 2 of the chunk. */
+    /* D's rows from the chunk's, its columns the tile's weight rows
+     * (sm90_swap_store.cuh). */
     const float gs = p.alpha * *p.a_scale[ch.g] * *p.b_scale[ch.g] * 16384.0f;
-    const uint32_t n0 = b_row0 + rw;
+    const jg_swap_pairs sp = jg_swap_pairs_at(b_row0 + rw);
+    const int64_t row = (int64_t)(ch.row0 + 2 * q4 + sp.odd);
+    jg_out_t *d = (jg_out_t *)p.d_ptr[ch.g] + row * p.ldd + sp.nc;
+    const int64_t d_step = 8 * p.ldd;
+#if JG_HAS_C
+    const jg_out_t *c = (const jg_out_t *)p.c[ch.g] + row * p.ldc + sp.nc;
+    const int64_t c_step = 8 * p.ldc;
+#else
+    const jg_out_t *c = nullptr;
+    const int64_t c_step = 0;
+#endif
 #pragma unroll
     for (int i = 0; i < NV / 8; ++i) {
+        const bool in = 8 * (uint32_t)i + 2 * q4 + sp.odd < ch.rows;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const uint32_t mc = 8 * (uint32_t)i + 2 * q4 + (e % 2), n = n0 + 8 * (e / 2);
-            if (mc < ch.rows && n < JG_N)
-                jg_pre_store(p, ch.g, ch.row0 + mc, n, acc[4 * i + e] * gs);
-        }
+        for (int h = 0; h < 2; ++h)
+            jg_swap_store(sp, h, in, acc[4 * i + 2 * h] * gs, acc[4 * i + 2 * h + 1] * gs,
+                          d + i * d_step + 8 * h, c + i * c_step + 8 * h, p.beta);
     }
 }
 

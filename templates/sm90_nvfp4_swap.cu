@@ -90,6 +90,7 @@ struct jg_tile {
 };
 
 #include "sm90_nvfp4.cuh"
+#include "sm90_swap_store.cuh"
 
 #define JG_THREADS 512 /* producer + converter, 2 consumers, converter */
 #define JG_SW_PIECE_BYTES (JG_BLOCK_M * 128) /* one FP16 piece: 64 of K per row */
@@ -157,35 +158,6 @@ JG_DEV void jg_sw_add_sums(float (&acc)[JG_MMA_N / 2], uint32_t buf, uint32_t ti
         asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(buf + (i * 128 + tid) * 4) : "memory");
         acc[i] += v;
     }
-}
-
-/* The output pair (rows m, m + 1 of D) of weight row n: D is [M, N], so
- * the accumulator's row is D's column. */
-JG_DEV void jg_sw_store(const jg_kargs_t &p, int32_t m_rows, int32_t m, int32_t n, float v)
-{
-    if (m >= m_rows || n >= JG_N)
-        return;
-#if JG_HAS_C
-    const int64_t ci = (int64_t)m * p.ldc + n;
-#if JG_D_DTYPE == 3
-    const float c = ((const float *)p.c)[ci];
-#elif JG_D_DTYPE == 1
-    const float c = jg_bf16_to_f32(((const uint16_t *)p.c)[ci]);
-#else
-    const float c = jg_f16_to_f32(((const uint16_t *)p.c)[ci]);
-#endif
-    v = p.alpha * v + p.beta * c;
-#else
-    v *= p.alpha;
-#endif
-    const int64_t at = (int64_t)m * p.ldd + n;
-#if JG_D_DTYPE == 3
-    ((float *)p.d_ptr)[at] = v;
-#elif JG_D_DTYPE == 1
-    ((uint16_t *)p.d_ptr)[at] = (uint16_t)jg_pack_bf16x2(v, 0.0f);
-#else
-    ((uint16_t *)p.d_ptr)[at] = (uint16_t)jg_pack_f16x2(v, 0.0f);
-#endif
 }
 
 /* The i-th of a tile's n stages (in this CTA) is consumer (i + n) % 2's
@@ -374,14 +346,27 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
             }
         }
         if (stores && rank == 0) {
-            const int32_t n0 = (int32_t)(b_row0 + rw), m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4);
+            /* D's rows from the tile's (tm), its columns the weight rows
+             * (sm90_swap_store.cuh) */
+            const jg_swap_pairs sp = jg_swap_pairs_at(b_row0 + rw);
+            const int32_t m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4 + sp.odd);
+            jg_out_t *d = (jg_out_t *)p.d_ptr + (int64_t)m0 * p.ldd + sp.nc;
+            const int64_t d_step = 8 * p.ldd;
+#if JG_HAS_C
+            const jg_out_t *c = (const jg_out_t *)p.c + (int64_t)m0 * p.ldc + sp.nc;
+            const int64_t c_step = 8 * p.ldc;
+#else
+            const jg_out_t *c = nullptr;
+            const int64_t c_step = 0;
+#endif
 #pragma unroll
             for (int i = 0; i < JG_MMA_N / 8; ++i) {
-                const int32_t mm = m0 + 8 * i;
-                jg_sw_store(p, m, mm, n0, acc[4 * i] * g);
-                jg_sw_store(p, m, mm + 1, n0, acc[4 * i + 1] * g);
-                jg_sw_store(p, m, mm, n0 + 8, acc[4 * i + 2] * g);
-                jg_sw_store(p, m, mm + 1, n0 + 8, acc[4 * i + 3] * g);
+                const bool in = m0 + 8 * i < m;
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    jg_swap_store(sp, h, in, p.alpha * (acc[4 * i + 2 * h] * g),
+                                  p.alpha * (acc[4 * i + 2 * h + 1] * g),
+                                  d + i * d_step + 8 * h, c + i * c_step + 8 * h, p.beta);
             }
         }
     }

@@ -13,9 +13,11 @@
  * launch; rows of no group must keep the poison. The device layouts run a
  * second time on the same plan after new counts are written on the
  * device (rows change groups: they take the new group's global scale).
- * A list case of 12 heights (8 wgmma widths with a workspace). Then random cases (every layout, 1-8 groups, rows 0, 1 or up to 300, n and
- * k ragged, any output and scale layout), and malformed arguments get their
- * statuses.
+ * A list case of 12 heights (8 wgmma widths with a workspace), two list
+ * cases of odd N (D's and C's rows padded to a multiple of 8: the padding
+ * must keep its poison). Then random cases (every layout, 1-8 groups, rows
+ * 0, 1 or up to 300, n and k ragged, any output and scale layout), and
+ * malformed arguments get their statuses.
  *   test_grouped_nvfp4 [--seed S] [--count N]   (default 8 random cases;
  *                                                exits 77 without an sm_90 GPU) */
 #include <math.h>
@@ -85,6 +87,14 @@ static void make_operand(jg_context *ctx, fp4_operand *o, int64_t rows, int64_t 
         operand_random(ctx, o, r);
 }
 
+/* List layout: D's and C's row stride, N rounded up to 8 elements when
+ * N is not a multiple of 8 (an N such as 261 needs a padded stride), else
+ * 0 (packed). */
+static int64_t list_ld(int64_t n)
+{
+    return n % 8 ? (n + 7) / 8 * 8 : 0;
+}
+
 static void state_init(jg_context *ctx, gstate *s, const gcase *c, jg_rng *r)
 {
     memset(s, 0, sizeof *s);
@@ -116,9 +126,9 @@ static void state_init(jg_context *ctx, gstate *s, const gcase *c, jg_rng *r)
         for (int32_t g = 0; g < s->G; ++g) {
             if (!c->m[g])
                 continue;
-            jg_mat_init(&s->d[g], c->d_type, c->m[g], n, 0);
+            jg_mat_init(&s->d[g], c->d_type, c->m[g], n, list_ld(n));
             if (c->with_c) {
-                jg_mat_init(&s->cm[g], c->d_type, c->m[g], n, 0);
+                jg_mat_init(&s->cm[g], c->d_type, c->m[g], n, list_ld(n));
                 jg_mat_fill_normal(&s->cm[g], r);
                 jg_mat_upload(&s->cm[g]);
             }
@@ -220,8 +230,12 @@ static bool check_launch(gstate *s, const int64_t *m, const int64_t *first, floa
             continue;
         jg_mat *d = list ? &s->d[g] : &s->d[0];
         const jg_mat *cm = list ? &s->cm[g] : &s->cm[0];
-        if (list)
+        if (list) {
             jg_mat_download(d);
+            for (int64_t i = 0; i < m[g]; ++i) /* a padded stride's columns past N */
+                for (int64_t j = n; j < d->ld; ++j)
+                    untouched_bad += !jg_mat_is_poison(d, i, j);
+        }
         double *da_g = NULL;
         if (list) {
             da_g = malloc(sizeof(double) * (size_t)(m[g] * k));
@@ -403,6 +417,8 @@ static void run_case(jg_context *ctx, const gcase *c, bool refusals, jg_rng *r)
                             .b_sf_layout = c->b_layout};
     if (!list)
         p.m_max = c->layout == JG_GROUPED_MASKED ? c->m_max : s.a_rows;
+    else
+        p.ldd = p.ldc = list_ld(c->n);
     const void *a[MAXG] = {0}, *b[MAXG] = {0}, *cp[MAXG] = {0}, *asf[MAXG] = {0},
                *bsf[MAXG] = {0};
     void *d[MAXG] = {0};
@@ -573,6 +589,9 @@ int main(int argc, char **argv)
          * a chunk computed, not stored) */
         {L, 12, {8, 19, 33, 47, 62, 75, 90, 104, 121, 139, 166, 201}, 264, 512, 0, JG_BF16, S, S,
          true, false},
+        /* an odd N (D's rows padded to 264): the last column stored alone */
+        {L, 3, {70, 0, 133}, 261, 512, 0, JG_BF16, S, R, true, false},
+        {L, 2, {9, 40}, 131, 256, 0, JG_FP32, R, S, false, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         run_case(ctx, &cases[i], i == 3 || i == 7, &r);
