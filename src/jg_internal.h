@@ -184,7 +184,8 @@ uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_
  * (TMA multicast): the cluster's size, but 1 for NVFP4 swap-AB, whose
  * clusters split K of one tile, and for the pre kernel (cfg.pre), whose
  * CTAs load their whole weight tile (launch.c sizes the weight's TMA box
- * by this; bench/patches/nvfp4-pre-pairs.patch hung on half boxes). */
+ * by this: the pair kernel of 83bc822's bench/patches hung on half
+ * boxes). */
 static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 {
     return cfg->swap || cfg->pre || !cfg->cluster ? 1 : cfg->cluster;
