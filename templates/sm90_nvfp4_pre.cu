@@ -206,33 +206,52 @@ struct jg_pre_bars {
     uint32_t wfull, wempty, afull, aempty;
 };
 
-/* A consumer's stage kt of a tile: NP pieces (4, fewer in a last partial
- * stage), each a group of 4 wgmmas on one of two fragment sets, made after
- * the wait that retired the group which used the set last. The stage ends
- * drained (ptxas serializes every wgmma of a loop whose back edge a group
- * stays in flight across), its pieces given back to the producer. */
-template <int NV, int NP>
-JG_DEV void jg_pre_stage(float (&acc)[NV / 2], int kt, uint32_t rw, uint32_t sf_r0, uint32_t sf_r8,
-                         uint32_t smem_w, uint64_t desc0, const jg_pre_bars &bar, jg_pre_ring &rg)
+/* A stage's weight operand in a consumer thread's registers: the codes of
+ * its rows r and r + 8 and their block scales, piece by piece. */
+struct jg_pre_w {
+    uint32_t wa[JG_FP4_PIECES][2], wb[JG_FP4_PIECES][2], sab[JG_FP4_PIECES];
+};
+
+/* Stage kt's weight (NP pieces) into registers, its slot then given back. */
+template <int NP>
+JG_DEV void jg_pre_load_stage(jg_pre_w &w, int kt, uint32_t rw, uint32_t sf_r0, uint32_t sf_r8,
+                              uint32_t smem_w, const jg_pre_bars &bar, jg_pre_ring &rg)
 {
-    const uint32_t lane = jg_lane_id(), q4 = lane % 4;
+    const uint32_t q4 = jg_lane_id() % 4;
     jg_mbar_wait(bar.wfull + 8 * rg.ws, rg.wph);
     const uint32_t st = smem_w + rg.ws * JG_PRE_WSTAGE_BYTES;
     const uint32_t sf_b = st + JG_PRE_W_BYTES;
-    uint32_t wa[NP][2], wb[NP][2], sab[NP];
 #pragma unroll
     for (int j = 0; j < NP; ++j) {
-        jg_fp4_row_codes(st, rw, q4, j, wa[j], wb[j]);
+        jg_fp4_row_codes(st, rw, q4, j, w.wa[j], w.wb[j]);
         const uint32_t at_j = jg_fp4_sf_at(JG_B_SF_LAYOUT, 0, 0, 4 * j);
-        sab[j] = jg_fp4_row_scales(sf_b, sf_r0 + at_j, sf_r8 + at_j, 4 * (uint32_t)j + q4, kt);
+        w.sab[j] = jg_fp4_row_scales(sf_b, sf_r0 + at_j, sf_r8 + at_j, 4 * (uint32_t)j + q4, kt);
     }
     jg_mbar_arrive(bar.wempty + 8 * rg.ws); /* this thread's weight bytes are in registers */
     rg.next_w();
-    uint32_t frag[2][4][4];
+}
+
+/* A consumer's stage kt of a tile: NP pieces (4, fewer in a last partial
+ * stage), each a group of 4 wgmmas on one of two fragment sets, made after
+ * the wait that retired the group which used the set last; piece 0's set
+ * (frag[0]) comes made. The stage ends drained (ptxas serializes every
+ * wgmma of a loop whose back edge a group stays in flight across), its
+ * pieces given back to the producer; but first, while its last group runs,
+ * the next stage's weight is loaded and its piece 0's fragments made
+ * (`next`: the tile has a next stage), so that the tensor pipe idles only
+ * from the drain to the next group's issue. */
+template <int NV, int NP>
+JG_DEV void jg_pre_stage(float (&acc)[NV / 2], int kt, bool next, uint32_t rw, uint32_t sf_r0,
+                         uint32_t sf_r8, uint32_t smem_w, uint64_t desc0, const jg_pre_bars &bar,
+                         jg_pre_ring &rg, jg_pre_w &w, uint32_t (&frag)[2][4][4])
+{
+    const uint32_t lane = jg_lane_id();
     uint32_t slot[NP];
 #pragma unroll
     for (int j = 0; j < NP; ++j) {
-        jg_fp4_frags_make(wa[j][0], wa[j][1], wb[j][0], wb[j][1], sab[j], frag[j % 2]);
+        if (j > 0)
+            jg_fp4_frags_make(w.wa[j][0], w.wa[j][1], w.wb[j][0], w.wb[j][1], w.sab[j],
+                              frag[j % 2]);
         jg_mbar_wait(bar.afull + 8 * rg.ps, rg.pph);
         slot[j] = rg.ps;
         const uint64_t d = jg_wgmma_desc_add(desc0, rg.ps * JG_PRE_PIECE_BYTES);
@@ -248,9 +267,18 @@ JG_DEV void jg_pre_stage(float (&acc)[NV / 2], int kt, uint32_t rw, uint32_t sf_
                 jg_mbar_arrive(bar.aempty + 8 * slot[j - 1]);
         }
     }
+    if (NP == JG_FP4_PIECES && next) { /* (a partial stage is a tile's last) */
+        jg_wgmma_wait<1>(); /* piece NP - 2's group, the last on frag[0] */
+        if (lane == 0)
+            jg_mbar_arrive(bar.aempty + 8 * slot[NP - 2]);
+        /* all 4 pieces even if the next stage is a partial one: the rest
+         * of its slot's bytes are loaded and not used */
+        jg_pre_load_stage<JG_FP4_PIECES>(w, kt + 1, rw, sf_r0, sf_r8, smem_w, bar, rg);
+        jg_fp4_frags_make(w.wa[0][0], w.wa[0][1], w.wb[0][0], w.wb[0][1], w.sab[0], frag[0]);
+    }
     jg_wgmma_wait<0>();
     if (lane == 0) {
-        if (NP > 1)
+        if (NP > 1 && !(NP == JG_FP4_PIECES && next))
             jg_mbar_arrive(bar.aempty + 8 * slot[NP - 2]);
         jg_mbar_arrive(bar.aempty + 8 * slot[NP - 1]);
     }
@@ -276,11 +304,18 @@ JG_DEV void jg_pre_tile(const jg_kargs_t &p, uint32_t C, const jg_pre_chunk &ch,
 #pragma unroll
     for (int i = 0; i < NV / 2; ++i)
         acc[i] = 0.0f;
-    for (int kt = 0; kt < JG_K / JG_FP4_STAGE_K; ++kt)
-        jg_pre_stage<NV, JG_FP4_PIECES>(acc, kt, rw, sf_r0, sf_r8, smem_w, desc0, bar, rg);
+    /* The stages: whole ones, then a partial one; each but the tile's last
+     * loads the next one's weight before its drain. */
+    constexpr int whole = JG_K / JG_FP4_STAGE_K, tail = JG_PRE_TAIL_PIECES;
+    jg_pre_w w;
+    uint32_t frag[2][4][4];
+    jg_pre_load_stage<whole ? JG_FP4_PIECES : tail>(w, 0, rw, sf_r0, sf_r8, smem_w, bar, rg);
+    jg_fp4_frags_make(w.wa[0][0], w.wa[0][1], w.wb[0][0], w.wb[0][1], w.sab[0], frag[0]);
+    for (int kt = 0; kt < whole; ++kt)
+        jg_pre_stage<NV, JG_FP4_PIECES>(acc, kt, kt + 1 < whole || tail, rw, sf_r0, sf_r8, smem_w,
+                                        desc0, bar, rg, w, frag);
 #if JG_PRE_TAIL_PIECES
-    jg_pre_stage<NV, JG_PRE_TAIL_PIECES>(acc, JG_K / JG_FP4_STAGE_K, rw, sf_r0, sf_r8, smem_w,
-                                         desc0, bar, rg);
+    jg_pre_stage<NV, tail>(acc, whole, false, rw, sf_r0, sf_r8, smem_w, desc0, bar, rg, w, frag);
 #endif
     /* D's rows from the chunk's, its columns the tile's weight rows
      * (sm90_swap_store.cuh). */
