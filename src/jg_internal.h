@@ -163,7 +163,7 @@ typedef struct jg__gemm_config {
 #define JG_PRE_BOX_MIN 32
 #define JG_PRE_BOX_MAX 256
 /* Distinct wgmma widths a kernel instantiates its tile for, at most: each
- * costs ~0.3 s of NVRTC (the seeds' first case, 8 of them, 2.67 s). */
+ * costs ~0.3-0.4 s of NVRTC (the seeds' first case, 8 of them, 3.15 s at d693b3a). */
 #define JG_PRE_MAX_WIDTHS 8
 /* width: wgmma's N the kernel runs the chunk at. Its rows rounded up to 8;
  * where the chunks have more than JG_PRE_MAX_WIDTHS such heights, the
