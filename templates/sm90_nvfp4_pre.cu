@@ -321,24 +321,9 @@ JG_DEV void jg_pre_tile(const jg_kargs_t &p, uint32_t C, const jg_pre_chunk &ch,
      * (sm90_swap_store.cuh). */
     const float gs = p.alpha * *p.a_scale[ch.g] * *p.b_scale[ch.g] * 16384.0f;
     const jg_swap_pairs sp = jg_swap_pairs_at(b_row0 + rw);
-    const int64_t row = (int64_t)(ch.row0 + 2 * q4 + sp.odd);
-    jg_out_t *d = (jg_out_t *)p.d_ptr[ch.g] + row * p.ldd + sp.nc;
-    const int64_t d_step = 8 * p.ldd;
-#if JG_HAS_C
-    const jg_out_t *c = (const jg_out_t *)p.c[ch.g] + row * p.ldc + sp.nc;
-    const int64_t c_step = 8 * p.ldc;
-#else
-    const jg_out_t *c = nullptr;
-    const int64_t c_step = 0;
-#endif
-#pragma unroll
-    for (int i = 0; i < NV / 8; ++i) {
-        const bool in = 8 * (uint32_t)i + 2 * q4 + sp.odd < ch.rows;
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-            jg_swap_store(sp, h, in, acc[4 * i + 2 * h] * gs, acc[4 * i + 2 * h + 1] * gs,
-                          d + i * d_step + 8 * h, c + i * c_step + 8 * h, p.beta);
-    }
+    const uint32_t row = 2 * q4 + sp.odd; /* of the chunk */
+    jg_swap_store_tile<NV>(sp, acc, p.d_ptr[ch.g], p.c[ch.g], p.ldd, p.ldc, ch.row0 + row,
+                           (int32_t)(ch.rows - row), gs, 1.0f, p.beta);
 }
 
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)

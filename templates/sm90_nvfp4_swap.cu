@@ -350,24 +350,8 @@ JG_DEV void jg_sw_consume(const jg_kargs_t &p, uint32_t smem_st, uint32_t smem_a
              * (sm90_swap_store.cuh) */
             const jg_swap_pairs sp = jg_swap_pairs_at(b_row0 + rw);
             const int32_t m0 = (int32_t)(tm * JG_BLOCK_M + 2 * q4 + sp.odd);
-            jg_out_t *d = (jg_out_t *)p.d_ptr + (int64_t)m0 * p.ldd + sp.nc;
-            const int64_t d_step = 8 * p.ldd;
-#if JG_HAS_C
-            const jg_out_t *c = (const jg_out_t *)p.c + (int64_t)m0 * p.ldc + sp.nc;
-            const int64_t c_step = 8 * p.ldc;
-#else
-            const jg_out_t *c = nullptr;
-            const int64_t c_step = 0;
-#endif
-#pragma unroll
-            for (int i = 0; i < JG_MMA_N / 8; ++i) {
-                const bool in = m0 + 8 * i < m;
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-                    jg_swap_store(sp, h, in, p.alpha * (acc[4 * i + 2 * h] * g),
-                                  p.alpha * (acc[4 * i + 2 * h + 1] * g),
-                                  d + i * d_step + 8 * h, c + i * c_step + 8 * h, p.beta);
-            }
+            jg_swap_store_tile<JG_MMA_N>(sp, acc, p.d_ptr, p.c, p.ldd, p.ldc, m0, m - m0, g,
+                                         p.alpha, p.beta);
         }
     }
 }

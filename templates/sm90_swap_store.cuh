@@ -99,4 +99,36 @@ JG_DEV void jg_swap_store(const jg_swap_pairs &s, int h, bool in, float v0, floa
     }
 }
 
+/* A consumer's tile of D (and C) from its accumulators acc[NV / 2]: the
+ * lane's first pair at row `row` (its rows step by 8 from there), column
+ * sp.nc; rows from `row` on exist while 8 i < rows_left (i: the
+ * accumulators' group of 4); values times `scale`, then times `alpha`
+ * (each product rounded as written). */
+template <int NV>
+JG_DEV void jg_swap_store_tile(const jg_swap_pairs &sp, const float (&acc)[NV / 2], void *d_ptr,
+                               const void *c_ptr, int64_t ldd, int64_t ldc, int64_t row,
+                               int32_t rows_left, float scale, float alpha, float beta)
+{
+    jg_out_t *d = (jg_out_t *)d_ptr + row * ldd + sp.nc;
+    const int64_t d_step = 8 * ldd;
+#if JG_HAS_C
+    const jg_out_t *c = (const jg_out_t *)c_ptr + row * ldc + sp.nc;
+    const int64_t c_step = 8 * ldc;
+#else
+    (void)c_ptr;
+    (void)ldc;
+    const jg_out_t *c = nullptr;
+    const int64_t c_step = 0;
+#endif
+#pragma unroll
+    for (int i = 0; i < NV / 8; ++i) {
+        const bool in = 8 * i < rows_left;
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            jg_swap_store(sp, h, in, alpha * (acc[4 * i + 2 * h] * scale),
+                          alpha * (acc[4 * i + 2 * h + 1] * scale), d + i * d_step + 8 * h,
+                          c + i * c_step + 8 * h, beta);
+    }
+}
+
 #endif /* JG_SWAP_STORE_CUH */
