@@ -387,8 +387,8 @@ enum {
      * group's activation once per launch into it (FP16, rows x k rounded up
      * to 64, 2 bytes each) and run a kernel that reads it by TMA instead of
      * expanding both operands in every tile: on H200 the seeds' four
-     * grouped cases ran 1.04-1.33x faster. That kernel compiles longer,
-     * one wgmma shape per distinct chunk height and at most 8 (2.5-2.7 s
+     * grouped cases ran 1.12-1.62x faster. That kernel compiles longer,
+     * one wgmma shape per distinct chunk height and at most 8 (about 3.2 s
      * for 8 on one NVRTC thread), so warm such plans ahead (jitgemm-warm). Other
      * plans need none (0 bytes) and ignore the fields. Without the flag the
      * fields are not read (callers built against 0.4 headers, whose args
