@@ -139,7 +139,7 @@ JG_PRE_DQ_NAME(const __grid_constant__ jg_pre_dq_args p)
 {
     /* The GEMM (a programmatic dependent) may start: it waits for this
      * grid's completion before reading the workspace. */
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    jg_pdl_launch_dependents();
     const uint32_t g = blockIdx.y;
     const uint32_t rows = jg_pre_group_rows[g];
     constexpr uint32_t pieces = JG_PRE_K64 / 64;
@@ -389,7 +389,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 /* The workspace is the pre-pass's: launched as its
                  * programmatic dependent, this kernel may start early
                  * (set-up, the first weight stages) and waits here. */
-                asm volatile("griddepcontrol.wait;" ::: "memory");
+                jg_pdl_wait();
             }
             const uint32_t t = jg_pre_order[first + q / JG_FP4_K_TILES];
             const int kt = (int)(q % JG_FP4_K_TILES);

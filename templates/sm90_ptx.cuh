@@ -27,6 +27,21 @@ JG_DEV uint32_t jg_smem_tiles()
 JG_DEV uint32_t jg_warp_id() { return threadIdx.x / 32; }
 JG_DEV uint32_t jg_lane_id() { return threadIdx.x % 32; }
 
+/* ---- programmatic dependent launch ------------------------------------ */
+
+/* Waits until the grids this one depends on (launched with programmatic
+ * stream serialization) have completed and their memory is visible; at
+ * once when there are none. */
+JG_DEV void jg_pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
+/* Lets the stream's next programmatic dependent launch once every CTA of
+ * this grid has said so or exited: it still waits for this grid's end
+ * before touching its results. */
+JG_DEV void jg_pdl_launch_dependents()
+{
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 /* ---- mbarrier ---------------------------------------------------------- */
 
 JG_DEV void jg_mbar_init(uint32_t bar, uint32_t count)

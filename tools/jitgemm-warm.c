@@ -42,7 +42,7 @@ typedef struct options {
     const char *arch, *cache_dir;
     int sm_count, jobs;
     jg_dtype out_dtype; /* JG_DTYPE_NONE: the line's dtype */
-    bool m_generic, skip_unsupported, dry_run;
+    bool m_generic, pdl, skip_unsupported, dry_run;
     enum mode mode;
     int modes; /* how many of --list/--verify/--prune were given */
 } options;
@@ -129,7 +129,7 @@ static const char *const manual[] = {
     "\n",
     "SYNOPSIS\n"
     "    jitgemm-warm [-j N] [--arch ARCH [--sm-count N]] [--cache-dir DIR]\n"
-    "                 [--out-dtype T] [--m-generic] [--skip-unsupported] [-n]\n"
+    "                 [--out-dtype T] [--m-generic] [--pdl] [--skip-unsupported] [-n]\n"
     "                 [SPEC-FILE...]\n"
     "    jitgemm-warm --list | --verify | --prune [--cache-dir DIR]\n"
     "\n",
@@ -175,6 +175,10 @@ static const char *const manual[] = {
     "    --m-generic          plan M-generic kernels (JG_GEMM_M_GENERIC) with the\n"
     "                         line's M as the planner's hint, as servers whose M\n"
     "                         changes every call do\n"
+    "    --pdl                plan dense and decode lines as programmatic dependents\n"
+    "                         whose B is constant (JG_GEMM_PDL | JG_GEMM_B_CONST),\n"
+    "                         the kernels a server that chains its decode GEMMs\n"
+    "                         with them runs\n"
     "    --skip-unsupported   count lines that have no kernels yet as skipped, not\n"
     "                         failed\n"
     "    -n, --dry-run        print the kernels the specs need and whether each is\n"
@@ -283,6 +287,8 @@ static bool set_flag(options *o, const char *a)
         }
     if (!strcmp(a, "--m-generic"))
         o->m_generic = true;
+    else if (!strcmp(a, "--pdl"))
+        o->pdl = true;
     else if (!strcmp(a, "--skip-unsupported"))
         o->skip_unsupported = true;
     else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run"))
@@ -355,7 +361,8 @@ static int check_args(const options *o)
         return usage_error("--list, --verify and --prune go one at a time");
     if (o->mode != MODE_WARM && o->nfiles)
         return usage_error("--list, --verify and --prune take no spec files");
-    if (o->mode != MODE_WARM && (o->dry_run || o->m_generic || o->arch || o->out_dtype))
+    if (o->mode != MODE_WARM &&
+        (o->dry_run || o->m_generic || o->pdl || o->arch || o->out_dtype))
         return usage_error("--list, --verify and --prune take only --cache-dir");
     if (o->sm_count && !o->arch)
         return usage_error("--sm-count goes with --arch (a local GPU has its own count)");
@@ -677,7 +684,9 @@ static jg_gemm_problem problem_of(const options *o, const struct spec *s)
             s->sf == SPEC_SF_ROW ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
     }
     if (o->m_generic)
-        p.flags = JG_GEMM_M_GENERIC;
+        p.flags |= JG_GEMM_M_GENERIC;
+    if (o->pdl)
+        p.flags |= JG_GEMM_PDL | JG_GEMM_B_CONST;
     return p;
 }
 

@@ -267,6 +267,24 @@ enum {
     /* M is a run-time argument (jg_gemm_args.m): one compiled kernel serves
      * every M. problem.m is then a hint the planner sizes tiles for. */
     JG_GEMM_M_GENERIC = 1u << 0,
+    /* 0.6: programmatic dependent launch (PDL). Each jg_gemm_run launches the
+     * kernel as a programmatic dependent of the kernel before it on the
+     * stream: its CTAs may start and set up (barriers, tensor-map
+     * prefetches) while that kernel finishes, and every read of A, C and
+     * the scales and every write of D waits for that kernel to complete and
+     * its memory to be visible (griddepcontrol.wait), so the results are
+     * those of a plain launch. Each launch also lets the stream's next
+     * programmatic dependent (a PDL launch of ours or the caller's) start
+     * early. Worth it for chains of short GEMMs (decode), where launch
+     * latency and the first loads are a large part of each GEMM's time. */
+    JG_GEMM_PDL = 1u << 1,
+    /* 0.6, with JG_GEMM_PDL only (JG_ERR_INVALID otherwise): B and its
+     * block scales (b_sf) are not written by anything queued before the
+     * GEMM that may still be running, as with a model's weights. The kernel
+     * then loads the first stages of B before it waits for the previous
+     * kernel, overlapping that kernel's end with weight traffic. A, C,
+     * b_scale and a_sf are still read only after the wait. */
+    JG_GEMM_B_CONST = 1u << 2,
 };
 
 /* Everything that shapes the kernel. A zeroed struct plus the fields you need.

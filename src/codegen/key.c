@@ -88,7 +88,8 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     out->b_type = p->b_type;
     out->c_type = p->c_type;
     out->d_type = p->d_type;
-    out->flags = p->groups ? 0 : p->flags & JG_GEMM_M_GENERIC; /* grouped: cfg.pre says it */
+    /* grouped: cfg.pre says it */
+    out->flags = p->groups ? 0 : p->flags & (JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_B_CONST);
     out->scale = p->scale;
     out->a_sf_layout = p->a_sf_layout;
     out->b_sf_layout = p->b_sf_layout;

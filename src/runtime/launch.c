@@ -213,10 +213,15 @@ jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid,
     return launch_fn(ctx, &d, kargs, stream);
 }
 
+/* A plan's kernel; dense plans with JG_GEMM_PDL as programmatic dependents
+ * (their kernels wait before touching what the previous kernel may write). */
 static jg_status launch(jg_plan *plan, uint32_t grid, void *kargs, jg_stream stream)
 {
-    return jg__launch_kernel(plan->ctx, plan->kernel, grid, plan->threads, plan->cfg.cluster, kargs,
-                             stream);
+    const jg__kernel *k = plan->kernel;
+    const bool pdl = !plan->problem.groups && (plan->problem.flags & JG_GEMM_PDL);
+    const launch_desc d = {k->fn, k->name, grid, 1, plan->threads, k->smem_bytes,
+                           plan->cfg.cluster, pdl};
+    return launch_fn(plan->ctx, &d, kargs, stream);
 }
 
 /* NVFP4: the dense block (the same fields first), then the scales; so too

@@ -110,6 +110,10 @@ MUTATION(c_type, p->c_type = JG_BF16)
 MUTATION(d_type_fp16, p->d_type = JG_FP16)
 MUTATION(d_type_fp32, p->d_type = JG_FP32)
 MUTATION(flags, p->flags = JG_GEMM_M_GENERIC)
+MUTATION(flags_pdl, p->flags = JG_GEMM_PDL)
+MUTATION(flags_pdlb, p->flags = JG_GEMM_PDL | JG_GEMM_B_CONST)
+MUTATION(flags_pdl_mg, p->flags = JG_GEMM_PDL | JG_GEMM_M_GENERIC)
+MUTATION(flags_pdlb_mg, p->flags = JG_GEMM_PDL | JG_GEMM_B_CONST | JG_GEMM_M_GENERIC)
 MUTATION(m, p->m = 1025)
 MUTATION(n, p->n = 2056)
 MUTATION(k, p->k = 520)
@@ -144,6 +148,8 @@ static const struct {
 } mutations[] = {
     {"a_type", mut_a_type},   {"b_type", mut_b_type},         {"c_type", mut_c_type},
     {"d_type fp16", mut_d_type_fp16}, {"d_type fp32", mut_d_type_fp32}, {"flags", mut_flags},
+    {"flags PDL", mut_flags_pdl}, {"flags PDL|B_CONST", mut_flags_pdlb},
+    {"flags PDL|M_GENERIC", mut_flags_pdl_mg}, {"flags PDL|B_CONST|M_GENERIC", mut_flags_pdlb_mg},
     {"m", mut_m},             {"n", mut_n},                   {"k", mut_k},
     {"cfg.block_m", mut_block_m}, {"cfg.block_n", mut_block_n}, {"cfg.block_k", mut_block_k},
     {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
@@ -236,6 +242,74 @@ static void test_m_generic(void)
     a.flags = b.flags = 0;
     CHECK(!hash_eq(kernel_hash(&a, &base_cfg), kernel_hash(&b, &base_cfg)),
           "fixed-M keys ignore problem.m");
+}
+
+/* JG_GEMM_PDL and JG_GEMM_B_CONST shape code: both keys keep them (a plan
+ * with PDL is another kernel than one without), and the kernel's name is
+ * the plain one's with "_pdl" (PDL) or "_pdlb" (PDL + B_CONST) appended,
+ * for every kind of dense kernel (the names of cfg.swap and
+ * cfg.promote_chunk kernels carry more fields). */
+static void test_pdl_keys_and_names(void)
+{
+    static const uint32_t flags[] = {0, JG_GEMM_PDL, JG_GEMM_PDL | JG_GEMM_B_CONST};
+    static const char *const suffix[] = {"", "_pdl", "_pdlb"};
+    jg__gemm_config swap_cfg = base_cfg, fp8_cfg = base_cfg;
+    swap_cfg.block_m = 16;
+    swap_cfg.block_n = 64;
+    swap_cfg.block_k = 256;
+    swap_cfg.swap = 1;
+    swap_cfg.expand_bufs = 2;
+    fp8_cfg.ab_size = 1;
+    fp8_cfg.block_k = 128;
+    fp8_cfg.promote_chunk = 2;
+    fp8_cfg.a_scales_smem = 1;
+    for (int variant = 0; variant < 8; ++variant) {
+        jg_gemm_problem p = base_problem();
+        const jg__gemm_config *cfg = &base_cfg;
+        const char *what = "bf16";
+        if (variant & 1) {
+            p.m = 16;
+            p.a_type = p.b_type = JG_NVFP4;
+            p.scale = JG_SCALE_NVFP4;
+            p.a_sf_layout = p.b_sf_layout = JG_SF_SWIZZLED_128X4;
+            cfg = &swap_cfg;
+            what = "nvfp4 swap";
+        } else if (variant & 2) {
+            p.a_type = p.b_type = JG_E4M3;
+            p.scale = JG_SCALE_BLOCK;
+            cfg = &fp8_cfg;
+            what = "e4m3 block";
+        }
+        const uint32_t extra = variant & 4 ? JG_GEMM_M_GENERIC : 0; /* with M-generic plans */
+        jg__problem_key pk[3];
+        jg__gemm_key gk[3];
+        jg__hash128 h[3];
+        char name[3][128];
+        for (int f = 0; f < 3; ++f) {
+            p.flags = flags[f] | extra;
+            make_keys(&p, cfg, 0x3C, &pk[f], &gk[f]);
+            jg__salt salt = default_salt();
+            h[f] = jg__key_hash(&salt, &gk[f], sizeof gk[f]);
+            jg__gemm_kernel_name(&gk[f], "sm_90a", name[f]);
+            CHECK(gk[f].flags == p.flags, "%s flags 0x%x: kernel key flags 0x%x", what, p.flags,
+                  gk[f].flags);
+        }
+        for (int f = 0; f < 3; ++f)
+            for (int g = f + 1; g < 3; ++g) {
+                CHECK(!hash_eq(h[f], h[g]), "%s%s: flags 0x%x and 0x%x share a hash", what,
+                      extra ? " m-generic" : "", flags[f], flags[g]);
+                CHECK(memcmp(&pk[f], &pk[g], sizeof pk[f]) != 0,
+                      "%s: flags 0x%x and 0x%x share a problem key", what, flags[f], flags[g]);
+                CHECK(strcmp(name[f], name[g]) != 0, "%s: flags 0x%x and 0x%x: both named %s",
+                      what, flags[f], flags[g], name[f]);
+            }
+        for (int f = 1; f < 3; ++f) {
+            char want[160];
+            snprintf(want, sizeof want, "%s%s", name[0], suffix[f]);
+            CHECK(!strcmp(name[f], want), "%s%s flags 0x%x: name %s, want %s", what,
+                  extra ? " m-generic" : "", flags[f], name[f], want);
+        }
+    }
 }
 
 /* Leading dimensions live in tensor maps and kernel arguments: the kernel
@@ -377,14 +451,90 @@ static void test_public_key_ignores_paths(void)
     remove_tree(dir_b);
 }
 
+/* Through the public API, offline (compiled by NVRTC: the PDL variants of
+ * each kind of kernel must compile): plans with JG_GEMM_PDL (and
+ * JG_GEMM_B_CONST) are other plans, with other key hashes and names ending
+ * in "_pdl" / "_pdlb". */
+static void test_public_pdl_plans(void)
+{
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = JG_CONTEXT_OFFLINE;
+    o.arch = "sm_90a";
+    o.cache_mode = JG_CACHE_OFF;
+    jg_context *ctx = NULL;
+    jg_status st = jg_context_create(&o, &ctx);
+    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    if (st != JG_OK)
+        return;
+    const uint32_t pdl = JG_GEMM_PDL, pdlb = JG_GEMM_PDL | JG_GEMM_B_CONST;
+    static const struct {
+        const char *what;
+        jg_dtype ab;
+        jg_scale_mode scale;
+        int64_t m;
+    } kinds[] = {
+        {"bf16 decode", JG_BF16, JG_SCALE_NONE, 16},
+        {"bf16 512 rows", JG_BF16, JG_SCALE_NONE, 512},
+        {"e4m3 tensor", JG_E4M3, JG_SCALE_TENSOR, 16},
+        {"e4m3 block", JG_E4M3, JG_SCALE_BLOCK, 128},
+        {"nvfp4 swap-AB", JG_NVFP4, JG_SCALE_NVFP4, 16},
+        {"nvfp4 expanding", JG_NVFP4, JG_SCALE_NVFP4, 512},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(kinds); ++i) {
+        jg_gemm_problem p = {.a_type = kinds[i].ab, .b_type = kinds[i].ab, .d_type = JG_BF16,
+                             .m = kinds[i].m, .n = 2048, .k = 4096, .scale = kinds[i].scale};
+        if (kinds[i].ab == JG_NVFP4)
+            p.a_sf_layout = p.b_sf_layout = JG_SF_SWIZZLED_128X4;
+        /* the bf16 decode shape: the plain plan too, and PDL with M-generic plans */
+        const uint32_t flags[] = {pdl, pdlb, 0, pdlb | JG_GEMM_M_GENERIC};
+        const size_t nflags = i == 0 ? 4 : i == 1 ? 1 : 2;
+        jg_plan_info info[4];
+        for (size_t f = 0; f < nflags; ++f) {
+            p.flags = flags[f];
+            jg_plan *plan = NULL;
+            memset(&info[f], 0, sizeof info[f]);
+            st = jg_gemm_plan(ctx, &p, &plan);
+            CHECK(st == JG_OK && plan, "%s flags 0x%x: %s: %s", kinds[i].what, p.flags,
+                  jg_status_name(st), jg_context_last_error(ctx));
+            if (st != JG_OK || !plan || jg_plan_get_info(plan, &info[f]) != JG_OK) {
+                info[f].kernel_name = NULL;
+                continue;
+            }
+            const char *name = info[f].kernel_name, *want = flags[f] & JG_GEMM_B_CONST ? "_pdlb"
+                                                           : flags[f]                 ? "_pdl"
+                                                                                      : NULL;
+            const size_t len = strlen(name);
+            if (want)
+                CHECK(len > strlen(want) && !strcmp(name + len - strlen(want), want),
+                      "%s flags 0x%x: kernel %s does not end in %s", kinds[i].what, p.flags,
+                      name, want);
+            else
+                CHECK(!strstr(name, "_pdl"), "%s without PDL: kernel %s", kinds[i].what, name);
+            for (size_t g = 0; g < f; ++g)
+                if (info[g].kernel_name)
+                    CHECK(info[f].key_hash[0] != info[g].key_hash[0] ||
+                              info[f].key_hash[1] != info[g].key_hash[1],
+                          "%s: flags 0x%x and 0x%x share a key hash", kinds[i].what, flags[f],
+                          flags[g]);
+        }
+        printf("key: %s: %s%s%s\n", kinds[i].what, info[0].kernel_name ? info[0].kernel_name : "-",
+               nflags > 1 && info[1].kernel_name ? ", " : "",
+               nflags > 1 && info[1].kernel_name ? info[1].kernel_name : "");
+    }
+    jg_context_destroy(ctx);
+}
+
 int main(void)
 {
     test_determinism();
     test_fields_change_hash();
+    test_pdl_keys_and_names();
     test_m_generic();
     test_quant_nvfp4_keys();
     test_leading_dims();
     test_salt();
     test_public_key_ignores_paths();
+    test_public_pdl_plans();
     return jg_test_result("test_key");
 }

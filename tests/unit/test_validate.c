@@ -16,6 +16,9 @@
 #define NVFP4 JG_NVFP4
 #define ROWM JG_SF_ROW_MAJOR
 #define SWZ JG_SF_SWIZZLED_128X4
+#define MG JG_GEMM_M_GENERIC
+#define PDL JG_GEMM_PDL
+#define BCONST JG_GEMM_B_CONST
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
@@ -24,6 +27,9 @@
 /* NVFP4 A and B with their scale layouts, bf16 out. */
 #define PN(sfa, sfb, m, n, k, lda, ldb) \
     {0, NVFP4, NVFP4, NONE, BF16, m, n, k, lda, ldb, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
+/* The same with flags (JG_GEMM_PDL, JG_GEMM_B_CONST). */
+#define PNF(flags, sfa, sfb, m, n, k) \
+    {flags, NVFP4, NVFP4, NONE, BF16, m, n, k, 0, 0, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
 /* The same with an explicit jg_scale_mode. */
 #define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
     {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale, JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
@@ -49,7 +55,13 @@ static const struct {
     {"a = 99",     P(0,  BAD,  BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "a_type = 99", NULL},
     {"c = 99",     P(0,  BF16, BF16, BAD,  BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "c_type = 99", NULL},
     {"d = 99",     P(0,  BF16, BF16, NONE, BAD,  128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "d_type = 99", NULL},
-    {"flags",      P(2,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags", NULL},
+    /* flags: unknown bits; JG_GEMM_B_CONST only with JG_GEMM_PDL */
+    {"flags bit 7", P(1u << 7, BF16, BF16, NONE, BF16, 128,   128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags", "0x80"},
+    {"flags bit 31", P(PDL | (1u << 31), BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0), JG_ERR_INVALID, "flags", "0x80000000"},
+    {"B_CONST alone", P(BCONST, BF16, BF16, NONE, BF16, 128,  128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
+    {"B_CONST|M_GENERIC", P(BCONST | MG, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
+    {"B_CONST e4m3", PS(JG_SCALE_ROW, BCONST, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
+    {"B_CONST nvfp4", PNF(BCONST, SWZ, SWZ, 16, 128, 256), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
     {"lda < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  32,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
     {"lda < 0",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  -8,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
     {"ldb < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   63,  0,  0), JG_ERR_INVALID, "ldb", NULL},
@@ -101,6 +113,18 @@ static const struct {
     {"nvfp4 valid swz", PN(SWZ, SWZ, 1, 8, 32, 0, 0), JG_OK, NULL, NULL},
     {"e4m3 tensor", P(0, E4M3, E4M3, FP32, FP32, 100,          200, 48,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"ldc w/o C",  P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   3,  0), JG_OK, NULL, NULL},
+    /* JG_GEMM_PDL, alone and with JG_GEMM_B_CONST, with M-generic plans and
+     * every operand type */
+    {"PDL",        P(PDL, BF16, BF16, NONE, BF16, 1,            4096, 7168, 0, 0,  0,  0), JG_OK, NULL, NULL},
+    {"PDL|B_CONST", P(PDL | BCONST, BF16, BF16, BF16, BF16, 16, 4096, 7168, 0, 0,  0,  0), JG_OK, NULL, NULL},
+    {"PDL|B_CONST|M_GENERIC", P(PDL | BCONST | MG, FP16, FP16, NONE, FP32, 128, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL|M_GENERIC", P(PDL | MG, BF16, BF16, NONE, BF16, 64,   2048, 4096, 0, 0,  0,  0), JG_OK, NULL, NULL},
+    {"PDL e4m3 tensor", P(PDL | BCONST, E4M3, E4M3, NONE, BF16, 16, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL e4m3 row", PS(JG_SCALE_ROW, PDL, E4M3, E4M3, NONE, BF16, 16, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL e4m3 block", PS(JG_SCALE_BLOCK, PDL | BCONST | MG, E4M3, E4M3, NONE, BF16, 512, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL nvfp4",  PNF(PDL, SWZ, SWZ, 16, 2048, 4096), JG_OK, NULL, NULL},
+    {"PDL|B_CONST nvfp4", PNF(PDL | BCONST, ROWM, SWZ, 512, 2048, 4096), JG_OK, NULL, NULL},
+    {"PDL|B_CONST|M_GENERIC nvfp4", PNF(PDL | BCONST | MG, SWZ, ROWM, 16, 2048, 4096), JG_OK, NULL, NULL},
     {"padded",     P(1,  FP16, FP16, FP32, FP32, 1,            8,   8,   64,  72,  12, 16), JG_OK, NULL, NULL},
 };
 
@@ -251,6 +275,27 @@ static void test_nvfp4_rules(jg_context *ctx)
     CHECK(compiles(ctx) == 0, "nvfp4 rules: something was compiled");
 }
 
+/* JG_GEMM_PDL and JG_GEMM_B_CONST are dense-GEMM flags: in a grouped
+ * problem's flags (JG_GROUPED_*) their bits are unknown, refused. */
+static void test_pdl_flags_grouped(jg_context *ctx)
+{
+    static const int64_t gm[2] = {16, 32};
+    static const uint32_t bad[] = {JG_GEMM_PDL, JG_GEMM_PDL | JG_GEMM_B_CONST,
+                                   JG_GROUPED_WORKSPACE | JG_GEMM_PDL};
+    for (size_t i = 0; i < JG_ARRAY_LEN(bad); ++i) {
+        jg_grouped_problem gp = {.flags = bad[i], .layout = JG_GROUPED_LIST, .a_type = BF16,
+                                 .b_type = BF16, .d_type = BF16, .groups = 2, .m = gm, .n = 256,
+                                 .k = 256};
+        jg_plan *out = (jg_plan *)&out;
+        jg_status st = jg_grouped_plan(ctx, &gp, &out);
+        CHECK(st == JG_ERR_INVALID && out == NULL, "grouped flags 0x%x: got %s (%s)", bad[i],
+              jg_status_name(st), jg_context_last_error(ctx));
+        check_message("grouped PDL flags", jg_context_last_error(ctx), JG_ERR_INVALID, "flags",
+                      NULL);
+    }
+    CHECK(compiles(ctx) == 0, "grouped PDL flags: something was compiled");
+}
+
 /* One valid plan (one compile): it exists, but an offline context cannot run it. */
 static void test_offline_run(jg_context *ctx)
 {
@@ -352,6 +397,7 @@ int main(void)
         test_rows(ctx);
         test_null_pointers(ctx);
         test_nvfp4_rules(ctx);
+        test_pdl_flags_grouped(ctx);
         test_offline_run(ctx);
         jg_context_destroy(ctx);
     }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # jitgemm-warm end to end, offline (--arch sm_90a: no GPU needed), into a
 # temporary cache: two kernels compiled, then found cached; malformed and
-# unsupported lines; --dry-run and --m-generic counting; stdin; --list;
+# unsupported lines; --dry-run, --m-generic and --pdl counting; stdin; --list;
 # a damaged entry caught by --verify and removed by --prune; a directory
 # the library refuses. Three compiles in all (~0.3-0.6 s each).
 #
@@ -125,6 +125,11 @@ run --arch sm_90a --cache-dir "$cache" -n --m-generic "$tmp/generic.jsonl"
 expect_rc 0 "dry run, M-generic"
 expect "^jitgemm-warm: 1 distinct kernel " "dry run, M-generic (one kernel serves the three M)"
 expect "^missing .*_mXn4096k7168 .*and 2 more lines" "dry run, M-generic"
+run --arch sm_90a --cache-dir "$cache" -n --m-generic --pdl "$tmp/generic.jsonl"
+expect_rc 0 "dry run, M-generic, PDL"
+expect "^missing .*_mXn4096k7168_pdlb " "dry run, --pdl (PDL with a constant B: its own kernel)"
+run --list --pdl --cache-dir "$cache"
+expect_rc 2 "--list with --pdl"
 run --arch sm_90a --cache-dir "$cache" -n "$tmp/two.jsonl"
 expect "^2 kernels: 2 cached, 0 to compile" "dry run of cached kernels"
 [ "$(entries)" -eq 2 ] || fail "dry runs compiled something: $(entries) entries"
