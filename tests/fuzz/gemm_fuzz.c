@@ -8,8 +8,11 @@
  * [1, 4096]; leading dimensions are rounded up to multiples of 8 elements
  * where K or N is not (so TMA zero-fills a ragged K); A/B bf16 or fp16, D
  * bf16, fp16 or fp32, C half the time, a quarter of the plans M-generic,
- * every fourth shape planned in a context made with JITGEMM_CLUSTER=2
- * (clusters of 2 with multicast B wherever the tiles pair up).
+ * independently a quarter with JG_GEMM_PDL (half of those JG_GEMM_B_CONST
+ * too: the kernels that wait for the previous kernel, run here after the
+ * poisoning memset), every fourth shape planned in a context made with
+ * JITGEMM_CLUSTER=2 (clusters of 2 with multicast B wherever the tiles
+ * pair up). Failing shapes print their flags.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
  * of jg_test_gpu.h, one at a time. Exits 1 if any shape fails, 77 without
@@ -86,6 +89,8 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
         p->flags = JG_GEMM_M_GENERIC;
         p->m = draw_dim(r); /* the planner's hint, unrelated to the launch's m */
     }
+    if (jg_rng_below(r, 4) == 0)
+        p->flags |= jg_rng_below(r, 2) ? JG_GEMM_PDL | JG_GEMM_B_CONST : JG_GEMM_PDL;
     s->alpha = (float)(0.5 + 1.5 * jg_rng_uniform(r));
     s->beta = p->c_type != JG_DTYPE_NONE ? (float)(2 * jg_rng_uniform(r) - 1) : 0.0f;
     s->seed = jg_rng_next(r);
@@ -154,11 +159,14 @@ static void describe_shape(const fuzz_shape *s, int64_t idx, char *buf, size_t s
         snprintf(generic, sizeof generic, " m-generic(hint %lld)", (long long)p->m);
     snprintf(buf, size,
              "shape %lld: m=%lld n=%lld k=%lld %s->%s%s alpha=%.6g beta=%.6g "
-             "lda=%lld ldd=%lld%s",
+             "lda=%lld ldd=%lld flags=0x%x%s%s",
              (long long)idx, (long long)s->m, (long long)p->n, (long long)p->k,
              jg_test_dtype_str(p->a_type), jg_test_dtype_str(p->d_type),
              p->c_type != JG_DTYPE_NONE ? " +C" : "", s->alpha, s->beta, (long long)p->lda,
-             (long long)p->ldd, generic);
+             (long long)p->ldd, p->flags, generic,
+             (p->flags & JG_GEMM_B_CONST) ? " pdl+b_const"
+             : (p->flags & JG_GEMM_PDL)   ? " pdl"
+                                          : "");
 }
 
 /* Runs one planned shape; returns true when it passes, else prints why.
