@@ -6,7 +6,7 @@
  *                 [--scale tensor|row|block] [--sf-layout swizzled|rowmajor]
  *                 [--out-dtype bf16|fp16|fp32]
  *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]
- *                 [--tune] [--help]
+ *                 [--chain N] [--tune] [--help]
  *
  * cuBLASLt is opened with dlopen here, in the tool, so that libjitgemm keeps
  * no cuBLAS dependency; <cublasLt.h> supplies types and enums only. The
@@ -42,7 +42,9 @@
 #define WARM_MS 300.0  /* and for at least this long: see warm_up */
 #define PICK_REPS 10   /* timed launches per cuBLASLt candidate algorithm */
 #define MAX_ALGOS 8
-#define MAX_TIMED 3    /* implementations timed together: ours and two peers */
+#define MAX_TIMED 3    /* implementations timed together: ours and two peers (grouped), or
+                          ours, ours without PDL and the peer (--chain) */
+#define MAX_CHAIN 256  /* --chain's largest N */
 #define COPY_REPS 20
 #define WORKSPACE_BYTES (32ull << 20)
 #define FLUSH_BYTES (256ull << 20)
@@ -236,6 +238,7 @@ typedef struct options {
     bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
     jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */
+    int chain; /* --chain N: GEMMs per timed launch of dense and decode rows; 0: off */
 } options;
 
 static void usage(FILE *f)
@@ -245,7 +248,7 @@ static void usage(FILE *f)
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
-            "                     [--tune] [--help]\n"
+            "                     [--chain N] [--tune] [--help]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
@@ -293,14 +296,43 @@ static void usage(FILE *f)
             "                      the L2 full of dirty lines that the timed kernel then pays\n"
             "                      to write back to DRAM (slows short memory-bound rows);\n"
             "                    none: L2 keeps what the launches before left (inputs that\n"
-            "                      fit in L2, such as scales, stay there; not the default)\n"
+            "                      fit in L2, such as scales, stay there; not the default)\n",
+            PEAK_DIM, MIN_REPS);
+    /* a second literal: ISO C compilers need only take 4095 characters in one */
+    fprintf(f,
+            "  --chain N         dense and decode rows (any dtype) as a serving loop runs them:\n"
+            "                    each timed launch is a chain of N (2..%d) GEMMs back to\n"
+            "                    back, each reading its own copy of B (and of nvfp4's block\n"
+            "                    scales), A and D shared; L2 flushed before each chain;\n"
+            "                    times are per GEMM (chain / N). \"ours us\": ours planned\n"
+            "                    with JG_GEMM_PDL | JG_GEMM_B_CONST (programmatic dependent\n"
+            "                    launches); \"plain us\": ours without (plain launches);\n"
+            "                    cuBLASLt (no PDL) rotates through its B copies the same\n"
+            "                    way. A row whose N copies of B total under 2x the L2 is\n"
+            "                    marked (with --flush none, a chain may then find B in L2,\n"
+            "                    left by the chain before). Grouped rows ignore it\n"
             "  --tune            plan dense shapes with JITGEMM_TUNE=1: the planner's best\n"
             "                    candidates are timed once and the fastest is recorded in\n"
             "                    the kernel cache (the \"plan ms\" column then includes it)\n"
             "\n"
             "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
             "(including no CUDA GPU). See bench/README.md.\n",
-            PEAK_DIM, MIN_REPS);
+            MAX_CHAIN);
+}
+
+/* The integer `v` of option `name` into *out; false (reported) unless it is
+ * one in [lo, hi]. */
+static bool parse_int(const char *name, const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < lo || n > hi) {
+        fprintf(stderr, "jitgemm-bench: %s must be an integer in [%ld, %ld], not '%s'\n", name,
+                lo, hi, v);
+        return false;
+    }
+    *out = (int)n;
+    return true;
 }
 
 /* Sets the option `name` to `v`; false (reported) for a bad value. */
@@ -345,16 +377,10 @@ static bool set_option(options *o, const char *name, const char *v, const char *
                     v);
             return false;
         }
-    } else if (!strcmp(name, "--reps")) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (!*v || *end || n < MIN_REPS || n > 100000) {
-            fprintf(stderr, "jitgemm-bench: --reps must be an integer in [%d, 100000]\n",
-                    MIN_REPS);
-            return false;
-        }
-        o->reps = (int)n;
-    }
+    } else if (!strcmp(name, "--reps"))
+        return parse_int(name, v, MIN_REPS, 100000, &o->reps);
+    else if (!strcmp(name, "--chain"))
+        return parse_int(name, v, 2, MAX_CHAIN, &o->chain);
     return true;
 }
 
@@ -362,7 +388,8 @@ static bool set_option(options *o, const char *name, const char *v, const char *
 static int parse_args(int argc, char **argv, options *o, bool *done)
 {
     static const char *with_value[] = {"--spec", "--only", "--dtype", "--out-dtype", "--reps",
-                                       "--json", "--flush", "--scale", "--sf-layout"};
+                                       "--json", "--flush", "--scale", "--sf-layout",
+                                       "--chain"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
                    .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4};
     const char *out = NULL;
@@ -803,6 +830,7 @@ typedef struct bench {
     double floor_smem_us;         /* the same asking for all of an SM's shared memory */
     int floor_smem;               /* the bytes it asks for */
     int fp8_peak_algo;
+    size_t l2_bytes;              /* --chain: rows whose B copies total less than 2x are marked */
     nvml_api nvml;                /* nvml.dev NULL: no NVML, clocks not sampled */
     clock_stats peak_clock, fp8_peak_clock; /* while the peaks' launches ran */
     clock_stats clock;            /* the last timed batch's */
@@ -1574,6 +1602,8 @@ typedef struct row {
     const char *origin; /* "nvrtc" or "disk" */
     char kernel[128];
     double ours_us, peer_us; /* NAN when not measured; peer_us: the row's (best) peer */
+    double ours_plain_us;    /* --chain: ours without PDL; NAN otherwise */
+    int64_t chain_b_bytes;   /* --chain: B (nvfp4: and b_sf) of the whole chain; 0 otherwise */
     const char *peer;        /* "cuBLASLt", "cuBLASLt fp8" (or "... (tensor scales)"),
                                 "cuBLASLt loop" or "cuBLAS grouped", else NULL */
     bool peer_other_scales;  /* e4m3: cuBLASLt timed with tensor scales, not the row's */
@@ -1616,16 +1646,28 @@ static jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row 
     return plan;
 }
 
-/* Plans a dense or decode shape; see plan_done. */
-static jg_plan *plan_shape(bench *b, const shape *s, row *r)
+/* Plans a dense or decode shape with `flags` (JG_GEMM_*); see plan_done. */
+static jg_plan *plan_shape(bench *b, const shape *s, uint32_t flags, row *r)
 {
-    jg_gemm_problem p = {.a_type = s->in, .b_type = s->in, .d_type = s->out,
+    jg_gemm_problem p = {.flags = flags, .a_type = s->in, .b_type = s->in, .d_type = s->out,
                          .m = s->m, .n = s->n, .k = s->k, .scale = s->scale,
                          .a_sf_layout = s->sf_layout, .b_sf_layout = s->sf_layout};
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_gemm_plan(b->jg, &p, &plan);
     return plan_done(b, st, plan, t0, r);
+}
+
+/* The row's plan and, under --chain, in *plain one without PDL. The chain
+ * times ours with JG_GEMM_PDL, and JG_GEMM_B_CONST as its B copies are
+ * written once, before any chain. The PDL plan is made last so that the
+ * row's plan columns (kernel, plan ms, origin) are its. */
+static jg_plan *plan_row(bench *b, const shape *s, jg_plan **plain, row *r)
+{
+    if (!b->opt.chain)
+        return plan_shape(b, s, 0, r);
+    *plain = plan_shape(b, s, 0, r);
+    return *plain ? plan_shape(b, s, JG_GEMM_PDL | JG_GEMM_B_CONST, r) : NULL;
 }
 
 /* Max |x - ref| over the whole output, relative to max |ref|; a NaN or an
@@ -1727,12 +1769,14 @@ static void set_check(row *r, double diff, bool vs_peer)
 }
 
 /* Times ours (t[0]) and the peers t[1..n) in alternation, each launch after
- * an L2 flush, into us[0..n); sets r->ours_us, or r->error when ours
- * failed. Returns time_interleaved's answer: j > 0 when peer t[j] failed
- * to launch. */
-static int time_with_peers(bench *b, const timed *t, int n, row *r, double *us)
+ * an L2 flush, into us[0..n), per GEMM where a launch runs `gemms` of them
+ * (--chain); sets r->ours_us, or r->error when ours failed. Returns
+ * time_interleaved's answer: j > 0 when peer t[j] failed to launch. */
+static int time_with_peers(bench *b, const timed *t, int n, int gemms, row *r, double *us)
 {
     int bad = time_interleaved(b, t, n, b->opt.reps, true, us);
+    for (int j = 0; j < n && bad < 0; ++j)
+        us[j] /= gemms;
     r->clock = b->clock;
     if (bad == 0)
         snprintf(r->error, sizeof r->error, "libjitgemm launch failed: %s",
@@ -1742,32 +1786,169 @@ static int time_with_peers(bench *b, const timed *t, int n, row *r, double *us)
     return bad;
 }
 
+/* ---- --chain: GEMMs back to back, B rotated through copies ------------ */
+
+/* n device buffers of one operand with the same contents: p[0] the row's
+ * own, p[1..n) copies (owned). */
+typedef struct b_copies {
+    int n;
+    void *p[MAX_CHAIN];
+} b_copies;
+
+/* One timed launch under --chain: `inner` once per copy, pointed at copy i
+ * of B (and of b_sf) before launch i, so that each GEMM of the chain reads
+ * its weights from DRAM, as a model's successive layers do, and not from
+ * the L2 lines that the GEMM before it left. */
+typedef struct chain_job {
+    timed inner;
+    const void **b, **sf; /* where inner reads B and b_sf (sf NULL: none) */
+    const b_copies *cb, *csf;
+} chain_job;
+
+/* A row's chain: the copies, ours without PDL, and the chains timed (in
+ * the places of their implementations in time_row's t). */
+typedef struct row_chain {
+    b_copies b, sf; /* our B and, nvfp4, b_sf (n 0: none) */
+    b_copies peer_b; /* the peer's B where it has operands of its own (nvfp4) */
+    ours_job plain;  /* ours planned without PDL, on the row's arguments */
+    chain_job job[MAX_TIMED];
+} row_chain;
+
+static bool chain_launch(void *arg, cudaStream_t stream)
+{
+    chain_job *c = arg;
+    for (int i = 0; i < c->cb->n; ++i) {
+        *c->b = c->cb->p[i];
+        if (c->sf)
+            *c->sf = c->csf->p[i];
+        if (!c->inner.fn(c->inner.arg, stream))
+            return false;
+    }
+    return true;
+}
+
+/* Fills c (zeroed) with n buffers of `bytes` holding src's: src, then n - 1
+ * device-to-device copies (on the legacy stream); false (reported) if one
+ * cannot be made, c then holding what was, for copies_free. A failed
+ * allocation is also cleared from the runtime's last error, which the
+ * rows after must not see. */
+static bool copies_make(b_copies *c, void *src, size_t bytes, int n)
+{
+    c->n = n;
+    c->p[0] = src;
+    for (int i = 1; i < n; ++i) {
+        if (CUDA_FAILED(cudaMalloc(&c->p[i], bytes))) {
+            c->p[i] = NULL;
+            cudaGetLastError();
+            return false;
+        }
+        if (CUDA_FAILED(cudaMemcpy(c->p[i], src, bytes, cudaMemcpyDeviceToDevice)))
+            return false;
+    }
+    return true;
+}
+
+static void copies_free(b_copies *c)
+{
+    for (int i = 1; i < c->n; ++i)
+        cudaFree(c->p[i]);
+    c->n = 0;
+}
+
+static void chain_free(row_chain *ch)
+{
+    copies_free(&ch->b);
+    copies_free(&ch->sf);
+    copies_free(&ch->peer_b);
+}
+
+/* The bytes of B (nvfp4: codes and block scales) that a chain of n GEMMs
+ * of s reads; 0 for grouped rows, which are not chained. */
+static int64_t chain_b_bytes(const shape *s, int n)
+{
+    bool nvfp4 = s->in == JG_NVFP4;
+    int64_t sf = nvfp4 ? jg_nvfp4_sf_bytes(s->sf_layout, s->n, s->k) : 0;
+    int64_t b = nvfp4 ? s->n * s->k / 2 : s->n * s->k * (int64_t)dtype_size(s->in);
+    return s->g ? 0 : n * (b + (sf > 0 ? sf : 0));
+}
+
+/* Under --chain (else nothing to do: true), the copies of o's B, of its
+ * b_sf (nvfp4), and of the peer's B where the peer has operands of its own
+ * (po: nvfp4 rows' fp8 twin; NULL, or without a B, otherwise); false with
+ * r->error set if they cannot be made: N copies of a large B may not fit,
+ * which fails the row, not the run. */
+static bool chain_init(row_chain *ch, const bench *b, const operands *o, const operands *po,
+                       row *r)
+{
+    int n = b->opt.chain;
+    if (!n)
+        return true;
+    bool ok = copies_make(&ch->b, o->b, o->b_bytes, n) &&
+              (!o->sfb || copies_make(&ch->sf, o->sfb, o->sfb_bytes, n)) &&
+              (!po || !po->b || copies_make(&ch->peer_b, po->b, po->b_bytes, n)) &&
+              /* the timing stream (non-blocking) does not wait for the copies */
+              !CUDA_FAILED(cudaDeviceSynchronize());
+    if (!ok)
+        snprintf(r->error, sizeof r->error, "cannot make the chain's %d copies of B (see above)",
+                 n);
+    return ok;
+}
+
+/* Appends ours without PDL (the plan ch->plain, on ours' arguments) to the
+ * n implementations of t and turns each into a chain of its own; returns
+ * its place in t. t[0] is ours, t[peer_at] the peer (peer_at 0: none),
+ * which rotates through its own B copies or, sharing our operands, ours. */
+static int chain_timed(row_chain *ch, ours_job *ours, lt_gemm *g, int peer_at, timed *t, int *n)
+{
+    const b_copies *sf = ch->sf.n ? &ch->sf : NULL;
+    int plain_at = (*n)++;
+    ch->plain.args = ours->args;
+    t[plain_at] = (timed){ours_launch, &ch->plain};
+    for (int j = 0; j < *n; ++j) {
+        jg_gemm_args *a = j == plain_at ? &ch->plain.args : &ours->args;
+        ch->job[j] = peer_at && j == peer_at
+                         ? (chain_job){t[j], &g->b, NULL, ch->peer_b.n ? &ch->peer_b : &ch->b,
+                                       NULL}
+                         : (chain_job){t[j], &a->b, sf ? &a->b_sf : NULL, &ch->b, sf};
+        t[j] = (timed){chain_launch, &ch->job[j]};
+    }
+    return plain_at;
+}
+
 /* Times libjitgemm, and cuBLASLt's best algorithm when `g` has one, in
- * alternation on the same operands; sets the times or r->error. A type
+ * alternation on the same operands; under --chain, each as a chain (ch),
+ * with ours without PDL too; sets the times or r->error. A type
  * combination that cuBLASLt lacks (no algorithm, e.g. bf16 -> fp16) leaves
- * the peer columns empty. */
-static void time_row(bench *b, ours_job *job, lt_gemm *g, row *r)
+ * the peer columns empty. The peer's algorithm is picked on single
+ * launches, chain or not. */
+static void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, row *r)
 {
     lt_cand best;
-    timed t[2] = {{ours_launch, job}, {lt_launch, &best}};
-    double us[2];
-    int n = 1;
+    timed t[MAX_TIMED] = {{ours_launch, job}, {lt_launch, &best}};
+    double us[MAX_TIMED];
+    int n = 1, peer_at = 0, plain_at = 0; /* their places in t; 0: not timed */
     if (g->op && g->nalgo > 0) {
         if (!lt_pick(g, &best)) {
             snprintf(r->error, sizeof r->error, "cuBLASLt failed (see above)");
             return;
         }
-        n = 2;
+        peer_at = n++;
     }
-    int bad = time_with_peers(b, t, n, r, us);
-    if (bad == 1)
+    if (b->opt.chain)
+        plain_at = chain_timed(ch, job, g, peer_at, t, &n);
+    int bad = time_with_peers(b, t, n, b->opt.chain ? b->opt.chain : 1, r, us);
+    if (bad > 0 && bad == plain_at)
+        snprintf(r->error, sizeof r->error, "libjitgemm launch without PDL failed: %s",
+                 jg_context_last_error(b->jg));
+    else if (bad > 0)
         snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
                  best.algo);
-    else if (bad < 0 && n == 2) {
-        r->peer = g->name;
-        r->peer_other_scales = g->other_scales;
-        r->peer_us = us[1];
-        r->peer_algo = best.algo;
+    else if (bad < 0) {
+        r->ours_plain_us = plain_at ? us[plain_at] : NAN;
+        r->peer = peer_at ? g->name : NULL;
+        r->peer_other_scales = peer_at && g->other_scales;
+        r->peer_us = peer_at ? us[peer_at] : NAN;
+        r->peer_algo = peer_at ? best.algo : -1;
     }
 }
 
@@ -1817,7 +1998,9 @@ static void dense_peer_init(lt_gemm *g, bench *b, const shape *s, const operands
 static void run_dense(bench *b, const shape *s, row *r)
 {
     bool peer = b->have_lt && !b->opt.no_peer;
-    ours_job job = {.plan = plan_shape(b, s, r)};
+    row_chain ch;
+    memset(&ch, 0, sizeof ch);
+    ours_job job = {.plan = plan_row(b, s, &ch.plain.plan, r)};
     operands o;
     lt_gemm g;
     double diff;
@@ -1833,13 +2016,15 @@ static void run_dense(bench *b, const shape *s, row *r)
                               .a_scale = o.sa, .b_scale = o.sb};
     if (peer)
         dense_peer_init(&g, b, s, &o);
-    time_row(b, &job, &g, r);
+    if (chain_init(&ch, b, &o, NULL, r))
+        time_row(b, &job, &g, &ch, r);
     /* against cuBLASLt where it computed the same product, else FP64 rows */
     bool vs_peer = isfinite(r->peer_us) && !r->peer_other_scales;
     if (!r->error[0] && check_output(&o, s, vs_peer, &diff))
         set_check(r, diff, vs_peer);
     else if (!r->error[0])
         snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+    chain_free(&ch);
     lt_gemm_destroy(&g);
     operands_free(&o);
 }
@@ -1991,13 +2176,15 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
     twin.sf_layout = JG_SF_LAYOUT_NONE;
     operands o, po;
     lt_gemm g;
+    row_chain ch;
     memset(&g, 0, sizeof g);
     memset(&o, 0, sizeof o);
     memset(&po, 0, sizeof po);
+    memset(&ch, 0, sizeof ch);
     if (!nvfp4_init(&o, b, s, 1) || (peer && !operands_init(&po, &twin, 1, 1)))
         snprintf(r->error, sizeof r->error, "cannot set up the operands (see above)");
     else
-        job.plan = plan_shape(b, s, r);
+        job.plan = plan_row(b, s, &ch.plain.plan, r);
     if (!job.plan) {
         operands_free(&o);
         operands_free(&po);
@@ -2007,13 +2194,15 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
                               .a_scale = o.sa, .b_scale = o.sb, .a_sf = o.sfa, .b_sf = o.sfb};
     if (peer)
         dense_peer_init(&g, b, &twin, &po);
-    time_row(b, &job, &g, r);
+    if (chain_init(&ch, b, &o, &po, r))
+        time_row(b, &job, &g, &ch, r);
     void *ours = r->error[0] ? NULL : malloc(o.d_bytes);
     if (ours && !CUDA_FAILED(cudaMemcpy(ours, o.d_ours, o.d_bytes, cudaMemcpyDeviceToHost)))
         set_check(r, check_nvfp4_rows(&o, s, ours), false);
     else if (!r->error[0])
         snprintf(r->error, sizeof r->error, "cannot read the outputs back");
     free(ours);
+    chain_free(&ch);
     lt_gemm_destroy(&g);
     operands_free(&o);
     operands_free(&po);
@@ -2352,7 +2541,7 @@ static void time_grouped(bench *b, group_set *gs, const shape *s, row *r)
         cb_at = n;
         t[n++] = (timed){cb_grouped_launch, &gs->cb};
     }
-    int bad = time_with_peers(b, t, n, r, us);
+    int bad = time_with_peers(b, t, n, 1, r, us);
     if (bad > 0)
         snprintf(r->error, sizeof r->error, "%s failed to launch",
                  bad == lt_at ? "the cuBLASLt loop" : "cuBLAS grouped");
@@ -2436,8 +2625,9 @@ static void run_grouped(bench *b, const shape *s, row *r)
 /* One row of the table, whatever the kind. */
 static void run_shape(bench *b, const shape *s, row *r)
 {
-    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .lt_loop_us = NAN, .grouped_us = NAN,
-               .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN};
+    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .ours_plain_us = NAN, .lt_loop_us = NAN,
+               .grouped_us = NAN, .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN,
+               .chain_b_bytes = chain_b_bytes(s, b->opt.chain)};
     if (s->g)
         run_grouped(b, s, r);
     else if (s->in == JG_NVFP4)
@@ -2472,11 +2662,16 @@ static metrics row_metrics(const bench *b, const row *r)
                      .gbs = bytes / t / 1e9, .sol = sol_t / t};
 }
 
-static void print_table_header(void)
+/* The column titles; under --chain, "plain us" (ours without PDL) after
+ * "ours us". */
+static void print_table_header(const bench *b)
 {
-    printf("\n%-24s %6s %6s %6s %8s %5s %9s %9s %6s %7s %7s %5s %5s  %-14s  %s\n", "name", "M",
-           "N", "K", "plan ms", "from", "ours us", "cuBLAS us", "ratio", "TFLOP/s", "GB/s", "SoL",
-           "MHz", "peer", "kernel");
+    printf("\n%-24s %6s %6s %6s %8s %5s %9s", "name", "M", "N", "K", "plan ms", "from",
+           "ours us");
+    if (b->opt.chain)
+        printf(" %9s", "plain us");
+    printf(" %9s %6s %7s %7s %5s %5s  %-14s  %s\n", "cuBLAS us", "ratio", "TFLOP/s", "GB/s",
+           "SoL", "MHz", "peer", "kernel");
 }
 
 /* A number, or "-" where it is unknown. */
@@ -2501,6 +2696,8 @@ static void print_row(const bench *b, const row *r)
     print_num(8, 1, r->plan_ms);
     printf(" %5s", r->origin);
     print_num(9, 1, r->ours_us);
+    if (b->opt.chain)
+        print_num(9, 1, r->ours_plain_us);
     print_num(9, 1, r->peer_us);
     print_num(6, 2, m.ratio);
     print_num(7, 1, m.tflops);
@@ -2515,6 +2712,11 @@ static void print_row(const bench *b, const row *r)
         printf("  MISMATCH (max rel diff %.2e, %s)", r->rel_diff, r->check);
     if (!r->error[0] && isfinite(r->grouped_us) && !(r->grouped_diff <= PEER_TOL))
         printf("  (cuBLAS grouped differs: %.2e, not the peer)", r->grouped_diff);
+    /* Each copy is read once a chain: only what the chain before left can
+     * be in L2, which the flush (not --flush none) empties. */
+    if (!r->error[0] && r->chain_b_bytes && (size_t)r->chain_b_bytes < 2 * b->l2_bytes)
+        printf("  WARNING chain B %.0f MiB < 2x L2%s", (double)r->chain_b_bytes / (1 << 20),
+               b->opt.flush == FLUSH_NONE ? ": B partly read from L2" : "");
     printf("\n");
 }
 
@@ -2599,6 +2801,9 @@ static json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "origin", r->origin ? json_string(r->origin) : json_null());
     json_object_set_new(o, "kernel", r->kernel[0] ? json_string(r->kernel) : json_null());
     json_object_set_new(o, "ours_us", json_num(r->ours_us));
+    json_object_set_new(o, "ours_plain_us", json_num(r->ours_plain_us));
+    json_object_set_new(o, "chain_b_bytes", r->chain_b_bytes ? json_integer(r->chain_b_bytes)
+                                                             : json_null());
     json_object_set_new(o, "cublas_us", json_num(r->peer_us));
     json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
     if (r->s->g) { /* each peer's time; cublas_us is the faster (that agreed) */
@@ -2714,6 +2919,7 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
     b->stop = calloc((size_t)b->nevents, sizeof *b->stop);
     /* Flushing must evict everything: at least 256 MiB and 4x the L2. */
     b->flush_bytes = FLUSH_BYTES;
+    b->l2_bytes = (size_t)d->l2_bytes;
     if ((size_t)d->l2_bytes * 4 > b->flush_bytes)
         b->flush_bytes = (size_t)d->l2_bytes * 4;
     /* Zeroed once, so that the read-only flush reads defined data; the
@@ -2837,6 +3043,36 @@ static void print_types(const shape_list *l)
     }
 }
 
+/* What --chain times: the chains, their B (the range over the rows: each
+ * row's JSON has its own) against the L2, and what each time column is. */
+static void print_chain(const bench *b, const device_info *d, const shape_list *shapes)
+{
+    int n = b->opt.chain;
+    int64_t lo = INT64_MAX, hi = 0;
+    for (size_t i = 0; i < shapes->n; ++i) {
+        int64_t bytes = chain_b_bytes(&shapes->v[i], n);
+        lo = bytes && bytes < lo ? bytes : lo;
+        hi = bytes > hi ? bytes : hi;
+    }
+    if (!hi) {
+        printf("chain          --chain %d: no dense or decode row (grouped rows are not "
+               "chained)\n", n);
+        return;
+    }
+    printf("chain          of %d GEMMs, per-GEMM times, B rotated through %d copies (", n, n);
+    if (lo < hi)
+        printf("%.0f-", (double)lo / (1 << 20));
+    printf("%.0f MiB, L2 %d MiB)\n"
+           "               medians of chain time / %d; the flush (above) before each chain, "
+           "none between its GEMMs;\n"
+           "               ours us: ours with PDL (JG_GEMM_PDL | JG_GEMM_B_CONST), plain us: ours "
+           "without, cuBLASLt without PDL;\n"
+           "               grouped rows are not chained%s\n",
+           (double)hi / (1 << 20), d->l2_bytes >> 20, n,
+           (size_t)lo < 2 * b->l2_bytes ? "; rows whose chain B is under 2x the L2 are marked"
+                                        : "");
+}
+
 static void print_header(const bench *b, const device_info *d, const shape_list *shapes)
 {
     printf("jitgemm-bench, libjitgemm %s\n", jg_version());
@@ -2855,10 +3091,15 @@ static void print_header(const bench *b, const device_info *d, const shape_list 
     if (b->opt.flush == FLUSH_READ)
         printf("               L2 flushed before each by a read-only pass over %zu MiB (leaves "
                "only clean lines)\n", b->flush_bytes >> 20);
-    else
+    else if (b->opt.flush == FLUSH_MEMSET)
         printf("               L2 flushed before each by a %zu MiB memset (--flush memset: "
                "leaves dirty lines\n               that the timed kernel writes back)\n",
                b->flush_bytes >> 20);
+    else
+        printf("               L2 not flushed (--flush none): each launch finds what the "
+               "launches before left\n");
+    if (b->opt.chain)
+        print_chain(b, d, shapes);
     if (b->opt.no_peer)
         printf("peer           none (--no-peer): rows checked on 3 sampled rows against FP64\n");
     else if (b->grouped)
@@ -2959,6 +3200,7 @@ static bool write_json(const bench *b, const device_info *d, const row *rows, si
                                                ? json_string(sf_layout_name(b->opt.sf_layout))
                                                : json_null());
     json_object_set_new(root, "reps", json_integer(b->opt.reps));
+    json_object_set_new(root, "chain", b->opt.chain ? json_integer(b->opt.chain) : json_null());
     json_object_set_new(root, "flush", json_string(flush_name(b->opt.flush)));
     json_object_set_new(root, "flush_bytes", json_integer((json_int_t)b->flush_bytes));
     json_object_set_new(root, "copy_bw_gbs", json_num(b->copy_gbs));
@@ -2987,7 +3229,7 @@ static int run_all(bench *b, const device_info *d, const shape_list *shapes)
     int failed = 0;
     if (!rows)
         return EXIT_SETUP;
-    print_table_header();
+    print_table_header(b);
     for (size_t i = 0; i < shapes->n; ++i) {
         run_shape(b, &shapes->v[i], &rows[i]);
         print_row(b, &rows[i]);

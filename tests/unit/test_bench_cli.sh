@@ -1,10 +1,11 @@
 #!/bin/sh
 # jitgemm-bench's command line and spec handling, which it does before it
-# looks for a GPU: --help, bad option values, and which spec lines become
-# rows (nvfp4 lines and --dtype nvfp4; grouped ones skipped). Every run here
-# stops before any GPU work: a usage error, or an --only naming a shape that
-# is not in the spec (an error, exit status 2, reported after the spec is
-# read, with the runnable names accepted silently).
+# looks for a GPU: --help, bad option values (--chain's among them), and
+# which spec lines become rows (nvfp4 lines and --dtype nvfp4; grouped ones
+# skipped). Every run here stops before any GPU work: a usage error, or an
+# --only naming a shape that is not in the spec (an error, exit status 2,
+# reported after the spec is read, with the runnable names accepted
+# silently).
 #
 #   test_bench_cli.sh path/to/jitgemm-bench
 set -u
@@ -27,6 +28,8 @@ expect_rc 0 "--help"
 expect "--dtype bf16|fp16|fp8|nvfp4" "--help"
 expect "--sf-layout swizzled|rowmajor" "--help"
 expect "4.5 bits per element" "--help"
+expect "--chain N" "--help"
+expect "Grouped rows ignore it" "--help"
 
 run --dtype fp4 --spec "$tmp/spec.jsonl"
 expect_rc 2 "--dtype fp4"
@@ -48,6 +51,31 @@ run --flush none --spec "$tmp/spec.jsonl" --only nosuch
 expect_rc 2 "--flush none"
 expect "no runnable shape 'nosuch'" "--flush none"
 expect_not "--flush must be" "--flush none"
+
+# --chain N: an integer in [2, 256] (2: the shortest chain), like --reps
+# in [50, 100000]; both through one parser, with the same message.
+for bad in 1 x 257 "" 8x; do
+    run --chain "$bad" --spec "$tmp/spec.jsonl"
+    expect_rc 2 "--chain '$bad'"
+    expect "--chain must be an integer in \[2, 256\], not '$bad'" "--chain '$bad'"
+done
+run --spec "$tmp/spec.jsonl" --chain
+expect_rc 2 "--chain without a value"
+expect "--chain needs a value" "--chain without a value"
+run --reps 3 --spec "$tmp/spec.jsonl"
+expect_rc 2 "--reps 3"
+expect "--reps must be an integer in \[50, 100000\], not '3'" "--reps 3"
+
+# --chain 2 and 256 are accepted, with every dtype (the run stops at the
+# unknown shape, before any GPU work)
+for n in 2 256; do
+    for dtype in bf16 fp8 nvfp4; do
+        run --chain $n --dtype $dtype --spec "$tmp/spec.jsonl" --only d16,nosuch
+        expect_rc 2 "--chain $n --dtype $dtype"
+        expect "no runnable shape 'nosuch'" "--chain $n --dtype $dtype"
+        expect_not "--chain must be" "--chain $n --dtype $dtype"
+    done
+done
 
 # bf16 run: the nvfp4 line still runs (as nvfp4), its grouped line is
 # skipped, the bf16 grouped line is a row.
