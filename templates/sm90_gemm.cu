@@ -1006,12 +1006,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
 #if JG_PDL
     /* A programmatic dependent (JG_GEMM_PDL, dense only): the set-up above
-     * overlapped the previous kernel's end. The stream's next dependent may
-     * launch (it waits in turn before touching our D). Every thread but the
-     * producer's waits here, before any global access; the producer first
-     * issues B's early stages (JG_PDL 2). */
+     * overlapped the previous kernel's end. Every thread but the producer's
+     * waits here, before any global access; the producer first issues B's
+     * early stages (JG_PDL 2), and once it has issued its last load lets
+     * the stream's next dependent launch (which waits in turn before it
+     * touches our D). Triggered at the start instead, the next GEMM's
+     * early loads met this one's in the middle: 1-3% slower chains of
+     * decode GEMMs (H200, bench/RESULTS.md). */
     static_assert(JG_LAYOUT == 0, "programmatic dependent launch: dense kernels only");
-    jg_pdl_launch_dependents();
     if (threadIdx.x != 0)
         jg_pdl_wait();
 #endif
@@ -1097,6 +1099,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     }
                 }
             }
+#if JG_PDL
+            jg_pdl_launch_dependents();
+#endif
         }
     } else {
         /* Consumers: warpgroup c owns rows [c*JG_WG_M, (c+1)*JG_WG_M) of each tile. */

@@ -416,8 +416,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
 #if JG_PDL
     /* A programmatic dependent: as in sm90_gemm.cu, everyone but the
-     * producer waits here; the producer after B's early stages. */
-    jg_pdl_launch_dependents();
+     * producer waits here; the producer after B's early stages, and it
+     * lets the next dependent launch after its last load. */
     if (threadIdx.x != 0)
         jg_pdl_wait();
 #endif
@@ -467,6 +467,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     }
                 }
             }
+#if JG_PDL
+            jg_pdl_launch_dependents();
+#endif
         } else if (threadIdx.x >= 32 && conv_tid < JG_SW_CONV_THREADS) {
             /* Converter: the activation's pieces, a group at a time. */
             const uint32_t tid = conv_tid;

@@ -273,10 +273,11 @@ enum {
      * prefetches) while that kernel finishes, and every read of A, C and
      * the scales and every write of D waits for that kernel to complete and
      * its memory to be visible (griddepcontrol.wait), so the results are
-     * those of a plain launch. Each launch also lets the stream's next
-     * programmatic dependent (a PDL launch of ours or the caller's) start
-     * early. Worth it for chains of short GEMMs (decode), where launch
-     * latency and the first loads are a large part of each GEMM's time. */
+     * those of a plain launch. Once its last loads are issued, each launch
+     * also lets the stream's next programmatic dependent (a PDL launch of
+     * ours or the caller's) start. Worth it for chains of short GEMMs
+     * (decode), where launch latency and the first loads are a large part
+     * of each GEMM's time. */
     JG_GEMM_PDL = 1u << 1,
     /* 0.6, with JG_GEMM_PDL only (JG_ERR_INVALID otherwise): B and its
      * block scales (b_sf) are not written by anything queued before the
