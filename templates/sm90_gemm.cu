@@ -30,7 +30,7 @@
 #ifndef JG_GROUPS
 #define JG_GROUPS 0 /* groups of a grouped GEMM */
 #endif
-#ifndef JG_PDL /* 1: a programmatic dependent; 2: also B's first stages before its wait */
+#ifndef JG_PDL /* 1: a programmatic dependent (JG_GEMM_PDL) */
 #define JG_PDL 0
 #endif
 #ifndef JG_LAYOUT /* 0 dense; grouped: 1 list (rows JG_GROUP_MS baked), 2 contiguous, 3 masked */
@@ -1006,93 +1006,56 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
 #if JG_PDL
     /* A programmatic dependent (JG_GEMM_PDL, dense only): the set-up above
-     * overlapped the previous kernel's end. Every thread but the producer's
-     * waits here, before any global access; the producer first issues B's
-     * early stages (JG_PDL 2), and once it has issued its last load lets
-     * the stream's next dependent launch (which waits in turn before it
-     * touches our D). Triggered at the start instead, the next GEMM's
-     * early loads met this one's in the middle: 1-3% slower chains of
-     * decode GEMMs (H200, bench/RESULTS.md). */
+     * overlapped the previous kernel's end; nothing global is touched before
+     * that kernel has completed. The producer lets the stream's next
+     * dependent launch once it has issued its last load (that one waits in
+     * turn before it touches our D). Measured on H200 chains of decode
+     * GEMMs (bench/RESULTS.md): a trigger at the start was 1-3% slower, and
+     * B's first stages loaded before the wait (B constant) 3-10% slower:
+     * those loads take bandwidth from the previous kernel's last CTAs,
+     * which the wait is for. */
     static_assert(JG_LAYOUT == 0, "programmatic dependent launch: dense kernels only");
-    if (threadIdx.x != 0)
-        jg_pdl_wait();
+    jg_pdl_wait();
 #endif
 
     if (wg == 0) {
         /* Producer: one thread keeps the ring full, running ahead across tiles. */
         jg_setmaxnreg_dec<40>();
         if (threadIdx.x == 0) {
-#if JG_NVFP4
-            constexpr int k_tiles = JG_FP4_K_TILES;
-            const uint32_t stage_bytes = JG_FP4_STAGE_BYTES;
-            auto expect = [&](uint32_t s, int kt) { jg_fp4_expect_stage(kt, bar_full + 8 * s); };
-            auto load_a = [&](uint32_t s, const jg_tile &tl, int kt) {
-                jg_fp4_load_a(tl, smem_a + s * stage_bytes, kt, bar_full + 8 * s);
-            };
-            auto load_b = [&](uint32_t s, const jg_tile &tl, int kt) {
-                jg_fp4_load_b(tl, smem_a + s * stage_bytes, kt, bar_full + 8 * s);
-            };
-#else
-            constexpr int k_tiles = JG_K_TILES;
-            auto expect = [&](uint32_t s, int) {
-                jg_mbar_arrive_expect_tx(bar_full + 8 * s, JG_STAGE_TX_BYTES);
-            };
-            /* One box per swizzle atom; a box wholly past K arrives as zeros
-             * and still counts its bytes. */
-            auto load_a = [&](uint32_t s, const jg_tile &tl, int kt) {
-#pragma unroll
-                for (int a = 0; a < JG_K_ATOMS; ++a)
-                    jg_tma_load_2d(smem_a + s * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128, tl.a,
-                                   bar_full + 8 * s, kt * JG_BLOCK_K + a * JG_ATOM_K,
-                                   tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
-            };
-            auto load_b = [&](uint32_t s, const jg_tile &tl, int kt) {
-#pragma unroll
-                for (int a = 0; a < JG_K_ATOMS; ++a) {
-                    const int32_t k0 = kt * JG_BLOCK_K + a * JG_ATOM_K;
-#if JG_CLUSTER > 1
-                    jg_tma_load_2d_multicast(
-                        smem_b + s * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128 +
-                            rank * JG_B_BOX_N * 128,
-                        tl.b, bar_full + 8 * s, k0,
-                        tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + rank * JG_B_BOX_N),
-                        (uint16_t)((1u << JG_CLUSTER) - 1));
-#else
-                    jg_tma_load_2d(smem_b + s * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128, tl.b,
-                                   bar_full + 8 * s, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
-#endif
-                }
-            };
-#endif
-            /* JG_PDL 2: B of the ring's first stages (free on the first pass)
-             * before the wait; `early` of the loads below then issue A alone. */
-            uint32_t early = 0;
-#if JG_PDL == 2
-            for (uint32_t t = first_unit; t < tiles && early < JG_STAGES; t += unit_step) {
-                jg_tile tl = jg_tile_at(p, t, tiles_m);
-                tl.tm = tl.tm * JG_CLUSTER + rank;
-                for (int kt = 0; kt < k_tiles && early < JG_STAGES; ++kt, ++early) {
-                    expect(early, kt);
-                    load_b(early, tl, kt);
-                }
-            }
-#endif
-#if JG_PDL
-            jg_pdl_wait();
-#endif
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = first_unit; t < tiles; t += unit_step) {
                 jg_tile tl = jg_tile_at(p, t, tiles_m);
                 tl.tm = tl.tm * JG_CLUSTER + rank;
-                for (int kt = 0; kt < k_tiles; ++kt) {
-                    if (early) {
-                        --early;
-                    } else {
-                        jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
-                        expect(stage, kt);
-                        load_b(stage, tl, kt);
+#if JG_NVFP4
+                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
+                    jg_fp4_load_stage(tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
+                                      bar_full + 8 * stage);
+#else
+                for (int kt = 0; kt < JG_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
+                    const uint32_t full = bar_full + 8 * stage;
+                    jg_mbar_arrive_expect_tx(full, JG_STAGE_TX_BYTES);
+                    /* One box per swizzle atom; a box wholly past K arrives as
+                     * zeros and still counts its bytes. */
+#pragma unroll
+                    for (int a = 0; a < JG_K_ATOMS; ++a) {
+                        const int32_t k0 = kt * JG_BLOCK_K + a * JG_ATOM_K;
+                        jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
+                                       tl.a, full, k0, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
+#if JG_CLUSTER > 1
+                        jg_tma_load_2d_multicast(
+                            smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128 +
+                                rank * JG_B_BOX_N * 128,
+                            tl.b, full, k0,
+                            tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + rank * JG_B_BOX_N),
+                            (uint16_t)((1u << JG_CLUSTER) - 1));
+#else
+                        jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
+                                       tl.b, full, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
+#endif
                     }
-                    load_a(stage, tl, kt);
+#endif
                     if (++stage == JG_STAGES) {
                         stage = 0;
                         phase ^= 1;

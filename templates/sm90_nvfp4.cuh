@@ -59,34 +59,23 @@ JG_DEV uint32_t jg_fp4_load_sf(uint32_t dst, const jg_tmap *map, const uint8_t *
     return blocks * 512;
 }
 
-/* Producer: stage kt's bytes on its full barrier, both packed boxes (zero
- * filled past the edges still count) and the scales, posted before any of
- * its copies is issued. */
-JG_DEV void jg_fp4_expect_stage(int kt, uint32_t full)
+/* Producer: one stage's packed codes and scales of both operands, rows
+ * of the tile's matrices (grouped: from its group's first rows). */
+JG_DEV void jg_fp4_load_stage(const jg_tile &tl, uint32_t st, int kt, uint32_t full)
 {
+    const int32_t a_row = (int32_t)(tl.tm * JG_BLOCK_M), b_row = (int32_t)(tl.tn * JG_BLOCK_N);
+    const uint32_t st_b = st + JG_BLOCK_M * 128, st_sf = st_b + JG_BLOCK_N * 128;
+    /* The stage's bytes: both packed boxes (zero-filled past the edges still
+     * count) and the scales, known before any copy is issued. */
     const uint32_t sfa = JG_A_SF_LAYOUT == 1 ? JG_A_BOX_M * 16 : jg_fp4_sf_blocks(kt) * 512;
     const uint32_t sfb = JG_B_SF_LAYOUT == 1 ? JG_BLOCK_N * 16 : jg_fp4_sf_blocks(kt) * 512;
     jg_mbar_arrive_expect_tx(full, (JG_A_BOX_M + JG_BLOCK_N) * 128 + sfa + sfb);
-}
-
-/* Producer: one stage's packed codes and scales of A, then of B, rows of
- * the tile's matrices (grouped: from its group's first rows). Apart, so
- * that a programmatic dependent can load B before its wait (JG_PDL 2). */
-JG_DEV void jg_fp4_load_a(const jg_tile &tl, uint32_t st, int kt, uint32_t full)
-{
-    const int32_t a_row = (int32_t)(tl.tm * JG_BLOCK_M);
     jg_tma_load_2d(st, tl.a, full, kt * 128, tl.row_base + a_row);
-    jg_fp4_load_sf<JG_A_SF_LAYOUT>(st + (JG_BLOCK_M + JG_BLOCK_N) * 128, tl.a_sf, tl.a_sf_ptr,
-                                   tl.row_base + a_row, a_row, JG_A_BOX_M, kt, full);
-}
-
-JG_DEV void jg_fp4_load_b(const jg_tile &tl, uint32_t st, int kt, uint32_t full)
-{
-    const int32_t b_row = (int32_t)(tl.tn * JG_BLOCK_N);
-    const uint32_t st_b = st + JG_BLOCK_M * 128;
     jg_tma_load_2d(st_b, tl.b, full, kt * 128, tl.b_row + b_row);
-    jg_fp4_load_sf<JG_B_SF_LAYOUT>(st_b + JG_BLOCK_N * 128 + JG_FP4_SF_BYTES, tl.b_sf,
-                                   tl.b_sf_ptr, tl.b_row + b_row, b_row, JG_BLOCK_N, kt, full);
+    jg_fp4_load_sf<JG_A_SF_LAYOUT>(st_sf, tl.a_sf, tl.a_sf_ptr, tl.row_base + a_row, a_row,
+                                   JG_A_BOX_M, kt, full);
+    jg_fp4_load_sf<JG_B_SF_LAYOUT>(st_sf + JG_FP4_SF_BYTES, tl.b_sf, tl.b_sf_ptr,
+                                   tl.b_row + b_row, b_row, JG_BLOCK_N, kt, full);
 }
 
 /* Byte of scale kb (0..15 within the stage) of staged row r (tile row0 + r),

@@ -57,7 +57,7 @@
 #define JG_B_SF_LAYOUT 2
 #define JG_SW_BUFS 8
 #endif
-#ifndef JG_PDL /* 1: a programmatic dependent; 2: also B's first stages before its wait */
+#ifndef JG_PDL /* 1: a programmatic dependent (JG_GEMM_PDL) */
 #define JG_PDL 0
 #endif
 /* Clusters of 2 split K: CTA rank r of a cluster runs stages
@@ -415,11 +415,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     __syncthreads();
 #endif
 #if JG_PDL
-    /* A programmatic dependent: as in sm90_gemm.cu, everyone but the
-     * producer waits here; the producer after B's early stages, and it
-     * lets the next dependent launch after its last load. */
-    if (threadIdx.x != 0)
-        jg_pdl_wait();
+    jg_pdl_wait(); /* a programmatic dependent: see sm90_gemm.cu */
 #endif
 
     /* Tiles: the activation's row tiles of one weight tile are adjacent, so
@@ -429,38 +425,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         /* the converter's threads: warps 1..3, then warpgroup 3 */
         const uint32_t conv_tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
         if (threadIdx.x == 0) {
-            auto tile = [&](uint32_t t) {
-                return jg_tile{t % tiles_m, t / tiles_m, &p.a,     &p.b, 0, 0,
-                               &p.a_sf,     &p.b_sf,     p.a_sf_ptr, p.b_sf_ptr};
-            };
-            const uint32_t t0 = blockIdx.x / JG_SW_SPLIT, t_step = gridDim.x / JG_SW_SPLIT;
-            /* JG_PDL 2: the weight's first stages before the wait (see
-             * sm90_gemm.cu); `early` of the loads below then issue A alone. */
-            uint32_t early = 0;
-#if JG_PDL == 2
-            for (uint32_t t = t0; t < tiles && early < JG_STAGES; t += t_step)
-                for (int kt = kt0; kt < kt0 + nk && early < JG_STAGES; ++kt, ++early) {
-                    const uint32_t st = smem_st + early * JG_FP4_STAGE_BYTES;
-                    jg_fp4_expect_stage(kt, bar_full + 8 * early);
-                    jg_fp4_load_b(tile(t), st, kt, bar_full + 8 * early);
-                }
-#endif
-#if JG_PDL
-            jg_pdl_wait();
-#endif
             uint32_t stage = 0, phase = 0;
-            for (uint32_t t = t0; t < tiles; t += t_step) {
-                const jg_tile tl = tile(t);
+            for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
+                const jg_tile tl = {t % tiles_m, t / tiles_m, &p.a,     &p.b, 0, 0,
+                                    &p.a_sf,     &p.b_sf,     p.a_sf_ptr, p.b_sf_ptr};
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
-                    const uint32_t st = smem_st + stage * JG_FP4_STAGE_BYTES;
-                    if (early) {
-                        --early;
-                    } else {
-                        jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
-                        jg_fp4_expect_stage(kt, bar_full + 8 * stage);
-                        jg_fp4_load_b(tl, st, kt, bar_full + 8 * stage);
-                    }
-                    jg_fp4_load_a(tl, st, kt, bar_full + 8 * stage);
+                    jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
+                    jg_fp4_load_stage(tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
+                                      bar_full + 8 * stage);
                     if (++stage == JG_STAGES) {
                         stage = 0;
                         phase ^= 1;
@@ -468,7 +440,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 }
             }
 #if JG_PDL
-            jg_pdl_launch_dependents();
+            jg_pdl_launch_dependents(); /* its last load issued */
 #endif
         } else if (threadIdx.x >= 32 && conv_tid < JG_SW_CONV_THREADS) {
             /* Converter: the activation's pieces, a group at a time. */

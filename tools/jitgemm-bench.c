@@ -305,7 +305,7 @@ static void usage(FILE *f)
             "                    back, each reading its own copy of B (and of nvfp4's block\n"
             "                    scales), A and D shared; L2 flushed before each chain;\n"
             "                    times are per GEMM (chain / N). \"ours us\": ours planned\n"
-            "                    with JG_GEMM_PDL | JG_GEMM_B_CONST (programmatic dependent\n"
+            "                    with JG_GEMM_PDL (a chain of programmatic dependent\n"
             "                    launches); \"plain us\": ours without (plain launches);\n"
             "                    cuBLASLt (no PDL) rotates through its B copies the same\n"
             "                    way. A row whose N copies of B total under 2x the L2 is\n"
@@ -1659,15 +1659,15 @@ static jg_plan *plan_shape(bench *b, const shape *s, uint32_t flags, row *r)
 }
 
 /* The row's plan and, under --chain, in *plain one without PDL. The chain
- * times ours with JG_GEMM_PDL, and JG_GEMM_B_CONST as its B copies are
- * written once, before any chain. The PDL plan is made last so that the
+ * times ours with JG_GEMM_PDL (the "ours" column), and the plain plan
+ * without it (the "plain" column). The PDL plan is made last so that the
  * row's plan columns (kernel, plan ms, origin) are its. */
 static jg_plan *plan_row(bench *b, const shape *s, jg_plan **plain, row *r)
 {
     if (!b->opt.chain)
         return plan_shape(b, s, 0, r);
     *plain = plan_shape(b, s, 0, r);
-    return *plain ? plan_shape(b, s, JG_GEMM_PDL | JG_GEMM_B_CONST, r) : NULL;
+    return *plain ? plan_shape(b, s, JG_GEMM_PDL, r) : NULL;
 }
 
 /* Max |x - ref| over the whole output, relative to max |ref|; a NaN or an
@@ -3065,7 +3065,7 @@ static void print_chain(const bench *b, const device_info *d, const shape_list *
     printf("%.0f MiB, L2 %d MiB)\n"
            "               medians of chain time / %d; the flush (above) before each chain, "
            "none between its GEMMs;\n"
-           "               ours us: ours with PDL (JG_GEMM_PDL | JG_GEMM_B_CONST), plain us: ours "
+           "               ours us: ours with PDL (JG_GEMM_PDL), plain us: ours "
            "without, cuBLASLt without PDL;\n"
            "               grouped rows are not chained%s\n",
            (double)hi / (1 << 20), d->l2_bytes >> 20, n,

@@ -176,9 +176,8 @@ static const char *const manual[] = {
     "                         line's M as the planner's hint, as servers whose M\n"
     "                         changes every call do\n"
     "    --pdl                plan dense and decode lines as programmatic dependents\n"
-    "                         whose B is constant (JG_GEMM_PDL | JG_GEMM_B_CONST),\n"
-    "                         the kernels a server that chains its decode GEMMs\n"
-    "                         with them runs\n"
+    "                         (JG_GEMM_PDL), the kernels a server that chains its\n"
+    "                         decode GEMMs with them runs\n"
     "    --skip-unsupported   count lines that have no kernels yet as skipped, not\n"
     "                         failed\n"
     "    -n, --dry-run        print the kernels the specs need and whether each is\n"
@@ -686,7 +685,7 @@ static jg_gemm_problem problem_of(const options *o, const struct spec *s)
     if (o->m_generic)
         p.flags |= JG_GEMM_M_GENERIC;
     if (o->pdl)
-        p.flags |= JG_GEMM_PDL | JG_GEMM_B_CONST;
+        p.flags |= JG_GEMM_PDL;
     return p;
 }
 

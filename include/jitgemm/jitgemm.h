@@ -279,13 +279,6 @@ enum {
      * (decode), where launch latency and the first loads are a large part
      * of each GEMM's time. */
     JG_GEMM_PDL = 1u << 1,
-    /* 0.6, with JG_GEMM_PDL only (JG_ERR_INVALID otherwise): B and its
-     * block scales (b_sf) are not written by anything queued before the
-     * GEMM that may still be running, as with a model's weights. The kernel
-     * then loads the first stages of B before it waits for the previous
-     * kernel, overlapping that kernel's end with weight traffic. A, C,
-     * b_scale and a_sf are still read only after the wait. */
-    JG_GEMM_B_CONST = 1u << 2,
 };
 
 /* Everything that shapes the kernel. A zeroed struct plus the fields you need.

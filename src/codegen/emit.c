@@ -170,7 +170,7 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
                  key->b_sf_layout == JG_SF_ROW_MAJOR ? 'r' : 's');
     else
         snprintf(scale, sizeof scale, "%s", scales[key->scale & 3]);
-    /* At most ~110 characters (40 groups, n and k of 10 digits, _pdlb); a
+    /* At most ~110 characters (40 groups, n and k of 10 digits, _pdl); a
      * longer name would be cut alike where the source is emitted and where
      * the module's function is looked up. */
     const int len = snprintf(
@@ -178,7 +178,7 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
         arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
         key->cfg.consumers, key->cfg.cluster, pipe, m, (long long)key->n, (long long)key->k,
-        (key->flags & JG_GEMM_B_CONST) ? "_pdlb" : (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
+        (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
     (void)len;
 }
 
@@ -366,10 +366,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
     jg__buf_printf(out, "#define JG_SCALE %u\n", key->scale);
     jg__buf_printf(out, "#define JG_M %lld\n", (long long)key->m);
-    /* 1: a programmatic dependent that waits before its first load; 2: B's
-     * first stages loaded before the wait (JG_GEMM_B_CONST) */
-    jg__buf_printf(out, "#define JG_PDL %d\n",
-                   (key->flags & JG_GEMM_B_CONST) ? 2 : (key->flags & JG_GEMM_PDL) ? 1 : 0);
+    jg__buf_printf(out, "#define JG_PDL %d\n", (key->flags & JG_GEMM_PDL) ? 1 : 0);
     jg__buf_printf(out, "#define JG_N %lld\n", (long long)key->n);
     jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);
     jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);

@@ -89,7 +89,7 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     out->c_type = p->c_type;
     out->d_type = p->d_type;
     /* grouped: cfg.pre says it */
-    out->flags = p->groups ? 0 : p->flags & (JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_B_CONST);
+    out->flags = p->groups ? 0 : p->flags & (JG_GEMM_M_GENERIC | JG_GEMM_PDL);
     out->scale = p->scale;
     out->a_sf_layout = p->a_sf_layout;
     out->b_sf_layout = p->b_sf_layout;

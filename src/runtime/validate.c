@@ -239,15 +239,10 @@ jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
     jg_status st;
     if (!p)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
-    const uint32_t known = JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_B_CONST;
+    const uint32_t known = JG_GEMM_M_GENERIC | JG_GEMM_PDL;
     if (p->flags & ~known)
         return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: unknown bits 0x%x", p->flags,
                         p->flags & ~known);
-    if ((p->flags & JG_GEMM_B_CONST) && !(p->flags & JG_GEMM_PDL))
-        return jg__fail(ctx, JG_ERR_INVALID,
-                        "flags 0x%x: JG_GEMM_B_CONST only with JG_GEMM_PDL (it lets B load "
-                        "before the wait for the previous kernel)",
-                        p->flags);
     if ((st = check_types(ctx, p)) != JG_OK)
         return st;
     if ((st = jg__check_dim(ctx, "m", p->m)) != JG_OK ||

@@ -8,9 +8,8 @@
  * [1, 4096]; leading dimensions are rounded up to multiples of 8 elements
  * where K or N is not (so TMA zero-fills a ragged K); A/B bf16 or fp16, D
  * bf16, fp16 or fp32, C half the time, a quarter of the plans M-generic,
- * independently a quarter with JG_GEMM_PDL (half of those JG_GEMM_B_CONST
- * too: the kernels that wait for the previous kernel, run here after the
- * poisoning memset), every fourth shape planned in a context made with
+ * independently a quarter with JG_GEMM_PDL (the kernels that wait for the
+ * previous kernel, run here after the poisoning memset), every fourth shape planned in a context made with
  * JITGEMM_CLUSTER=2 (clusters of 2 with multicast B wherever the tiles
  * pair up). Failing shapes print their flags.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
@@ -90,7 +89,7 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
         p->m = draw_dim(r); /* the planner's hint, unrelated to the launch's m */
     }
     if (jg_rng_below(r, 4) == 0)
-        p->flags |= jg_rng_below(r, 2) ? JG_GEMM_PDL | JG_GEMM_B_CONST : JG_GEMM_PDL;
+        p->flags |= JG_GEMM_PDL;
     s->alpha = (float)(0.5 + 1.5 * jg_rng_uniform(r));
     s->beta = p->c_type != JG_DTYPE_NONE ? (float)(2 * jg_rng_uniform(r) - 1) : 0.0f;
     s->seed = jg_rng_next(r);
@@ -163,10 +162,7 @@ static void describe_shape(const fuzz_shape *s, int64_t idx, char *buf, size_t s
              (long long)idx, (long long)s->m, (long long)p->n, (long long)p->k,
              jg_test_dtype_str(p->a_type), jg_test_dtype_str(p->d_type),
              p->c_type != JG_DTYPE_NONE ? " +C" : "", s->alpha, s->beta, (long long)p->lda,
-             (long long)p->ldd, p->flags, generic,
-             (p->flags & JG_GEMM_B_CONST) ? " pdl+b_const"
-             : (p->flags & JG_GEMM_PDL)   ? " pdl"
-                                          : "");
+             (long long)p->ldd, p->flags, generic, (p->flags & JG_GEMM_PDL) ? " pdl" : "");
 }
 
 /* Runs one planned shape; returns true when it passes, else prints why.

@@ -1,39 +1,39 @@
-/* Programmatic dependent launch (JG_GEMM_PDL, JG_GEMM_B_CONST) on an sm_90
- * GPU: the kernels may start before the kernel ahead of them on the stream
- * ends, so every read of A, C and the scales and every write of D must
- * wait for it. Each case below is a chain on one stream where a missing
- * wait gives wrong results, checked against the FP64 reference (bounds of
+/* Programmatic dependent launch (JG_GEMM_PDL) on an sm_90 GPU: the kernels
+ * may start before the kernel ahead of them on the stream ends, so every
+ * read of A, B, C and the scales and every write of D must wait for it.
+ * Each case below is a chain on one stream where a missing wait gives
+ * wrong results, checked against the FP64 reference (bounds of
  * jg_test_gpu.h; FP8 and NVFP4 as test_fp8.c and test_nvfp4.c bound them)
- * and, bit for bit, against the same problem planned without the flags
+ * and, bit for bit, against the same problem planned without the flag
  * and run alone afterwards (the same tiles: the same sums in the same
  * order). Every output is poisoned (NaN) before each launch.
  *
  * The delayed writer: a small kernel of this test (NVRTC, launched by the
  * runtime) that lets its programmatic dependents start at once
  * (griddepcontrol.launch_dependents), spins for SPIN_NS and only then
- * copies the final A (C, scales, block scales; B too without B_CONST) from
- * staging buffers over their poison, and copies D (poison) to a snapshot.
+ * copies the final A and B (C, scales, block scales) from staging
+ * buffers over their poison, and copies D (poison) to a snapshot.
  * Launched just before a PDL GEMM, a read that does not wait sees NaN
  * (RAW), and a write of D that does not wait shows in the snapshot (WAR).
  * It runs on WRITER_BLOCKS SMs, leaving the others free for the GEMM's
  * CTAs to start early on.
  *
  * bf16, M = 1, 16, 64, 128, 512, N = 2048, K = 4096:
- *   RAW   writer(A1) -> GEMM1 (PDL) D1 = A1 B1^T -> GEMM2 (PDL|B_CONST)
+ *   RAW   writer(A1) -> GEMM1 (PDL) D1 = A1 B1^T -> GEMM2 (PDL)
  *         D2 = 0.25 D1 B2^T + 0.5 D1 (D1 as A and as C). D2's reference
  *         is computed from the D1 actually produced (downloaded), so its
  *         bound is GEMM2's alone.
- *   WAR   GEMM1 (PDL) reads A1 -> GEMM2 (PDL|B_CONST) writes its D over
- *         the first M x 2048 elements of A1's buffer: D1 must be what the
+ *   WAR   GEMM1 (PDL) reads A1 -> GEMM2 (PDL) writes its D over the
+ *         first M x 2048 elements of A1's buffer: D1 must be what the
  *         original A1 gives (bit for bit the RAW run's D1).
  *   graph the RAW chain captured in a CUDA graph (programmatic edges),
  *         replayed twice: bit for bit the RAW run's D1 and D2.
  * e4m3 with tensor scales (M = 16 -> bf16; M = 128 with C -> fp32) and
  * NVFP4 (M = 16: the swap-AB kernel; M = 512 with C: the expanding one),
- * N = 2048, K = 4096, each with PDL and with PDL|B_CONST: writer(A, the
- * scales, C; B and its block scales without B_CONST) -> GEMM.
- * One M-generic plan (PDL|B_CONST, hint 128 rows) run with M = 1, 77, 256
- * after the writer: rows past M stay poison.
+ * N = 2048, K = 4096, with PDL: writer(A, B, the scales and block scales,
+ * C) -> GEMM.
+ * One M-generic plan (PDL, hint 128 rows) run with M = 1, 77, 256 after
+ * the writer: rows past M stay poison.
  *
  *   test_pdl [--seed S]            (exits 77 without an sm_90 GPU) */
 #include <math.h>
@@ -54,7 +54,6 @@
 
 #define JG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define PDL ((uint32_t)JG_GEMM_PDL)
-#define PDLB ((uint32_t)(JG_GEMM_PDL | JG_GEMM_B_CONST))
 #define SPIN_NS 100000ull   /* the writer's delay: 100 us, several times a GEMM here */
 #define WRITER_BLOCKS 16u
 #define WRITER_THREADS 1024u
@@ -319,14 +318,13 @@ static void op_free(operand *op)
     memset(op, 0, sizeof *op);
 }
 
-/* The parts of op: all, or (b_const) only the scale, which B_CONST still
- * lets earlier work write (A's block scales and both global scales). */
-static int op_parts(operand *op, bool b_const, part **out)
+/* The parts of op: its data, block scales and scale, where it has them. */
+static int op_parts(operand *op, part **out)
 {
     int n = 0;
-    if (!b_const && op->data.bytes)
+    if (op->data.bytes)
         out[n++] = &op->data;
-    if (!b_const && op->sf.bytes)
+    if (op->sf.bytes)
         out[n++] = &op->sf;
     if (op->scale.bytes)
         out[n++] = &op->scale;
@@ -334,10 +332,10 @@ static int op_parts(operand *op, bool b_const, part **out)
 }
 
 /* Poisons on stream what the writer will write; adds those copies. */
-static void op_to_writer(operand *op, bool b_const, copy_list *cl, cudaStream_t stream)
+static void op_to_writer(operand *op, copy_list *cl, cudaStream_t stream)
 {
     part *parts[3];
-    const int n = op_parts(op, b_const, parts);
+    const int n = op_parts(op, parts);
     for (int i = 0; i < n; ++i) {
         CUDA_CHECK(cudaMemsetAsync(parts[i]->dev, 0xFF, parts[i]->bytes, stream));
         copies_add(cl, parts[i]->dev, parts[i]->stage, parts[i]->bytes);
@@ -348,7 +346,7 @@ static void op_to_writer(operand *op, bool b_const, copy_list *cl, cudaStream_t 
 static void op_restore(operand *op)
 {
     part *parts[3];
-    const int n = op_parts(op, false, parts);
+    const int n = op_parts(op, parts);
     for (int i = 0; i < n; ++i)
         CUDA_CHECK(cudaMemcpy(parts[i]->dev, parts[i]->stage, parts[i]->bytes,
                               cudaMemcpyDeviceToDevice));
@@ -433,7 +431,7 @@ static void prewarm_add(jg_gemm_problem p)
             exit(1);
         }
         prewarm_list[prewarm_count++] = p;
-        p.flags &= ~PDLB;
+        p.flags &= ~PDL;
     }
 }
 
@@ -608,23 +606,23 @@ static int64_t bits_differ(const jg_mat *x, const void *y)
     return diff;
 }
 
-/* The same problem without PDL and B_CONST, run alone (synchronously, on the
+/* The same problem without PDL, run alone (synchronously, on the
  * inputs args points at, which must hold their final values) into a fresh
  * poisoned D: the same bits as `got` (downloaded), when the planner chose
- * the same tiles for both (it should: the flags change when the kernel
+ * the same tiles for both (it should: the flag changes when the kernel
  * waits, not what it computes). */
 static void check_plain(jg_context *ctx, const jg_gemm_problem *p, jg_gemm_args args,
                         const jg_mat *got, const char *what)
 {
     jg_gemm_problem q = *p;
-    q.flags &= ~PDLB;
+    q.flags &= ~PDL;
     jg_plan *pp = plan_of(ctx, p, what), *qp = plan_of(ctx, &q, what);
     if (!pp || !qp)
         return;
     jg_plan_info pi, qi;
     JG_REQUIRE(ctx, jg_plan_get_info(pp, &pi));
     JG_REQUIRE(ctx, jg_plan_get_info(qp, &qi));
-    const char *suffix = p->flags & JG_GEMM_B_CONST ? "_pdlb" : "_pdl";
+    const char *suffix = "_pdl";
     const size_t len = strlen(pi.kernel_name);
     CHECK(len > strlen(suffix) && !strcmp(pi.kernel_name + len - strlen(suffix), suffix),
           "%s: kernel %s does not end in %s", what, pi.kernel_name, suffix);
@@ -675,7 +673,7 @@ static jg_gemm_problem chain_p1(int64_t m)
 
 static jg_gemm_problem chain_p2(int64_t m)
 {
-    return problem(KIND_BF16, PDLB, m, N1, N1, JG_BF16, true);
+    return problem(KIND_BF16, PDL, m, N1, N1, JG_BF16, true);
 }
 
 #define ALPHA2 0.25f
@@ -705,7 +703,7 @@ static void run_chain(jg_context *ctx, const writer *w, chain_shared *sh, int64_
     const jg_gemm_args args1 = args_for(&a1, &sh->b1, NULL, d1.dev, 1.0f, 0.0f);
     jg_gemm_args args2 = args_for(&x, &sh->b2, d1.dev, d2.dev, ALPHA2, BETA2);
     args2.a = d1.dev;
-    op_to_writer(&a1, false, &cl, stream);
+    op_to_writer(&a1, &cl, stream);
     CUDA_CHECK(cudaMemsetAsync(d1.dev, 0xFF, d1.bytes, stream));
     CUDA_CHECK(cudaMemsetAsync(d2.dev, 0xFF, d2.bytes, stream));
     CUDA_CHECK(cudaMemsetAsync(snap1, 0, d1.bytes, stream));
@@ -837,7 +835,7 @@ static jg_gemm_problem hazard_problem(const hazard_case *hc)
     return problem(hc->kind, hc->flags, hc->m, hc->n, hc->k, hc->d, hc->has_c);
 }
 
-/* writer(A's parts, C, B's unless B_CONST; snapshot of D) -> GEMM. a holds
+/* writer(A's parts, B's, C; snapshot of D) -> GEMM. a holds
  * `rows` rows (>= run_m); run_m: args.m of M-generic plans (0: problem.m). */
 static void run_hazard(jg_context *ctx, const writer *w, const hazard_case *hc, operand *a,
                        operand *b, int64_t run_m, cudaStream_t stream, jg_rng *r)
@@ -845,9 +843,9 @@ static void run_hazard(jg_context *ctx, const writer *w, const hazard_case *hc, 
     const jg_gemm_problem p = hazard_problem(hc);
     const int64_t rows = a->rows, m = run_m ? run_m : hc->m;
     char what[160];
-    snprintf(what, sizeof what, "%s m=%lld%s%s -> %s, %s", kind_str(hc->kind), (long long)m,
+    snprintf(what, sizeof what, "%s m=%lld%s%s -> %s, PDL", kind_str(hc->kind), (long long)m,
              hc->flags & JG_GEMM_M_GENERIC ? " (m-generic)" : "", hc->has_c ? " +C" : "",
-             jg_test_dtype_str(hc->d), hc->flags & JG_GEMM_B_CONST ? "PDL|B_CONST" : "PDL");
+             jg_test_dtype_str(hc->d));
     jg_plan *plan = plan_of(ctx, &p, what);
     if (!plan)
         return;
@@ -865,8 +863,8 @@ static void run_hazard(jg_context *ctx, const writer *w, const hazard_case *hc, 
     op_restore(b);
     copy_list cl;
     memset(&cl, 0, sizeof cl);
-    op_to_writer(a, false, &cl, stream);
-    op_to_writer(b, (hc->flags & JG_GEMM_B_CONST) != 0, &cl, stream);
+    op_to_writer(a, &cl, stream);
+    op_to_writer(b, &cl, stream);
     if (hc->has_c) {
         CUDA_CHECK(cudaMemsetAsync(c.dev, 0xFF, c.bytes, stream));
         copies_add(&cl, c.dev, c_stage, c.bytes);
@@ -897,12 +895,12 @@ static void run_hazard(jg_context *ctx, const writer *w, const hazard_case *hc, 
     }
 }
 
-/* e4m3 (tensor scales) and NVFP4 cases; each with PDL and PDL|B_CONST. */
+/* e4m3 (tensor scales) and NVFP4 cases, with PDL. */
 static const hazard_case scaled_cases[] = {
-    {KIND_E4M3, 0, 16, N1, K1, JG_BF16, false},
-    {KIND_E4M3, 0, 128, N1, K1, JG_FP32, true},
-    {KIND_NVFP4, 0, 16, N1, K1, JG_BF16, false},  /* swap-AB */
-    {KIND_NVFP4, 0, 512, N1, K1, JG_BF16, true},  /* expanding */
+    {KIND_E4M3, PDL, 16, N1, K1, JG_BF16, false},
+    {KIND_E4M3, PDL, 128, N1, K1, JG_FP32, true},
+    {KIND_NVFP4, PDL, 16, N1, K1, JG_BF16, false},  /* swap-AB */
+    {KIND_NVFP4, PDL, 512, N1, K1, JG_BF16, true},  /* expanding */
 };
 
 static void run_scaled(jg_context *ctx, const writer *w, cudaStream_t stream, jg_rng *r)
@@ -911,26 +909,22 @@ static void run_scaled(jg_context *ctx, const writer *w, cudaStream_t stream, jg
         operand b;
         bool have_b = false;
         for (size_t i = 0; i < JG_ARRAY_LEN(scaled_cases); ++i) {
-            const hazard_case *base = &scaled_cases[i];
-            if ((int)base->kind != kd)
+            const hazard_case *hc = &scaled_cases[i];
+            if ((int)hc->kind != kd)
                 continue;
             if (!have_b) {
                 if (kd == KIND_E4M3)
-                    op_e4m3(&b, base->n, base->k, r);
+                    op_e4m3(&b, hc->n, hc->k, r);
                 else
-                    op_nvfp4(&b, ctx, base->n, base->k, r);
+                    op_nvfp4(&b, ctx, hc->n, hc->k, r);
                 have_b = true;
             }
             operand a;
             if (kd == KIND_E4M3)
-                op_e4m3(&a, base->m, base->k, r);
+                op_e4m3(&a, hc->m, hc->k, r);
             else
-                op_nvfp4(&a, ctx, base->m, base->k, r);
-            for (int f = 0; f < 2; ++f) {
-                hazard_case hc = *base;
-                hc.flags = f ? PDLB : PDL;
-                run_hazard(ctx, w, &hc, &a, &b, 0, stream, r);
-            }
+                op_nvfp4(&a, ctx, hc->m, hc->k, r);
+            run_hazard(ctx, w, hc, &a, &b, 0, stream, r);
             op_free(&a);
         }
         if (have_b)
@@ -938,8 +932,8 @@ static void run_scaled(jg_context *ctx, const writer *w, cudaStream_t stream, jg
     }
 }
 
-/* One M-generic plan (PDL|B_CONST, a hint of 128 rows), buffers of 256 rows. */
-static const hazard_case mgen_case = {KIND_BF16, PDLB | JG_GEMM_M_GENERIC, 128, N1, K1, JG_BF16,
+/* One M-generic plan (PDL, a hint of 128 rows), buffers of 256 rows. */
+static const hazard_case mgen_case = {KIND_BF16, PDL | JG_GEMM_M_GENERIC, 128, N1, K1, JG_BF16,
                                       false};
 static const int64_t mgen_ms[] = {1, 77, 256};
 
@@ -965,11 +959,7 @@ int main(int argc, char **argv)
         prewarm_add(chain_p2(chain_ms[i]));
     }
     for (size_t i = 0; i < JG_ARRAY_LEN(scaled_cases); ++i)
-        for (int f = 0; f < 2; ++f) {
-            hazard_case hc = scaled_cases[i];
-            hc.flags = f ? PDLB : PDL;
-            prewarm_add(hazard_problem(&hc));
-        }
+        prewarm_add(hazard_problem(&scaled_cases[i]));
     prewarm_add(hazard_problem(&mgen_case));
     prewarm(ctx);
 
@@ -983,7 +973,7 @@ int main(int argc, char **argv)
     op_bf16(&sh.b2, N1, N1, &r);
     for (size_t i = 0; i < JG_ARRAY_LEN(chain_ms); ++i)
         run_chain(ctx, &w, &sh, chain_ms[i], stream, &r);
-    printf(" m-generic, PDL|B_CONST:\n");
+    printf(" m-generic, PDL:\n");
     run_m_generic(ctx, &w, &sh.b1, stream, &r);
     op_free(&sh.b1);
     op_free(&sh.b2);

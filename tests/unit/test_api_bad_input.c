@@ -471,10 +471,9 @@ static const struct {
     {"a = -1",         P(0, NEGT, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "a_type = -1", NULL},
     {"c = -1",         P(0, BF16, BF16, NEGT, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "c_type = -1", NULL},
     /* flags */
-    {"flags 0x8",      P(8, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "flags 0x8", "unknown bits 0x8"},
+    {"flags 0x4",      P(4, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   0,   0,   0), JG_ERR_INVALID, "flags 0x4", "unknown bits 0x4"},
     {"flags 0x80000001", P(0x80000001u, BF16, BF16, NONE, BF16, 64, 64, 64,   0,   0,   0,   0), JG_ERR_INVALID, "flags 0x80000001", "unknown bits 0x80000000"},
-    {"flags all",      P(0xffffffffu, BF16, BF16, NONE, BF16, 64, 64,  64,    0,   0,   0,   0), JG_ERR_INVALID, "flags", "0xfffffff8"},
-    {"B_CONST alone",  P(JG_GEMM_B_CONST, BF16, BF16, NONE, BF16, 64, 64, 64, 0,   0,   0,   0), JG_ERR_INVALID, "JG_GEMM_B_CONST", "JG_GEMM_PDL"},
+    {"flags all",      P(0xffffffffu, BF16, BF16, NONE, BF16, 64, 64,  64,    0,   0,   0,   0), JG_ERR_INVALID, "flags", "0xfffffffc"},
     /* NVFP4: a broken rule (the valid problem is among the boundaries below). */
     {"nvfp4, k = 24", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 24, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4}, JG_ERR_INVALID, "k = 24", NULL},
     /* Valid boundaries, checked with jg__validate_gemm only (nothing compiled). */

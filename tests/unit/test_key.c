@@ -111,9 +111,7 @@ MUTATION(d_type_fp16, p->d_type = JG_FP16)
 MUTATION(d_type_fp32, p->d_type = JG_FP32)
 MUTATION(flags, p->flags = JG_GEMM_M_GENERIC)
 MUTATION(flags_pdl, p->flags = JG_GEMM_PDL)
-MUTATION(flags_pdlb, p->flags = JG_GEMM_PDL | JG_GEMM_B_CONST)
 MUTATION(flags_pdl_mg, p->flags = JG_GEMM_PDL | JG_GEMM_M_GENERIC)
-MUTATION(flags_pdlb_mg, p->flags = JG_GEMM_PDL | JG_GEMM_B_CONST | JG_GEMM_M_GENERIC)
 MUTATION(m, p->m = 1025)
 MUTATION(n, p->n = 2056)
 MUTATION(k, p->k = 520)
@@ -148,8 +146,7 @@ static const struct {
 } mutations[] = {
     {"a_type", mut_a_type},   {"b_type", mut_b_type},         {"c_type", mut_c_type},
     {"d_type fp16", mut_d_type_fp16}, {"d_type fp32", mut_d_type_fp32}, {"flags", mut_flags},
-    {"flags PDL", mut_flags_pdl}, {"flags PDL|B_CONST", mut_flags_pdlb},
-    {"flags PDL|M_GENERIC", mut_flags_pdl_mg}, {"flags PDL|B_CONST|M_GENERIC", mut_flags_pdlb_mg},
+    {"flags PDL", mut_flags_pdl}, {"flags PDL|M_GENERIC", mut_flags_pdl_mg},
     {"m", mut_m},             {"n", mut_n},                   {"k", mut_k},
     {"cfg.block_m", mut_block_m}, {"cfg.block_n", mut_block_n}, {"cfg.block_k", mut_block_k},
     {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
@@ -244,15 +241,14 @@ static void test_m_generic(void)
           "fixed-M keys ignore problem.m");
 }
 
-/* JG_GEMM_PDL and JG_GEMM_B_CONST shape code: both keys keep them (a plan
- * with PDL is another kernel than one without), and the kernel's name is
- * the plain one's with "_pdl" (PDL) or "_pdlb" (PDL + B_CONST) appended,
- * for every kind of dense kernel (the names of cfg.swap and
+/* JG_GEMM_PDL shapes code: both keys keep it (a plan with PDL is another
+ * kernel than one without), and the kernel's name is the plain one's with
+ * "_pdl" appended, for every kind of dense kernel (the names of cfg.swap and
  * cfg.promote_chunk kernels carry more fields). */
 static void test_pdl_keys_and_names(void)
 {
-    static const uint32_t flags[] = {0, JG_GEMM_PDL, JG_GEMM_PDL | JG_GEMM_B_CONST};
-    static const char *const suffix[] = {"", "_pdl", "_pdlb"};
+    static const uint32_t flags[] = {0, JG_GEMM_PDL};
+    static const char *const suffix[] = {"", "_pdl"};
     jg__gemm_config swap_cfg = base_cfg, fp8_cfg = base_cfg;
     swap_cfg.block_m = 16;
     swap_cfg.block_n = 64;
@@ -281,11 +277,11 @@ static void test_pdl_keys_and_names(void)
             what = "e4m3 block";
         }
         const uint32_t extra = variant & 4 ? JG_GEMM_M_GENERIC : 0; /* with M-generic plans */
-        jg__problem_key pk[3];
-        jg__gemm_key gk[3];
-        jg__hash128 h[3];
-        char name[3][128];
-        for (int f = 0; f < 3; ++f) {
+        jg__problem_key pk[2];
+        jg__gemm_key gk[2];
+        jg__hash128 h[2];
+        char name[2][128];
+        for (int f = 0; f < 2; ++f) {
             p.flags = flags[f] | extra;
             make_keys(&p, cfg, 0x3C, &pk[f], &gk[f]);
             jg__salt salt = default_salt();
@@ -294,8 +290,8 @@ static void test_pdl_keys_and_names(void)
             CHECK(gk[f].flags == p.flags, "%s flags 0x%x: kernel key flags 0x%x", what, p.flags,
                   gk[f].flags);
         }
-        for (int f = 0; f < 3; ++f)
-            for (int g = f + 1; g < 3; ++g) {
+        for (int f = 0; f < 2; ++f)
+            for (int g = f + 1; g < 2; ++g) {
                 CHECK(!hash_eq(h[f], h[g]), "%s%s: flags 0x%x and 0x%x share a hash", what,
                       extra ? " m-generic" : "", flags[f], flags[g]);
                 CHECK(memcmp(&pk[f], &pk[g], sizeof pk[f]) != 0,
@@ -303,7 +299,7 @@ static void test_pdl_keys_and_names(void)
                 CHECK(strcmp(name[f], name[g]) != 0, "%s: flags 0x%x and 0x%x: both named %s",
                       what, flags[f], flags[g], name[f]);
             }
-        for (int f = 1; f < 3; ++f) {
+        for (int f = 1; f < 2; ++f) {
             char want[160];
             snprintf(want, sizeof want, "%s%s", name[0], suffix[f]);
             CHECK(!strcmp(name[f], want), "%s%s flags 0x%x: name %s, want %s", what,
@@ -452,9 +448,8 @@ static void test_public_key_ignores_paths(void)
 }
 
 /* Through the public API, offline (compiled by NVRTC: the PDL variants of
- * each kind of kernel must compile): plans with JG_GEMM_PDL (and
- * JG_GEMM_B_CONST) are other plans, with other key hashes and names ending
- * in "_pdl" / "_pdlb". */
+ * each kind of kernel must compile): plans with JG_GEMM_PDL are other
+ * plans, with other key hashes and names ending in "_pdl". */
 static void test_public_pdl_plans(void)
 {
     jg_options o;
@@ -467,7 +462,7 @@ static void test_public_pdl_plans(void)
     CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
     if (st != JG_OK)
         return;
-    const uint32_t pdl = JG_GEMM_PDL, pdlb = JG_GEMM_PDL | JG_GEMM_B_CONST;
+    const uint32_t pdl = JG_GEMM_PDL;
     static const struct {
         const char *what;
         jg_dtype ab;
@@ -486,10 +481,11 @@ static void test_public_pdl_plans(void)
                              .m = kinds[i].m, .n = 2048, .k = 4096, .scale = kinds[i].scale};
         if (kinds[i].ab == JG_NVFP4)
             p.a_sf_layout = p.b_sf_layout = JG_SF_SWIZZLED_128X4;
-        /* the bf16 decode shape: the plain plan too, and PDL with M-generic plans */
-        const uint32_t flags[] = {pdl, pdlb, 0, pdlb | JG_GEMM_M_GENERIC};
-        const size_t nflags = i == 0 ? 4 : i == 1 ? 1 : 2;
-        jg_plan_info info[4];
+        /* PDL, and the plain plan (but for 512 rows); the bf16 decode shape:
+         * PDL with M-generic plans too */
+        const uint32_t flags[] = {pdl, 0, pdl | JG_GEMM_M_GENERIC};
+        const size_t nflags = i == 0 ? 3 : i == 1 ? 1 : 2;
+        jg_plan_info info[3];
         for (size_t f = 0; f < nflags; ++f) {
             p.flags = flags[f];
             jg_plan *plan = NULL;
@@ -501,9 +497,7 @@ static void test_public_pdl_plans(void)
                 info[f].kernel_name = NULL;
                 continue;
             }
-            const char *name = info[f].kernel_name, *want = flags[f] & JG_GEMM_B_CONST ? "_pdlb"
-                                                           : flags[f]                 ? "_pdl"
-                                                                                      : NULL;
+            const char *name = info[f].kernel_name, *want = flags[f] ? "_pdl" : NULL;
             const size_t len = strlen(name);
             if (want)
                 CHECK(len > strlen(want) && !strcmp(name + len - strlen(want), want),

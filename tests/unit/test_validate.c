@@ -18,7 +18,6 @@
 #define SWZ JG_SF_SWIZZLED_128X4
 #define MG JG_GEMM_M_GENERIC
 #define PDL JG_GEMM_PDL
-#define BCONST JG_GEMM_B_CONST
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
@@ -27,7 +26,7 @@
 /* NVFP4 A and B with their scale layouts, bf16 out. */
 #define PN(sfa, sfb, m, n, k, lda, ldb) \
     {0, NVFP4, NVFP4, NONE, BF16, m, n, k, lda, ldb, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
-/* The same with flags (JG_GEMM_PDL, JG_GEMM_B_CONST). */
+/* The same with flags (JG_GEMM_PDL, JG_GEMM_M_GENERIC). */
 #define PNF(flags, sfa, sfb, m, n, k) \
     {flags, NVFP4, NVFP4, NONE, BF16, m, n, k, 0, 0, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
 /* The same with an explicit jg_scale_mode. */
@@ -55,13 +54,11 @@ static const struct {
     {"a = 99",     P(0,  BAD,  BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "a_type = 99", NULL},
     {"c = 99",     P(0,  BF16, BF16, BAD,  BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "c_type = 99", NULL},
     {"d = 99",     P(0,  BF16, BF16, NONE, BAD,  128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "d_type = 99", NULL},
-    /* flags: unknown bits; JG_GEMM_B_CONST only with JG_GEMM_PDL */
+    /* flags: unknown bits (bit 2 among them, alone or with JG_GEMM_PDL) */
     {"flags bit 7", P(1u << 7, BF16, BF16, NONE, BF16, 128,   128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags", "0x80"},
     {"flags bit 31", P(PDL | (1u << 31), BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0), JG_ERR_INVALID, "flags", "0x80000000"},
-    {"B_CONST alone", P(BCONST, BF16, BF16, NONE, BF16, 128,  128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
-    {"B_CONST|M_GENERIC", P(BCONST | MG, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
-    {"B_CONST e4m3", PS(JG_SCALE_ROW, BCONST, E4M3, E4M3, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
-    {"B_CONST nvfp4", PNF(BCONST, SWZ, SWZ, 16, 128, 256), JG_ERR_INVALID, "JG_GEMM_B_CONST", NULL},
+    {"flags bit 2", P(1u << 2, BF16, BF16, NONE, BF16, 128,   128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags 0x4", "unknown bits 0x4"},
+    {"PDL|bit 2",  P(PDL | (1u << 2), BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0,  0,  0), JG_ERR_INVALID, "flags 0x6", "unknown bits 0x4"},
     {"lda < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  32,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
     {"lda < 0",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  -8,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
     {"ldb < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   63,  0,  0), JG_ERR_INVALID, "ldb", NULL},
@@ -113,18 +110,17 @@ static const struct {
     {"nvfp4 valid swz", PN(SWZ, SWZ, 1, 8, 32, 0, 0), JG_OK, NULL, NULL},
     {"e4m3 tensor", P(0, E4M3, E4M3, FP32, FP32, 100,          200, 48,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"ldc w/o C",  P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   3,  0), JG_OK, NULL, NULL},
-    /* JG_GEMM_PDL, alone and with JG_GEMM_B_CONST, with M-generic plans and
-     * every operand type */
+    /* JG_GEMM_PDL, alone and with M-generic plans, with every operand type */
     {"PDL",        P(PDL, BF16, BF16, NONE, BF16, 1,            4096, 7168, 0, 0,  0,  0), JG_OK, NULL, NULL},
-    {"PDL|B_CONST", P(PDL | BCONST, BF16, BF16, BF16, BF16, 16, 4096, 7168, 0, 0,  0,  0), JG_OK, NULL, NULL},
-    {"PDL|B_CONST|M_GENERIC", P(PDL | BCONST | MG, FP16, FP16, NONE, FP32, 128, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL with C", P(PDL, BF16, BF16, BF16, BF16, 16,           4096, 7168, 0, 0,  0,  0), JG_OK, NULL, NULL},
+    {"PDL|M_GENERIC fp16", P(PDL | MG, FP16, FP16, NONE, FP32, 128, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
     {"PDL|M_GENERIC", P(PDL | MG, BF16, BF16, NONE, BF16, 64,   2048, 4096, 0, 0,  0,  0), JG_OK, NULL, NULL},
-    {"PDL e4m3 tensor", P(PDL | BCONST, E4M3, E4M3, NONE, BF16, 16, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL e4m3 tensor", P(PDL, E4M3, E4M3, NONE, BF16, 16,      2048, 4096, 0, 0,  0,  0), JG_OK, NULL, NULL},
     {"PDL e4m3 row", PS(JG_SCALE_ROW, PDL, E4M3, E4M3, NONE, BF16, 16, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
-    {"PDL e4m3 block", PS(JG_SCALE_BLOCK, PDL | BCONST | MG, E4M3, E4M3, NONE, BF16, 512, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
+    {"PDL e4m3 block", PS(JG_SCALE_BLOCK, PDL | MG, E4M3, E4M3, NONE, BF16, 512, 2048, 4096, 0, 0, 0, 0), JG_OK, NULL, NULL},
     {"PDL nvfp4",  PNF(PDL, SWZ, SWZ, 16, 2048, 4096), JG_OK, NULL, NULL},
-    {"PDL|B_CONST nvfp4", PNF(PDL | BCONST, ROWM, SWZ, 512, 2048, 4096), JG_OK, NULL, NULL},
-    {"PDL|B_CONST|M_GENERIC nvfp4", PNF(PDL | BCONST | MG, SWZ, ROWM, 16, 2048, 4096), JG_OK, NULL, NULL},
+    {"PDL nvfp4 512 rows", PNF(PDL, ROWM, SWZ, 512, 2048, 4096), JG_OK, NULL, NULL},
+    {"PDL|M_GENERIC nvfp4", PNF(PDL | MG, SWZ, ROWM, 16, 2048, 4096), JG_OK, NULL, NULL},
     {"padded",     P(1,  FP16, FP16, FP32, FP32, 1,            8,   8,   64,  72,  12, 16), JG_OK, NULL, NULL},
 };
 
@@ -275,13 +271,12 @@ static void test_nvfp4_rules(jg_context *ctx)
     CHECK(compiles(ctx) == 0, "nvfp4 rules: something was compiled");
 }
 
-/* JG_GEMM_PDL and JG_GEMM_B_CONST are dense-GEMM flags: in a grouped
- * problem's flags (JG_GROUPED_*) their bits are unknown, refused. */
+/* JG_GEMM_PDL is a dense-GEMM flag: in a grouped problem's flags
+ * (JG_GROUPED_*) its bit is unknown, refused. */
 static void test_pdl_flags_grouped(jg_context *ctx)
 {
     static const int64_t gm[2] = {16, 32};
-    static const uint32_t bad[] = {JG_GEMM_PDL, JG_GEMM_PDL | JG_GEMM_B_CONST,
-                                   JG_GROUPED_WORKSPACE | JG_GEMM_PDL};
+    static const uint32_t bad[] = {JG_GEMM_PDL, JG_GROUPED_WORKSPACE | JG_GEMM_PDL};
     for (size_t i = 0; i < JG_ARRAY_LEN(bad); ++i) {
         jg_grouped_problem gp = {.flags = bad[i], .layout = JG_GROUPED_LIST, .a_type = BF16,
                                  .b_type = BF16, .d_type = BF16, .groups = 2, .m = gm, .n = 256,

@@ -127,7 +127,7 @@ expect "^jitgemm-warm: 1 distinct kernel " "dry run, M-generic (one kernel serve
 expect "^missing .*_mXn4096k7168 .*and 2 more lines" "dry run, M-generic"
 run --arch sm_90a --cache-dir "$cache" -n --m-generic --pdl "$tmp/generic.jsonl"
 expect_rc 0 "dry run, M-generic, PDL"
-expect "^missing .*_mXn4096k7168_pdlb " "dry run, --pdl (PDL with a constant B: its own kernel)"
+expect "^missing .*_mXn4096k7168_pdl " "dry run, --pdl (a programmatic dependent: its own kernel)"
 run --list --pdl --cache-dir "$cache"
 expect_rc 2 "--list with --pdl"
 run --arch sm_90a --cache-dir "$cache" -n "$tmp/two.jsonl"
