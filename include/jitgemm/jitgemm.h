@@ -270,10 +270,10 @@ enum {
     /* 0.6: programmatic dependent launch (PDL). Each jg_gemm_run launches the
      * kernel as a programmatic dependent of the kernel before it on the
      * stream: its CTAs may start and set up (barriers, tensor-map
-     * prefetches) while that kernel finishes, and every read of A, C and
-     * the scales and every write of D waits for that kernel to complete and
-     * its memory to be visible (griddepcontrol.wait), so the results are
-     * those of a plain launch. Once its last loads are issued, each launch
+     * prefetches) while that kernel finishes, and every global access (A,
+     * B, C, the scales, D) waits for that kernel to complete and its memory
+     * to be visible (griddepcontrol.wait), so the results are those of a
+     * plain launch. Once its last loads are issued, each launch
      * also lets the stream's next programmatic dependent (a PDL launch of
      * ours or the caller's) start. Worth it for chains of short GEMMs
      * (decode), where launch latency and the first loads are a large part
