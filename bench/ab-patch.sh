@@ -1,0 +1,92 @@
+#!/bin/sh
+# A against B on one GPU host: the committed tree (A) and the same tree with
+# a patch applied (B), each built apart, then jitgemm-bench on both in
+# alternation, ROUNDS rounds, so that clock and temperature drift hit them
+# alike. Prints each row's "ours" time (us) per tree and round, and B / A
+# per row; JSON per run under $OUT (default ./bench/tmp/ab).
+#
+#   sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS...
+#   sh bench/ab-patch.sh bench/patches/fp8-stage-pairs.patch 2 -- \
+#       --dtype fp8 --only decode_m16_7168x16384,decode_m64_7168x16384 --chain 16
+#
+# The patch must apply to HEAD (git apply --check). With --chain the time
+# compared is the PDL chain's (the rows' ours_us). Needs git, meson, ninja,
+# python3 and a GPU; the CUDA -dev packages as bench/run-device.sh installs.
+set -u
+if [ $# -lt 2 ]; then
+    echo "usage: sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS..." >&2
+    exit 2
+fi
+patch=$1
+shift
+rounds=2
+if [ "$1" != "--" ]; then
+    rounds=$1
+    shift
+fi
+if [ "${1:-}" != "--" ]; then
+    echo "ab-patch.sh: '--' must come before jitgemm-bench's arguments" >&2
+    exit 2
+fi
+shift
+case $rounds in
+'' | *[!0-9]*) echo "ab-patch.sh: ROUNDS must be a number, not '$rounds'" >&2; exit 2 ;;
+esac
+[ -f "$patch" ] || { echo "ab-patch.sh: no patch file '$patch'" >&2; exit 2; }
+git apply --check "$patch" || { echo "ab-patch.sh: $patch does not apply to this tree" >&2; exit 1; }
+
+OUT=${OUT:-bench/tmp/ab}
+mkdir -p "$OUT"
+for f in .devdeps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for t in a b; do
+    mkdir -p "$work/$t"
+    git archive HEAD | tar -x -C "$work/$t"
+done
+case $patch in
+/*) abs=$patch ;;
+*) abs=$(pwd)/$patch ;;
+esac
+(cd "$work/b" && git apply "$abs") ||
+    { echo "ab-patch.sh: applying $patch to the copy failed" >&2; exit 1; }
+for t in a b; do
+    (cd "$work/$t" && meson setup build -Dbuildtype=release > "$work/$t.setup.log" 2>&1 &&
+        ninja -C build tools/jitgemm-bench > "$work/$t.build.log" 2>&1) ||
+        { echo "ab-patch.sh: tree $t does not build:" >&2; tail -20 "$work/$t.build.log" >&2; exit 1; }
+done
+r=1
+while [ "$r" -le "$rounds" ]; do
+    for t in a b; do
+        (cd "$work/$t" && JITGEMM_CACHE_DIR="$work/cache-$t" ./build/tools/jitgemm-bench "$@" \
+            --json "$work/$t-$r.json" > "$work/$t-$r.log" 2>&1) ||
+            { echo "ab-patch.sh: jitgemm-bench failed on tree $t:" >&2; tail -5 "$work/$t-$r.log" >&2; }
+        cp "$work/$t-$r.json" "$OUT/" 2>/dev/null
+    done
+    r=$((r + 1))
+done
+python3 - "$work" "$rounds" <<'EOF'
+import json, math, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+runs = {}
+for t in "ab":
+    for r in range(1, rounds + 1):
+        try:
+            rows = json.load(open(f"{work}/{t}-{r}.json"))["rows"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for row in rows:
+            runs.setdefault(row["name"], {}).setdefault(t, []).append(row.get("ours_us"))
+logs = []
+print(f"{'row':30s} {'A (HEAD) us':>22s} {'B (patched) us':>22s} {'B / A':>7s}")
+for name, v in runs.items():
+    a = [x for x in v.get("a", []) if x]
+    b = [x for x in v.get("b", []) if x]
+    fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs) or "-"
+    ratio = (sum(b) / len(b)) / (sum(a) / len(a)) if a and b else float("nan")
+    if ratio == ratio:
+        logs.append(math.log(ratio))
+    print(f"{name:30s} {fmt(a):>22s} {fmt(b):>22s} {ratio:7.3f}")
+if logs:
+    print(f"geomean B / A over {len(logs)} rows: {math.exp(sum(logs) / len(logs)):.3f} (< 1: the patch is faster)")
+EOF
