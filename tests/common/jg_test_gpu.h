@@ -359,21 +359,22 @@ static inline void jg_check_dot(const float *x, const float *y, int64_t k, doubl
     *sabs = (a[0] + a[1]) + (a[2] + a[3]);
 }
 
-/* (b) and the sums of (c) for element (i, j); arow is A's row i decoded,
- * bdec all of B decoded. */
-static inline void jg_check_element(jg_gemm_check *ck, const float *arow, const float *bdec,
-                                    int64_t i, int64_t j)
+/* (b)'s allowance for an output of type d: K exact products summed in
+ * FP32, `sabs` = |alpha| * sum_k |A[i][k]*B[j][k]|, bc = beta*C[i][j],
+ * ref the reference. */
+static inline double jg_check_allow(jg_dtype d, int64_t k, double sabs, double bc, double ref)
 {
-    const int64_t k = ck->a->cols;
-    const double u = 0x1p-23, uo = jg_test_unit_roundoff(ck->d->type), ku = (double)k * u;
+    const double u = 0x1p-23, uo = jg_test_unit_roundoff(d), ku = (double)k * u;
     const double gamma = ku < 1 ? ku / (1 - ku) : INFINITY;
-    double sum, sabs;
-    jg_check_dot(arow, bdec + j * k, k, &sum, &sabs);
-    double bc = ck->c ? ck->beta * jg_mat_get(ck->c, i, j) : 0.0;
-    double ref = ck->alpha * sum + bc;
-    double got = jg_mat_get(ck->d, i, j);
-    double e = fabs(ck->alpha) * (gamma + 2 * u) * sabs + 2 * u * fabs(bc);
-    double allow = e + uo * (fabs(ref) + e) + jg_test_tiny(ck->d->type);
+    const double e = (gamma + 2 * u) * sabs + 2 * u * fabs(bc);
+    return e + uo * (fabs(ref) + e) + jg_test_tiny(d);
+}
+
+/* (b) and the sums of (c) for element (i, j): got against ref, allowed
+ * `allow` (jg_check_allow, or a test's own model of its dtype). */
+static inline void jg_check_record(jg_gemm_check *ck, int64_t i, int64_t j, double got,
+                                   double ref, double allow)
+{
     double err = fabs(got - ref);
     double ratio = err / allow;
     ++ck->checked;
@@ -388,6 +389,20 @@ static inline void jg_check_element(jg_gemm_check *ck, const float *arow, const 
     }
     ck->sq_err += (got - ref) * (got - ref);
     ck->sq_ref += ref * ref;
+}
+
+/* (b) and the sums of (c) for element (i, j); arow is A's row i decoded,
+ * bdec all of B decoded. */
+static inline void jg_check_element(jg_gemm_check *ck, const float *arow, const float *bdec,
+                                    int64_t i, int64_t j)
+{
+    const int64_t k = ck->a->cols;
+    double sum, sabs;
+    jg_check_dot(arow, bdec + j * k, k, &sum, &sabs);
+    double bc = ck->c ? ck->beta * jg_mat_get(ck->c, i, j) : 0.0;
+    double ref = ck->alpha * sum + bc;
+    jg_check_record(ck, i, j, jg_mat_get(ck->d, i, j), ref,
+                    jg_check_allow(ck->d->type, k, fabs(ck->alpha) * sabs, bc, ref));
 }
 
 /* Which rows get every column checked: all when m*n*k fits the budget, else
@@ -418,20 +433,43 @@ static inline unsigned char *jg_check_pick_rows(int64_t m, int64_t n, int64_t k,
     return full;
 }
 
+/* Clears ck's results, before jg_check_scan and the elements. */
+static inline void jg_check_begin(jg_gemm_check *ck)
+{
+    ck->checked = ck->nonfinite = ck->clobbered = ck->over_bound = 0;
+    ck->bad_i = ck->bad_j = ck->worst_i = ck->worst_j = -1;
+    ck->worst = 0;
+    ck->sq_err = ck->sq_ref = 0;
+}
+
+/* (c) against norm_bound, and the verdict into ck->ok. */
+static inline bool jg_check_finish(jg_gemm_check *ck, double norm_bound)
+{
+    ck->norm_rel = ck->sq_ref > 0 ? sqrt(ck->sq_err / ck->sq_ref) : INFINITY;
+    ck->norm_bound = norm_bound;
+    ck->ok = ck->checked > 0 && ck->nonfinite == 0 && ck->clobbered == 0 &&
+             ck->over_bound == 0 && ck->norm_rel <= ck->norm_bound;
+    return ck->ok;
+}
+
+/* The columns each row not checked in full gets (at random): a share of
+ * the budget, at least 1, at most n. */
+static inline int64_t jg_check_spot_cols(int64_t m, int64_t n, int64_t k)
+{
+    int64_t spot = JG_REF_BUDGET / 2 / (m * k);
+    return spot < 1 ? 1 : spot > n ? n : spot;
+}
+
 /* Runs (a), (b), (c) and sets ck->ok. Rows not checked in full (big
  * shapes) still get a few random columns each, so every row and every tile
  * of D is compared against the reference somewhere. r picks the samples. */
 static inline bool jg_gemm_verify(jg_gemm_check *ck, jg_rng *r)
 {
     const int64_t m = ck->m, n = ck->d->cols, k = ck->a->cols;
-    ck->checked = ck->nonfinite = ck->clobbered = ck->over_bound = 0;
-    ck->bad_i = ck->bad_j = ck->worst_i = ck->worst_j = -1;
-    ck->worst = 0;
-    ck->sq_err = ck->sq_ref = 0;
+    jg_check_begin(ck);
     jg_check_scan(ck);
     unsigned char *full = jg_check_pick_rows(m, n, k, r);
-    int64_t spot = JG_REF_BUDGET / 2 / (m * k);
-    spot = spot < 1 ? 1 : spot > n ? n : spot;
+    const int64_t spot = jg_check_spot_cols(m, n, k);
     float *bdec = jg_check_decode(ck->b, 0, n, NULL);
     float *arow = malloc(sizeof(float) * (size_t)k);
     for (int64_t i = 0; i < m; ++i) {
@@ -446,11 +484,8 @@ static inline bool jg_gemm_verify(jg_gemm_check *ck, jg_rng *r)
     free(arow);
     free(bdec);
     free(full);
-    ck->norm_rel = ck->sq_ref > 0 ? sqrt(ck->sq_err / ck->sq_ref) : INFINITY;
-    ck->norm_bound = 2 * jg_test_unit_roundoff(ck->d->type) + 8 * sqrt((double)k) * 0x1p-24;
-    ck->ok = ck->checked > 0 && ck->nonfinite == 0 && ck->clobbered == 0 &&
-             ck->over_bound == 0 && ck->norm_rel <= ck->norm_bound;
-    return ck->ok;
+    return jg_check_finish(ck, 2 * jg_test_unit_roundoff(ck->d->type) +
+                                   8 * sqrt((double)k) * 0x1p-24);
 }
 
 /* One line describing the result of jg_gemm_verify. */

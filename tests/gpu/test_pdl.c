@@ -224,46 +224,42 @@ static void part_init(part *pt, const void *host, size_t bytes)
     CUDA_CHECK(cudaMemcpy(pt->dev, host, bytes, cudaMemcpyHostToDevice));
 }
 
-/* Standard normals rounded to BF16, never zero, from a pool of 2^16 (as
- * jg_mat_fill_normal). */
-static void fill_bf16(uint16_t *x, int64_t count, jg_rng *r)
+/* A jg_mat's values as FP64 rows (an operand's, or the next GEMM's A). */
+static double *mat_values(const jg_mat *x)
 {
-    uint16_t *pool = host_alloc(sizeof(uint16_t) << 16);
-    for (size_t p = 0; p < (size_t)1 << 16; ++p)
-        do
-            pool[p] = jg_f32_to_bf16((float)jg_rng_normal(r));
-        while (jg_bf16_to_f32(pool[p]) == 0.0f);
-    for (int64_t i = 0; i < count; i += 4) {
-        uint64_t bits = jg_rng_next(r);
-        for (int64_t l = i; l < i + 4 && l < count; ++l, bits >>= 16)
-            x[l] = pool[bits & 0xFFFF];
-    }
-    free(pool);
+    double *v = host_alloc(sizeof(double) * (size_t)(x->rows * x->cols));
+    for (int64_t i = 0; i < x->rows; ++i)
+        for (int64_t j = 0; j < x->cols; ++j)
+            v[i * x->cols + j] = jg_mat_get(x, i, j);
+    return v;
 }
 
-static void op_bf16(operand *op, int64_t rows, int64_t k, jg_rng *r)
+/* op's header fields, the rest zero. */
+static void op_begin(operand *op, kind kd, int64_t rows, int64_t k)
 {
     memset(op, 0, sizeof *op);
-    op->kind = KIND_BF16;
+    op->kind = kd;
     op->rows = rows;
     op->k = k;
-    uint16_t *x = host_alloc(sizeof(uint16_t) * (size_t)(rows * k));
-    fill_bf16(x, rows * k, r);
-    op->deq = host_alloc(sizeof(double) * (size_t)(rows * k));
-    for (int64_t i = 0; i < rows * k; ++i)
-        op->deq[i] = jg_bf16_to_f32(x[i]);
-    part_init(&op->data, x, sizeof(uint16_t) * (size_t)(rows * k));
-    free(x);
+}
+
+/* Standard normals rounded to BF16, never zero (jg_mat_fill_normal). */
+static void op_bf16(operand *op, int64_t rows, int64_t k, jg_rng *r)
+{
+    op_begin(op, KIND_BF16, rows, k);
+    jg_mat x;
+    jg_mat_init(&x, JG_BF16, rows, k, 0);
+    jg_mat_fill_normal(&x, r);
+    op->deq = mat_values(&x);
+    part_init(&op->data, x.host, x.bytes);
+    jg_mat_free(&x);
 }
 
 /* Random e4m3 codes of magnitude 2^-3 .. 15 (no zero, no NaN), a tensor
  * scale in [0.25, 1.25). */
 static void op_e4m3(operand *op, int64_t rows, int64_t k, jg_rng *r)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = KIND_E4M3;
-    op->rows = rows;
-    op->k = k;
+    op_begin(op, KIND_E4M3, rows, k);
     uint8_t *x = host_alloc((size_t)(rows * k));
     for (int64_t i = 0; i < rows * k; ++i) {
         const uint64_t v = jg_rng_next(r);
@@ -282,10 +278,7 @@ static void op_e4m3(operand *op, int64_t rows, int64_t k, jg_rng *r)
  * scales) into the stage. */
 static void op_nvfp4(operand *op, jg_context *ctx, int64_t rows, int64_t k, jg_rng *r)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = KIND_NVFP4;
-    op->rows = rows;
-    op->k = k;
+    op_begin(op, KIND_NVFP4, rows, k);
     fp4_operand *f = &op->fp4;
     operand_alloc(f, rows, k, JG_SF_SWIZZLED_128X4);
     operand_random(ctx, f, r);
@@ -486,100 +479,46 @@ typedef struct ref_gemm {
     const char *kernel;
 } ref_gemm;
 
-/* (a) D[0:m, 0:n] finite, every other byte poison; (b) element-wise bounds
- * on every column of the rows jg_check_pick_rows picks and on random
- * columns of the others; (c) the norm-wise bound. bf16 and NVFP4 (both
- * exact products, FP32 sums): jg_test_gpu.h's bounds. e4m3: test_fp8.c's
- * (the tensor cores' ~14-bit FP8 sums, promoted to FP32 every 128 of K). */
+/* jg_test_gpu.h's checks over FP64 operand rows: (a) D[0:m, 0:n] finite,
+ * every other byte poison; (b) element-wise bounds on every column of the
+ * rows jg_check_pick_rows picks and on random columns of the others; (c)
+ * the norm-wise bound. bf16 and NVFP4 (both exact products, FP32 sums):
+ * jg_check_allow's model. e4m3: test_fp8.c's (the tensor cores' ~14-bit
+ * FP8 sums, promoted to FP32 every 128 of K). */
 static bool check_ref(const ref_gemm *g, jg_rng *r)
 {
     const jg_mat *d = g->d;
     const int64_t m = g->m, n = d->cols, k = g->k;
-    int64_t nonfinite = 0, clobbered = 0, over = 0, checked = 0, bad_i = -1, bad_j = -1;
-    for (int64_t i = 0; i < d->rows; ++i)
-        for (int64_t j = 0; j < d->ld; ++j) {
-            const bool inside = i < m && j < n;
-            const bool bad = inside ? !isfinite(jg_mat_get(d, i, j)) : !jg_mat_is_poison(d, i, j);
-            if (!bad)
-                continue;
-            nonfinite += inside;
-            clobbered += !inside;
-            if (bad_i < 0) {
-                bad_i = i;
-                bad_j = j;
-            }
-        }
-    const double u = 0x1p-23, uo = jg_test_unit_roundoff(d->type), ku = (double)k * u;
-    const double gamma = ku < 1 ? ku / (1 - ku) : INFINITY;
+    const double u = 0x1p-23, uo = jg_test_unit_roundoff(d->type);
+    jg_gemm_check ck = {.c = g->c, .d = d, .m = m, .alpha = g->alpha, .beta = g->beta};
+    jg_check_begin(&ck);
+    jg_check_scan(&ck);
     unsigned char *full = jg_check_pick_rows(m, n, k, r);
-    int64_t spot = JG_REF_BUDGET / 2 / (m * k);
-    spot = spot < 1 ? 1 : spot > n ? n : spot;
-    double worst = 0, worst_got = 0, worst_ref = 0, sq_err = 0, sq_ref = 0;
-    int64_t worst_i = -1, worst_j = -1;
+    const int64_t spot = jg_check_spot_cols(m, n, k);
     for (int64_t i = 0; i < m; ++i) {
-        const double *arow = g->a + i * k;
         const int64_t cols = full[i] ? n : spot;
         for (int64_t s = 0; s < cols; ++s) {
             const int64_t j = full[i] ? s : (int64_t)jg_rng_below(r, (uint64_t)n);
-            const double *brow = g->b + j * k;
-            double sum[4] = {0, 0, 0, 0}, sabs[4] = {0, 0, 0, 0};
-            int64_t q = 0;
-            for (; q + 4 <= k; q += 4)
-                for (int l = 0; l < 4; ++l) {
-                    const double p = arow[q + l] * brow[q + l];
-                    sum[l] += p;
-                    sabs[l] += fabs(p);
-                }
-            for (; q < k; ++q) {
-                sum[0] += arow[q] * brow[q];
-                sabs[0] += fabs(arow[q] * brow[q]);
-            }
-            const double dot = (sum[0] + sum[1]) + (sum[2] + sum[3]);
-            const double dabs = fabs(g->alpha) * ((sabs[0] + sabs[1]) + (sabs[2] + sabs[3]));
+            double dot, sabs;
+            fp4_dot(g->a + i * k, g->b + j * k, k, &dot, &sabs);
+            sabs *= fabs(g->alpha);
             const double bc = g->c ? g->beta * jg_mat_get(g->c, i, j) : 0.0;
-            const double ref = g->alpha * dot + bc, got = jg_mat_get(d, i, j);
-            double allow;
-            if (g->kind == KIND_E4M3) {
-                allow = dabs * 0x1p-8 + 2 * u * fabs(bc) + 2 * uo * fabs(ref) +
-                        jg_test_tiny(d->type);
-            } else {
-                const double e = (gamma + 2 * u) * dabs + 2 * u * fabs(bc);
-                allow = e + uo * (fabs(ref) + e) + jg_test_tiny(d->type);
-            }
-            const double err = fabs(got - ref);
-            ++checked;
-            over += !(err <= allow);
-            if (!(err / allow <= worst) && !isnan(worst)) {
-                worst = err / allow;
-                worst_i = i;
-                worst_j = j;
-                worst_got = got;
-                worst_ref = ref;
-            }
-            sq_err += (got - ref) * (got - ref);
-            sq_ref += ref * ref;
+            const double ref = g->alpha * dot + bc;
+            const double allow =
+                g->kind == KIND_E4M3
+                    ? sabs * 0x1p-8 + 2 * u * fabs(bc) + 2 * uo * fabs(ref) + jg_test_tiny(d->type)
+                    : jg_check_allow(d->type, k, sabs, bc, ref);
+            jg_check_record(&ck, i, j, jg_mat_get(d, i, j), ref, allow);
         }
     }
     free(full);
-    const double norm = sq_ref > 0 ? sqrt(sq_err / sq_ref) : INFINITY;
-    const double norm_bound = g->kind == KIND_E4M3 ? 2 * uo + 0x1p-9
-                                                   : 2 * uo + 8 * sqrt((double)k) * 0x1p-24;
-    const bool ok = checked > 0 && nonfinite == 0 && clobbered == 0 && over == 0 &&
-                    norm <= norm_bound;
-    char scan[160] = "";
-    if (bad_i >= 0)
-        snprintf(scan, sizeof scan,
-                 "%lld non-finite or unwritten, %lld written out of bounds, first at [%lld,%lld]; ",
-                 (long long)nonfinite, (long long)clobbered, (long long)bad_i, (long long)bad_j);
+    jg_check_finish(&ck, g->kind == KIND_E4M3 ? 2 * uo + 0x1p-9
+                                              : 2 * uo + 8 * sqrt((double)k) * 0x1p-24);
     char line[640];
-    snprintf(line, sizeof line,
-             "%s%lld checked, %lld over the element bound, worst %.3g of it at [%lld,%lld] "
-             "(got %.9g, want %.9g); norm error %.3g (bound %.3g)",
-             scan, (long long)checked, (long long)over, worst, (long long)worst_i,
-             (long long)worst_j, worst_got, worst_ref, norm, norm_bound);
-    CHECK(ok, "%s (%s): %s", g->what, g->kernel ? g->kernel : "?", line);
-    printf("  %-40s %s: %s\n", g->what, ok ? "ok" : "FAILED", line);
-    return ok;
+    jg_check_describe(&ck, line, sizeof line);
+    CHECK(ck.ok, "%s (%s): %s", g->what, g->kernel ? g->kernel : "?", line);
+    printf("  %-40s %s\n", g->what, line);
+    return ck.ok;
 }
 
 /* The snapshot the writer took of D, after its spin: still all poison
@@ -646,16 +585,6 @@ static void check_plain(jg_context *ctx, const jg_gemm_problem *p, jg_gemm_args 
                    what, pi.kernel_name, qi.kernel_name, (long long)diff);
     }
     jg_mat_free(&d);
-}
-
-/* A BF16 jg_mat's values as FP64 rows (the next GEMM's A). */
-static double *mat_values(const jg_mat *x)
-{
-    double *v = host_alloc(sizeof(double) * (size_t)(x->rows * x->cols));
-    for (int64_t i = 0; i < x->rows; ++i)
-        for (int64_t j = 0; j < x->cols; ++j)
-            v[i * x->cols + j] = jg_mat_get(x, i, j);
-    return v;
 }
 
 /* ---- bf16 chains ------------------------------------------------------------ */
