@@ -55,6 +55,21 @@ static inline int jg_test_result(const char *name)
     return jg_test_failures ? 1 : 0;
 }
 
+/* An offline context for sm_90a with the caches off: it compiles kernels
+ * and cannot launch them. NULL (a failed check) if it cannot be made. */
+static inline jg_context *jg_test_offline_context(void)
+{
+    jg_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = JG_CONTEXT_OFFLINE;
+    o.arch = "sm_90a";
+    o.cache_mode = JG_CACHE_OFF;
+    jg_context *ctx = NULL;
+    jg_status st = jg_context_create(&o, &ctx);
+    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    return st == JG_OK ? ctx : NULL;
+}
+
 #ifdef JG_INTERNAL_H
 /* An internal log that captures into c (tests of internal functions). */
 static inline jg__log log_to(captured *c)

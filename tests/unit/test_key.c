@@ -247,8 +247,6 @@ static void test_m_generic(void)
  * cfg.promote_chunk kernels carry more fields). */
 static void test_pdl_keys_and_names(void)
 {
-    static const uint32_t flags[] = {0, JG_GEMM_PDL};
-    static const char *const suffix[] = {"", "_pdl"};
     jg__gemm_config swap_cfg = base_cfg, fp8_cfg = base_cfg;
     swap_cfg.block_m = 16;
     swap_cfg.block_n = 64;
@@ -277,12 +275,14 @@ static void test_pdl_keys_and_names(void)
             what = "e4m3 block";
         }
         const uint32_t extra = variant & 4 ? JG_GEMM_M_GENERIC : 0; /* with M-generic plans */
+        const char *mg = extra ? " m-generic" : "";
+        /* [0] plain, [1] with JG_GEMM_PDL */
         jg__problem_key pk[2];
         jg__gemm_key gk[2];
         jg__hash128 h[2];
         char name[2][128];
         for (int f = 0; f < 2; ++f) {
-            p.flags = flags[f] | extra;
+            p.flags = (f ? JG_GEMM_PDL : 0) | extra;
             make_keys(&p, cfg, 0x3C, &pk[f], &gk[f]);
             jg__salt salt = default_salt();
             h[f] = jg__key_hash(&salt, &gk[f], sizeof gk[f]);
@@ -290,21 +290,12 @@ static void test_pdl_keys_and_names(void)
             CHECK(gk[f].flags == p.flags, "%s flags 0x%x: kernel key flags 0x%x", what, p.flags,
                   gk[f].flags);
         }
-        for (int f = 0; f < 2; ++f)
-            for (int g = f + 1; g < 2; ++g) {
-                CHECK(!hash_eq(h[f], h[g]), "%s%s: flags 0x%x and 0x%x share a hash", what,
-                      extra ? " m-generic" : "", flags[f], flags[g]);
-                CHECK(memcmp(&pk[f], &pk[g], sizeof pk[f]) != 0,
-                      "%s: flags 0x%x and 0x%x share a problem key", what, flags[f], flags[g]);
-                CHECK(strcmp(name[f], name[g]) != 0, "%s: flags 0x%x and 0x%x: both named %s",
-                      what, flags[f], flags[g], name[f]);
-            }
-        for (int f = 1; f < 2; ++f) {
-            char want[160];
-            snprintf(want, sizeof want, "%s%s", name[0], suffix[f]);
-            CHECK(!strcmp(name[f], want), "%s%s flags 0x%x: name %s, want %s", what,
-                  extra ? " m-generic" : "", flags[f], name[f], want);
-        }
+        CHECK(!hash_eq(h[0], h[1]), "%s%s: PDL and plain share a hash", what, mg);
+        CHECK(memcmp(&pk[0], &pk[1], sizeof pk[0]) != 0, "%s%s: PDL and plain share a problem key",
+              what, mg);
+        char want[160];
+        snprintf(want, sizeof want, "%s_pdl", name[0]);
+        CHECK(!strcmp(name[1], want), "%s%s: PDL name %s, want %s", what, mg, name[1], want);
     }
 }
 
@@ -452,39 +443,33 @@ static void test_public_key_ignores_paths(void)
  * plans, with other key hashes and names ending in "_pdl". */
 static void test_public_pdl_plans(void)
 {
-    jg_options o;
-    memset(&o, 0, sizeof o);
-    o.flags = JG_CONTEXT_OFFLINE;
-    o.arch = "sm_90a";
-    o.cache_mode = JG_CACHE_OFF;
-    jg_context *ctx = NULL;
-    jg_status st = jg_context_create(&o, &ctx);
-    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
-    if (st != JG_OK)
+    jg_context *ctx = jg_test_offline_context();
+    if (!ctx)
         return;
+    jg_status st;
     const uint32_t pdl = JG_GEMM_PDL;
+    /* each with PDL, most also plain, the bf16 decode shape M-generic too */
     static const struct {
         const char *what;
         jg_dtype ab;
         jg_scale_mode scale;
         int64_t m;
+        size_t nflags; /* of {PDL, plain, PDL | M-generic} */
     } kinds[] = {
-        {"bf16 decode", JG_BF16, JG_SCALE_NONE, 16},
-        {"bf16 512 rows", JG_BF16, JG_SCALE_NONE, 512},
-        {"e4m3 tensor", JG_E4M3, JG_SCALE_TENSOR, 16},
-        {"e4m3 block", JG_E4M3, JG_SCALE_BLOCK, 128},
-        {"nvfp4 swap-AB", JG_NVFP4, JG_SCALE_NVFP4, 16},
-        {"nvfp4 expanding", JG_NVFP4, JG_SCALE_NVFP4, 512},
+        {"bf16 decode", JG_BF16, JG_SCALE_NONE, 16, 3},
+        {"bf16 512 rows", JG_BF16, JG_SCALE_NONE, 512, 1},
+        {"e4m3 tensor", JG_E4M3, JG_SCALE_TENSOR, 16, 2},
+        {"e4m3 block", JG_E4M3, JG_SCALE_BLOCK, 128, 2},
+        {"nvfp4 swap-AB", JG_NVFP4, JG_SCALE_NVFP4, 16, 2},
+        {"nvfp4 expanding", JG_NVFP4, JG_SCALE_NVFP4, 512, 2},
     };
+    const uint32_t flags[] = {pdl, 0, pdl | JG_GEMM_M_GENERIC};
     for (size_t i = 0; i < JG_ARRAY_LEN(kinds); ++i) {
         jg_gemm_problem p = {.a_type = kinds[i].ab, .b_type = kinds[i].ab, .d_type = JG_BF16,
                              .m = kinds[i].m, .n = 2048, .k = 4096, .scale = kinds[i].scale};
         if (kinds[i].ab == JG_NVFP4)
             p.a_sf_layout = p.b_sf_layout = JG_SF_SWIZZLED_128X4;
-        /* PDL, and the plain plan (but for 512 rows); the bf16 decode shape:
-         * PDL with M-generic plans too */
-        const uint32_t flags[] = {pdl, 0, pdl | JG_GEMM_M_GENERIC};
-        const size_t nflags = i == 0 ? 3 : i == 1 ? 1 : 2;
+        const size_t nflags = kinds[i].nflags;
         jg_plan_info info[3];
         for (size_t f = 0; f < nflags; ++f) {
             p.flags = flags[f];

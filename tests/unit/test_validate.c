@@ -124,19 +124,6 @@ static const struct {
     {"padded",     P(1,  FP16, FP16, FP32, FP32, 1,            8,   8,   64,  72,  12, 16), JG_OK, NULL, NULL},
 };
 
-static jg_context *offline_context(void)
-{
-    jg_options o;
-    memset(&o, 0, sizeof o);
-    o.flags = JG_CONTEXT_OFFLINE;
-    o.arch = "sm_90a";
-    o.cache_mode = JG_CACHE_OFF;
-    jg_context *ctx = NULL;
-    jg_status st = jg_context_create(&o, &ctx);
-    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
-    return ctx;
-}
-
 static uint64_t compiles(const jg_context *ctx)
 {
     jg_context_stats s;
@@ -385,7 +372,7 @@ int main(void)
 {
     test_status_names();
     test_context_options();
-    jg_context *ctx = offline_context();
+    jg_context *ctx = jg_test_offline_context();
     if (ctx) {
         CHECK(!strcmp(jg_context_last_error(ctx), ""), "fresh context has an error");
         CHECK(!strcmp(jg_context_arch(ctx), "sm_90a"), "arch %s", jg_context_arch(ctx));
