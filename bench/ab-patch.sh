@@ -5,13 +5,16 @@
 # alike. Prints each row's "ours" time (us) per tree and round, and B / A
 # per row; JSON per run under $OUT (default ./bench/tmp/ab).
 #
-#   sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS...
+#   sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS... [-- ARGS...]
 #   sh bench/ab-patch.sh bench/patches/fp8-stage-pairs.patch 2 -- \
 #       --dtype fp8 --only decode_m16_7168x16384,decode_m64_7168x16384 --chain 16
 #
-# The patch must apply to HEAD (git apply --check). With --chain the time
-# compared is the PDL chain's (the rows' ours_us). Needs git, meson, ninja,
-# python3 and a GPU; the CUDA -dev packages as bench/run-device.sh installs.
+# Each further '--' starts another set of jitgemm-bench arguments (another
+# dtype, say), run in every round on both trees; its rows are reported as
+# "SET:row". Arguments are words without spaces. The patch must apply to
+# HEAD (git apply --check). With --chain the time compared is the PDL
+# chain's (the rows' ours_us). Needs git, meson, ninja, python3 and a GPU;
+# the CUDA -dev packages as bench/run-device.sh installs.
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS..." >&2
@@ -29,6 +32,16 @@ if [ "${1:-}" != "--" ]; then
     exit 2
 fi
 shift
+# The argument sets, split at each further '--': set_1 .. set_$nsets.
+nsets=1
+eval "set_1="
+for w in "$@"; do
+    case $w in
+    *[[:space:]]*) echo "ab-patch.sh: argument '$w' holds a space" >&2; exit 2 ;;
+    --) nsets=$((nsets + 1)); eval "set_$nsets=" ;;
+    *) eval "set_$nsets=\"\${set_$nsets} \$w\"" ;;
+    esac
+done
 case $rounds in
 '' | *[!0-9]*) echo "ab-patch.sh: ROUNDS must be a number, not '$rounds'" >&2; exit 2 ;;
 esac
@@ -57,28 +70,37 @@ for t in a b; do
 done
 r=1
 while [ "$r" -le "$rounds" ]; do
-    for t in a b; do
-        (cd "$work/$t" && JITGEMM_CACHE_DIR="$work/cache-$t" ./build/tools/jitgemm-bench "$@" \
-            --json "$work/$t-$r.json" > "$work/$t-$r.log" 2>&1) ||
-            { echo "ab-patch.sh: jitgemm-bench failed on tree $t:" >&2; tail -5 "$work/$t-$r.log" >&2; }
-        cp "$work/$t-$r.json" "$OUT/" 2>/dev/null
+    i=1
+    while [ "$i" -le "$nsets" ]; do
+        eval "args=\$set_$i"
+        for t in a b; do
+            run=$t-$i-$r
+            # $args unquoted: split into its words (none holds a space)
+            (cd "$work/$t" && JITGEMM_CACHE_DIR="$work/cache-$t" ./build/tools/jitgemm-bench \
+                $args --json "$work/$run.json" > "$work/$run.log" 2>&1) ||
+                { echo "ab-patch.sh: jitgemm-bench failed on tree $t:" >&2; tail -5 "$work/$run.log" >&2; }
+            cp "$work/$run.json" "$OUT/" 2>/dev/null
+        done
+        i=$((i + 1))
     done
     r=$((r + 1))
 done
-python3 - "$work" "$rounds" <<'EOF'
+python3 - "$work" "$rounds" "$nsets" <<'EOF'
 import json, math, sys
-work, rounds = sys.argv[1], int(sys.argv[2])
+work, rounds, nsets = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 runs = {}
 for t in "ab":
-    for r in range(1, rounds + 1):
-        try:
-            rows = json.load(open(f"{work}/{t}-{r}.json"))["rows"]
-        except (OSError, ValueError, KeyError):
-            continue
-        for row in rows:
-            runs.setdefault(row["name"], {}).setdefault(t, []).append(row.get("ours_us"))
+    for i in range(1, nsets + 1):
+        for r in range(1, rounds + 1):
+            try:
+                rows = json.load(open(f"{work}/{t}-{i}-{r}.json"))["rows"]
+            except (OSError, ValueError, KeyError):
+                continue
+            for row in rows:
+                name = row["name"] if nsets == 1 else f"{i}:{row['name']}"
+                runs.setdefault(name, {}).setdefault(t, []).append(row.get("ours_us"))
 logs = []
-print(f"{'row':30s} {'A (HEAD) us':>22s} {'B (patched) us':>22s} {'B / A':>7s}")
+print(f"{'row':32s} {'A (HEAD) us':>22s} {'B (patched) us':>22s} {'B / A':>7s}")
 for name, v in runs.items():
     a = [x for x in v.get("a", []) if x]
     b = [x for x in v.get("b", []) if x]
@@ -86,7 +108,7 @@ for name, v in runs.items():
     ratio = (sum(b) / len(b)) / (sum(a) / len(a)) if a and b else float("nan")
     if ratio == ratio:
         logs.append(math.log(ratio))
-    print(f"{name:30s} {fmt(a):>22s} {fmt(b):>22s} {ratio:7.3f}")
+    print(f"{name:32s} {fmt(a):>22s} {fmt(b):>22s} {ratio:7.3f}")
 if logs:
     print(f"geomean B / A over {len(logs)} rows: {math.exp(sum(logs) / len(logs)):.3f} (< 1: the patch is faster)")
 EOF
