@@ -5,12 +5,14 @@ entry, after the PDL wait, first stage landed, last stage landed, CTA done)
 and prints, per launch kind (PDL or plain), the medians over launches of
 where a kernel's time goes:
 
-  gap     the previous launch's last CTA done -> this launch's first CTA past its wait
   first   past the wait -> first stage landed (median CTA, slowest CTA)
   stream  first stage -> last stage landed (median CTA, slowest CTA)
   tail    last stage -> CTA done (median)
   span    first CTA past its wait -> last CTA done
   skew    last CTA done - median CTA done
+
+printf slows each launch about tenfold, so the gaps between launches are not
+measured; the phases inside one are.
 
 Usage: python3 bench/trace-times.py LOG [LOG...]"""
 import statistics as st
@@ -45,15 +47,11 @@ def main():
             continue
         ls = launches(rs)
         ctas = st.median(len(l) for l in ls)
-        stats = {k: [] for k in ("gap", "first", "first_max", "stream", "stream_max", "tail",
-                                 "span", "skew")}
-        prev_end = None
+        stats = {k: [] for k in ("first", "first_max", "stream", "stream_max", "tail", "span",
+                                 "skew")}
         for l in ls:
             t1 = min(r[4] for r in l)
             end = max(r[7] for r in l)
-            if prev_end is not None and 0 < t1 - prev_end < 20000:
-                stats["gap"].append(t1 - prev_end)
-            prev_end = end
             if len(l) != ctas:
                 continue
             first = [r[5] - r[4] for r in l]
