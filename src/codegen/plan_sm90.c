@@ -732,12 +732,126 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
  * many it found. */
+/* The dense search's pass: its cluster size, and the size wanted where a
+ * tile allows it (pass 0; pass 1 takes cluster 1). */
+typedef struct dense_pass {
+    int pass;
+    uint32_t cluster, max_cluster;
+} dense_pass;
+
+/* The dense candidate of BLOCK_M row i of sm90_block_m, BLOCK_K row j of
+ * sm90_block_k and BLOCK_N bn, its stages fitted; false where the dtype,
+ * the scale mode, a forced size, the pass's cluster or shared memory rule
+ * it out. */
+static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_t i, size_t j,
+                            uint32_t bn, const dense_pass *dp, jg__gemm_config *out)
+{
+    const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
+    jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
+                         .block_n = bn,
+                         .block_k = sm90_block_k[j].block_k * 2 / ab_size,
+                         .consumers = sm90_block_m[i].consumers,
+                         .cluster = dp->cluster,
+                         .group_m = SM90_GROUP_M,
+                         .epi_bytes = epi_bytes_for(bn, p->d_type),
+                         .ab_size = ab_size,
+                         .promote_chunk = 0};
+    if (ab_size == 1) {
+        c.promote_chunk = fp8_promote_chunk((uint32_t)jg__ceil_div((uint64_t)p->k, c.block_k));
+        if (p->scale == JG_SCALE_BLOCK)
+            c.ffma_reuse =
+                t->force_ffma_reuse ? t->force_ffma_reuse - 1 : SM90_FP8_BLOCK_FFMA_REUSE;
+    }
+    /* FP8 stages are promoted one by one: 128 of K each at most; with
+     * block scales a tile lies inside one 128-column block. */
+    if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
+        return false;
+    if (p->scale == JG_SCALE_BLOCK && 128 % bn)
+        return false;
+    if ((t->force_m && t->force_m != c.block_m) || (t->force_n && t->force_n != c.block_n) ||
+        (t->force_k && t->force_k != c.block_k) ||
+        (dp->pass == 0 && dp->max_cluster > 1 && dp->max_cluster != dp->cluster))
+        return false;
+    /* Clusters of 2 split the B tile in two 8-row-aligned halves, and only
+     * pay off when tiles pair up along M. */
+    if (dp->cluster > 1 && (bn % 16 || !pairs_up(p, c.block_m)))
+        return false;
+    c.a_box_m = a_box_rows(p, c.block_m);
+    c.stages = fit_stages(t, p, &c);
+    stage_a_scales(t, p, &c);
+    if (c.stages < SM90_MIN_STAGES)
+        return false;
+    *out = c;
+    return true;
+}
+
+/* A dense problem of 65 to 127 rows takes one 128-row tile of width w (two
+ * consumers) in place of two 64-row tiles of width 2w wherever the model
+ * ranks those: the same CTAs and bytes, but the second 64-row tile holds
+ * only M - 64 rows, and each CTA has one consumer. The model rates the two
+ * within a few percent. Measured (H200, chains of 16, bench/RESULTS.md
+ * "Between 64 and 128 rows"), the pair lost at M = 65, 80, 96, 100 and
+ * 112 by 3-40% on N = 7168 (K = 2048 and 16384) and by 8-23% on N = 2048
+ * (K = 4096, M = 65-100), BF16 and FP8, except FP8 at M = 100 on N = 2048
+ * (1% ahead).
+ * At M = 128, where both 64-row tiles are full, results were mixed (BF16
+ * N = 2048: the pair 27% ahead), so the model chooses there. The tall tile
+ * takes the pair's place in the ranking (its BLOCK_K the one the model
+ * prefers) and later copies of it are dropped; where no 128-row tile of
+ * half the width is a candidate (N = 4096's 64x72), the ranking stands.
+ * Returns the candidates left. */
+static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p,
+                                   jg__gemm_config *out, estimate *est, size_t found)
+{
+    if (p->groups || p->m <= 64 || p->m >= 128)
+        return found;
+    for (size_t k = 0; k < found; ++k) {
+        if (out[k].block_m != 64 || out[k].block_n % 16)
+            continue;
+        const dense_pass dp = {1, out[k].cluster, 1};
+        jg__gemm_config best;
+        estimate best_e = {.total_s = 0};
+        for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
+            for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j) {
+                jg__gemm_config tall;
+                if (sm90_block_m[i].block_m != 128 ||
+                    !dense_candidate(t, p, i, j, out[k].block_n / 2, &dp, &tall))
+                    continue;
+                const estimate e = estimate_time(t, p, &tall, sm90_block_m[i].efficiency, 1.0);
+                if (best_e.total_s == 0 || e.total_s < best_e.total_s) {
+                    best = tall;
+                    best_e = e;
+                }
+            }
+        if (best_e.total_s != 0)
+            out[k] = best; /* est[k]: the pair's, its place in the ranking */
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < found; ++k) {
+        bool dup = false;
+        for (size_t q = 0; q < kept && !dup; ++q)
+            dup = out[q].block_m == out[k].block_m && out[q].block_n == out[k].block_n &&
+                  out[q].block_k == out[k].block_k && out[q].cluster == out[k].cluster;
+        if (!dup) {
+            out[kept] = out[k];
+            est[kept++] = est[k];
+        }
+    }
+    return kept;
+}
+
 static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                      estimate *est, size_t max)
 {
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
+    /* A longer ranking, then its head: tall_tiles_for_pairs may merge
+     * candidates (at most pairwise), and fewer asked for must still be the
+     * same ones. */
+    enum { RANKED = 2 * JG_PLAN_CANDIDATES_MAX };
+    jg__gemm_config all[RANKED];
+    estimate all_est[RANKED];
     size_t found = 0;
     /* Clusters of 2 are opt-in (JITGEMM_CLUSTER=2), except for dense FP8
      * with K >= SM90_FP8_CLUSTER_MIN_K: on H100 they measured within
@@ -761,49 +875,22 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                 for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
                     for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX;
                          bn += SM90_MMA_N_STEP) {
-                        jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
-                                             .block_n = bn,
-                                             .block_k = sm90_block_k[j].block_k * 2 / ab_size,
-                                             .consumers = sm90_block_m[i].consumers,
-                                             .cluster = cluster,
-                                             .group_m = SM90_GROUP_M,
-                                             .epi_bytes = epi_bytes_for(bn, p->d_type),
-                                             .ab_size = ab_size,
-                                             .promote_chunk = 0};
-                        if (ab_size == 1) {
-                            c.promote_chunk = fp8_promote_chunk(
-                                (uint32_t)jg__ceil_div((uint64_t)p->k, c.block_k));
-                            if (p->scale == JG_SCALE_BLOCK)
-                                c.ffma_reuse = t->force_ffma_reuse ? t->force_ffma_reuse - 1
-                                                                   : SM90_FP8_BLOCK_FFMA_REUSE;
-                        }
-                        /* FP8 stages are promoted one by one: 128 of K each at most;
-                         * with block scales a tile lies inside one 128-column block. */
-                        if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
-                            continue;
-                        if (p->scale == JG_SCALE_BLOCK && 128 % bn)
-                            continue;
-                        if ((t->force_m && t->force_m != c.block_m) ||
-                            (t->force_n && t->force_n != c.block_n) ||
-                            (t->force_k && t->force_k != c.block_k) ||
-                            (pass == 0 && max_cluster > 1 && max_cluster != cluster))
-                            continue;
-                        /* Clusters of 2 split the B tile in two 8-row-aligned halves,
-                         * and only pay off when tiles pair up along M. */
-                        if (cluster > 1 && (bn % 16 || !pairs_up(p, c.block_m)))
-                            continue;
-                        c.a_box_m = a_box_rows(p, c.block_m);
-                        c.stages = fit_stages(t, p, &c);
-                        stage_a_scales(t, p, &c);
-                        if (c.stages < SM90_MIN_STAGES)
+                        const dense_pass dp = {pass, cluster, max_cluster};
+                        jg__gemm_config c;
+                        if (!dense_candidate(t, p, i, j, bn, &dp, &c))
                             continue;
                         estimate e =
                             estimate_time(t, p, &c, sm90_block_m[i].efficiency,
                                           c.consumers > 1 || ab_size == 1
                                               ? 1.0
                                               : sm90_block_k[j].dram_efficiency);
-                        keep_best(out, est, &found, max, &c, &e);
+                        keep_best(all, all_est, &found, RANKED, &c, &e);
                     }
+    found = tall_tiles_for_pairs(t, p, all, all_est, found);
+    if (found > max)
+        found = max;
+    memcpy(out, all, found * sizeof *out);
+    memcpy(est, all_est, found * sizeof *est);
     return found;
 }
 

@@ -65,8 +65,10 @@ static void test_candidates(void)
     jg__target t;
     jg_test_h100_target(&t);
     const jg__problem_key shapes[] = {dense(4096, 4096, 4096), dense(1, 7168, 16384),
-                                      dense(128, 4096, 7168), dense(300, 520, 200)};
-    const char *names[] = {"4096^3", "decode m1", "decode m128", "ragged"};
+                                      dense(128, 4096, 7168), dense(300, 520, 200),
+                                      dense(80, 7168, 2048)};
+    const char *names[] = {"4096^3", "decode m1", "decode m128", "ragged",
+                           "decode m80 (tall tiles)"};
     for (size_t i = 0; i < JG_ARRAY_LEN(shapes); ++i)
         check_candidates(&t, &shapes[i], names[i]);
 
@@ -101,6 +103,47 @@ static void test_candidates(void)
 }
 
 /* A baked M below the tile loads M rows of A, rounded up to 8. */
+/* Between 64 and 128 rows one 128-row tile of width w replaces two 64-row
+ * tiles of width 2w (plan_sm90.c, tall_tiles_for_pairs); at 64 and 128
+ * rows, and where no such tile exists, the model's choice stands. */
+static void test_tall_tiles(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    static const struct {
+        int64_t m, n, k;
+        uint32_t block_m, block_n; /* 0: any width */
+    } rows[] = {
+        {65, 7168, 2048, 128, 56},  {80, 7168, 16384, 128, 56}, {112, 7168, 2048, 128, 56},
+        {100, 2048, 4096, 128, 24}, {128, 7168, 2048, 64, 112}, {64, 7168, 2048, 64, 0},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        for (int fp8 = 0; fp8 < 2; ++fp8) {
+            jg_gemm_problem p = {.a_type = fp8 ? JG_E4M3 : JG_BF16,
+                                 .b_type = fp8 ? JG_E4M3 : JG_BF16,
+                                 .d_type = JG_BF16,
+                                 .m = rows[i].m,
+                                 .n = rows[i].n,
+                                 .k = rows[i].k,
+                                 .scale = fp8 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+            char what[96];
+            snprintf(what, sizeof what, "%s %lldx%lldx%lld", fp8 ? "fp8" : "bf16",
+                     (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k);
+            const jg__gemm_config c = plan_of(&t, &p, what);
+            CHECK(c.block_m == rows[i].block_m && (!rows[i].block_n || c.block_n == rows[i].block_n),
+                  "%s: tile %ux%u, expected %ux%u", what, c.block_m, c.block_n, rows[i].block_m,
+                  rows[i].block_n);
+        }
+    }
+    /* A forced 64-row tile is kept. */
+    jg_test_h100_target(&t);
+    t.force_m = 64;
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                         .m = 80, .n = 7168, .k = 2048};
+    const jg__gemm_config c = plan_of(&t, &p, "JITGEMM_TILE=64x: m80");
+    CHECK(c.block_m == 64, "JITGEMM_TILE=64x: m80 got %ux%u", c.block_m, c.block_n);
+}
+
 static void test_a_box(void)
 {
     jg__target t;
@@ -731,6 +774,7 @@ int main(void)
 {
     test_candidates();
     test_fp8_defaults();
+    test_tall_tiles();
     test_a_box();
     test_nvfp4_swap_rows();
     test_tune_offline();
