@@ -729,9 +729,6 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
     return found;
 }
 
-/* Keeps the `max` best configurations by estimated time, best first (ties
- * go to the earlier candidate: wider tiles re-read A less). Returns how
- * many it found. */
 /* The dense search's pass: its cluster size, and the size wanted where a
  * tile allows it (pass 0; pass 1 takes cluster 1). */
 typedef struct dense_pass {
@@ -793,13 +790,12 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
  * "Between 64 and 128 rows"), the pair lost at M = 65, 80, 96, 100 and
  * 112 by 3-40% on N = 7168 (K = 2048 and 16384) and by 8-23% on N = 2048
  * (K = 4096, M = 65-100), BF16 and FP8, except FP8 at M = 100 on N = 2048
- * (1% ahead).
- * At M = 128, where both 64-row tiles are full, results were mixed (BF16
- * N = 2048: the pair 27% ahead), so the model chooses there. The tall tile
- * takes the pair's place in the ranking (its BLOCK_K the one the model
- * prefers) and later copies of it are dropped; where no 128-row tile of
- * half the width is a candidate (N = 4096's 64x72), the ranking stands.
- * Returns the candidates left. */
+ * (1% ahead). At M = 128, where both 64-row tiles are full, results were
+ * mixed (BF16 N = 2048: the pair 27% ahead), so the model chooses there.
+ * The tall tile takes the pair's place in the ranking (its BLOCK_K the one
+ * the model prefers) and later copies of it are dropped; where no 128-row
+ * tile of half the width is a candidate (N = 4096's 64x72), the ranking
+ * stands. Returns the candidates left. */
 static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p,
                                    jg__gemm_config *out, estimate *est, size_t found)
 {
@@ -840,6 +836,9 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
     return kept;
 }
 
+/* Keeps the `max` best configurations by estimated time, best first (ties
+ * go to the earlier candidate: wider tiles re-read A less). Returns how
+ * many it found. */
 static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                      estimate *est, size_t max)
 {
