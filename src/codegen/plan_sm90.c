@@ -737,11 +737,12 @@ typedef struct dense_pass {
 } dense_pass;
 
 /* The dense candidate of BLOCK_M row i of sm90_block_m, BLOCK_K row j of
- * sm90_block_k and BLOCK_N bn, its stages fitted; false where the dtype,
- * the scale mode, a forced size, the pass's cluster or shared memory rule
- * it out. */
+ * sm90_block_k and BLOCK_N bn, its stages fitted, and its estimate; false
+ * where the dtype, the scale mode, a forced size, the pass's cluster or
+ * shared memory rule it out. */
 static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_t i, size_t j,
-                            uint32_t bn, const dense_pass *dp, jg__gemm_config *out)
+                            uint32_t bn, const dense_pass *dp, jg__gemm_config *out,
+                            estimate *e)
 {
     const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
     jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
@@ -779,6 +780,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     if (c.stages < SM90_MIN_STAGES)
         return false;
     *out = c;
+    *e = estimate_time(t, p, &c, sm90_block_m[i].efficiency,
+                       c.consumers > 1 || ab_size == 1 ? 1.0 : sm90_block_k[j].dram_efficiency);
     return true;
 }
 
@@ -805,21 +808,22 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
         if (out[k].block_m != 64 || out[k].block_n % 16)
             continue;
         const dense_pass dp = {1, out[k].cluster, 1};
+        bool have = false;
         jg__gemm_config best;
-        estimate best_e = {.total_s = 0};
+        estimate best_e;
         for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
             for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j) {
                 jg__gemm_config tall;
-                if (sm90_block_m[i].block_m != 128 ||
-                    !dense_candidate(t, p, i, j, out[k].block_n / 2, &dp, &tall))
-                    continue;
-                const estimate e = estimate_time(t, p, &tall, sm90_block_m[i].efficiency, 1.0);
-                if (best_e.total_s == 0 || e.total_s < best_e.total_s) {
+                estimate e;
+                if (sm90_block_m[i].block_m == 128 &&
+                    dense_candidate(t, p, i, j, out[k].block_n / 2, &dp, &tall, &e) &&
+                    (!have || e.total_s < best_e.total_s)) {
+                    have = true;
                     best = tall;
                     best_e = e;
                 }
             }
-        if (best_e.total_s != 0)
+        if (have)
             out[k] = best; /* est[k]: the pair's, its place in the ranking */
     }
     size_t kept = 0;
@@ -876,14 +880,9 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                          bn += SM90_MMA_N_STEP) {
                         const dense_pass dp = {pass, cluster, max_cluster};
                         jg__gemm_config c;
-                        if (!dense_candidate(t, p, i, j, bn, &dp, &c))
-                            continue;
-                        estimate e =
-                            estimate_time(t, p, &c, sm90_block_m[i].efficiency,
-                                          c.consumers > 1 || ab_size == 1
-                                              ? 1.0
-                                              : sm90_block_k[j].dram_efficiency);
-                        keep_best(all, all_est, &found, RANKED, &c, &e);
+                        estimate e;
+                        if (dense_candidate(t, p, i, j, bn, &dp, &c, &e))
+                            keep_best(all, all_est, &found, RANKED, &c, &e);
                     }
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
     if (found > max)
