@@ -37,6 +37,11 @@
  * were not measured with them) */
 #define SM90_FP8_CLUSTER_MIN_K 16384
 #define SM90_FP8_CLUSTER_MIN_M 1024
+/* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
+ * where the pair is at least this wide, and for 16-bit operands only up to
+ * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
+#define SM90_TALL_M128_MIN_PAIR_N 96
+#define SM90_TALL_M128_MAX_K_16BIT 8192
 
 /* Stages per chunk for K's stages (the kernel unrolls a chunk; stages %
  * chunk more run as a second unrolled copy). Next to three sets of FP32
@@ -793,19 +798,24 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
  * "Between 64 and 128 rows"), the pair lost at M = 65, 80, 96, 100 and
  * 112 by 3-40% on N = 7168 (K = 2048 and 16384) and by 8-23% on N = 2048
  * (K = 4096, M = 65-100), BF16 and FP8, except FP8 at M = 100 on N = 2048
- * (1% ahead). At M = 128, where both 64-row tiles are full, results were
- * mixed (BF16 N = 2048: the pair 27% ahead), so the model chooses there.
- * The tall tile takes the pair's place in the ranking (its BLOCK_K the one
+ * (1% ahead). At M = 128, where both 64-row tiles are full, the swap is
+ * kept to where it measured faster (bench/RESULTS.md "M = 128"): pairs at
+ * least SM90_TALL_M128_MIN_PAIR_N wide (N = 6144-8192: 2-11% on FP8 and
+ * on BF16's K = 2048 and 7168; at widths up to 80 the pair won by 2-35%),
+ * and for BF16 not past SM90_TALL_M128_MAX_K_16BIT (at K = 16384 BF16's
+ * tall tile, with BLOCK_K 64, was 0-2% slower in four runs). The tall tile takes the pair's place in the ranking (its BLOCK_K the one
  * the model prefers) and later copies of it are dropped; where no 128-row
  * tile of half the width is a candidate (N = 4096's 64x72), the ranking
  * stands. Returns the candidates left. */
 static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p,
                                    jg__gemm_config *out, estimate *est, size_t found)
 {
-    if (p->groups || p->m <= 64 || p->m >= 128)
+    if (p->groups || p->m <= 64 || p->m > 128 ||
+        (p->m == 128 && jg__dtype_size(p->a_type) == 2 && p->k > SM90_TALL_M128_MAX_K_16BIT))
         return found;
     for (size_t k = 0; k < found; ++k) {
-        if (out[k].block_m != 64 || out[k].block_n % 16)
+        if (out[k].block_m != 64 || out[k].block_n % 16 ||
+            (p->m == 128 && out[k].block_n < SM90_TALL_M128_MIN_PAIR_N))
             continue;
         const dense_pass dp = {1, out[k].cluster, 1};
         bool have = false;

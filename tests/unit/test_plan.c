@@ -102,10 +102,10 @@ static void test_candidates(void)
           "sm_80 has no table but got candidates");
 }
 
-/* A baked M below the tile loads M rows of A, rounded up to 8. */
 /* Between 64 and 128 rows one 128-row tile of width w replaces two 64-row
- * tiles of width 2w (plan_sm90.c, tall_tiles_for_pairs); at 64 and 128
- * rows, and where no such tile exists, the model's choice stands. */
+ * tiles of width 2w (plan_sm90.c, tall_tiles_for_pairs), at 128 rows only
+ * where the pair is at least 96 wide; at 64 rows, at 128 below that width,
+ * and where no such tile exists, the model's choice stands. */
 static void test_tall_tiles(void)
 {
     jg__target t;
@@ -115,7 +115,8 @@ static void test_tall_tiles(void)
         uint32_t block_m, block_n; /* 0: any width */
     } rows[] = {
         {65, 7168, 2048, 128, 56},  {80, 7168, 16384, 128, 56}, {112, 7168, 2048, 128, 56},
-        {100, 2048, 4096, 128, 24}, {128, 7168, 2048, 64, 112}, {64, 7168, 2048, 64, 0},
+        {100, 2048, 4096, 128, 24}, {128, 7168, 2048, 128, 56},  {128, 8192, 7168, 128, 64},
+        {128, 5120, 7168, 64, 80},  {128, 2048, 4096, 64, 0},    {64, 7168, 2048, 64, 0},
     };
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         for (int fp8 = 0; fp8 < 2; ++fp8) {
@@ -135,6 +136,19 @@ static void test_tall_tiles(void)
                   rows[i].block_n);
         }
     }
+    /* At M = 128 and K = 16384: FP8 takes the tall tile, BF16 keeps the pair. */
+    for (int fp8 = 0; fp8 < 2; ++fp8) {
+        jg_gemm_problem p = {.a_type = fp8 ? JG_E4M3 : JG_BF16,
+                             .b_type = fp8 ? JG_E4M3 : JG_BF16,
+                             .d_type = JG_BF16,
+                             .m = 128,
+                             .n = 7168,
+                             .k = 16384,
+                             .scale = fp8 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+        const jg__gemm_config c = plan_of(&t, &p, fp8 ? "fp8 128x7168x16384" : "bf16 128x7168x16384");
+        CHECK(c.block_m == (fp8 ? 128u : 64u), "%s 128x7168x16384: tile %ux%u",
+              fp8 ? "fp8" : "bf16", c.block_m, c.block_n);
+    }
     /* A forced 64-row tile is kept. */
     jg_test_h100_target(&t);
     t.force_m = 64;
@@ -144,6 +158,7 @@ static void test_tall_tiles(void)
     CHECK(c.block_m == 64, "JITGEMM_TILE=64x: m80 got %ux%u", c.block_m, c.block_n);
 }
 
+/* A baked M below the tile loads M rows of A, rounded up to 8. */
 static void test_a_box(void)
 {
     jg__target t;
