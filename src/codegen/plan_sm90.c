@@ -259,6 +259,7 @@ static double width_efficiency(uint32_t block_n)
 typedef struct estimate {
     uint64_t tiles, waves;
     double compute_s, memory_s, total_s;
+    uint32_t pair_n; /* tall_tiles_for_pairs: the 64-row pair's width, else 0 */
 } estimate;
 
 /* Tiles along M: of the one matrix, or summed over the groups (rows known
@@ -308,7 +309,7 @@ static double stage_efficiency(const jg__gemm_config *c)
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
-    estimate e;
+    estimate e = {0};
     const uint32_t block_m = c->block_m, block_n = c->block_n;
     const uint32_t cluster = c->cluster ? c->cluster : 1, stack = jg__cfg_m_stack(c);
     const uint32_t k_split = cluster / stack; /* NVFP4 swap-AB: a cluster's CTAs split K */
@@ -833,8 +834,10 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
                     best_e = e;
                 }
             }
-        if (have)
-            out[k] = best; /* est[k]: the pair's, its place in the ranking */
+        if (have) {
+            est[k].pair_n = out[k].block_n; /* est[k]: the pair's, its place in the ranking */
+            out[k] = best;
+        }
     }
     size_t kept = 0;
     for (size_t k = 0; k < found; ++k) {
@@ -948,12 +951,18 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      " (nvfp4: codes and scales, expanded to FP16 by the consumers in %u buffers "
                      "of 64 of K; the best of %zu table tiles)",
                      out->expand_bufs, JG_ARRAY_LEN(sm90_nvfp4_tiles));
+        char tall[128] = "";
+        if (best.pair_n)
+            snprintf(tall, sizeof tall,
+                     " (in place of two 64x%u tiles, which measured slower at this M; the "
+                     "estimate is theirs)",
+                     best.pair_n);
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
-                 "m=%lld n=%lld k=%lld: tile %ux%ux%u, %u consumer warpgroup(s), cluster %u, %u "
-                 "stages of %u bytes%s; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f us "
-                 "(compute %.1f, memory %.1f: %s-bound)",
+                 "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u, "
+                 "%u stages of %u bytes%s; %llu tiles = %llu wave(s) on %d SMs; estimated %.1f "
+                 "us (compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
-                 out->block_k, out->consumers, out->cluster, out->stages, stage_bytes(out),
+                 out->block_k, tall, out->consumers, out->cluster, out->stages, stage_bytes(out),
                  fp4,
                  (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
                  best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,

@@ -102,6 +102,14 @@ static void test_candidates(void)
           "sm_80 has no table but got candidates");
 }
 
+/* The plan log's last message. */
+static void keep_last(void *user, jg_log_level level, const char *category, const char *msg)
+{
+    (void)level;
+    (void)category;
+    snprintf((char *)user, 512, "%s", msg);
+}
+
 /* Between 64 and 128 rows one 128-row tile of width w replaces two 64-row
  * tiles of width 2w (plan_sm90.c, tall_tiles_for_pairs), at 128 rows only
  * where the pair is at least 96 wide; at 64 rows, at 128 below that width,
@@ -148,6 +156,16 @@ static void test_tall_tiles(void)
         const jg__gemm_config c = plan_of(&t, &p, fp8 ? "fp8 128x7168x16384" : "bf16 128x7168x16384");
         CHECK(c.block_m == (fp8 ? 128u : 64u), "%s 128x7168x16384: tile %ux%u",
               fp8 ? "fp8" : "bf16", c.block_m, c.block_n);
+    }
+    /* JITGEMM_LOG=plan says so, and only then. */
+    for (int tall = 0; tall < 2; ++tall) {
+        char msg[512] = "";
+        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
+        jg__problem_key pk = dense(tall ? 100 : 128, 7168, 16384);
+        jg__gemm_config c;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "planning m=%lld", (long long)pk.m);
+        CHECK(!strstr(msg, "in place of two 64x112 tiles") == !tall, "m=%lld: plan log \"%s\"",
+              (long long)pk.m, msg);
     }
     /* A forced 64-row tile is kept. */
     jg_test_h100_target(&t);
