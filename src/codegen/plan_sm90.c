@@ -747,8 +747,7 @@ typedef struct dense_pass {
  * where the dtype, the scale mode, a forced size, the pass's cluster or
  * shared memory rule it out. */
 static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_t i, size_t j,
-                            uint32_t bn, const dense_pass *dp, jg__gemm_config *out,
-                            estimate *e)
+                            uint32_t bn, const dense_pass *dp, jg__gemm_config *out, estimate *e)
 {
     const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
     jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
@@ -802,21 +801,23 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
  * (1% ahead). At M = 128, where both 64-row tiles are full, the swap is
  * kept to where it measured faster (bench/RESULTS.md "M = 128"): pairs at
  * least SM90_TALL_M128_MIN_PAIR_N wide (N = 6144-8192: 2-11% on FP8 and
- * on BF16's K = 2048 and 7168; at widths up to 80 the pair won by 2-35%),
+ * on BF16's K = 2048 and 7168; at widths up to 80 the pair won by 2-36%),
  * and for BF16 not past SM90_TALL_M128_MAX_K_16BIT (at K = 16384 BF16's
- * tall tile, with BLOCK_K 64, was 0-2% slower in four runs). The tall tile takes the pair's place in the ranking (its BLOCK_K the one
- * the model prefers) and later copies of it are dropped; where no 128-row
- * tile of half the width is a candidate (N = 4096's 64x72), the ranking
- * stands. Returns the candidates left. */
+ * tall tile, with BLOCK_K 64, was 0-2% slower in four runs). The tall tile
+ * takes the pair's place in the ranking (its BLOCK_K the one the model
+ * prefers) and later copies of it are dropped; where no 128-row tile of
+ * half the width is a candidate (N = 4096's 64x72), the ranking stands.
+ * Returns the candidates left. */
 static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p,
                                    jg__gemm_config *out, estimate *est, size_t found)
 {
+    const bool full = p->m == 128; /* both 64-row tiles full */
     if (p->groups || p->m <= 64 || p->m > 128 ||
-        (p->m == 128 && jg__dtype_size(p->a_type) == 2 && p->k > SM90_TALL_M128_MAX_K_16BIT))
+        (full && jg__dtype_size(p->a_type) == 2 && p->k > SM90_TALL_M128_MAX_K_16BIT))
         return found;
     for (size_t k = 0; k < found; ++k) {
         if (out[k].block_m != 64 || out[k].block_n % 16 ||
-            (p->m == 128 && out[k].block_n < SM90_TALL_M128_MIN_PAIR_N))
+            (full && out[k].block_n < SM90_TALL_M128_MIN_PAIR_N))
             continue;
         const dense_pass dp = {1, out[k].cluster, 1};
         bool have = false;
@@ -963,8 +964,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                  "us (compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
                  out->block_k, tall, out->consumers, out->cluster, out->stages, stage_bytes(out),
-                 fp4,
-                 (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
+                 fp4, (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
                  best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,
                  best.compute_s > best.memory_s ? "compute" : "memory");
     }

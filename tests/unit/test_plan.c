@@ -112,19 +112,23 @@ static void keep_last(void *user, jg_log_level level, const char *category, cons
 
 /* Between 64 and 128 rows one 128-row tile of width w replaces two 64-row
  * tiles of width 2w (plan_sm90.c, tall_tiles_for_pairs), at 128 rows only
- * where the pair is at least 96 wide; at 64 rows, at 128 below that width,
- * and where no such tile exists, the model's choice stands. */
+ * where the pair is at least 96 wide, and for BF16 only up to K = 8192; at
+ * 64 rows, at 128 outside those bounds, and where no such tile exists, the
+ * model's choice stands. */
 static void test_tall_tiles(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
     static const struct {
         int64_t m, n, k;
-        uint32_t block_m, block_n; /* 0: any width */
+        uint32_t block_m[2]; /* [0] BF16, [1] FP8 */
+        uint32_t block_n;    /* 0: any width */
     } rows[] = {
-        {65, 7168, 2048, 128, 56},  {80, 7168, 16384, 128, 56}, {112, 7168, 2048, 128, 56},
-        {100, 2048, 4096, 128, 24}, {128, 7168, 2048, 128, 56},  {128, 8192, 7168, 128, 64},
-        {128, 5120, 7168, 64, 80},  {128, 2048, 4096, 64, 0},    {64, 7168, 2048, 64, 0},
+        {65, 7168, 2048, {128, 128}, 56},  {80, 7168, 16384, {128, 128}, 56},
+        {112, 7168, 2048, {128, 128}, 56}, {100, 2048, 4096, {128, 128}, 24},
+        {128, 7168, 2048, {128, 128}, 56}, {128, 8192, 7168, {128, 128}, 64},
+        {128, 5120, 7168, {64, 64}, 80},   {128, 2048, 4096, {64, 64}, 0},
+        {128, 7168, 16384, {64, 128}, 0},  {64, 7168, 2048, {64, 64}, 0},
     };
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         for (int fp8 = 0; fp8 < 2; ++fp8) {
@@ -139,23 +143,10 @@ static void test_tall_tiles(void)
             snprintf(what, sizeof what, "%s %lldx%lldx%lld", fp8 ? "fp8" : "bf16",
                      (long long)rows[i].m, (long long)rows[i].n, (long long)rows[i].k);
             const jg__gemm_config c = plan_of(&t, &p, what);
-            CHECK(c.block_m == rows[i].block_m && (!rows[i].block_n || c.block_n == rows[i].block_n),
-                  "%s: tile %ux%u, expected %ux%u", what, c.block_m, c.block_n, rows[i].block_m,
-                  rows[i].block_n);
+            const uint32_t bm = rows[i].block_m[fp8], bn = rows[i].block_n;
+            CHECK(c.block_m == bm && (!bn || c.block_n == bn), "%s: tile %ux%u, expected %ux%u",
+                  what, c.block_m, c.block_n, bm, bn);
         }
-    }
-    /* At M = 128 and K = 16384: FP8 takes the tall tile, BF16 keeps the pair. */
-    for (int fp8 = 0; fp8 < 2; ++fp8) {
-        jg_gemm_problem p = {.a_type = fp8 ? JG_E4M3 : JG_BF16,
-                             .b_type = fp8 ? JG_E4M3 : JG_BF16,
-                             .d_type = JG_BF16,
-                             .m = 128,
-                             .n = 7168,
-                             .k = 16384,
-                             .scale = fp8 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
-        const jg__gemm_config c = plan_of(&t, &p, fp8 ? "fp8 128x7168x16384" : "bf16 128x7168x16384");
-        CHECK(c.block_m == (fp8 ? 128u : 64u), "%s 128x7168x16384: tile %ux%u",
-              fp8 ? "fp8" : "bf16", c.block_m, c.block_n);
     }
     /* JITGEMM_LOG=plan says so, and only then. */
     for (int tall = 0; tall < 2; ++tall) {
