@@ -53,6 +53,15 @@
 #ifndef JG_SPLIT_K
 #define JG_SPLIT_K 1
 #endif
+/* Whether M and N are baked in (nonzero). The LLVM backend's bitcode leaves
+ * M, N and K as values fixed when a kernel is made (src/llvm/README.md):
+ * there these are defined first, and the sizes are not preprocessor numbers. */
+#ifndef JG_M_BAKED
+#define JG_M_BAKED JG_M
+#endif
+#ifndef JG_N_BAKED
+#define JG_N_BAKED JG_N
+#endif
 
 #include "jg_kargs.h"
 #include "sm90_ptx.cuh"
@@ -131,7 +140,7 @@
 #endif
 #define JG_N_TMA ((JG_D_COLS * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
 /* The kernel's columns: baked, or (swap-AB with M from the arguments) M */
-#if JG_N
+#if JG_N_BAKED
 #define JG_COLS(p) JG_N
 #else
 #define JG_COLS(p) ((p).m)
@@ -193,7 +202,7 @@ static_assert(JG_SPLIT_K == 1 || (JG_CLUSTER == JG_SPLIT_K && JG_SPLIT_K <= 8 &&
               "split-K: dense, one cluster of at most 8 CTAs per tile");
 static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
               "swap-AB: dense BF16, FP16 and FP8 with tensor or row scales");
-static_assert(JG_N || JG_SWAP_AB, "the kernel's columns are baked unless they are M (swap-AB)");
+static_assert(JG_N_BAKED || JG_SWAP_AB, "the kernel's columns are baked unless they are M (swap-AB)");
 static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
 static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "FP8 promotions overlap the next stage's wgmmas");
@@ -458,7 +467,7 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
     jg_tile_coords(t, tiles_m, ((uint32_t)tl.n + JG_BLOCK_N - 1) / JG_BLOCK_N, tl.tm, tl.tn);
     tl.k0 = 0;
     tl.row_base = tl.b_row = 0;
-#if JG_M
+#if JG_M_BAKED
     tl.m = JG_M;
 #else
     tl.m = p.m;
@@ -1028,7 +1037,12 @@ JG_DEV void jg_stage_mmas(float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t a_til
 #if JG_PROMOTE
 /* Stages per chunk of overlapped promotions (the planner's promote_chunk,
  * at most K's stages): a chunk is unrolled, its A block scales staged at once. */
+#ifndef JG_CHUNK_STAGES
 #define JG_CHUNK_STAGES (JG_PROMOTE_PIPE < JG_K_TILES ? JG_PROMOTE_PIPE : JG_K_TILES)
+#endif
+#ifndef JG_CHUNK_TAIL /* stages of the last, shorter chunk (0: none) */
+#define JG_CHUNK_TAIL (JG_K_TILES % JG_CHUNK_STAGES)
+#endif
 
 template <int N> struct jg_int {
     static constexpr int value = N;
@@ -1159,8 +1173,7 @@ JG_DEV void jg_fetch_ascales_n(const jg_tile &tl, uint32_t c, int k0, uint32_t b
 /* The chunk of stages from k0: JG_CHUNK_STAGES of them, or K's last ones. */
 JG_DEV void jg_fetch_ascales(const jg_tile &tl, uint32_t c, int k0, uint32_t buf)
 {
-    constexpr int tail = JG_K_TILES % JG_CHUNK_STAGES ? JG_K_TILES % JG_CHUNK_STAGES
-                                                      : JG_CHUNK_STAGES;
+    constexpr int tail = JG_CHUNK_TAIL ? JG_CHUNK_TAIL : JG_CHUNK_STAGES;
     if (tail == JG_CHUNK_STAGES || k0 + JG_CHUNK_STAGES <= JG_K_TILES)
         jg_fetch_ascales_n<JG_CHUNK_STAGES>(tl, c, k0, buf);
     else
@@ -1236,7 +1249,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles_m = 0; /* per group, from jg_tile_at */
     jg_group_table(p);
 #else
-#if JG_M
+#if JG_M_BAKED
     const int32_t m = JG_M;
 #else
     const int32_t m = p.m;
@@ -1504,7 +1517,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 run_chunk(k0, jg_int<chunk_len>());
             if (JG_K_TILES % chunk_len)
                 run_chunk(JG_K_TILES / chunk_len * chunk_len,
-                          jg_int<JG_K_TILES % chunk_len ? JG_K_TILES % chunk_len : 1>());
+                          jg_int<JG_CHUNK_TAIL ? JG_CHUNK_TAIL : 1>());
 #elif JG_NVFP4
             /* Each piece: A's fragments of this warpgroup's rows (set j % 2,
              * whose last wgmmas, two pieces back, the wait_group of the piece
