@@ -265,12 +265,15 @@ void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out);
 void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out);
 
 /* Everything besides the key bytes that decides the cubin: library version,
- * embedded templates, NVRTC version, arch, compile options. */
+ * embedded templates, the backend (its version and options), arch. */
 typedef struct jg__salt {
     jg__hash128 h;
 } jg__salt;
 
-jg__salt jg__salt_make(const char *arch, const char *options);
+/* backend_id: what compiles the kernels, with its versions and options
+ * (jg__backend_id): NVRTC's, or LLVM's with its catalog and nvJitLink's. */
+jg__salt jg__salt_make(const char *arch, const char *backend_id);
+void jg__backend_id(jg_backend backend, char *out, size_t len);
 jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len);
 void jg__hash_hex(jg__hash128 h, char out[33]);
 
@@ -307,6 +310,22 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
 
 /* Writes the self-contained source of a dense GEMM kernel. */
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out);
+
+/* The LLVM backend's variants (src/llvm/README.md): a key's source with M,
+ * N and K as values (int globals named below; the list layout's N stays a
+ * number) and the kernel named JG_SPEC_KERNEL. Keys that differ in those
+ * sizes alone share the variant, whose bitcode is compiled ahead, when the
+ * library is built; the backend fixes the values when it makes a kernel.
+ * with_template: the whole source (for the build), else the prelude alone,
+ * which names the variant (the templates being the build's). */
+#define JG_SPEC_KERNEL "jg_spec_kernel"
+#define JG_SPEC_M "jg_spec_m"
+#define JG_SPEC_N "jg_spec_n"
+#define JG_SPEC_K "jg_spec_k"
+bool jg__spec_supported(const jg__gemm_key *key);
+void jg__emit_gemm_spec(const jg__gemm_key *key, bool with_template, jg__buf *out);
+/* The values of JG_SPEC_M, _N and _K for a key (0: not a value). */
+void jg__spec_values(const jg__gemm_key *key, int64_t values[3]);
 
 typedef struct jg__target {
     const char *arch;     /* "sm_90a" (points at arch_name) */
@@ -358,6 +377,30 @@ jg_status jg__nvrtc_compile(const char *src, size_t src_len, const char *name, c
 /* The option string that goes into every cache key. */
 const char *jg__nvrtc_options(void);
 void jg__nvrtc_version(int *major, int *minor);
+
+/* ---- llvm/: the LLVM backend (docs/llvm-backend.md) ------------------------ */
+
+/* Whether this build has the backend (meson -Dllvm). Without it the
+ * functions below serve nothing: jg__llvm_compile returns JG_ERR_UNSUPPORTED. */
+bool jg__llvm_built(void);
+/* Compiles a key through its variant's bitcode: JG_ERR_UNSUPPORTED when the
+ * catalog has no variant for it (the caller compiles it with NVRTC),
+ * JG_ERR_COMPILE with LLVM's or nvJitLink's message in log. ir and ptx,
+ * when not NULL, receive the optimized IR and the PTX (JITGEMM_DUMP). */
+jg_status jg__llvm_compile(const jg__gemm_key *key, const char *name, const char *arch,
+                           jg__buf *cubin, jg__buf *ir, jg__buf *ptx, jg__buf *log);
+/* Whether the catalog has the key's variant. */
+bool jg__llvm_serves(const jg__gemm_key *key);
+size_t jg__llvm_variant_count(void);
+/* LLVM's version, target features and passes: part of the salt, with the
+ * catalog's hash (every variant's prelude hash and bitcode). */
+const char *jg__llvm_options(void);
+jg__hash128 jg__llvm_catalog_hash(void);
+/* nvJitLink (opened at run time): PTX to a cubin for arch; its version
+ * (0.0 when it cannot be opened). */
+jg_status jg__nvjitlink_ptx(const char *ptx, size_t len, const char *name, const char *arch,
+                            jg__buf *cubin, jg__buf *log);
+void jg__nvjitlink_version(int *major, int *minor);
 
 /* ---- runtime: cache_mem.c ---------------------------------------------------- */
 
@@ -500,6 +543,7 @@ struct jg_context {
     CUdevice device;
     bool offline;
     bool tune; /* JITGEMM_TUNE=1: time the planner's best candidates once per problem */
+    jg_backend backend; /* JG_BACKEND_NVRTC or JG_BACKEND_LLVM */
     jg__target target;
     char arch[16];
     jg__salt salt;

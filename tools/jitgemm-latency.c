@@ -1,7 +1,9 @@
 /* jitgemm-latency: the host-side costs of libjitgemm, measured on a GPU host.
  *
  *   cold compile      jg_gemm_plan of distinct problems with the disk cache off,
- *                     one thread (plan + emit + NVRTC + module load)
+ *                     one thread (plan + emit + NVRTC + module load), per backend:
+ *                     NVRTC, and LLVM where the library has it (bitcode
+ *                     specialized + optimized + NVPTX + nvJitLink + module load)
  *   disk hit          a fresh process: jg_context_create .. first launch returned,
  *                     the kernel in a warmed disk cache (CUDA context made before)
  *   memory hit        host time of jg_gemm (lookup + launch) per call
@@ -9,7 +11,7 @@
  *                     same function with a prebuilt parameter block
  *   grouped run       host time of one 8-group jg_grouped_run, the same pointers
  *
- * Usage: jitgemm-latency [--compiles N] [--calls N] [--batch N]
+ * Usage: jitgemm-latency [--compiles N] [--calls N] [--batch N] [--backend nvrtc|llvm|both]
  * Time NVRTC with CUDA_CACHE_DISABLE=1 so the driver's compute cache does
  * not answer for it. Links the internal library for the bare launch. */
 #include <math.h>
@@ -35,18 +37,30 @@ static jg_gemm_problem problem(int64_t m, int64_t n, int64_t k)
     return p;
 }
 
-static jg_context *context(const char *cache_dir, jg_cache_mode mode)
+static jg_context *context(const char *cache_dir, jg_cache_mode mode, jg_backend backend)
 {
-    jg_options o = {.cache_dir = cache_dir, .cache_mode = mode};
+    jg_options o = {.cache_dir = cache_dir, .cache_mode = mode, .backend = backend,
+                    .flags = backend ? JG_CONTEXT_BACKEND : 0};
     jg_context *ctx;
     JG_REQUIRE(NULL, jg_context_create(&o, &ctx));
     return ctx;
 }
 
-/* Distinct K per compile: a new kernel each time, same tile. */
-static void cold_compiles(int count)
+/* Distinct K per compile: a new kernel each time, same tile. The LLVM
+ * backend must hold the tile's variant: a fallback to NVRTC would time
+ * NVRTC under LLVM's name. */
+static void cold_compiles(int count, jg_backend backend)
 {
-    jg_context *ctx = context(NULL, JG_CACHE_OFF);
+    jg_context *ctx = context(NULL, JG_CACHE_OFF, backend);
+    if (backend == JG_BACKEND_LLVM) {
+        jg_gemm_problem p = problem(4096, 4096, 4096 + 64);
+        jg__gemm_key key;
+        JG_REQUIRE(ctx, jg__gemm_kernel_key(ctx, &p, &key));
+        if (!jg__llvm_serves(&key)) {
+            fprintf(stderr, "jitgemm-latency: the LLVM backend holds no variant for the kernel\n");
+            exit(1);
+        }
+    }
     double *t = malloc(sizeof *t * (size_t)count);
     for (int i = 0; i < count; ++i) {
         jg_gemm_problem p = problem(4096, 4096, 4096 + 64 * (i + 1));
@@ -58,9 +72,10 @@ static void cold_compiles(int count)
     jg_context_stats s;
     jg_context_get_stats(ctx, &s);
     double med = timing_median(t, count);
-    printf("cold compile      median %.1f ms, min %.1f, max %.1f over %d kernels "
-           "(NVRTC alone: mean %.1f ms)\n",
-           med, t[0], t[count - 1], count, s.compile_ms / count);
+    printf("cold compile      %-5s median %.1f ms, min %.1f, max %.1f over %d kernels "
+           "(compiling alone: mean %.1f ms)\n",
+           backend == JG_BACKEND_LLVM ? "LLVM" : "NVRTC", med, t[0], t[count - 1], count,
+           s.compile_ms / count);
     free(t);
     jg_context_destroy(ctx);
 }
@@ -77,7 +92,7 @@ static int child_disk_hit(const char *dir)
     jg_gemm_problem p = problem(4096, 4096, 4096);
     jg_gemm_args args = {.a = a, .b = b, .d = d, .alpha = 1.0f};
     double t0 = now_us();
-    jg_context *ctx = context(dir, JG_CACHE_READ);
+    jg_context *ctx = context(dir, JG_CACHE_READ, JG_BACKEND_DEFAULT);
     jg_plan *plan;
     JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
     JG_REQUIRE(ctx, jg_gemm_run(plan, &args, NULL));
@@ -96,7 +111,7 @@ static void disk_hits(const char *self)
         perror("mkdtemp");
         exit(2);
     }
-    jg_context *ctx = context(dir, JG_CACHE_READWRITE);
+    jg_context *ctx = context(dir, JG_CACHE_READWRITE, JG_BACKEND_DEFAULT);
     jg_gemm_problem p = problem(4096, 4096, 4096);
     jg_plan *plan;
     JG_REQUIRE(ctx, jg_gemm_plan(ctx, &p, &plan));
@@ -167,7 +182,7 @@ static double host_us_per_call(const launch_loop *l, int which, int calls)
  * bare cuLaunchKernelEx of the same kernel and parameters. */
 static void host_costs(int calls)
 {
-    jg_context *ctx = context(NULL, JG_CACHE_OFF);
+    jg_context *ctx = context(NULL, JG_CACHE_OFF, JG_BACKEND_DEFAULT);
     jg_gemm_problem p = problem(128, 256, 64);
     void *a, *b, *d;
     CUDA_CHECK(cudaMalloc(&a, 1 << 20));
@@ -221,7 +236,7 @@ static void grouped_costs(int calls)
 {
     static const int64_t m[8] = {80, 176, 128, 72, 64, 248, 96, 160};
     const int64_t n = 4096, k = 7168;
-    jg_context *ctx = context(NULL, JG_CACHE_OFF);
+    jg_context *ctx = context(NULL, JG_CACHE_OFF, JG_BACKEND_DEFAULT);
     jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = JG_BF16, .b_type = JG_BF16,
                             .d_type = JG_BF16, .groups = 8, .m = m, .n = n, .k = k};
     const void *a[8], *b[8];
@@ -265,6 +280,7 @@ static void grouped_costs(int calls)
 int main(int argc, char **argv)
 {
     int compiles = 9, calls = 100000;
+    bool nvrtc = true, llvm = jg__llvm_built();
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--child-disk-hit") && i + 1 < argc)
             return child_disk_hit(argv[i + 1]);
@@ -274,8 +290,19 @@ int main(int argc, char **argv)
             calls = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
             batch = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [--compiles N] [--calls N] [--batch N]\n", argv[0]);
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+            const char *b = argv[++i];
+            nvrtc = !strcmp(b, "nvrtc") || !strcmp(b, "both");
+            llvm = !strcmp(b, "llvm") || !strcmp(b, "both");
+            if (llvm && !jg__llvm_built()) {
+                fprintf(stderr, "jitgemm-latency: built without LLVM\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr,
+                    "usage: %s [--compiles N] [--calls N] [--batch N] "
+                    "[--backend nvrtc|llvm|both]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -290,7 +317,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "--compiles, --calls and --batch must be >= 1\n");
         return 2;
     }
-    cold_compiles(compiles);
+    if (nvrtc)
+        cold_compiles(compiles, JG_BACKEND_NVRTC);
+    if (llvm)
+        cold_compiles(compiles, JG_BACKEND_LLVM);
     disk_hits(argv[0]);
     host_costs(calls);
     grouped_costs(calls < 10000 ? calls : 10000);

@@ -26,6 +26,7 @@
 
 #include "jg_internal.h"
 #include "spec.h"
+#include "spec_problem.h"
 
 #define EXIT_FAILED 1  /* a line, a kernel or a cache entry failed */
 #define EXIT_SETUP 2   /* usage, unreadable input, no GPU, no usable cache */
@@ -42,6 +43,7 @@ typedef struct options {
     const char *arch, *cache_dir;
     int sm_count, jobs;
     jg_dtype out_dtype; /* JG_DTYPE_NONE: the line's dtype */
+    jg_backend backend; /* JG_BACKEND_DEFAULT: JITGEMM_BACKEND */
     bool m_generic, pdl, skip_unsupported, dry_run;
     enum mode mode;
     int modes; /* how many of --list/--verify/--prune were given */
@@ -129,14 +131,15 @@ static const char *const manual[] = {
     "\n",
     "SYNOPSIS\n"
     "    jitgemm-warm [-j N] [--arch ARCH [--sm-count N]] [--cache-dir DIR]\n"
-    "                 [--out-dtype T] [--m-generic] [--pdl] [--skip-unsupported] [-n]\n"
+    "                 [--out-dtype T] [--m-generic] [--pdl] [--backend B]\n"
+    "                 [--skip-unsupported] [-n]\n"
     "                 [SPEC-FILE...]\n"
     "    jitgemm-warm --list | --verify | --prune [--cache-dir DIR]\n"
     "\n",
     "DESCRIPTION\n"
     "    Reads shape specs, one JSON object per line, from the SPEC-FILEs (standard\n"
     "    input when there are none, or for \"-\"), works out the distinct kernels\n"
-    "    they need, and compiles those not in the disk cache yet with NVRTC, N at a\n"
+    "    they need, and compiles those not in the disk cache yet (--backend), N at a\n"
     "    time. A process that later plans the same problems with the same library,\n"
     "    NVRTC and GPU architecture loads them from the cache in milliseconds\n"
     "    instead of compiling each for a few hundred.\n"
@@ -172,6 +175,11 @@ static const char *const manual[] = {
     "    --cache-dir DIR      the cache directory (default: see ENVIRONMENT)\n"
     "    --out-dtype T        the D (output) type: bf16, fp16 or fp32 (default: the\n"
     "                         line's dtype)\n"
+    "    --backend B          compile with nvrtc or llvm (default: JITGEMM_BACKEND,\n"
+    "                         else nvrtc). Each backend has its own cache entries:\n"
+    "                         warm with the one the processes will use. llvm\n"
+    "                         compiles the kernels it holds bitcode for and the\n"
+    "                         others with NVRTC, as the library does\n"
     "    --m-generic          plan M-generic kernels (JG_GEMM_M_GENERIC) with the\n"
     "                         line's M as the planner's hint, as servers whose M\n"
     "                         changes every call do\n"
@@ -223,7 +231,9 @@ static const char *const manual[] = {
     "    JITGEMM_TILE         restricts the planner's tiles (MxNxK): kernels warmed\n"
     "                         under it are not those a plain process plans\n"
     "    JITGEMM_DUMP         a directory that receives the source, PTX and cubin\n"
-    "                         of each kernel compiled\n"
+    "                         of each kernel compiled (llvm: also its variant's\n"
+    "                         source, .llvm.cu, and optimized IR, .ll)\n"
+    "    JITGEMM_BACKEND      the backend when --backend is not given\n"
     "    JITGEMM_LIBCUDA      the driver library to open instead of libcuda.so.1\n"
     "    JITGEMM_CACHE        ignored: warming always reads and writes the cache\n"
     "\n",
@@ -300,7 +310,7 @@ static bool set_flag(options *o, const char *a)
 static bool is_value_option(const char *name)
 {
     static const char *names[] = {"-j", "--jobs", "--arch", "--sm-count", "--cache-dir",
-                                  "--out-dtype"};
+                                  "--out-dtype", "--backend"};
     for (size_t i = 0; i < JG_ARRAY_LEN(names); ++i)
         if (!strcmp(name, names[i]))
             return true;
@@ -318,7 +328,13 @@ static int set_value(options *o, const char *name, const char *v)
     else if ((!strcmp(name, "-j") || !strcmp(name, "--jobs")) &&
              !parse_int(v, 1, JOBS_MAX, &o->jobs))
         return usage_error("-j must be an integer in [1, %d], not '%s'", JOBS_MAX, v);
-    else if (!strcmp(name, "--out-dtype")) {
+    else if (!strcmp(name, "--backend")) {
+        o->backend = !strcmp(v, "nvrtc")  ? JG_BACKEND_NVRTC
+                     : !strcmp(v, "llvm") ? JG_BACKEND_LLVM
+                                          : JG_BACKEND_DEFAULT;
+        if (!o->backend)
+            return usage_error("--backend must be nvrtc or llvm, not '%s'", v);
+    } else if (!strcmp(name, "--out-dtype")) {
         o->out_dtype = !strcmp(v, "bf16")   ? JG_BF16
                        : !strcmp(v, "fp16") ? JG_FP16
                        : !strcmp(v, "fp32") ? JG_FP32
@@ -613,9 +629,11 @@ static bool gpu_current(void)
 static int open_context(warm *w)
 {
     jg_options o = {.cache_dir = w->opt.cache_dir, .cache_mode = JG_CACHE_READWRITE,
-                    .log = on_log, .log_user = w};
+                    .log = on_log, .log_user = w, .backend = w->opt.backend};
+    if (w->opt.backend)
+        o.flags |= JG_CONTEXT_BACKEND;
     if (w->opt.arch) {
-        o.flags = JG_CONTEXT_OFFLINE;
+        o.flags |= JG_CONTEXT_OFFLINE;
         o.arch = w->opt.arch;
         o.sm_count = w->opt.sm_count;
     } else if (!gpu_current()) {
@@ -642,87 +660,11 @@ static int open_context(warm *w)
 
 /* ---- which kernels ------------------------------------------------------ */
 
-/* Why no kernel exists for a line yet, or NULL. Grouped lines have kernels
- * in every layout (no layout: the seeds' list format), with one n and one k. */
-static const char *unsupported(const struct spec *s)
-{
-    if (s->kind == SPEC_GROUPED) {
-        bool list = s->layout == SPEC_LAYOUT_NONE || s->layout == SPEC_LAYOUT_LIST;
-        if (s->g > (list ? JG_GROUPED_MAX_GROUPS : JG_GROUPED_MAX_DEVICE_GROUPS))
-            return list ? "more groups than the list layout bakes in (64)"
-                        : "more groups than the contiguous and masked layouts hold (256)";
-        if (list && s->dtype == SPEC_NVFP4 && s->g > JG_GROUPED_MAX_NVFP4_GROUPS)
-            return "more nvfp4 groups than the list layout bakes in (40)";
-        for (int g = 1; g < s->g; ++g)
-            if (s->n[g] != s->n[0] || s->k[g] != s->k[0])
-                return "groups with different n or k are not supported";
-    }
-    if (s->dtype == SPEC_NVFP4 && s->scale != SPEC_SCALE_BLOCK)
-        return "nvfp4 takes scale block (e4m3 per 16 of K, an FP32 global scale)";
-    return NULL;
-}
-
-static jg_gemm_problem problem_of(const options *o, const struct spec *s)
-{
-    const jg_dtype in = s->dtype == SPEC_FP16   ? JG_FP16
-                        : s->dtype == SPEC_FP8  ? JG_E4M3
-                        : s->dtype == SPEC_NVFP4 ? JG_NVFP4
-                                                : JG_BF16;
-    /* FP8 and NVFP4 write BF16 unless --out-dtype says otherwise. */
-    const jg_dtype out =
-        o->out_dtype ? o->out_dtype : in == JG_E4M3 || in == JG_NVFP4 ? JG_BF16 : in;
-    static const jg_scale_mode scales[] = {
-        [SPEC_SCALE_NONE] = JG_SCALE_NONE, [SPEC_SCALE_TENSOR] = JG_SCALE_TENSOR,
-        [SPEC_SCALE_ROW] = JG_SCALE_ROW, [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
-    jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = out,
-                         .m = s->m[0], .n = s->n[0], .k = s->k[0],
-                         .scale = in == JG_E4M3 ? scales[s->scale] : JG_SCALE_NONE};
-    if (in == JG_NVFP4) {
-        p.scale = JG_SCALE_NVFP4;
-        p.a_sf_layout = p.b_sf_layout =
-            s->sf == SPEC_SF_ROW ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
-    }
-    if (o->m_generic)
-        p.flags |= JG_GEMM_M_GENERIC;
-    if (o->pdl)
-        p.flags |= JG_GEMM_PDL;
-    return p;
-}
-
-/* A grouped line as a problem; its rows are copied to m. List layout: the
- * rows are baked in. Contiguous: the rows are what the tiles are sized for
- * and their sum is m_max; masked: m_max from the line. */
-static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct spec *s, int64_t *m)
-{
-    int64_t total = 0;
-    for (int g = 0; g < s->g; ++g) {
-        total += s->m[g];
-        if (g < JG_GROUPED_MAX_GROUPS)
-            m[g] = s->m[g];
-    }
-    jg_grouped_problem p = {.layout = JG_GROUPED_LIST, .a_type = dense->a_type,
-                            .b_type = dense->b_type, .d_type = dense->d_type,
-                            .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0],
-                            .scale = dense->scale, .a_sf_layout = dense->a_sf_layout,
-                            .b_sf_layout = dense->b_sf_layout,
-                            .flags = s->workspace ? JG_GROUPED_WORKSPACE : 0};
-    if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
-        p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
-        p.m = NULL; /* more groups than m holds: tiles sized from m_max */
-        p.m_max = s->layout == SPEC_LAYOUT_MASKED ? s->m_max : total;
-        if (p.layout == JG_GROUPED_CONTIGUOUS && p.a_type == JG_NVFP4)
-            p.a_sf_layout = JG_SF_ROW_MAJOR; /* the only one it takes */
-        if (s->g <= JG_GROUPED_MAX_GROUPS)
-            p.m = m;
-    }
-    return p;
-}
-
 /* The kernel of one line as a job, or false (counted) when it has none. */
 static bool job_of(warm *w, size_t i, job *j)
 {
     const spec_item *it = &w->specs[i];
-    const char *why = unsupported(&it->s);
+    const char *why = spec_unsupported(&it->s);
     if (why && w->opt.skip_unsupported) {
         w->skipped++;
         return false;
@@ -732,13 +674,15 @@ static bool job_of(warm *w, size_t i, job *j)
         return false;
     }
     memset(j, 0, sizeof *j);
-    j->problem = problem_of(&w->opt, &it->s);
+    j->problem = spec_problem(&it->s, w->opt.out_dtype,
+                              (w->opt.m_generic ? JG_GEMM_M_GENERIC : 0) |
+                                  (w->opt.pdl ? JG_GEMM_PDL : 0));
     jg__gemm_key key;
     thread_error[0] = 0;
     jg_status st;
     if (it->s.kind == SPEC_GROUPED) {
         j->grouped = true;
-        j->gproblem = grouped_of(&j->problem, &it->s, j->group_m);
+        j->gproblem = spec_grouped(&j->problem, &it->s, j->group_m);
         st = jg__grouped_kernel_key(w->ctx, &j->gproblem, &key);
     } else {
         st = jg__gemm_kernel_key(w->ctx, &j->problem, &key);
@@ -926,7 +870,7 @@ static void print_summary(const warm *w, double wall)
     if (w->opt.skip_unsupported)
         printf("skipped %zu (unsupported; --skip-unsupported)\n",
                w->skipped);
-    printf("wall time %.2f s (NVRTC %.2f s summed over the threads)\n", wall,
+    printf("wall time %.2f s (compiling %.2f s summed over the threads)\n", wall,
            st.compile_ms / 1e3);
 }
 

@@ -214,7 +214,24 @@ enum {
     /* No GPU is used: kernels are compiled for jg_options.arch and stored in
      * the caches; jg_gemm_run returns JG_ERR_OFFLINE. Works without a driver. */
     JG_CONTEXT_OFFLINE = 1u << 0,
+    /* 0.7: jg_options.backend is set (callers built against older headers
+     * have no such field: it is read only with this flag). */
+    JG_CONTEXT_BACKEND = 1u << 1,
 };
+
+/* What compiles the kernels (jg_options.backend, JITGEMM_BACKEND=nvrtc|llvm).
+ * The backend is part of every cache key: each keeps its own cubins. */
+typedef enum jg_backend {
+    JG_BACKEND_DEFAULT = 0, /* $JITGEMM_BACKEND, else NVRTC */
+    JG_BACKEND_NVRTC = 1,   /* the CUDA C++ templates, by NVRTC */
+    /* LLVM bitcode of the same templates, compiled into the library for the
+     * kernels of its build's shape specs, specialized to the problem's M, N
+     * and K, lowered by LLVM's NVPTX target and linked by nvJitLink: no NVRTC.
+     * A kernel it has no bitcode for is compiled by NVRTC (logged on
+     * JG_LOGC_COMPILE). jg_context_create returns JG_ERR_UNSUPPORTED for it
+     * in a build without LLVM. */
+    JG_BACKEND_LLVM = 2,
+} jg_backend;
 
 typedef struct jg_options {
     uint32_t flags;          /* JG_CONTEXT_* */
@@ -227,6 +244,7 @@ typedef struct jg_options {
     uint32_t log_mask;       /* JG_LOGC_* for the callback; 0: from JITGEMM_LOG */
     int sm_count;            /* offline: the target's multiprocessors, which the planner
                                 sizes tiles for (0: 132, an H100 SXM); ignored online */
+    jg_backend backend;      /* 0.7, read only with JG_CONTEXT_BACKEND in flags */
 } jg_options;
 
 /* Creates a context bound to the CUDA context current on the calling thread

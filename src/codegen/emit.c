@@ -355,16 +355,38 @@ static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *
     emit_named(out, "sm90_nvfp4_pre.cu");
 }
 
-void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
+/* Whether the LLVM backend's bitcode serves a key (jg__emit_gemm_spec). */
+bool jg__spec_supported(const jg__gemm_key *key)
 {
-    if (key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4) {
-        emit_quant(key, kernel_name, out);
-        return;
+    return (key->kind == 1 || key->kind == 2) && key->a_type != JG_NVFP4 && !key->cfg.pre &&
+           !key->cfg.swap;
+}
+
+/* M, N and K as the kernel sees them (swap-AB: N is its rows, M its columns). */
+static void kernel_sizes(const jg__gemm_key *key, int64_t *m, int64_t *n)
+{
+    const bool swap_ab = key->cfg.swap_ab != 0;
+    *m = swap_ab ? key->n : key->m;
+    *n = swap_ab ? key->m : key->n;
+}
+
+/* One size: a number, or with spec the value's name (a nonzero size only:
+ * zero means "from the arguments", which shapes the code). */
+static void emit_size(jg__buf *out, const char *macro, int64_t v, bool value, const char *name)
+{
+    if (value && v) {
+        jg__buf_printf(out, "extern __device__ const int %s;\n", name);
+        jg__buf_printf(out, "#define %s_BAKED 1\n#define %s %s\n", macro, macro, name);
+    } else {
+        jg__buf_printf(out, "#define %s %lld\n", macro, (long long)v);
     }
-    if (key->cfg.pre) {
-        emit_pre(key, kernel_name, out);
-        return;
-    }
+}
+
+/* The prelude of sm90_gemm.cu or sm90_nvfp4_swap.cu; spec: M, N and K as
+ * values (see jg__emit_gemm_spec). */
+static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, bool spec,
+                              jg__buf *out)
+{
     jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
     jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
     jg__buf_printf(out, "#define JG_AB_DTYPE %u\n", key->a_type);
@@ -373,15 +395,26 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_SCALE %u\n", key->scale);
     /* swap-AB: the kernel's rows are N, its columns M (0: from the arguments) */
     const bool swap_ab = key->cfg.swap_ab != 0;
-    jg__buf_printf(out, "#define JG_M %lld\n", (long long)(swap_ab ? key->n : key->m));
+    int64_t m, n;
+    kernel_sizes(key, &m, &n);
+    /* The list layout's tile count is a constant expression of N */
+    emit_size(out, "JG_M", m, spec, JG_SPEC_M);
     jg__buf_printf(out, "#define JG_PDL %d\n", (key->flags & JG_GEMM_PDL) ? 1 : 0);
-    jg__buf_printf(out, "#define JG_N %lld\n", (long long)(swap_ab ? key->m : key->n));
+    emit_size(out, "JG_N", n, spec && key->layout != JG_GROUPED_LIST, JG_SPEC_N);
     if (swap_ab)
         jg__buf_printf(out, "#define JG_SWAP_AB 1\n#define JG_SW_EPI_ROWS %u\n",
                        jg__swap_epi_rows(key->cfg.block_n));
     if (key->cfg.split_k > 1)
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
-    jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);
+    emit_size(out, "JG_K", key->k, spec, JG_SPEC_K);
+    if (spec && key->a_type == JG_E4M3) {
+        /* FP8's chunks of stages are unrolled: their lengths stay numbers */
+        const uint64_t split = key->cfg.split_k > 1 ? key->cfg.split_k : 1;
+        const uint64_t tiles = jg__ceil_div(jg__ceil_div((uint64_t)key->k, key->cfg.block_k), split);
+        const uint64_t chunk = key->cfg.promote_chunk < tiles ? key->cfg.promote_chunk : tiles;
+        jg__buf_printf(out, "#define JG_CHUNK_STAGES %llu\n#define JG_CHUNK_TAIL %llu\n",
+                       (unsigned long long)chunk, (unsigned long long)(chunk ? tiles % chunk : 0));
+    }
     jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_BLOCK_N %u\n", key->cfg.block_n);
     jg__buf_printf(out, "#define JG_BLOCK_K %u\n", key->cfg.block_k);
@@ -408,6 +441,12 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     }
     if (key->cfg.swap)
         jg__buf_printf(out, "#define JG_SW_BUFS %u\n", key->cfg.expand_bufs);
+}
+
+/* The template of a GEMM key after its prelude, with the wgmma header of
+ * its N. */
+static void emit_gemm_template(const jg__gemm_key *key, jg__buf *out)
+{
     const jg__template *t = jg__template_find(key->cfg.swap ? "sm90_nvfp4_swap.cu" : "sm90_gemm.cu");
     if (!t) {
         out->failed = true;
@@ -421,4 +460,31 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     include_alias alias = {"sm90_wgmma_n.cuh", jg__template_find(wgmma)};
     uint64_t included = 1ull << (unsigned)(t - jg__templates);
     emit_template(out, t, &included, &alias);
+}
+
+void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
+{
+    if (key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4) {
+        emit_quant(key, kernel_name, out);
+        return;
+    }
+    if (key->cfg.pre) {
+        emit_pre(key, kernel_name, out);
+        return;
+    }
+    emit_gemm_defines(key, kernel_name, false, out);
+    emit_gemm_template(key, out);
+}
+
+void jg__emit_gemm_spec(const jg__gemm_key *key, bool with_template, jg__buf *out)
+{
+    emit_gemm_defines(key, JG_SPEC_KERNEL, true, out);
+    if (with_template)
+        emit_gemm_template(key, out);
+}
+
+void jg__spec_values(const jg__gemm_key *key, int64_t values[3])
+{
+    kernel_sizes(key, &values[0], &values[1]);
+    values[2] = key->k;
 }

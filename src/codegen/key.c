@@ -132,16 +132,27 @@ void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out)
     out->a_sf_layout = (uint32_t)p->sf_layout;
 }
 
-jg__salt jg__salt_make(const char *arch, const char *options)
+void jg__backend_id(jg_backend backend, char *out, size_t len)
 {
-    int nv_major = 0, nv_minor = 0;
-    jg__nvrtc_version(&nv_major, &nv_minor);
-    jg__hash128 templates = jg__templates_hash();
+    int major = 0, minor = 0;
+    if (backend == JG_BACKEND_LLVM) {
+        jg__nvjitlink_version(&major, &minor);
+        jg__hash128 catalog = jg__llvm_catalog_hash();
+        snprintf(out, len, "llvm %s|catalog %016llx%016llx|nvjitlink %d.%d", jg__llvm_options(),
+                 (unsigned long long)catalog.hi, (unsigned long long)catalog.lo, major, minor);
+        return;
+    }
+    jg__nvrtc_version(&major, &minor);
+    snprintf(out, len, "nvrtc %d.%d|%s", major, minor, jg__nvrtc_options());
+}
+
+jg__salt jg__salt_make(const char *arch, const char *backend_id)
+{
     char text[512];
-    int n = snprintf(text, sizeof text,
-                     "libjitgemm %s|nvrtc %d.%d|%s|%s|sass %d|templates %016llx%016llx",
-                     JITGEMM_VERSION_STRING, nv_major, nv_minor, arch, options,
-                     JG_SASS_PATCH_VERSION, (unsigned long long)templates.hi, (unsigned long long)templates.lo);
+    jg__hash128 templates = jg__templates_hash();
+    int n = snprintf(text, sizeof text, "libjitgemm %s|%s|%s|sass %d|templates %016llx%016llx",
+                     JITGEMM_VERSION_STRING, backend_id, arch, JG_SASS_PATCH_VERSION,
+                     (unsigned long long)templates.hi, (unsigned long long)templates.lo);
     XXH128_hash_t h = XXH3_128bits(text, (size_t)n);
     jg__salt s = {{h.low64, h.high64}};
     return s;

@@ -1,5 +1,6 @@
 /* Contexts: the bound CUDA context, device facts, options, caches. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,20 @@ static void setup_log(jg_context *ctx, const jg_options *o)
         ctx->log.fn = jg__log_stderr;
         ctx->log.mask = env_mask;
     }
+}
+
+/* JITGEMM_BACKEND=nvrtc|llvm: the default backend. Asked of a build
+ * without LLVM, or misspelt, it warns and leaves NVRTC. */
+static jg_backend backend_from_env(const jg__log *log)
+{
+    const char *env = getenv("JITGEMM_BACKEND");
+    if (!env || !*env || !strcmp(env, "nvrtc"))
+        return JG_BACKEND_NVRTC;
+    if (!strcmp(env, "llvm") && jg__llvm_built())
+        return JG_BACKEND_LLVM;
+    jg__logf(log, JG_LOG_WARN, JG_LOGC_COMPILE, "JITGEMM_BACKEND=%s ignored: %s", env,
+             strcmp(env, "llvm") ? "nvrtc or llvm" : "libjitgemm was built without LLVM");
+    return JG_BACKEND_NVRTC;
 }
 
 static void setup_dump(jg_context *ctx)
@@ -218,13 +233,21 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     *out = NULL;
     jg_options o;
     memset(&o, 0, sizeof o);
-    if (opt)
-        o = *opt;
-    if (o.flags & ~(uint32_t)JG_CONTEXT_OFFLINE)
+    if (opt) /* the 0.6 fields; later ones only where flags say they exist */
+        memcpy(&o, opt, offsetof(jg_options, backend));
+    if (opt && (o.flags & JG_CONTEXT_BACKEND))
+        o.backend = opt->backend;
+    if (o.flags & ~(uint32_t)(JG_CONTEXT_OFFLINE | JG_CONTEXT_BACKEND))
         return jg__fail(NULL, JG_ERR_INVALID, "options.flags 0x%x: unknown bits", o.flags);
     if ((unsigned)o.cache_mode > JG_CACHE_READWRITE)
         return jg__fail(NULL, JG_ERR_INVALID, "options.cache_mode %d is not a jg_cache_mode",
                         (int)o.cache_mode);
+    if ((unsigned)o.backend > JG_BACKEND_LLVM)
+        return jg__fail(NULL, JG_ERR_INVALID, "options.backend %d is not a jg_backend",
+                        (int)o.backend);
+    if (o.backend == JG_BACKEND_LLVM && !jg__llvm_built())
+        return jg__fail(NULL, JG_ERR_UNSUPPORTED,
+                        "options.backend: libjitgemm was built without LLVM (meson -Dllvm)");
     jg_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the context");
@@ -253,7 +276,10 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);
     setup_dump(ctx);
-    ctx->salt = jg__salt_make(ctx->arch, jg__nvrtc_options());
+    ctx->backend = o.backend ? o.backend : backend_from_env(&ctx->log);
+    char backend_id[256];
+    jg__backend_id(ctx->backend, backend_id, sizeof backend_id);
+    ctx->salt = jg__salt_make(ctx->arch, backend_id);
     *out = ctx;
     return JG_OK;
 }

@@ -28,17 +28,69 @@ static void dump_file(jg_context *ctx, const char *name, const char *ext, const 
         fclose(f);
 }
 
-static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *name, jg__buf *cubin)
+/* The LLVM backend, where the context asks for it and its catalog holds
+ * the key's variant; JG_ERR_UNSUPPORTED otherwise (NVRTC compiles it). */
+static jg_status compile_llvm(jg_context *ctx, const jg__gemm_key *key, const char *name,
+                              jg__buf *cubin, jg__buf *log)
 {
-    jg__buf src = {0}, ptx = {0}, log = {0};
+    if (ctx->backend != JG_BACKEND_LLVM)
+        return JG_ERR_UNSUPPORTED;
+    const bool dump = ctx->dump_dir[0] != 0;
+    jg__buf ir = {0}, ptx = {0};
+    jg_status st = jg__llvm_compile(key, name, ctx->arch, cubin, dump ? &ir : NULL,
+                                    dump ? &ptx : NULL, log);
+    if (st == JG_ERR_UNSUPPORTED) {
+        jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE,
+                 "%s: the LLVM backend has no variant for it: compiling it with NVRTC", name);
+        log->len = 0;
+    } else if (dump) {
+        jg__buf src = {0};
+        jg__emit_gemm_spec(key, true, &src);
+        if (!src.failed)
+            dump_file(ctx, name, "llvm.cu", src.data, src.len);
+        if (ir.len)
+            dump_file(ctx, name, "ll", ir.data, ir.len);
+        if (ptx.len)
+            dump_file(ctx, name, "ptx", ptx.data, ptx.len);
+        jg__buf_free(&src);
+    }
+    jg__buf_free(&ir);
+    jg__buf_free(&ptx);
+    return st;
+}
+
+/* NVRTC: the emitted source to a cubin. */
+static jg_status compile_nvrtc(jg_context *ctx, const jg__gemm_key *key, const char *name,
+                               jg__buf *cubin, jg__buf *log)
+{
+    jg__buf src = {0}, ptx = {0};
     jg__emit_gemm(key, name, &src);
     if (src.failed) {
         jg__buf_free(&src);
-        return jg__fail(ctx, JG_ERR_NO_MEMORY, "generating the source of %s", name);
+        return JG_ERR_NO_MEMORY;
     }
-    double t0 = now_ms();
     jg_status st = jg__nvrtc_compile(src.data, src.len, name, ctx->arch, cubin,
-                                     ctx->dump_dir[0] ? &ptx : NULL, &log);
+                                     ctx->dump_dir[0] ? &ptx : NULL, log);
+    if (ctx->dump_dir[0]) {
+        dump_file(ctx, name, "cu", src.data, src.len);
+        if (ptx.len) /* NVRTC's PTX size counts its terminating NUL */
+            dump_file(ctx, name, "ptx", ptx.data, ptx.data[ptx.len - 1] ? ptx.len : ptx.len - 1);
+    }
+    jg__buf_free(&src);
+    jg__buf_free(&ptx);
+    return st;
+}
+
+static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *name, jg__buf *cubin)
+{
+    jg__buf log = {0};
+    double t0 = now_ms();
+    const char *by = "LLVM";
+    jg_status st = compile_llvm(ctx, key, name, cubin, &log);
+    if (st == JG_ERR_UNSUPPORTED) {
+        by = "NVRTC";
+        st = compile_nvrtc(ctx, key, name, cubin, &log);
+    }
     if (st == JG_OK) {
         /* before the dump and the cache: every copy of the kernel is the edited one */
         const int n = jg__sass_edit(key, name, cubin);
@@ -57,21 +109,17 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
     else
         ctx->stats.compile_failures++;
     pthread_mutex_unlock(&ctx->stats_lock);
-    if (ctx->dump_dir[0]) {
-        dump_file(ctx, name, "cu", src.data, src.len);
-        if (ptx.len) /* NVRTC's PTX size counts its terminating NUL */
-            dump_file(ctx, name, "ptx", ptx.data, ptx.data[ptx.len - 1] ? ptx.len : ptx.len - 1);
-        if (st == JG_OK)
-            dump_file(ctx, name, "cubin", cubin->data, cubin->len);
-    }
+    if (ctx->dump_dir[0] && st == JG_OK)
+        dump_file(ctx, name, "cubin", cubin->data, cubin->len);
     if (st == JG_OK)
         jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE,
-                 "compiled %s for %s in %.1f ms (%zu bytes)", name, ctx->arch, ms, cubin->len);
+                 "compiled %s for %s with %s in %.1f ms (%zu bytes)", name, ctx->arch, by, ms,
+                 cubin->len);
+    else if (st == JG_ERR_NO_MEMORY)
+        st = jg__fail(ctx, st, "compiling %s: out of memory", name);
     else
-        st = jg__fail(ctx, st, "compiling %s for %s:\n%s", name, ctx->arch,
+        st = jg__fail(ctx, st, "compiling %s for %s with %s:\n%s", name, ctx->arch, by,
                       log.data ? log.data : "(no log)");
-    jg__buf_free(&src);
-    jg__buf_free(&ptx);
     jg__buf_free(&log);
     return st;
 }

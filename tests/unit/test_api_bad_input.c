@@ -11,6 +11,7 @@
  * Grouped GEMM does not exist yet, so "too many groups" has no row: add
  * one when a grouped entry point appears. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ static const struct {
     /* what                  opt_null out_null flags        arch      cache_mode  sm  dir */
     {"out NULL",             false, true,  OFF,         "sm_90a", OFFC,       0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
     {"opt and out NULL",     true,  true,  0,           NULL,     0,          0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
-    {"flags bit 1",          false, false, OFF | 2u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x3"},
+    {"flags bit 2",          false, false, OFF | 4u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x5"},
     {"flags bit 31",         false, false, 0x80000000u, "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x80000000"},
     {"cache_mode 4",         false, false, OFF,         "sm_90a", 4,          0,   NULL, JG_ERR_INVALID, "options.cache_mode 4", NULL},
     {"cache_mode -1",        false, false, OFF,         "sm_90a", -1,         0,   NULL, JG_ERR_INVALID, "options.cache_mode -1", NULL},
@@ -376,6 +377,39 @@ static const struct {
     {"jg_plan_workspace_bytes(plan, NULL)", n_ws_out, true, "out is NULL"},
     {"jg_plan_workspace_bytes(NULL, NULL)", n_ws_both, false, "plan is NULL"},
 };
+
+/* jg_options.backend (0.7): read only with JG_CONTEXT_BACKEND, so that a
+ * caller built against 0.6, whose struct ends before it, is never read past
+ * its end (the struct below is exactly that long: ASan sees any overread). */
+static void test_context_backend(void)
+{
+    const size_t v06 = offsetof(jg_options, backend);
+    const jg_options fields = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a",
+                               .cache_mode = JG_CACHE_OFF};
+    void *old = malloc(v06);
+    memcpy(old, &fields, v06);
+    jg_context *ctx = NULL;
+    CHECK(jg_context_create(old, &ctx) == JG_OK, "0.6 options: %s", jg_context_last_error(NULL));
+    CHECK(ctx && ctx->backend == JG_BACKEND_NVRTC, "0.6 options: not NVRTC");
+    jg_context_destroy(ctx);
+    free(old);
+
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF,
+                    .backend = (jg_backend)3};
+    CHECK(jg_context_create(&o, &ctx) == JG_OK, "backend 3 without the flag was read");
+    jg_context_destroy(ctx);
+    o.flags |= JG_CONTEXT_BACKEND;
+    prime(NULL);
+    CHECK(jg_context_create(&o, &ctx) == JG_ERR_INVALID, "backend 3 accepted");
+    check_message("backend 3", NULL, JG_ERR_INVALID, "options.backend 3", NULL);
+    o.backend = JG_BACKEND_LLVM;
+    const jg_status st = jg_context_create(&o, &ctx);
+    CHECK(st == (jg__llvm_built() ? JG_OK : JG_ERR_UNSUPPORTED), "LLVM backend: %s (%s)",
+          jg_status_name(st), jg_context_last_error(NULL));
+    CHECK(st != JG_OK || ctx->backend == JG_BACKEND_LLVM, "LLVM backend not taken");
+    if (st == JG_OK)
+        jg_context_destroy(ctx);
+}
 
 static void test_null_pointers(void)
 {
@@ -750,6 +784,7 @@ int main(void)
     unsetenv("JITGEMM_TILE");
     test_status_functions();
     test_context_create();
+    test_context_backend();
     if (setup()) {
         test_null_pointers();
         test_problems();

@@ -37,7 +37,13 @@ static jg_gemm_problem base_problem(void)
     return p;
 }
 
-static jg__salt default_salt(void) { return jg__salt_make("sm_90a", jg__nvrtc_options()); }
+/* The salt of an sm_90a context on the NVRTC backend. */
+static jg__salt default_salt(void)
+{
+    char id[256];
+    jg__backend_id(JG_BACKEND_NVRTC, id, sizeof id);
+    return jg__salt_make("sm_90a", id);
+}
 
 /* Copies src's fields one by one into a struct whose padding holds `fill`,
  * as a caller's stack garbage would. */
@@ -363,6 +369,14 @@ static void test_salt(void)
           "key hash ignores the arch");
     CHECK(!hash_eq(jg__key_hash(&base, &gk, sizeof gk), jg__key_hash(&options, &gk, sizeof gk)),
           "key hash ignores the compile options");
+
+    /* The backend: NVRTC's options in one, LLVM's in the other. */
+    char nvrtc[256], llvm[256];
+    jg__backend_id(JG_BACKEND_NVRTC, nvrtc, sizeof nvrtc);
+    jg__backend_id(JG_BACKEND_LLVM, llvm, sizeof llvm);
+    CHECK(strstr(nvrtc, opts) && strcmp(nvrtc, llvm), "backend ids: '%s', '%s'", nvrtc, llvm);
+    CHECK(!hash_eq(jg__salt_make("sm_90a", nvrtc).h, jg__salt_make("sm_90a", llvm).h),
+          "salt ignores the backend");
 }
 
 /* ---- keys seen through the public API: paths and cache modes never enter -- */
