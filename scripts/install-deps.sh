@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs what libjitgemm builds and tests with, from Debian's packages.
+# Installs what libjitgemm builds and tests with, from Debian's packages
+# (llvm-19-dev and clang-19: the LLVM backend, meson -Dllvm).
 # The CUDA toolkit (>= 12.4: nvcc, NVRTC and headers under /usr/local/cuda)
 # is a prerequisite that this script does not install.
 set -eu
@@ -8,7 +9,7 @@ SUDO=""
 $SUDO apt-get update -qq
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     meson ninja-build pkg-config gcc python3 python3-pip binutils \
-    libxxhash-dev libjansson-dev >/dev/null
+    libxxhash-dev libjansson-dev llvm-19-dev clang-19 >/dev/null
 # The SASS test disassembles with cuobjdump and nvdisasm. Toolkits installed
 # without them (as on our CI image) get NVIDIA's own builds from PyPI.
 # Without them that one test is skipped (exit 77), so a failure here only warns.

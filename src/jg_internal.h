@@ -52,6 +52,8 @@ bool jg__buf_read_file(jg__buf *b, const char *path);
     X(cuDeviceGetAttribute, CUresult, (int *, CUdevice_attribute, CUdevice))               \
     X(cuDeviceGetName, CUresult, (char *, int, CUdevice))                                  \
     X(cuModuleLoadData, CUresult, (CUmodule *, const void *))                              \
+    X(cuModuleLoadDataEx, CUresult,                                                        \
+      (CUmodule *, const void *, unsigned int, CUjit_option *, void **))                   \
     X(cuModuleUnload, CUresult, (CUmodule))                                                \
     X(cuModuleGetFunction, CUresult, (CUfunction *, CUmodule, const char *))               \
     X(cuFuncSetAttribute, CUresult, (CUfunction, CUfunction_attribute, int))               \
@@ -271,7 +273,7 @@ typedef struct jg__salt {
 } jg__salt;
 
 /* backend_id: what compiles the kernels, with its versions and options
- * (jg__backend_id): NVRTC's, or LLVM's with its catalog and nvJitLink's. */
+ * (jg__backend_id): NVRTC's, or LLVM's with its catalog. */
 jg__salt jg__salt_make(const char *arch, const char *backend_id);
 void jg__backend_id(jg_backend backend, char *out, size_t len);
 jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len);
@@ -311,7 +313,7 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
 /* Writes the self-contained source of a dense GEMM kernel. */
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out);
 
-/* The LLVM backend's variants (src/llvm/README.md): a key's source with M,
+/* The LLVM backend's variants (docs/llvm-backend.md): a key's source with M,
  * N and K as values (int globals named below; the list layout's N stays a
  * number) and the kernel named JG_SPEC_KERNEL. Keys that differ in those
  * sizes alone share the variant, whose bitcode is compiled ahead, when the
@@ -377,18 +379,23 @@ jg_status jg__nvrtc_compile(const char *src, size_t src_len, const char *name, c
 /* The option string that goes into every cache key. */
 const char *jg__nvrtc_options(void);
 void jg__nvrtc_version(int *major, int *minor);
+/* JITGEMM_NVRTC=none: compiles fail as if NVRTC were missing (version 0.0). */
+bool jg__nvrtc_off(void);
 
 /* ---- llvm/: the LLVM backend (docs/llvm-backend.md) ------------------------ */
 
 /* Whether this build has the backend (meson -Dllvm). Without it the
  * functions below serve nothing: jg__llvm_compile returns JG_ERR_UNSUPPORTED. */
 bool jg__llvm_built(void);
-/* Compiles a key through its variant's bitcode: JG_ERR_UNSUPPORTED when the
- * catalog has no variant for it (the caller compiles it with NVRTC),
- * JG_ERR_COMPILE with LLVM's or nvJitLink's message in log. ir and ptx,
- * when not NULL, receive the optimized IR and the PTX (JITGEMM_DUMP). */
+/* Compiles a key through its variant's bitcode to PTX for arch (with a
+ * terminating NUL: the module image the driver compiles when it loads it,
+ * as a whole program; nvJitLink and cuLink* compile PTX as relocatable
+ * code, where ptxas ignores setmaxnreg and the kernels spill).
+ * JG_ERR_UNSUPPORTED when the catalog has no variant for it (the caller
+ * compiles it with NVRTC), JG_ERR_COMPILE with LLVM's message in log. ir,
+ * when not NULL, receives the optimized IR (JITGEMM_DUMP). */
 jg_status jg__llvm_compile(const jg__gemm_key *key, const char *name, const char *arch,
-                           jg__buf *cubin, jg__buf *ir, jg__buf *ptx, jg__buf *log);
+                           jg__buf *ptx, jg__buf *ir, jg__buf *log);
 /* Whether the catalog has the key's variant. */
 bool jg__llvm_serves(const jg__gemm_key *key);
 size_t jg__llvm_variant_count(void);
@@ -396,11 +403,6 @@ size_t jg__llvm_variant_count(void);
  * catalog's hash (every variant's prelude hash and bitcode). */
 const char *jg__llvm_options(void);
 jg__hash128 jg__llvm_catalog_hash(void);
-/* nvJitLink (opened at run time): PTX to a cubin for arch; its version
- * (0.0 when it cannot be opened). */
-jg_status jg__nvjitlink_ptx(const char *ptx, size_t len, const char *name, const char *arch,
-                            jg__buf *cubin, jg__buf *log);
-void jg__nvjitlink_version(int *major, int *minor);
 
 /* ---- runtime: cache_mem.c ---------------------------------------------------- */
 

@@ -54,7 +54,7 @@
 #define JG_SPLIT_K 1
 #endif
 /* Whether M and N are baked in (nonzero). The LLVM backend's bitcode leaves
- * M, N and K as values fixed when a kernel is made (src/llvm/README.md):
+ * M, N and K as values fixed when a kernel is made (docs/llvm-backend.md):
  * there these are defined first, and the sizes are not preprocessor numbers. */
 #ifndef JG_M_BAKED
 #define JG_M_BAKED JG_M

@@ -3,7 +3,8 @@
  *   cold compile      jg_gemm_plan of distinct problems with the disk cache off,
  *                     one thread (plan + emit + NVRTC + module load), per backend:
  *                     NVRTC, and LLVM where the library has it (bitcode
- *                     specialized + optimized + NVPTX + nvJitLink + module load)
+ *                     specialized + optimized + NVPTX, then the driver's PTX JIT
+ *                     at module load)
  *   disk hit          a fresh process: jg_context_create .. first launch returned,
  *                     the kernel in a warmed disk cache (CUDA context made before)
  *   memory hit        host time of jg_gemm (lookup + launch) per call

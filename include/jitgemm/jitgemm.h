@@ -226,8 +226,9 @@ typedef enum jg_backend {
     JG_BACKEND_NVRTC = 1,   /* the CUDA C++ templates, by NVRTC */
     /* LLVM bitcode of the same templates, compiled into the library for the
      * kernels of its build's shape specs, specialized to the problem's M, N
-     * and K, lowered by LLVM's NVPTX target and linked by nvJitLink: no NVRTC.
-     * A kernel it has no bitcode for is compiled by NVRTC (logged on
+     * and K and lowered by LLVM's NVPTX target to PTX, which the driver
+     * compiles when it loads the kernel (the disk cache keeps the PTX): no
+     * NVRTC. A kernel it has no bitcode for is compiled by NVRTC (logged on
      * JG_LOGC_COMPILE). jg_context_create returns JG_ERR_UNSUPPORTED for it
      * in a build without LLVM. */
     JG_BACKEND_LLVM = 2,

@@ -355,11 +355,14 @@ static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *
     emit_named(out, "sm90_nvfp4_pre.cu");
 }
 
-/* Whether the LLVM backend's bitcode serves a key (jg__emit_gemm_spec). */
+/* Whether the LLVM backend's bitcode serves a key (jg__emit_gemm_spec):
+ * sm90_gemm.cu's kernels but NVFP4's, and but FP8 block scales in the list
+ * layout, where LLVM's PTX left ptxas 24 bytes of spills at the consumers'
+ * 232 registers (128x128x128, K = 1536; NVVM's: none). */
 bool jg__spec_supported(const jg__gemm_key *key)
 {
     return (key->kind == 1 || key->kind == 2) && key->a_type != JG_NVFP4 && !key->cfg.pre &&
-           !key->cfg.swap;
+           !key->cfg.swap && !(key->layout == JG_GROUPED_LIST && key->scale == JG_SCALE_BLOCK);
 }
 
 /* M, N and K as the kernel sees them (swap-AB: N is its rows, M its columns). */

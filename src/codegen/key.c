@@ -136,10 +136,9 @@ void jg__backend_id(jg_backend backend, char *out, size_t len)
 {
     int major = 0, minor = 0;
     if (backend == JG_BACKEND_LLVM) {
-        jg__nvjitlink_version(&major, &minor);
         jg__hash128 catalog = jg__llvm_catalog_hash();
-        snprintf(out, len, "llvm %s|catalog %016llx%016llx|nvjitlink %d.%d", jg__llvm_options(),
-                 (unsigned long long)catalog.hi, (unsigned long long)catalog.lo, major, minor);
+        snprintf(out, len, "llvm %s|catalog %016llx%016llx", jg__llvm_options(),
+                 (unsigned long long)catalog.hi, (unsigned long long)catalog.lo);
         return;
     }
     jg__nvrtc_version(&major, &minor);

@@ -1,37 +1,45 @@
 #!/usr/bin/env python3
 """Build step of the LLVM backend: the bitcode catalog (docs/llvm-backend.md).
 
-    build_catalog.py OUT.c GEN CLANG COMPAT JOBS SPEC-FILE...
+    build_catalog.py OUT.c GEN CLANG OPT COMPAT JOBS SPEC-FILE...
 
 Runs GEN (jitgemm-variants) to write the variants' sources that the SPEC
 files' kernels need, compiles each with CLANG (CUDA, device side, sm_90a,
-no toolkit headers, COMPAT included first) to LLVM bitcode left unoptimized
-(the backend optimizes once the sizes are fixed), JOBS at a time, and
-embeds the bitcode in OUT.c as jg__llvm_variants, keyed by the hash of the
-variant's prelude. A variant that clang rejects fails the build, with
-clang's message."""
+no toolkit headers, COMPAT included first) to LLVM bitcode, JOBS at a time,
+runs OPT's passes that need no sizes (inlining, SROA, CSE, instcombine,
+CFG cleanup: the bitcode halves and the run-time O3 has less to do; loops
+are left for it to unroll once the sizes are fixed), and embeds the bitcode
+in OUT.c as jg__llvm_variants, keyed by the hash of the variant's prelude.
+A variant that clang rejects fails the build, with clang's message."""
 import concurrent.futures
 import os
 import shutil
 import subprocess
 import sys
 
+PRE_PASSES = 'always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg)'
 CLANG_ARGS = ['-x', 'cuda', '--cuda-device-only', '--cuda-gpu-arch=sm_90a', '-nocudainc',
               '-nocudalib', '-std=c++17', '-O3', '-Xclang', '-disable-llvm-passes',
               '-Wno-unknown-cuda-version', '-emit-llvm', '-c']
 
 
-def compile_one(clang, compat, src, out):
-    r = subprocess.run([clang] + CLANG_ARGS + ['-include', compat, '-o', out, src],
-                       capture_output=True, text=True)
+def run(cmd, what):
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise RuntimeError('%s: clang failed:\n%s' % (src, r.stderr))
+        raise RuntimeError('%s failed:\n%s' % (what, r.stderr))
+
+
+def compile_one(clang, opt, compat, src, out):
+    raw = out + '.raw'
+    run([clang] + CLANG_ARGS + ['-include', compat, '-o', raw, src], src + ': clang')
+    run([opt, '-passes=' + PRE_PASSES, '-o', out, raw], src + ': opt')
+    os.remove(raw)
     return out
 
 
 def main():
-    out_c, gen, clang, compat, jobs = sys.argv[1:6]
-    specs = sys.argv[6:]
+    out_c, gen, clang, opt, compat, jobs = sys.argv[1:7]
+    specs = sys.argv[7:]
     work = out_c + '.d'
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -41,7 +49,7 @@ def main():
     print(r.stdout.strip())
     names = open(os.path.join(work, 'variants.txt')).read().split()
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(jobs)) as pool:
-        futures = [pool.submit(compile_one, clang, compat, os.path.join(work, n + '.cu'),
+        futures = [pool.submit(compile_one, clang, opt, compat, os.path.join(work, n + '.cu'),
                                os.path.join(work, n + '.bc')) for n in names]
         for f in futures:
             f.result()

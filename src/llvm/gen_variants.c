@@ -3,14 +3,14 @@
  *
  *   jitgemm-variants [--sm-count N] OUTDIR SPEC-FILE...
  *
- * Plans every line of the shape specs for sm_90a with no GPU, as jitgemm-warm
- * does: dense and decode lines as given, M-generic and as programmatic
- * dependents too (the kernels a server plans for them), grouped lines as
- * given. Each kernel that the backend can serve is written as its variant's
- * source (jg__emit_gemm_spec) to OUTDIR/<prelude hash>.cu, once per variant;
- * OUTDIR/variants.txt lists the hashes. Lines without kernels (NVFP4 scale
- * modes, too many groups) and kernels the backend does not serve (NVFP4)
- * are counted, not errors. */
+ * Plans every line of the shape specs for sm_90a with no GPU, as the catalog
+ * wants them (spec_line_keys: dense and decode lines also M-generic and as
+ * programmatic dependents, grouped lines as given). Each kernel that the
+ * backend can serve is written as its variant's source (jg__emit_gemm_spec)
+ * to OUTDIR/<prelude hash>.cu, once per variant; OUTDIR/variants.txt lists
+ * the hashes. OUTDIR "-" only counts them (the sizes of a catalog). Lines
+ * without kernels and kernels the backend does not serve (NVFP4) are
+ * counted, not errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +19,9 @@
 
 #include "jg_internal.h"
 #include "spec.h"
-#include "spec_problem.h"
+#include "spec_keys.h"
 
-#define VARIANTS_MAX 4096
+#define VARIANTS_MAX 65536
 
 typedef struct gen {
     jg_context *ctx;
@@ -53,7 +53,9 @@ static bool add_key(gen *g, const jg__gemm_key *key)
     XXH128_hash_t x = XXH3_128bits(prelude.data, prelude.len);
     jg__hash128 h = {x.low64, x.high64};
     if (ok && !seen(g, h)) {
-        if (g->nseen == VARIANTS_MAX) {
+        if (!strcmp(g->dir, "-") && g->nseen < VARIANTS_MAX) {
+            g->seen[g->nseen++] = h;
+        } else if (g->nseen == VARIANTS_MAX) {
             fprintf(stderr, "jitgemm-variants: more than %d variants\n", VARIANTS_MAX);
             ok = false;
         } else {
@@ -74,34 +76,20 @@ static bool add_key(gen *g, const jg__gemm_key *key)
     return ok;
 }
 
-/* One line's kernels: dense lines in each of the three flag sets. */
+/* One line's kernels (spec_line_keys); lines without kernels are counted. */
 static bool add_line(gen *g, const struct spec *s)
 {
-    if (spec_unsupported(s)) {
-        g->skipped++;
-        return true;
+    jg__gemm_key keys[SPEC_KEYS_MAX];
+    const int n = spec_line_keys(g->ctx, s, keys);
+    if (n < 0) {
+        fprintf(stderr, "jitgemm-variants: line %d (%s): %s\n", s->line, s->name,
+                jg_context_last_error(g->ctx));
+        return false;
     }
-    static const uint32_t dense_flags[] = {0, JG_GEMM_M_GENERIC, JG_GEMM_PDL};
-    const size_t sets = s->kind == SPEC_GROUPED ? 1 : JG_ARRAY_LEN(dense_flags);
-    for (size_t i = 0; i < sets; ++i) {
-        jg_gemm_problem p = spec_problem(s, JG_DTYPE_NONE, dense_flags[i]);
-        int64_t m[JG_GROUPED_MAX_GROUPS];
-        jg__gemm_key key;
-        jg_status st;
-        if (s->kind == SPEC_GROUPED) {
-            jg_grouped_problem gp = spec_grouped(&p, s, m);
-            st = jg__grouped_kernel_key(g->ctx, &gp, &key);
-        } else {
-            st = jg__gemm_kernel_key(g->ctx, &p, &key);
-        }
-        if (st != JG_OK) {
-            fprintf(stderr, "jitgemm-variants: line %d (%s): %s\n", s->line, s->name,
-                    jg_context_last_error(g->ctx));
+    g->skipped += n == 0;
+    for (int i = 0; i < n; ++i)
+        if (!add_key(g, &keys[i]))
             return false;
-        }
-        if (!add_key(g, &key))
-            return false;
-    }
     return true;
 }
 
@@ -171,7 +159,7 @@ int main(int argc, char **argv)
     bool ok = true;
     for (int i = first + 1; ok && i < argc; ++i)
         ok = add_file(&g, argv[i]);
-    ok = ok && write_list(&g);
+    ok = ok && (!strcmp(g.dir, "-") || write_list(&g));
     if (ok)
         printf("%zu kernels, %zu variants, %zu lines or kernels not served\n", g.kernels,
                g.nseen, g.skipped);

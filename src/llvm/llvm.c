@@ -1,9 +1,10 @@
 /* The LLVM backend (docs/llvm-backend.md): a kernel from its variant's
  * bitcode, compiled into the library from the same templates NVRTC
- * compiles, with the sizes fixed, optimized, lowered by LLVM's NVPTX target
- * to PTX and linked by nvJitLink into a cubin. No C++ front end runs and
- * NVRTC is not needed. Every LLVM object lives in a context of its own per
- * compile, so compiles run in parallel. */
+ * compiles, with the sizes fixed, optimized and lowered by LLVM's NVPTX
+ * target to PTX, which the driver compiles when it loads the module
+ * (module.c). No C++ front end runs and NVRTC is not needed. Every LLVM
+ * object lives in a context of its own per compile, so compiles run in
+ * parallel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,22 @@ static void take_error(jg__buf *log, const char *what, LLVMErrorRef err)
     take_message(log, what, LLVMGetErrorMessage(err));
 }
 
+/* Every function the kernel calls is inlined into it, as NVVM does: the
+ * templates' lambdas (FP8's chunk of stages, run in a loop) are otherwise
+ * too large for LLVM's inliner, and the accumulator arrays they take by
+ * reference then live in local memory (768 bytes in a 64x72 FP8 kernel). */
+static void inline_all(LLVMContextRef c, LLVMModuleRef mod, LLVMValueRef kernel)
+{
+    const unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    const unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        if (f == kernel || LLVMIsDeclaration(f))
+            continue;
+        LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, never);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, always, 0));
+    }
+}
+
 /* The sizes become internal constants (the optimizer folds them), the
  * kernel gets its name, and its parameter is marked grid_constant: TMA
  * reads the tensor maps in the parameter space, never a local copy. */
@@ -137,6 +154,7 @@ static bool specialize(LLVMContextRef c, LLVMModuleRef mod, const jg__gemm_key *
         jg__buf_printf(log, "the variant's bitcode has no %s", JG_SPEC_KERNEL);
         return false;
     }
+    inline_all(c, mod, fn);
     LLVMSetValueName2(fn, name, strlen(name));
     static const char annotation[] = "grid_constant";
     LLVMMetadataRef params[] = {LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), 1, 0))};
@@ -195,7 +213,7 @@ static jg_status lower(LLVMModuleRef mod, const char *arch, jg__buf *ptx, jg__bu
 }
 
 jg_status jg__llvm_compile(const jg__gemm_key *key, const char *name, const char *arch,
-                           jg__buf *cubin, jg__buf *ir, jg__buf *ptx_out, jg__buf *log)
+                           jg__buf *ptx, jg__buf *ir, jg__buf *log)
 {
     const jg__llvm_variant *v = find_variant(key);
     if (!v)
@@ -211,23 +229,19 @@ jg_status jg__llvm_compile(const jg__gemm_key *key, const char *name, const char
         jg__buf_printf(log, "LLVMParseBitcodeInContext2: the variant's bitcode is not readable");
         st = JG_ERR_COMPILE;
     }
-    LLVMDisposeMemoryBuffer(bc); /* the module keeps no reference to it */
+    LLVMDisposeMemoryBuffer(bc); /* parsed whole: the module keeps no reference to it */
     if (st == JG_OK && !specialize(c, mod, key, name, log))
         st = JG_ERR_COMPILE;
-    jg__buf ptx = {0};
     if (st == JG_OK)
-        st = lower(mod, arch, &ptx, ir, log);
+        st = lower(mod, arch, ptx, ir, log);
     if (st == JG_OK && diag.error)
         st = JG_ERR_COMPILE;
     if (mod)
         LLVMDisposeModule(mod);
     LLVMContextDispose(c);
     if (st == JG_OK)
-        st = jg__nvjitlink_ptx(ptx.data, ptx.len, name, arch, cubin, log);
-    if (ptx_out && ptx.len)
-        jg__buf_append(ptx_out, ptx.data, ptx.len);
-    jg__buf_free(&ptx);
-    return st;
+        jg__buf_append(ptx, "", 1); /* the driver reads PTX as a NUL-terminated string */
+    return st == JG_OK && ptx->failed ? JG_ERR_NO_MEMORY : st;
 }
 
 bool jg__llvm_built(void) { return true; }

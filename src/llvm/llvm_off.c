@@ -6,9 +6,9 @@
 bool jg__llvm_built(void) { return false; }
 
 jg_status jg__llvm_compile(const jg__gemm_key *key, const char *name, const char *arch,
-                           jg__buf *cubin, jg__buf *ir, jg__buf *ptx, jg__buf *log)
+                           jg__buf *ptx, jg__buf *ir, jg__buf *log)
 {
-    (void)key, (void)name, (void)arch, (void)cubin, (void)ir, (void)ptx;
+    (void)key, (void)name, (void)arch, (void)ptx, (void)ir;
     jg__buf_puts(log, "libjitgemm was built without LLVM");
     return JG_ERR_UNSUPPORTED;
 }

@@ -29,16 +29,16 @@ static void dump_file(jg_context *ctx, const char *name, const char *ext, const 
 }
 
 /* The LLVM backend, where the context asks for it and its catalog holds
- * the key's variant; JG_ERR_UNSUPPORTED otherwise (NVRTC compiles it). */
+ * the key's variant: the module image is PTX. JG_ERR_UNSUPPORTED otherwise
+ * (NVRTC compiles it). */
 static jg_status compile_llvm(jg_context *ctx, const jg__gemm_key *key, const char *name,
-                              jg__buf *cubin, jg__buf *log)
+                              jg__buf *image, jg__buf *log)
 {
     if (ctx->backend != JG_BACKEND_LLVM)
         return JG_ERR_UNSUPPORTED;
     const bool dump = ctx->dump_dir[0] != 0;
-    jg__buf ir = {0}, ptx = {0};
-    jg_status st = jg__llvm_compile(key, name, ctx->arch, cubin, dump ? &ir : NULL,
-                                    dump ? &ptx : NULL, log);
+    jg__buf ir = {0};
+    jg_status st = jg__llvm_compile(key, name, ctx->arch, image, dump ? &ir : NULL, log);
     if (st == JG_ERR_UNSUPPORTED) {
         jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE,
                  "%s: the LLVM backend has no variant for it: compiling it with NVRTC", name);
@@ -50,13 +50,18 @@ static jg_status compile_llvm(jg_context *ctx, const jg__gemm_key *key, const ch
             dump_file(ctx, name, "llvm.cu", src.data, src.len);
         if (ir.len)
             dump_file(ctx, name, "ll", ir.data, ir.len);
-        if (ptx.len)
-            dump_file(ctx, name, "ptx", ptx.data, ptx.len);
+        if (st == JG_OK) /* without its NUL */
+            dump_file(ctx, name, "ptx", image->data, image->len - 1);
         jg__buf_free(&src);
     }
     jg__buf_free(&ir);
-    jg__buf_free(&ptx);
     return st;
+}
+
+/* Whether a module image is a cubin (an ELF file), not PTX. */
+static bool is_cubin(const jg__buf *image)
+{
+    return image->len >= 4 && !memcmp(image->data, "\x7f" "ELF", 4);
 }
 
 /* NVRTC: the emitted source to a cubin. */
@@ -91,7 +96,7 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
         by = "NVRTC";
         st = compile_nvrtc(ctx, key, name, cubin, &log);
     }
-    if (st == JG_OK) {
+    if (st == JG_OK && is_cubin(cubin)) {
         /* before the dump and the cache: every copy of the kernel is the edited one */
         const int n = jg__sass_edit(key, name, cubin);
         if (n < 0)
@@ -109,7 +114,7 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
     else
         ctx->stats.compile_failures++;
     pthread_mutex_unlock(&ctx->stats_lock);
-    if (ctx->dump_dir[0] && st == JG_OK)
+    if (ctx->dump_dir[0] && st == JG_OK && is_cubin(cubin))
         dump_file(ctx, name, "cubin", cubin->data, cubin->len);
     if (st == JG_OK)
         jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_COMPILE,
@@ -160,7 +165,15 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(ctx, "cuCtxPushCurrent", r);
     const char *call = "cuModuleLoadData";
-    r = cu->cuModuleLoadData(&k->module, cubin->data);
+    char jit_log[4096] = "";
+    if (is_cubin(cubin)) {
+        r = cu->cuModuleLoadData(&k->module, cubin->data);
+    } else { /* the LLVM backend's PTX: the driver compiles it, whole program */
+        call = "cuModuleLoadDataEx(PTX)";
+        CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *values[] = {jit_log, (void *)(uintptr_t)sizeof jit_log};
+        r = cu->cuModuleLoadDataEx(&k->module, cubin->data, 2, opts, values);
+    }
     if (r == CUDA_SUCCESS) {
         call = "cuModuleGetFunction";
         r = cu->cuModuleGetFunction(&k->fn, k->module, k->name);
@@ -184,6 +197,8 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
     }
     CUcontext popped;
     cu->cuCtxPopCurrent(&popped);
+    if (r != CUDA_SUCCESS && jit_log[0])
+        return jg__fail(ctx, JG_ERR_CUDA, "%s (%s): %s", call, k->name, jit_log);
     return r == CUDA_SUCCESS ? JG_OK : jg__fail_cu(ctx, call, r);
 }
 

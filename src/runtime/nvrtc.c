@@ -24,7 +24,7 @@ const char *jg__nvrtc_options(void) { return options_text; }
 
 void jg__nvrtc_version(int *major, int *minor)
 {
-    if (nvrtcVersion(major, minor) != NVRTC_SUCCESS)
+    if (jg__nvrtc_off() || nvrtcVersion(major, minor) != NVRTC_SUCCESS)
         *major = *minor = 0;
 }
 
@@ -45,10 +45,22 @@ static bool fetch(nvrtcProgram prog, nvrtcResult (*size_fn)(nvrtcProgram, size_t
     return ok && !out->failed;
 }
 
+/* JITGEMM_NVRTC=none: NVRTC counts as missing (a deployment without it,
+ * where only the LLVM backend compiles). */
+bool jg__nvrtc_off(void)
+{
+    const char *env = getenv("JITGEMM_NVRTC");
+    return env && !strcmp(env, "none");
+}
+
 jg_status jg__nvrtc_compile(const char *src, size_t src_len, const char *name, const char *arch,
                             jg__buf *cubin, jg__buf *ptx, jg__buf *log)
 {
     (void)src_len;
+    if (jg__nvrtc_off()) {
+        jg__buf_puts(log, "NVRTC is not available (JITGEMM_NVRTC=none)");
+        return JG_ERR_COMPILE;
+    }
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
     const char *opts[] = {arch_opt, JG_OPT_STD, JG_OPT_DEVICE, JG_OPT_MINIMAL};
