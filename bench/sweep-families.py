@@ -3,7 +3,7 @@
 
 The planner chooses a dense problem's kernel among families: plain tiles (64 or 128 rows),
 256-row tiles (16-bit operands), swap-AB (tiles of N x M), split-K (a cluster of CTAs sums
-one tile), and swap-AB with split-K. Within a family the analytic model picks the tile;
+one tile), swap-AB with split-K, and ping-pong tiles (the two consumers on alternate tiles). Within a family the analytic model picks the tile;
 which family wins is measured here, one shape per cell of a grid (M, N and K in buckets),
 per class of operands (16-bit; FP8 with tensor or row scales; FP8 with block scales).
 
@@ -18,8 +18,8 @@ Three steps:
   table RES [RES...] --out FILE   the fastest family per cell (where it beats the plain
                                   tiles by more than the noise) as the planner's C table
 
-Families are forced through JITGEMM_SWAP, JITGEMM_SPLIT and JITGEMM_TILE, which replace the
-table in the planner. Run from the repository root.
+Families are forced through JITGEMM_SWAP, JITGEMM_SPLIT, JITGEMM_TILE and JITGEMM_PINGPONG,
+which replace the table in the planner. Run from the repository root.
 """
 import argparse
 import json
@@ -50,6 +50,7 @@ FAMILIES = {
     "split": (4, {"JITGEMM_SWAP": "0", "JITGEMM_SPLIT": "any"}),
     "swapsplit": (8, {"JITGEMM_SWAP": "1", "JITGEMM_SPLIT": "any"}),
     "tall": (16, {"JITGEMM_SWAP": "0", "JITGEMM_SPLIT": "1", "JITGEMM_TILE": "256"}),
+    "pingpong": (32, {"JITGEMM_PINGPONG": "1"}),
 }
 NOISE = 1.03  # a family must beat the plain tiles by this factor to win its cell
 
@@ -212,7 +213,7 @@ def cmd_table(a):
         f.write("static const uint32_t sm90_table_m_edges[] = {%s};\n" % ", ".join(map(str, M_EDGES)))
         f.write("static const uint32_t sm90_table_nk_edges[] = {%s};\n" % ", ".join(map(str, NK_EDGES)))
         f.write("static const sm90_table_cell sm90_table[] = {\n")
-        names = {1: "PLAIN", 2: "SWAP", 4: "SPLIT", 8: "SWAP_SPLIT", 16: "TALL"}
+        names = {1: "PLAIN", 2: "SWAP", 4: "SPLIT", 8: "SWAP_SPLIT", 16: "TALL", 32: "PINGPONG"}
         for (dc, mb, nb, kb), fam, gain in entries:
             f.write("    {%d, %d, %d, %d, JG_FAMILY_%s, %d},\n" % (
                 dc, mb, nb, kb, names[FAMILIES[fam][0]], round(gain * 1000)))

@@ -142,6 +142,8 @@ typedef struct jg__gemm_config {
                              * (block_n, wgmma's N); A's box is the problem's B's */
     uint32_t split_k;       /* dense split-K: a cluster of this many CTAs (cluster == split_k)
                              * shares each tile, each over its share of K (0 or 1: none) */
+    uint32_t pingpong;      /* dense: the two consumers take whole tiles (block_m rows) in
+                             * turn, one's epilogue under the other's wgmmas (JG_PINGPONG) */
 } jg__gemm_config;
 
 #define JG_SPLIT_K_MAX 8 /* CTAs of a split-K cluster, at most (portable cluster size) */
@@ -149,14 +151,15 @@ typedef struct jg__gemm_config {
 
 /* The dense kernel families the planner chooses among: tiles of M x N
  * (64 or 128 rows; 256 rows: TALL, 16-bit operands), swap-AB's tiles of
- * N x M, and either with split-K (a bit each). */
+ * N x M, either with split-K, and plain tiles in ping-pong (a bit each). */
 enum {
     JG_FAMILY_PLAIN = 1,
     JG_FAMILY_SWAP = 2,
     JG_FAMILY_SPLIT = 4,
     JG_FAMILY_SWAP_SPLIT = 8,
     JG_FAMILY_TALL = 16,
-    JG_FAMILY_ALL = 31,
+    JG_FAMILY_PINGPONG = 32,
+    JG_FAMILY_ALL = 63,
 };
 
 /* Rows of D a swap-AB epilogue round stages (JG_SW_EPI_ROWS): 8 times the
@@ -321,6 +324,7 @@ typedef struct jg__target {
     uint32_t force_swap;  /* JITGEMM_SWAP=0|1, plus one: dense swap-AB never or only */
     uint32_t force_split; /* JITGEMM_SPLIT=S: dense split-K over S CTAs only (1: none;
                            * JG_SPLIT_ANY: any S from 2) */
+    uint32_t force_pingpong; /* JITGEMM_PINGPONG=1: dense ping-pong tiles only */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

@@ -178,7 +178,9 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     if (key->cfg.split_k > 1)
         snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
     else if (key->cfg.swap_ab)
-        snprintf(shape, sizeof shape, "_ab");
+        snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
+    else if (key->cfg.pingpong)
+        snprintf(shape, sizeof shape, "_pp");
     const int len = snprintf(
         out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s_m%sn%lldk%lld%s", kind,
         jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
@@ -381,6 +383,8 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
                        jg__swap_epi_rows(key->cfg.block_n));
     if (key->cfg.split_k > 1)
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
+    if (key->cfg.pingpong)
+        jg__buf_printf(out, "#define JG_PINGPONG 1\n");
     jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);
     jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_BLOCK_N %u\n", key->cfg.block_n);

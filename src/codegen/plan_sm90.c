@@ -90,7 +90,8 @@ static const sm90_table_cell *table_cell(const jg__problem_key *p)
  * the plain tiles (the analytic model alone rated swap-AB and split-K
  * above tiles measured faster). JITGEMM_SWAP and JITGEMM_SPLIT replace the
  * table: each restricts its own choice and leaves the other free;
- * JITGEMM_TILE=256 asks for 256-row tiles. Swap-AB takes no block scales
+ * JITGEMM_TILE=256 asks for 256-row tiles, JITGEMM_PINGPONG=1 for
+ * ping-pong tiles alone. Swap-AB takes no block scales
  * and, unless asked for, no M past SM90_SWAP_MAX_M. *cell: the table's
  * cell that chose, or NULL. */
 static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
@@ -103,7 +104,7 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
     const uint32_t swaps = JG_FAMILY_SWAP | JG_FAMILY_SWAP_SPLIT;
     const uint32_t splits = JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT;
     if (t->force_swap || t->force_split) {
-        f = JG_FAMILY_ALL & ~JG_FAMILY_TALL;
+        f = JG_FAMILY_ALL & ~(JG_FAMILY_TALL | JG_FAMILY_PINGPONG);
         if (t->force_swap == 1)
             f &= ~swaps;
         if (t->force_swap == 2)
@@ -116,6 +117,8 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f = (*cell)->families;
     if (t->force_m == 256)
         f |= JG_FAMILY_TALL;
+    if (t->force_pingpong)
+        f = JG_FAMILY_PINGPONG;
     if (p->scale == JG_SCALE_BLOCK || (p->m > SM90_SWAP_MAX_M && t->force_swap != 2))
         f &= ~swaps;
     return f ? f : JG_FAMILY_PLAIN;
@@ -195,6 +198,9 @@ static const struct {
     {256, 2, 1.00},
 };
 #define SM90_TALL_MAX_BLOCK_N 160
+/* Ping-pong's 128-row tiles: two slabs of sums per consumer, and its own
+ * epilogue's registers (128x160 with FP32 out and C spilled) */
+#define SM90_PINGPONG_MAX_BLOCK_N 128
 
 /* NVFP4 tiles (sm90_nvfp4.cuh): a stage is 256 of K as packed codes (128
  * bytes a row) and block scales, expanded by the consumers into FP16
@@ -291,7 +297,8 @@ static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint
     if (cfg->swap) /* a K split (cluster 2) receives the peer's too, and 2 mbarriers */
         return (cfg->cluster > 1 ? 2 : 1) * 64 * 4 * (cfg->a_box_m ? cfg->a_box_m : cfg->block_m) +
                16;
-    const uint32_t slabs = cfg->block_m / cfg->consumers / 64;
+    /* rows per consumer (ping-pong's take whole tiles), in m64 slabs */
+    const uint32_t wg_m = cfg->block_m / (cfg->pingpong ? 1 : cfg->consumers), slabs = wg_m / 64;
     uint32_t rounds, buf_bytes;
     if (cfg->swap_ab) { /* rounds of jg__swap_epi_rows rows of D by a slab's 64 columns */
         const uint32_t rows = jg__swap_epi_rows(cfg->block_n);
@@ -306,11 +313,11 @@ static uint32_t epilogue_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint
     }
     const uint32_t bufs = rounds == 1 ? 1 : 2;
     const uint32_t row_scales =
-        scale == JG_SCALE_ROW ? (cfg->block_m / cfg->consumers + cfg->block_n) * 4 : 0;
+        scale == JG_SCALE_ROW ? (wg_m + cfg->block_n) * 4 : 0;
     /* FP8 block scales staged: two buffers of A's scales for a chunk of
      * stages of the consumer's rows (JG_KS_BYTES) */
     const uint32_t block_scales =
-        cfg->a_scales_smem ? 2 * cfg->promote_chunk * (cfg->block_m / cfg->consumers) * 4 : 0;
+        cfg->a_scales_smem ? 2 * cfg->promote_chunk * wg_m * 4 : 0;
     return cfg->consumers * (bufs * buf_bytes + (row_scales + 15) / 16 * 16 + block_scales);
 }
 
@@ -850,7 +857,7 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
 typedef struct dense_pass {
     int pass;
     uint32_t cluster, max_cluster;
-    uint32_t swap_ab, split;
+    uint32_t swap_ab, split, pingpong;
     uint32_t families; /* JG_FAMILY_TALL: 256-row tiles too */
 } dense_pass;
 
@@ -866,7 +873,7 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
                          .block_n = bn,
                          .block_k = sm90_block_k[j].block_k * 2 / ab_size,
-                         .consumers = sm90_block_m[i].consumers,
+                         .consumers = dp->pingpong ? 2 : sm90_block_m[i].consumers,
                          .cluster = split > 1 ? split : dp->cluster,
                          .group_m = SM90_GROUP_M,
                          /* swap-AB: rounds of rows of D by a slab's 64 columns */
@@ -875,7 +882,13 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
                          .ab_size = ab_size,
                          .promote_chunk = 0,
                          .swap_ab = dp->swap_ab,
-                         .split_k = split > 1 ? split : 0};
+                         .split_k = split > 1 ? split : 0,
+                         .pingpong = dp->pingpong};
+    /* Ping-pong: each consumer holds a whole tile's sums, 64 or 128 rows
+     * (FP8's three sets: 64 rows, as many columns as a plain tile) */
+    if (dp->pingpong && (c.block_m == 256 || (c.block_m == 128 && (ab_size != 2 ||
+                                                                   bn > SM90_PINGPONG_MAX_BLOCK_N))))
+        return false;
     const uint64_t k_stages = jg__ceil_div((uint64_t)p->k, c.block_k);
     /* Split-K: every CTA runs at least SM90_SPLIT_MIN_STAGES of K's stages
      * (the last CTA's share may run past K), and only where the tiles alone
@@ -899,8 +912,10 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
         return false;
     /* 256-row tiles: their own family; 64 and 128 rows unswapped, unsplit: the plain one */
     if (c.block_m == 256 ? !(dp->families & JG_FAMILY_TALL) || ab_size != 2 ||
-                               bn > SM90_TALL_MAX_BLOCK_N || dp->swap_ab || split > 1
-                         : !dp->swap_ab && split == 1 && !(dp->families & JG_FAMILY_PLAIN))
+                               bn > SM90_TALL_MAX_BLOCK_N || dp->swap_ab || split > 1 ||
+                               dp->pingpong
+                         : !dp->swap_ab && split == 1 && !dp->pingpong &&
+                               !(dp->families & JG_FAMILY_PLAIN))
         return false;
     if (p->scale == JG_SCALE_BLOCK && (128 % bn || dp->swap_ab))
         return false;
@@ -954,7 +969,7 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
         if (out[k].block_m != 64 || out[k].block_n % 16 || out[k].swap_ab || out[k].split_k ||
             (full && out[k].block_n < SM90_TALL_M128_MIN_PAIR_N))
             continue;
-        const dense_pass dp = {1, out[k].cluster, 1, 0, 1, JG_FAMILY_PLAIN};
+        const dense_pass dp = {1, out[k].cluster, 1, 0, 1, 0, JG_FAMILY_PLAIN};
         bool have = false;
         jg__gemm_config best;
         estimate best_e;
@@ -1003,19 +1018,28 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
     ps.n = p->m;
     ps.lda = p->ldb;
     ps.ldb = p->lda;
+    /* each family's kernel: swap-AB or not, the splits of K, ping-pong */
+    static const struct {
+        uint32_t family, swap, split_min, split_max, pingpong;
+    } kinds[] = {
+        {JG_FAMILY_PLAIN | JG_FAMILY_TALL, 0, 1, 1, 0},
+        {JG_FAMILY_SWAP, 1, 1, 1, 0},
+        {JG_FAMILY_SPLIT, 0, 2, JG_SPLIT_K_MAX, 0},
+        {JG_FAMILY_SWAP_SPLIT, 1, 2, JG_SPLIT_K_MAX, 0},
+        {JG_FAMILY_PINGPONG, 0, 1, 1, 1},
+    };
     size_t found = 0;
     for (int pass = 0; pass < 2 && !found; ++pass)
         for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
-            for (uint32_t sw = 0; sw < 2; ++sw)
-                for (uint32_t split = 1; split <= JG_SPLIT_K_MAX; ++split) {
-                    const uint32_t family = sw ? (split > 1 ? JG_FAMILY_SWAP_SPLIT : JG_FAMILY_SWAP)
-                                               : (split > 1 ? JG_FAMILY_SPLIT : JG_FAMILY_PLAIN);
-                    const uint32_t tall = family == JG_FAMILY_PLAIN ? JG_FAMILY_TALL : 0;
-                    if (!(families & (family | tall)) ||
+            for (size_t f = 0; f < JG_ARRAY_LEN(kinds); ++f)
+                for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max; ++split) {
+                    const uint32_t sw = kinds[f].swap;
+                    if (!(families & kinds[f].family) ||
                         (t->force_split > 1 && t->force_split < JG_SPLIT_ANY &&
                          split != t->force_split))
                         continue;
-                    const dense_pass dp = {pass, cluster, max_cluster, sw, split, families};
+                    const dense_pass dp = {pass,  cluster, max_cluster, sw, split,
+                                           kinds[f].pingpong, families};
                     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
                         for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
                             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX;
@@ -1146,8 +1170,12 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          shape, cell->dclass, cell->m, cell->n, cell->k, cell->gain / 1000.0);
             else
                 snprintf(family, sizeof family, "; %s, by %s", shape,
-                         t->force_swap || t->force_split ? "JITGEMM_SWAP/JITGEMM_SPLIT"
-                                                         : "the model (no table cell)");
+                         t->force_swap || t->force_split || t->force_pingpong || t->force_m == 256
+                             ? "JITGEMM_SWAP, _SPLIT, _PINGPONG or _TILE"
+                             : "the model (no table cell)");
+            if (out->pingpong)
+                snprintf(family + strlen(family), sizeof family - strlen(family),
+                         " (ping-pong: the consumers on alternate tiles)");
         }
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
                  "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u, "

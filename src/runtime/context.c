@@ -116,13 +116,17 @@ static void read_forced_ffma_reuse(jg_context *ctx)
              env[0] == '1' ? "on" : "off");
 }
 
-/* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies) and
+/* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
  * JITGEMM_SPLIT=S|any (dense split-K over clusters of S CTAs only, 1 none,
- * any: some S from 2, where it applies): instead of the planner's measured
- * table, for experiments and the sweep that measures the table. */
+ * any: some S from 2, where it applies) and JITGEMM_PINGPONG=1 (dense
+ * ping-pong tiles only): instead of the planner's measured table, for
+ * experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
     const char *swap = getenv("JITGEMM_SWAP"), *split = getenv("JITGEMM_SPLIT");
+    const char *ping = getenv("JITGEMM_PINGPONG");
+    if (ping && !strcmp(ping, "1"))
+        ctx->target.force_pingpong = 1;
     if (swap && *swap) {
         if (strcmp(swap, "0") && strcmp(swap, "1"))
             jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_SWAP=%s ignored: 0 or 1", swap);
