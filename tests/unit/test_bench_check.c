@@ -1,6 +1,6 @@
 /* jitgemm-bench's nvfp4 check (check_nvfp4_rows) on the host, without a
- * GPU: the tool is compiled in with its main renamed. Random normal bf16
- * inputs (the tool's fill_normal) are quantized by the CPU reference
+ * GPU, linked with the tool's parts. Random normal bf16 inputs (the tool's
+ * fill_normal) are quantized by the CPU reference
  * quantizer (tests/common/jg_nvfp4_ref.h, which jg_quantize_nvfp4 matches
  * bit for bit), and the rows the check reads (0, M/2, M-1) of three D's are
  * compared:
@@ -14,11 +14,14 @@
  *
  * Also the tool's SM-clock statistics (clock_sample, clock_json) over a
  * stand-in NVML that replays a fixed sequence of clocks and reasons. */
-#define main jitgemm_bench_main
-#include "../../tools/jitgemm-bench.c"
-#undef main
-
 #include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "jg_nvfp4_ref.h" /* the CPU reference quantizer */
+#include "jg_test.h"      /* 16-bit float conversions */
 
 static int failures;
 
