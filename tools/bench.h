@@ -20,8 +20,13 @@
 #define EXIT_SETUP 2
 
 #define MIN_REPS 50
+#define RANDOM_MIN_REPS 20 /* --random: many rows, each timed once */
 #define WARMUP 10      /* launches of each implementation, at least */
 #define WARM_MS 300.0  /* and for at least this long: see warm_up */
+/* --random: rows follow each other with the GPU busy (only the host's check
+ * and set-up between them, tens of ms), so a shorter warm-up still covers
+ * the ~100 ms an idle GPU runs above its sustained clock. */
+#define RANDOM_WARM_MS 150.0
 #define PICK_REPS 10   /* timed launches per cuBLASLt candidate algorithm */
 #define MAX_ALGOS 8
 #define MAX_TIMED 3    /* implementations timed together: ours and two peers (grouped), or
@@ -62,6 +67,11 @@ typedef struct options {
     flush_mode flush;
     jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */
     int chain; /* --chain N: GEMMs per timed launch of dense and decode rows; 0: off */
+    int random;              /* --random N: problems drawn (bench_random.c); 0: the spec's */
+    uint64_t seed;           /* --seed, else a fresh one */
+    double generic_fraction; /* --random-generic F: rows also timed M-generic */
+    const char *dims;        /* --dims FILE: the model widths N and K are drawn from */
+    const char *emit_shapes; /* --emit-shapes FILE: write the drawn problems and stop */
 } options;
 
 /* ---- rows from the spec file (bench_spec.c) ----------------------------- */
@@ -79,6 +89,7 @@ typedef struct shape {
     jg_dtype in, out;     /* A and B; D */
     jg_scale_mode scale;  /* e4m3 rows; JG_SCALE_NVFP4 for nvfp4; NONE for 16-bit ones */
     jg_sf_layout sf_layout; /* nvfp4 rows: --sf-layout; NONE otherwise */
+    int64_t generic_hint;   /* --random rows also timed M-generic: the plan's M; else 0 */
 } shape;
 
 typedef struct shape_list {
@@ -149,6 +160,7 @@ typedef struct bench {
     nvml_api nvml;                /* nvml.dev NULL: no NVML, clocks not sampled */
     clock_stats peak_clock, fp8_peak_clock; /* while the peaks' launches ran */
     clock_stats clock;            /* the last timed batch's */
+    double warm_ms;               /* warm_up's least time: WARM_MS, or RANDOM_WARM_MS */
 } bench;
 
 /* ---- timing (bench_timing.c) -------------------------------------------- */
@@ -257,12 +269,20 @@ typedef struct row {
     bool mismatch;
     char error[256]; /* "" when the row ran */
     clock_stats clock;       /* the SM clock while its timed launches ran */
+    /* --random rows also timed through an M-generic plan (else hint 0, NANs) */
+    int64_t generic_hint;    /* the plan's problem.m: M rounded up to a power of two */
+    char generic_kernel[128];
+    double generic_us, generic_rel_diff;
+    bool generic_mismatch;   /* its D against the same reference as ours */
 } row;
 
 typedef struct ours_job {
     jg_plan *plan;
     jg_gemm_args args;
 } ours_job;
+
+/* A dense row's --chain state (bench_dense.c). */
+typedef struct row_chain row_chain;
 
 typedef struct metrics {
     double ratio, tflops, gbs, sol; /* NAN when unknown */
@@ -295,6 +315,7 @@ const char *sf_layout_name(jg_sf_layout l);
 double load_elem(const void *p, size_t i, jg_dtype t);
 void fill_normal(uint16_t *x, size_t n, jg_dtype t, uint64_t seed);
 void fill_e4m3(uint8_t *x, size_t n, uint64_t seed);
+void scales_free(operands *o);
 void operands_free(operands *o);
 bool operands_alloc(operands *o, const char *name, size_t na, size_t nb, size_t nd,
                     jg_dtype in, jg_dtype out, int peers, uint64_t seed);
@@ -333,11 +354,17 @@ void peers_destroy(bench *b);
 bool diff_device(const void *x, const void *ref, size_t bytes, jg_dtype t, double *diff);
 bool check_output(const operands *o, const shape *s, bool has_peer, double *diff);
 void set_check(row *r, double diff, bool vs_peer);
+bool dense_vs_peer(const row *r);
+void check_dense(const operands *o, const shape *s, row *r);
 double check_nvfp4_rows(const operands *o, const shape *s, const void *d);
 
 /* bench_dense.c */
 bool ours_launch(void *arg, cudaStream_t stream);
-jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row *r);
+jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double ms, row *r);
+jg_gemm_problem shape_problem(const shape *s, uint32_t flags, int64_t m);
+jg_gemm_args dense_args(const operands *o);
+void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic, row *r);
+void row_init(const bench *b, const shape *s, row *r);
 int time_with_peers(bench *b, const timed *t, int n, int gemms, row *r, double *us);
 int64_t chain_b_bytes(const shape *s, int n);
 void run_shape(bench *b, const shape *s, row *r);
@@ -345,8 +372,19 @@ void run_shape(bench *b, const shape *s, row *r);
 /* bench_grouped.c */
 void run_grouped(bench *b, const shape *s, row *r);
 
+/* bench_random.c: --random. random_shapes draws the rows (before any GPU
+ * work) and prints the seed; with --emit-shapes it writes them and sets
+ * *done. run_random plans them all, then runs them. */
+int random_shapes(const options *o, shape_list *out, bool *done);
+int run_random(bench *b, const device_info *d, const shape_list *shapes);
+
+/* bench_summary.c: --random's summary after the rows, printed and as JSON
+ * (the root's "random" and "summary"). */
+json_t *random_summary(const bench *b, const row *rows, size_t n);
+
 /* bench_output.c */
 metrics row_metrics(const bench *b, const row *r);
+bool row_ratio(const bench *b, const row *r, double *ratio);
 void print_table_header(const bench *b);
 void print_row(const bench *b, const row *r);
 json_t *json_num(double v);
@@ -357,6 +395,7 @@ void print_header(const bench *b, const device_info *d, const shape_list *shapes
 void print_clock_summary(const bench *b, const row *rows, size_t n);
 void print_ceilings(const bench *b);
 bool write_json(const bench *b, const device_info *d, const row *rows, size_t n,
-                json_t *geo);
+                json_t *geo, json_t *extra);
+int finish_run(const bench *b, const device_info *d, const row *rows, size_t n, int failed);
 
 #endif /* JG_TOOLS_BENCH_H */

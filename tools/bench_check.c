@@ -106,6 +106,24 @@ void set_check(row *r, double diff, bool vs_peer)
     r->check = vs_peer ? "cublas" : "fp64_rows";
 }
 
+/* Whether a dense or decode row's D can be checked against cuBLASLt's: it
+ * ran and computed the same product (not the tensor-scaled stand-in). */
+bool dense_vs_peer(const row *r) { return isfinite(r->peer_us) && !r->peer_other_scales; }
+
+/* Checks our D of a dense or decode row (o->d_ours) against cuBLASLt's
+ * where it computed the same product, else FP64 rows: sets the check
+ * columns, or r->error when the outputs cannot be read back. Nothing after
+ * an error. */
+void check_dense(const operands *o, const shape *s, row *r)
+{
+    bool vs_peer = dense_vs_peer(r);
+    double diff;
+    if (!r->error[0] && check_output(o, s, vs_peer, &diff))
+        set_check(r, diff, vs_peer);
+    else if (!r->error[0])
+        snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+}
+
 /* Rows 0, M/2 and M-1 of our D against FP64 over the dequantized inputs,
  * the ones our kernel read (host copies of the codes, block scales and
  * global scales): sum over K of e2m1 * e4m3 * e2m1 * e4m3, times both

@@ -1,9 +1,13 @@
 /* jitgemm-bench's command line: --help, the options and their checks. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "random_draw.h"
+
+#define RANDOM_COUNT_MAX 100000
 
 const char *flush_name(flush_mode f)
 {
@@ -35,6 +39,8 @@ static void usage(FILE *f)
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
             "                     [--chain N] [--tune] [--help]\n"
+            "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
+            "                     [--emit-shapes FILE] [--dtype bf16|fp16|fp8] [...]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
@@ -101,9 +107,33 @@ static void usage(FILE *f)
             "                    candidates are timed once and the fastest is recorded in\n"
             "                    the kernel cache (the \"plan ms\" column then includes it)\n"
             "\n"
+            "\n",
+            MAX_CHAIN);
+    fprintf(f,
+            "  --random N        instead of the spec, N (1..%d) dense problems drawn afresh:\n"
+            "                    M log-uniform in 1..%d; N and K from the model widths of\n"
+            "                    --dims %.0f%% of the time, else multiples of %d in %d..%d;\n"
+            "                    drawn again while M*K + N*K + M*N > 2^30 elements (2 GiB\n"
+            "                    in bf16). In --dtype bf16, fp16 or fp8 (--scale). Every\n"
+            "                    plan is compiled first, on parallel threads; each row is\n"
+            "                    timed against cuBLASLt's best heuristic algorithm and\n"
+            "                    checked as a spec row is; --reps may go down to %d. After\n"
+            "                    the rows: the geomean, 10th percentile and minimum of the\n"
+            "                    ratio, and the ten worst rows\n"
+            "  --seed S          the draw's seed, 0..2^63-1 (default: a fresh one); printed\n"
+            "                    first, and in the JSON\n"
+            "  --random-generic F  the fraction of rows (0..1, default 0.25) also timed\n"
+            "                    through an M-generic plan (JG_GEMM_M_GENERIC) planned for\n"
+            "                    M rounded up to a power of two, as a serving loop plans\n"
+            "                    once per bucket of M\n"
+            "  --dims FILE       the model widths (default bench/model-dims.json)\n"
+            "  --emit-shapes FILE  only write the drawn problems, as spec lines, and stop\n"
+            "                    (no GPU needed; bench/peer_torch.py --random draws the same)\n"
+            "\n"
             "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
             "(including no CUDA GPU). See bench/README.md.\n",
-            MAX_CHAIN);
+            RANDOM_COUNT_MAX, RANDOM_M_MAX, 100 * RANDOM_FROM_LIST, RANDOM_DIM_STEP,
+            RANDOM_DIM_MIN, RANDOM_DIM_MAX, RANDOM_MIN_REPS);
 }
 
 /* The integer `v` of option `name` into *out; false (reported) unless it is
@@ -121,9 +151,59 @@ static bool parse_int(const char *name, const char *v, long lo, long hi, int *ou
     return true;
 }
 
-/* Sets the option `name` to `v`; false (reported) for a bad value. */
-static bool set_option(options *o, const char *name, const char *v, const char **out)
+/* What parse_args checks once every option is read: values whose rule
+ * depends on other options, and which options were given. */
+typedef struct given {
+    const char *out, *reps; /* --out-dtype, --reps */
+    bool spec, only, seed, generic, dims, emit;
+} given;
+
+/* --random-generic's F into *out; false (reported) unless a number in [0, 1]. */
+static bool parse_fraction(const char *name, const char *v, double *out)
 {
+    char *end;
+    double f = strtod(v, &end);
+    if (!*v || *end || !(f >= 0 && f <= 1)) {
+        fprintf(stderr, "jitgemm-bench: %s must be a number in [0, 1], not '%s'\n", name, v);
+        return false;
+    }
+    *out = f;
+    return true;
+}
+
+/* --random's options, and nothing for the others (--dtype's valid values
+ * get here too); false (reported) for a bad value. */
+static bool set_random_option(options *o, const char *name, const char *v, given *g)
+{
+    if (!strcmp(name, "--random"))
+        return parse_int(name, v, 1, RANDOM_COUNT_MAX, &o->random);
+    if (!strcmp(name, "--seed")) {
+        g->seed = true;
+        if (random_parse_seed(v, &o->seed))
+            return true;
+        fprintf(stderr, "jitgemm-bench: --seed must be an integer in [0, %lld], not '%s'\n",
+                (long long)RANDOM_SEED_MAX, v);
+        return false;
+    }
+    if (!strcmp(name, "--random-generic")) {
+        g->generic = true;
+        return parse_fraction(name, v, &o->generic_fraction);
+    }
+    if (!strcmp(name, "--dims")) {
+        g->dims = true;
+        o->dims = v;
+    } else if (!strcmp(name, "--emit-shapes")) {
+        g->emit = true;
+        o->emit_shapes = v;
+    }
+    return true;
+}
+
+/* Sets the option `name` to `v`; false (reported) for a bad value. */
+static bool set_option(options *o, const char *name, const char *v, given *g)
+{
+    g->spec |= !strcmp(name, "--spec");
+    g->only |= !strcmp(name, "--only");
     if (!strcmp(name, "--spec"))
         o->spec = v;
     else if (!strcmp(name, "--only"))
@@ -131,7 +211,9 @@ static bool set_option(options *o, const char *name, const char *v, const char *
     else if (!strcmp(name, "--json"))
         o->json = v;
     else if (!strcmp(name, "--out-dtype"))
-        *out = v;
+        g->out = v;
+    else if (!strcmp(name, "--reps"))
+        g->reps = v;
     else if (!strcmp(name, "--flush") &&
              (!strcmp(v, "read") || !strcmp(v, "memset") || !strcmp(v, "none")))
         o->flush = !strcmp(v, "memset") ? FLUSH_MEMSET : !strcmp(v, "none") ? FLUSH_NONE : FLUSH_READ;
@@ -163,22 +245,56 @@ static bool set_option(options *o, const char *name, const char *v, const char *
                     v);
             return false;
         }
-    } else if (!strcmp(name, "--reps"))
-        return parse_int(name, v, MIN_REPS, 100000, &o->reps);
-    else if (!strcmp(name, "--chain"))
+    } else if (!strcmp(name, "--chain"))
         return parse_int(name, v, 2, MAX_CHAIN, &o->chain);
+    else
+        return set_random_option(o, name, v, g);
     return true;
+}
+
+/* The rules between options, once all are read; an exit status or 0. */
+static int check_options(options *o, const given *g)
+{
+    o->out_dtype = g->out ? parse_dtype(g->out, true, false) : JG_DTYPE_NONE;
+    if (g->out && !o->out_dtype) {
+        fprintf(stderr, "jitgemm-bench: --out-dtype must be bf16, fp16 or fp32, not '%s'\n",
+                g->out);
+        return EXIT_SETUP;
+    }
+    if (g->reps &&
+        !parse_int("--reps", g->reps, o->random ? RANDOM_MIN_REPS : MIN_REPS, 100000, &o->reps))
+        return EXIT_SETUP;
+    if (!o->random && (g->seed || g->generic || g->dims || g->emit)) {
+        fprintf(stderr, "jitgemm-bench: --seed, --random-generic, --dims and --emit-shapes "
+                        "go with --random N\n");
+        return EXIT_SETUP;
+    }
+    if (o->random && (g->spec || g->only || o->chain)) {
+        fprintf(stderr, "jitgemm-bench: --random draws its own problems: --spec, --only and "
+                        "--chain do not apply\n");
+        return EXIT_SETUP;
+    }
+    if (o->random && o->dtype == JG_NVFP4) {
+        fprintf(stderr, "jitgemm-bench: --random draws bf16, fp16 or fp8 problems, not "
+                        "nvfp4\n");
+        return EXIT_SETUP;
+    }
+    if (o->random && !g->seed)
+        o->seed = random_fresh_seed();
+    return 0;
 }
 
 /* Returns 0 to go on (or after --help, with *done set), else an exit status. */
 int parse_args(int argc, char **argv, options *o, bool *done)
 {
-    static const char *with_value[] = {"--spec", "--only", "--dtype", "--out-dtype", "--reps",
-                                       "--json", "--flush", "--scale", "--sf-layout",
-                                       "--chain"};
+    static const char *with_value[] = {
+        "--spec",  "--only",   "--dtype", "--out-dtype",      "--reps", "--json",
+        "--flush", "--scale",  "--sf-layout", "--chain",      "--random", "--seed",
+        "--random-generic", "--dims", "--emit-shapes"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
-                   .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4};
-    const char *out = NULL;
+                   .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4, .generic_fraction = 0.25,
+                   .dims = "bench/model-dims.json"};
+    given g = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         bool known = false;
@@ -198,16 +314,11 @@ int parse_args(int argc, char **argv, options *o, bool *done)
         } else if (i + 1 >= argc) {
             fprintf(stderr, "jitgemm-bench: %s needs a value\n", a);
             return EXIT_SETUP;
-        } else if (!set_option(o, a, argv[++i], &out)) {
+        } else if (!set_option(o, a, argv[++i], &g)) {
             return EXIT_SETUP;
         }
     }
-    o->out_dtype = out ? parse_dtype(out, true, false) : JG_DTYPE_NONE;
-    if (out && !o->out_dtype) {
-        fprintf(stderr, "jitgemm-bench: --out-dtype must be bf16, fp16 or fp32, not '%s'\n", out);
-        return EXIT_SETUP;
-    }
-    return 0;
+    return check_options(o, &g);
 }
 
 /* D's type for rows whose A and B are `in`: --out-dtype, else `in`, and

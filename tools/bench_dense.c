@@ -14,10 +14,10 @@ bool ours_launch(void *arg, cudaStream_t stream)
     return jg_gemm_run(j->plan, &j->args, stream) == JG_OK;
 }
 
-/* Fills the kernel columns of the row from a plan asked for at t0 (that time,
- * the compile or disk load, is excluded from the GEMM time). Returns the
- * plan, or NULL with r->error set if planning failed. */
-jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row *r)
+/* Fills the kernel columns of the row from a plan that took `ms` to make
+ * (the compile or disk load, excluded from the GEMM time). Returns the plan,
+ * or NULL with r->error set if planning failed. */
+jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double ms, row *r)
 {
     jg_plan_info info;
     if (st != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
@@ -25,22 +25,29 @@ jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double t0, row *r)
                  st == JG_ERR_UNSUPPORTED ? "unsupported: " : "", jg_context_last_error(b->jg));
         return NULL;
     }
-    r->plan_ms = now_ms() - t0;
+    r->plan_ms = ms;
     r->origin = info.origin == JG_ORIGIN_COMPILED ? "nvrtc" : "disk";
     snprintf(r->kernel, sizeof r->kernel, "%s", info.kernel_name);
     return plan;
 }
 
+/* The library's problem for a dense or decode shape, planned with `flags`
+ * (JG_GEMM_*) for m rows (an M-generic plan's hint). */
+jg_gemm_problem shape_problem(const shape *s, uint32_t flags, int64_t m)
+{
+    return (jg_gemm_problem){.flags = flags, .a_type = s->in, .b_type = s->in,
+                             .d_type = s->out, .m = m, .n = s->n, .k = s->k, .scale = s->scale,
+                             .a_sf_layout = s->sf_layout, .b_sf_layout = s->sf_layout};
+}
+
 /* Plans a dense or decode shape with `flags` (JG_GEMM_*); see plan_done. */
 static jg_plan *plan_shape(bench *b, const shape *s, uint32_t flags, row *r)
 {
-    jg_gemm_problem p = {.flags = flags, .a_type = s->in, .b_type = s->in, .d_type = s->out,
-                         .m = s->m, .n = s->n, .k = s->k, .scale = s->scale,
-                         .a_sf_layout = s->sf_layout, .b_sf_layout = s->sf_layout};
+    jg_gemm_problem p = shape_problem(s, flags, s->m);
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_gemm_plan(b->jg, &p, &plan);
-    return plan_done(b, st, plan, t0, r);
+    return plan_done(b, st, plan, now_ms() - t0, r);
 }
 
 /* The row's plan and, under --chain, in *plain one without PDL. The chain
@@ -94,12 +101,12 @@ typedef struct chain_job {
 
 /* A row's chain: the copies, ours without PDL, and the chains timed (in
  * the places of their implementations in time_row's t). */
-typedef struct row_chain {
+struct row_chain {
     b_copies b, sf; /* our B and, nvfp4, b_sf (n 0: none) */
     b_copies peer_b; /* the peer's B where it has operands of its own (nvfp4) */
     ours_job plain;  /* ours planned without PDL, on the row's arguments */
     chain_job job[MAX_TIMED];
-} row_chain;
+};
 
 static bool chain_launch(void *arg, cudaStream_t stream)
 {
@@ -204,16 +211,17 @@ static int chain_timed(row_chain *ch, ours_job *ours, lt_gemm *g, int peer_at, t
 
 /* Times libjitgemm, and cuBLASLt's best algorithm when `g` has one, in
  * alternation on the same operands; under --chain, each as a chain (ch),
- * with ours without PDL too; sets the times or r->error. A type
+ * with ours without PDL too; with `generic` (--random, never with --chain),
+ * ours through an M-generic plan too; sets the times or r->error. A type
  * combination that cuBLASLt lacks (no algorithm, e.g. bf16 -> fp16) leaves
  * the peer columns empty. The peer's algorithm is picked on single
  * launches, chain or not. */
-static void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, row *r)
+void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic, row *r)
 {
     lt_cand best;
     timed t[MAX_TIMED] = {{ours_launch, job}, {lt_launch, &best}};
     double us[MAX_TIMED];
-    int n = 1, peer_at = 0, plain_at = 0; /* their places in t; 0: not timed */
+    int n = 1, peer_at = 0, plain_at = 0, generic_at = 0; /* their places in t; 0: not timed */
     if (g->op && g->nalgo > 0) {
         if (!lt_pick(g, &best)) {
             snprintf(r->error, sizeof r->error, "cuBLASLt failed (see above)");
@@ -223,20 +231,41 @@ static void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, row *r)
     }
     if (b->opt.chain)
         plain_at = chain_timed(ch, job, g, peer_at, t, &n);
+    else if (generic) {
+        generic_at = n;
+        t[n++] = (timed){ours_launch, generic};
+    }
+    /* --random: the pick's launches just ran, so the GPU is not idle and
+     * the warm-up needs no time floor (WARMUP rounds still run) */
+    double warm_ms = b->warm_ms;
+    if (b->opt.random && peer_at)
+        b->warm_ms = 0;
     int bad = time_with_peers(b, t, n, b->opt.chain ? b->opt.chain : 1, r, us);
+    b->warm_ms = warm_ms;
     if (bad > 0 && bad == plain_at)
         snprintf(r->error, sizeof r->error, "libjitgemm launch without PDL failed: %s",
+                 jg_context_last_error(b->jg));
+    else if (bad > 0 && bad == generic_at)
+        snprintf(r->error, sizeof r->error, "libjitgemm M-generic launch failed: %s",
                  jg_context_last_error(b->jg));
     else if (bad > 0)
         snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
                  best.algo);
     else if (bad < 0) {
         r->ours_plain_us = plain_at ? us[plain_at] : NAN;
+        r->generic_us = generic_at ? us[generic_at] : NAN;
         r->peer = peer_at ? g->name : NULL;
         r->peer_other_scales = peer_at && g->other_scales;
         r->peer_us = peer_at ? us[peer_at] : NAN;
         r->peer_algo = peer_at ? best.algo : -1;
     }
+}
+
+/* Our arguments over o's operands and scales, into its D. */
+jg_gemm_args dense_args(const operands *o)
+{
+    return (jg_gemm_args){.a = o->a, .b = o->b, .d = o->d_ours, .alpha = 1.0f,
+                          .a_scale = o->sa, .b_scale = o->sb};
 }
 
 /* Plans, sets up and times one dense or decode shape, then checks it;
@@ -249,7 +278,6 @@ static void run_dense(bench *b, const shape *s, row *r)
     ours_job job = {.plan = plan_row(b, s, &ch.plain.plan, r)};
     operands o;
     lt_gemm g;
-    double diff;
     memset(&g, 0, sizeof g);
     if (!job.plan)
         return;
@@ -258,18 +286,12 @@ static void run_dense(bench *b, const shape *s, row *r)
         operands_free(&o);
         return;
     }
-    job.args = (jg_gemm_args){.a = o.a, .b = o.b, .d = o.d_ours, .alpha = 1.0f,
-                              .a_scale = o.sa, .b_scale = o.sb};
+    job.args = dense_args(&o);
     if (peer)
         dense_peer_init(&g, b, s, &o);
     if (chain_init(&ch, b, &o, NULL, r))
-        time_row(b, &job, &g, &ch, r);
-    /* against cuBLASLt where it computed the same product, else FP64 rows */
-    bool vs_peer = isfinite(r->peer_us) && !r->peer_other_scales;
-    if (!r->error[0] && check_output(&o, s, vs_peer, &diff))
-        set_check(r, diff, vs_peer);
-    else if (!r->error[0])
-        snprintf(r->error, sizeof r->error, "cannot read the outputs back");
+        time_row(b, &job, &g, &ch, NULL, r);
+    check_dense(&o, s, r);
     chain_free(&ch);
     lt_gemm_destroy(&g);
     operands_free(&o);
@@ -394,7 +416,7 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
     if (peer)
         dense_peer_init(&g, b, &twin, &po);
     if (chain_init(&ch, b, &o, &po, r))
-        time_row(b, &job, &g, &ch, r);
+        time_row(b, &job, &g, &ch, NULL, r);
     void *ours = r->error[0] ? NULL : malloc(o.d_bytes);
     if (ours && !CUDA_FAILED(cudaMemcpy(ours, o.d_ours, o.d_bytes, cudaMemcpyDeviceToHost)))
         set_check(r, check_nvfp4_rows(&o, s, ours), false);
@@ -407,12 +429,19 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
     operands_free(&po);
 }
 
-/* One row of the table, whatever the kind. */
-void run_shape(bench *b, const shape *s, row *r)
+/* A row of s not yet run: every time and difference unknown (NAN). */
+void row_init(const bench *b, const shape *s, row *r)
 {
     *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .ours_plain_us = NAN, .lt_loop_us = NAN,
                .grouped_us = NAN, .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN,
-               .chain_b_bytes = chain_b_bytes(s, b->opt.chain)};
+               .chain_b_bytes = chain_b_bytes(s, b->opt.chain), .generic_us = NAN,
+               .generic_rel_diff = NAN};
+}
+
+/* One row of the table, whatever the kind. */
+void run_shape(bench *b, const shape *s, row *r)
+{
+    row_init(b, s, r);
     if (s->g)
         run_grouped(b, s, r);
     else if (s->in == JG_NVFP4)

@@ -116,22 +116,30 @@ static void fill_scales(float *x, size_t n, uint64_t seed)
         x[i] = (float)(0.5 + jg_rng_uniform(&r));
 }
 
-void operands_free(operands *o)
+/* Frees what scales_init made (and nvfp4_init's global scales) and
+ * clears those fields. */
+void scales_free(operands *o)
 {
-    free(o->ha);
-    free(o->hb);
     free(o->hsa);
     free(o->hsb);
-    cudaFree(o->a);
-    cudaFree(o->b);
-    cudaFree(o->d_ours);
-    cudaFree(o->d_peer);
-    cudaFree(o->d_peer2);
     cudaFree(o->sa);
     cudaFree(o->sb);
     cudaFree(o->lt_sa);
     cudaFree(o->lt_sb);
     cudaFree(o->unit);
+    o->hsa = o->hsb = o->sa = o->sb = o->lt_sa = o->lt_sb = o->unit = NULL;
+}
+
+void operands_free(operands *o)
+{
+    scales_free(o);
+    free(o->ha);
+    free(o->hb);
+    cudaFree(o->a);
+    cudaFree(o->b);
+    cudaFree(o->d_ours);
+    cudaFree(o->d_peer);
+    cudaFree(o->d_peer2);
     free(o->hsfa);
     free(o->hsfb);
     cudaFree(o->sfa);

@@ -36,6 +36,8 @@ void print_table_header(const bench *b)
            "ours us");
     if (b->opt.chain)
         printf(" %9s", "plain us");
+    if (b->opt.random)
+        printf(" %9s", "gen us");
     printf(" %9s %6s %7s %7s %5s %5s  %-14s  %s\n", "cuBLAS us", "ratio", "TFLOP/s", "GB/s",
            "SoL", "MHz", "peer", "kernel");
 }
@@ -64,6 +66,8 @@ void print_row(const bench *b, const row *r)
     print_num(9, 1, r->ours_us);
     if (b->opt.chain)
         print_num(9, 1, r->ours_plain_us);
+    if (b->opt.random)
+        print_num(9, 1, r->generic_us);
     print_num(9, 1, r->peer_us);
     print_num(6, 2, m.ratio);
     print_num(7, 1, m.tflops);
@@ -76,6 +80,8 @@ void print_row(const bench *b, const row *r)
         printf("  ERROR %s", r->error);
     else if (r->mismatch)
         printf("  MISMATCH (max rel diff %.2e, %s)", r->rel_diff, r->check);
+    if (!r->error[0] && r->generic_mismatch)
+        printf("  MISMATCH M-generic (max rel diff %.2e, %s)", r->generic_rel_diff, r->check);
     if (!r->error[0] && isfinite(r->grouped_us) && !(r->grouped_diff <= PEER_TOL))
         printf("  (cuBLAS grouped differs: %.2e, not the peer)", r->grouped_diff);
     /* Each copy is read once a chain: only what the chain before left can
@@ -144,6 +150,21 @@ static json_t *algo_json(const row *r)
     return algo;
 }
 
+/* A --random row's M-generic columns: "generic_hint_m" (null: the row was
+ * not timed M-generic), "generic_kernel", "generic_us", "generic_rel_diff"
+ * and "generic_mismatch". */
+static void row_json_generic(const row *r, json_t *o)
+{
+    bool on = r->generic_hint != 0;
+    json_object_set_new(o, "generic_hint_m", on ? json_integer(r->generic_hint) : json_null());
+    json_object_set_new(o, "generic_kernel",
+                        r->generic_kernel[0] ? json_string(r->generic_kernel) : json_null());
+    json_object_set_new(o, "generic_us", json_num(r->generic_us));
+    json_object_set_new(o, "generic_rel_diff", json_num(r->generic_rel_diff));
+    json_object_set_new(o, "generic_mismatch", on ? json_boolean(r->generic_mismatch)
+                                                  : json_null());
+}
+
 json_t *row_json(const bench *b, const row *r)
 {
     metrics m = r->origin ? row_metrics(b, r) : (metrics){NAN, NAN, NAN, NAN};
@@ -172,6 +193,8 @@ json_t *row_json(const bench *b, const row *r)
                                                              : json_null());
     json_object_set_new(o, "cublas_us", json_num(r->peer_us));
     json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
+    if (b->opt.random)
+        row_json_generic(r, o);
     if (r->s->g) { /* each peer's time; cublas_us is the faster (that agreed) */
         json_t *peers = json_object();
         json_object_set_new(peers, "cublaslt_loop", json_num(r->lt_loop_us));
@@ -206,6 +229,16 @@ static const char *row_group(const row *r, char *buf, size_t n)
     return buf;
 }
 
+/* Whether a row's ratio (into *ratio) counts in the geomeans and --random's
+ * summary: it ran and matched, and its peer computed the same product (not
+ * "cuBLASLt fp8 (tensor scales)"). */
+bool row_ratio(const bench *b, const row *r, double *ratio)
+{
+    *ratio = r->origin ? row_metrics(b, r).ratio : NAN;
+    return r->origin && !r->error[0] && !r->mismatch && !r->peer_other_scales &&
+           isfinite(*ratio) && *ratio > 0;
+}
+
 /* Geometric mean of the ratio per group (row_group), in order of first
  * appearance, over the rows that ran and matched and whose peer computed
  * the same product (not "cuBLASLt fp8 (tensor scales)"); printed, and
@@ -220,17 +253,14 @@ void geomean_by_kind(const bench *b, const row *rows, size_t n, json_t *out)
             first = strcmp(row_group(&rows[j], gj, sizeof gj), gi) != 0;
         if (!first)
             continue;
-        double sum = 0;
+        double sum = 0, ratio;
         int count = 0;
-        for (size_t j = i; j < n; ++j) {
-            double ratio = row_metrics(b, &rows[j]).ratio;
-            if (!strcmp(row_group(&rows[j], gj, sizeof gj), gi) && rows[j].origin &&
-                !rows[j].error[0] && !rows[j].mismatch && !rows[j].peer_other_scales &&
-                isfinite(ratio) && ratio > 0) {
+        for (size_t j = i; j < n; ++j)
+            if (!strcmp(row_group(&rows[j], gj, sizeof gj), gi) &&
+                row_ratio(b, &rows[j], &ratio)) {
                 sum += log(ratio);
                 ++count;
             }
-        }
         double g = count ? exp(sum / count) : NAN;
         if (count)
             printf("geomean ratio (cuBLAS us / ours us), %-8s %.3f over %d shape(s)\n", gi, g,
@@ -317,7 +347,7 @@ void print_header(const bench *b, const device_info *d, const shape_list *shapes
     printf("date           %s\n", d->date);
     print_types(shapes);
     printf("timing         median of %d launches, ours and cuBLAS alternating after >= %.0f ms "
-           "of warm-up,\n", b->opt.reps, WARM_MS);
+           "of warm-up,\n", b->opt.reps, b->warm_ms);
     if (b->opt.flush == FLUSH_READ)
         printf("               L2 flushed before each by a read-only pass over %zu MiB (leaves "
                "only clean lines)\n", b->flush_bytes >> 20);
@@ -408,7 +438,7 @@ void print_ceilings(const bench *b)
 
 /* Writes the run to --json FILE; takes `geo` (the geomeans by kind). */
 bool write_json(const bench *b, const device_info *d, const row *rows, size_t n,
-                json_t *geo)
+                json_t *geo, json_t *extra)
 {
     json_t *root = json_object(), *list = json_array();
     const char *commit = getenv("JITGEMM_COMMIT");
@@ -444,9 +474,33 @@ bool write_json(const bench *b, const device_info *d, const row *rows, size_t n,
         json_array_append_new(list, row_json(b, &rows[i]));
     json_object_set_new(root, "rows", list);
     json_object_set_new(root, "geomean_ratio", geo);
+    if (extra)
+        json_object_update(root, extra);
+    json_decref(extra);
     int rc = json_dump_file(root, b->opt.json, JSON_INDENT(2));
     json_decref(root);
     if (rc)
         fprintf(stderr, "jitgemm-bench: cannot write %s\n", b->opt.json);
     return rc == 0;
+}
+
+/* After the rows: the geomeans, the clock summary, --random's summary, the
+ * JSON file; returns the exit status (`failed` rows, and the JSON file if
+ * it cannot be written, make it 1). */
+int finish_run(const bench *b, const device_info *d, const row *rows, size_t n, int failed)
+{
+    printf("\n");
+    json_t *geo = json_object();
+    geomean_by_kind(b, rows, n, geo);
+    print_clock_summary(b, rows, n);
+    json_t *summary = b->opt.random ? random_summary(b, rows, n) : NULL;
+    if (b->opt.json && !write_json(b, d, rows, n, geo, summary))
+        ++failed;
+    else if (!b->opt.json) {
+        json_decref(geo);
+        json_decref(summary);
+    }
+    if (failed)
+        printf("%d row(s) failed or mismatched (tolerance %.0e)\n", failed, MISMATCH_TOL);
+    return failed ? EXIT_ROWS_FAILED : 0;
 }

@@ -148,7 +148,7 @@ static bool flush_l2(bench *b, int rep)
 }
 
 /* Launches the implementations in turn, WARMUP rounds at least and for at
- * least WARM_MS. A GPU that was idle (while the host made the inputs) runs
+ * least b->warm_ms. A GPU that was idle (while the host made the inputs) runs
  * its first ~100 ms of heavy work at a clock it cannot hold under its power
  * limit, which would favour whatever is timed first. Returns -1, or the
  * index of an implementation that failed to launch. */
@@ -162,7 +162,7 @@ static int warm_up(bench *b, const timed *impl, int n)
         if (round + 1 >= WARMUP && round % 8 == 7) {
             if (CUDA_FAILED(cudaStreamSynchronize(b->stream)))
                 return 0;
-            if (now_ms() - t0 >= WARM_MS)
+            if (now_ms() - t0 >= b->warm_ms)
                 return -1;
         }
     }

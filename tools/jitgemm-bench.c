@@ -7,6 +7,8 @@
  *                 [--out-dtype bf16|fp16|fp32]
  *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]
  *                 [--chain N] [--tune] [--help]
+ *   jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]
+ *                 [--emit-shapes FILE] [--dtype bf16|fp16|fp8] [...]
  *
  * This file holds main and the run's setup; the rest is split by concern,
  * with bench.h as the shared header: bench_cli.c (options), bench_spec.c
@@ -14,7 +16,9 @@
  * bench_timing.c (the L2 flush, the timing loop, clocks, ceilings),
  * bench_peers.c (cuBLASLt and cuBLAS, opened with dlopen), bench_dense.c
  * and bench_grouped.c (one row of each kind), bench_check.c (the
- * correctness guard), bench_output.c (table, summary lines, JSON).
+ * correctness guard), bench_output.c (table, summary lines, JSON),
+ * bench_random.c and bench_summary.c (--random: problems drawn by
+ * random_draw.c, their run and their summary).
  * Exit status: 0 all rows fine, 1 a row failed or mismatched, 2 usage error,
  * no GPU, or a failure before the first row. bench/README.md says more. */
 #include <stdbool.h>
@@ -53,8 +57,12 @@ static bool device_info_get(device_info *d)
  * rows with peers, cuBLAS (its absence is only a note). */
 static bool bench_init(bench *b, const device_info *d, bool grouped)
 {
-    /* Room for MAX_TIMED implementations interleaved, or MAX_ALGOS x PICK_REPS. */
+    /* Room for MAX_TIMED implementations interleaved, MAX_ALGOS x PICK_REPS
+     * (more than 3 x --reps when --random takes it down to 20), COPY_REPS. */
     b->nevents = MAX_TIMED * (b->opt.reps > COPY_REPS ? b->opt.reps : COPY_REPS);
+    if (b->nevents < MAX_ALGOS * PICK_REPS)
+        b->nevents = MAX_ALGOS * PICK_REPS;
+    b->warm_ms = b->opt.random ? RANDOM_WARM_MS : WARM_MS;
     b->start = calloc((size_t)b->nevents, sizeof *b->start);
     b->stop = calloc((size_t)b->nevents, sizeof *b->stop);
     /* Flushing must evict everything: at least 256 MiB and 4x the L2. */
@@ -122,18 +130,25 @@ static int run_all(bench *b, const device_info *d, const shape_list *shapes)
         fflush(stdout);
         failed += rows[i].error[0] || rows[i].mismatch;
     }
-    printf("\n");
-    json_t *geo = json_object();
-    geomean_by_kind(b, rows, shapes->n, geo);
-    print_clock_summary(b, rows, shapes->n);
-    if (b->opt.json && !write_json(b, d, rows, shapes->n, geo))
-        ++failed;
-    else if (!b->opt.json)
-        json_decref(geo);
-    if (failed)
-        printf("%d row(s) failed or mismatched (tolerance %.0e)\n", failed, MISMATCH_TOL);
+    int rc = finish_run(b, d, rows, shapes->n, failed);
     free(rows);
-    return failed ? EXIT_ROWS_FAILED : 0;
+    return rc;
+}
+
+/* The rows: the spec's, or (--random) drawn ones, read or drawn before
+ * looking for a GPU so that they can be checked anywhere; an exit status,
+ * or 0 with *done set when nothing is left to do (--emit-shapes). */
+static int read_rows(const options *o, shape_list *shapes, bool *done)
+{
+    if (o->random)
+        return random_shapes(o, shapes, done);
+    if (!load_spec(o->spec, o, shapes) || (o->only && !filter_shapes(shapes, o->only)))
+        return EXIT_SETUP;
+    if (!shapes->n) {
+        fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", o->spec);
+        return EXIT_SETUP;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -144,18 +159,11 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &b.opt, &done);
     if (rc || done)
         return rc;
-    /* The spec is read before looking for a GPU, so that it can be checked
-     * anywhere. */
     shape_list shapes = {NULL, 0, 0};
-    if (!load_spec(b.opt.spec, &b.opt, &shapes) ||
-        (b.opt.only && !filter_shapes(&shapes, b.opt.only))) {
+    rc = read_rows(&b.opt, &shapes, &done);
+    if (rc || done) {
         free(shapes.v);
-        return EXIT_SETUP;
-    }
-    if (!shapes.n) {
-        fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", b.opt.spec);
-        free(shapes.v);
-        return EXIT_SETUP;
+        return rc;
     }
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
@@ -179,7 +187,7 @@ int main(int argc, char **argv)
         print_header(&b, &d, &shapes);
         if (measure_ceilings(&b)) {
             print_ceilings(&b);
-            rc = run_all(&b, &d, &shapes);
+            rc = b.opt.random ? run_random(&b, &d, &shapes) : run_all(&b, &d, &shapes);
         }
     }
     bench_destroy(&b);
