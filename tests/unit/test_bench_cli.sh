@@ -3,7 +3,7 @@
 # looks for a GPU: --help, bad option values (--chain's among them), and
 # which spec lines become rows (nvfp4 lines and --dtype nvfp4; grouped ones
 # skipped); --random's options and its draw (--emit-shapes: the printed
-# seed draws the same problems).
+# seed draws the same problems, as does bench/peer_torch.py from that seed).
 # Every run here stops before any GPU work: a usage error, --emit-shapes,
 # or an --only naming a shape that is not in the spec (an error, exit status
 # 2, reported after the spec is read, with the runnable names accepted
@@ -179,6 +179,24 @@ expect_rc 2 "--spec of drawn problems"
 expect "no runnable shape 'nosuch'" "--spec of drawn problems"
 expect_not "no runnable shape 'r1'" "--spec of drawn problems"
 expect_not "line" "--spec of drawn problems"
+
+# bench/peer_torch.py draws the same problems from the same seed (its own
+# generator, bench/random_draw.py; no torch needed to draw).
+peer=$(dirname "$0")/../../bench/peer_torch.py
+if command -v python3 >/dev/null; then
+    for args in "--seed 12345" "--seed 0 --random-generic 1" \
+        "--seed 9223372036854775807 --random-generic 0.1"; do
+        # shellcheck disable=SC2086
+        python3 "$peer" --random 300 $args --dims "$dims" --emit-shapes "$tmp/py.jsonl" \
+            >/dev/null 2>&1 ||
+            fail "peer_torch.py --random 300 $args --emit-shapes failed"
+        run --random 300 $args --dims "$dims" --emit-shapes "$tmp/c.jsonl"
+        cmp -s "$tmp/py.jsonl" "$tmp/c.jsonl" ||
+            fail "peer_torch.py and jitgemm-bench drew different problems ($args)"
+    done
+else
+    echo "no python3: the draw of peer_torch.py is not compared"
+fi
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
