@@ -306,7 +306,9 @@ JG_API jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *o
  *     of the caller.
  *   - A CUDA graph holds its kernels' modules for as long as it may run.
  *     Called on a stream that is capturing a graph, those one-shot calls
- *     therefore pin their plan (or kernel) until jg_context_destroy. To
+ *     therefore pin their plan (or kernel) until jg_context_destroy (as
+ *     they do, rarely, when one kernel has one-shot launches in flight on
+ *     more than four streams at once, which the library does not follow). To
  *     bound the memory of captured GEMMs, capture jg_gemm_run or
  *     jg_grouped_run with a pinned plan and release it once every graph
  *     (and graph exec) that launches it is destroyed.

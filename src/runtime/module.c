@@ -285,8 +285,8 @@ void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *
     if (launched && !jg__kernel_track(ctx, k, stream) &&
         !__atomic_exchange_n(kept, true, __ATOMIC_RELAXED)) {
         jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_CACHE,
-                 "%s: launched where the library cannot follow it (a CUDA graph capture): "
-                 "kept until the context is destroyed",
+                 "%s: a launch the library cannot follow (a capturing stream, or launches in "
+                 "flight on more streams than it marks): kept until the context is destroyed",
                  k->name);
         return; /* this call's hold stays */
     }
