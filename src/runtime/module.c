@@ -268,7 +268,8 @@ bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream)
         return false;
     pthread_mutex_lock(&k->marks_lock);
     jg__launch_mark *m = pick_mark(cu, k, id);
-    bool ok = m && (m->done || cu->cuEventCreate(&m->done, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
+    bool ok =
+        m && (m->done || cu->cuEventCreate(&m->done, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
     /* A failed record leaves the mark's earlier record in place: it still
      * follows what it followed, and this launch is kept instead. */
     ok = ok && cu->cuEventRecord(m->done, s) == CUDA_SUCCESS;

@@ -167,7 +167,7 @@ typedef struct stream_run {
     const uint32_t *order; /* the grid's cells, shuffled */
     int count, threads, limit;
     uint64_t seed;
-    atomic_int next;  /* the next of count to plan */
+    atomic_int next; /* the next of count to plan */
     atomic_int failed, calls, repeats;
     atomic_uint_fast64_t most_kernels, most_plans;
     atomic_uint_fast64_t most_used; /* device memory, bytes */
@@ -314,9 +314,9 @@ static void test_stream(int count, int threads, int limit, uint64_t seed)
     printf("  at most %llu kernels, %llu plans, %llu modules loaded at once (bound %d, %d "
            "threads); %llu kernels and %llu plans evicted\n",
            (unsigned long long)atomic_load(&run.most_kernels),
-           (unsigned long long)atomic_load(&run.most_plans),
-           (unsigned long long)c.modules_peak, limit, threads,
-           (unsigned long long)c.kernel_evictions, (unsigned long long)c.plan_evictions);
+           (unsigned long long)atomic_load(&run.most_plans), (unsigned long long)c.modules_peak,
+           limit, threads, (unsigned long long)c.kernel_evictions,
+           (unsigned long long)c.plan_evictions);
     printf("  now: %llu modules, %llu bytes of cubins (%.1f KB each); device memory in use "
            "%.1f MB above the start, at most %.1f MB (%.0f KB per module at the end)\n",
            (unsigned long long)c.modules, (unsigned long long)c.module_bytes,
@@ -393,8 +393,8 @@ static void test_deferred(uint64_t seed)
     JG_REQUIRE(ctx, jg_gemm_plan(ctx, &pxp, &px)); /* three kernels, all pinned, bound 2 */
     jg_cache_stats c = cache_of(ctx);
     CHECK(c.kernels == 3 && c.modules == 3 && c.kernel_evictions == 0,
-          "pinned past the bound: %llu kernels, %llu modules",
-          (unsigned long long)c.kernels, (unsigned long long)c.modules);
+          "pinned past the bound: %llu kernels, %llu modules", (unsigned long long)c.kernels,
+          (unsigned long long)c.modules);
 
     cudaStream_t gated;
     cudaEvent_t ran;
@@ -420,14 +420,13 @@ static void test_deferred(uint64_t seed)
           "checked",
           cudaGetErrorName(pending), took, gate_ms);
     if (pending == cudaErrorNotReady) {
-        CHECK(c.kernels == 2 && c.kernel_evictions == 1 && c.modules_waiting == 1 &&
-                  c.modules == 3,
+        CHECK(c.kernels == 2 && c.kernel_evictions == 1 && c.modules_waiting == 1 && c.modules == 3,
               "evicted in flight: %llu kernels (%llu evicted), %llu modules, %llu waiting; "
               "expected 2 (1), 3, 1",
               (unsigned long long)c.kernels, (unsigned long long)c.kernel_evictions,
               (unsigned long long)c.modules, (unsigned long long)c.modules_waiting);
-        printf("  evicted %.3f s into a %d ms gate: %llu modules, %llu waiting\n", took,
-               gate_ms, (unsigned long long)c.modules, (unsigned long long)c.modules_waiting);
+        printf("  evicted %.3f s into a %d ms gate: %llu modules, %llu waiting\n", took, gate_ms,
+               (unsigned long long)c.modules, (unsigned long long)c.modules_waiting);
     }
     char why[512];
     CHECK(verify(&f.o, x, gated, &f.r, why, sizeof why), "the evicted kernel's launch: %s", why);
@@ -543,7 +542,10 @@ int main(int argc, char **argv)
     jg_test_gpu_init();
     const uint64_t seed = jg_test_seed(argc, argv, "test_many_kernels");
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const int threads = int_option(argc, argv, "--threads", cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus);
+    const int threads = int_option(argc, argv, "--threads",
+                                   cpus < 1    ? 1
+                                   : cpus > 16 ? 16
+                                               : (int)cpus);
     const int count = jg_test_count(argc, argv, 512);
     const int limit = int_option(argc, argv, "--limit", 64);
     if (threads < 1 || count < 1 || limit < 1) {

@@ -129,8 +129,7 @@ static void test_plans(void)
     jg_plan *p[5];
     for (int i = 0; i < 4; ++i) {
         jg_gemm_problem pr = problem(64, 64 + 8 * i);
-        CHECK(jg_gemm_plan(ctx, &pr, &p[i]) == JG_OK, "plan %d: %s", i,
-              jg_context_last_error(ctx));
+        CHECK(jg_gemm_plan(ctx, &pr, &p[i]) == JG_OK, "plan %d: %s", i, jg_context_last_error(ctx));
     }
     jg_cache_stats s = cache_of(ctx);
     CHECK(s.plans == 4 && s.plans_held == 4 && s.plan_evictions == 0 && s.kernels == 1,
@@ -180,8 +179,8 @@ static void test_plans(void)
     pr = problem(64, 64 + 8 * 2);
     CHECK(jg_gemm_plan(ctx, &pr, &p[2]) == JG_OK, "p[2] planned again");
     jg_context_get_stats(ctx, &after);
-    CHECK(after.plans_memory == before.plans_memory && after.plans_compiled ==
-                                                          before.plans_compiled,
+    CHECK(after.plans_memory == before.plans_memory &&
+              after.plans_compiled == before.plans_compiled,
           "p[2] was evicted: built again from its cached kernel, nothing compiled");
     jg_plan_info info;
     CHECK(jg_plan_get_info(p[2], &info) == JG_OK && info.block_m, "info of the rebuilt plan");
@@ -225,7 +224,7 @@ static void test_kernels(void)
     uint64_t n = compiled(ctx);
     CHECK(one_shot(ctx, A) == JG_ERR_OFFLINE && compiled(ctx) == n, "A stayed: not compiled again");
     CHECK(one_shot(ctx, B) == JG_ERR_OFFLINE && compiled(ctx) == n + 1, "B was evicted: compiled "
-                                                                         "again");
+                                                                        "again");
 
     /* Pinned plans keep their kernels past the bound; released, they go. */
     jg_plan *p[3];
