@@ -589,7 +589,7 @@ jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key);
  * the stream's id or an event cannot be had; launches in flight on more
  * than JG_KERNEL_MARKS other streams): the call's hold must then stay. True
  * at once where nothing is unloaded before jg_context_destroy (offline, or
- * no bound). Needs the context current, as a launch does. */
+ * no bound). */
 bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream);
 /* Ends a one-shot call's hold on a plan's or kernel's table entry e after
  * its launches of k on stream (st: the call's status; JG_OK and

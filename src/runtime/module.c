@@ -255,6 +255,20 @@ static jg__launch_mark *pick_mark(const jg__driver *cu, jg__kernel *k, unsigned 
     return unused ? unused : finished;
 }
 
+/* An event of the context's CUDA context, whichever is current. */
+static bool create_event(const jg_context *ctx, CUevent *out)
+{
+    const jg__driver *cu = ctx->cu;
+    if (cu->cuCtxPushCurrent(ctx->cu_ctx) != CUDA_SUCCESS)
+        return false;
+    const bool ok = cu->cuEventCreate(out, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+    CUcontext popped;
+    cu->cuCtxPopCurrent(&popped);
+    if (!ok)
+        *out = NULL;
+    return ok;
+}
+
 bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream)
 {
     if (ctx->offline || !ctx->max_kernels)
@@ -268,8 +282,7 @@ bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream)
         return false;
     pthread_mutex_lock(&k->marks_lock);
     jg__launch_mark *m = pick_mark(cu, k, id);
-    bool ok =
-        m && (m->done || cu->cuEventCreate(&m->done, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
+    bool ok = m && (m->done || create_event(ctx, &m->done));
     /* A failed record leaves the mark's earlier record in place: it still
      * follows what it followed, and this launch is kept instead. */
     ok = ok && cu->cuEventRecord(m->done, s) == CUDA_SUCCESS;
