@@ -11,10 +11,12 @@ Three steps:
 
   grid  --seed S --out DIR        (no GPU) draws one shape per cell into DIR/shapes.jsonl,
                                   asks the planner offline (jitgemm-warm -n) which kernel
-                                  each family gives each shape, and writes DIR/<family>.jsonl
-                                  with the shapes whose kernel differs from the plain one's
-  run   DIR --out RES [--jobs J]  (GPU) per family: jitgemm-warm compiles its kernels in
-                                  parallel, then jitgemm-bench times them (--no-peer)
+                                  each family gives each shape, and writes
+                                  DIR/<family>-<bf16|fp8>.jsonl with the shapes whose kernel
+                                  differs from the plain one's
+  run   DIR --out RES             (GPU) per family and input type: jitgemm-bench --pooled
+                                  plans its rows in parallel and times them (no peer, no
+                                  output check: the GPU tests check these kernels)
   table RES [RES...] --out FILE   the fastest family per cell (where it beats the plain
                                   tiles by more than the noise) as the planner's C table
 
@@ -145,9 +147,11 @@ def cmd_grid(a):
         kern = plain if fam == "plain" else planned_kernels(spec, env, a.warm)
         keep = [s for i, s in enumerate(shapes, 1)
                 if i in kern and (fam == "plain" or kern[i] != plain.get(i))]
-        with open(os.path.join(a.out, fam + ".jsonl"), "w") as f:
-            for s in keep:
-                f.write(json.dumps(s) + "\n")
+        for dtype in ("bf16", "fp8"):  # --pooled: one input type a run
+            with open(os.path.join(a.out, "%s-%s.jsonl" % (fam, dtype)), "w") as f:
+                for s in keep:
+                    if s["dtype"] == dtype:
+                        f.write(json.dumps(s) + "\n")
         summary["families"][fam] = len(keep)
     with open(os.path.join(a.out, "grid.json"), "w") as f:
         json.dump(summary, f, indent=1)
@@ -158,28 +162,26 @@ def cmd_grid(a):
 def cmd_run(a):
     os.makedirs(a.out, exist_ok=True)
     for fam, (_, env) in FAMILIES.items():
-        spec = os.path.join(a.grid, fam + ".jsonl")
-        if not os.path.exists(spec) or os.path.getsize(spec) == 0:
-            continue
-        e = dict(os.environ, **env)
-        t0 = time.time()
-        subprocess.run([a.warm, "-j", str(a.jobs), spec], env=e, stdout=subprocess.DEVNULL)
-        t1 = time.time()
-        res = os.path.join(a.out, fam + ".json")
-        r = subprocess.run([a.bench, "--spec", spec, "--no-peer", "--no-check", "--reps", str(a.reps),
-                            "--json", res], env=e, capture_output=True, text=True)
-        print("sweep %s: compiled in %.0f s, timed in %.0f s (exit %d)" % (
-            fam, t1 - t0, time.time() - t1, r.returncode), flush=True)
-        if r.returncode:
-            sys.stdout.write(r.stdout[-3000:] + r.stderr[-2000:])
+        for dtype in ("bf16", "fp8"):
+            name = "%s-%s" % (fam, dtype)
+            spec = os.path.join(a.grid, name + ".jsonl")
+            if not os.path.exists(spec) or os.path.getsize(spec) == 0:
+                continue
+            t0 = time.time()
+            r = subprocess.run([a.bench, "--spec", spec, "--pooled", "--no-peer", "--no-check",
+                                "--reps", str(a.reps), "--json", os.path.join(a.out, name + ".json")],
+                               env=dict(os.environ, **env), capture_output=True, text=True)
+            print("sweep %s: %.0f s (exit %d)" % (name, time.time() - t0, r.returncode), flush=True)
+            if r.returncode:
+                sys.stdout.write(r.stdout[-3000:] + r.stderr[-2000:])
 
 
 def cmd_table(a):
     times = {}  # name -> {family: us}
     cells, device = {}, set()
     for res in a.results:
-        for fam in FAMILIES:
-            path = os.path.join(res, fam + ".json")
+        for fam, dtype in ((f, d) for f in FAMILIES for d in ("bf16", "fp8")):
+            path = os.path.join(res, "%s-%s.json" % (fam, dtype))
             if not os.path.exists(path):
                 continue
             with open(path) as f:
@@ -235,9 +237,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("grid")
     r.add_argument("--out", required=True)
-    r.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
     r.add_argument("--reps", type=int, default=50)
-    r.add_argument("--warm", default="build/tools/jitgemm-warm")
     r.add_argument("--bench", default="build/tools/jitgemm-bench")
     t = sub.add_parser("table")
     t.add_argument("results", nargs="+")

@@ -64,6 +64,7 @@ typedef struct options {
     const char *json;
     bool no_peer;
     bool no_check; /* --no-check: dense rows' D is not checked (tile sweeps) */
+    bool pooled;   /* --pooled: the spec's dense rows run as --random's do (bench_random.c) */
     bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
     jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */
@@ -356,7 +357,7 @@ bool diff_device(const void *x, const void *ref, size_t bytes, jg_dtype t, doubl
 bool check_output(const operands *o, const shape *s, bool has_peer, double *diff);
 void set_check(row *r, double diff, bool vs_peer);
 bool dense_vs_peer(const row *r);
-void check_dense(const operands *o, const shape *s, row *r);
+void check_dense(const operands *o, const shape *s, row *r, bool skip);
 double check_nvfp4_rows(const operands *o, const shape *s, const void *d);
 
 /* bench_dense.c */

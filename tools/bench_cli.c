@@ -38,7 +38,7 @@ static void usage(FILE *f)
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
-            "                     [--chain N] [--tune] [--no-check] [--help]\n"
+            "                     [--chain N] [--tune] [--no-check] [--pooled] [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
             "                     [--emit-shapes FILE] [--dtype bf16|fp16|fp8] [...]\n"
             "\n"
@@ -81,8 +81,6 @@ static void usage(FILE *f)
             "  --reps N          timed launches per measurement, >= %d (default 100)\n"
             "  --json FILE       also write the rows as JSON\n"
             "  --no-peer         do not time cuBLASLt per shape (still used for the peak)\n"
-            "  --no-check        do not check dense rows' outputs (for tile sweeps, whose\n"
-            "                    kernels the GPU tests check; the JSON's check is \"none\")\n"
             "  --flush MODE      how L2 is emptied before each timed launch:\n"
             "                    read (default): a read-only kernel pass over >= 4x the L2,\n"
             "                      which leaves only clean lines;\n"
@@ -94,6 +92,11 @@ static void usage(FILE *f)
             PEAK_DIM, MIN_REPS);
     /* a second literal: ISO C compilers need only take 4095 characters in one */
     fprintf(f,
+            "  --no-check        do not check dense rows' outputs (for tile sweeps, whose\n"
+            "                    kernels the GPU tests check; the JSON's check is \"none\")\n"
+            "  --pooled          run the spec's rows as --random runs its own: planned in\n"
+            "                    parallel up front, inputs made once at the largest row's\n"
+            "                    size (dense rows of one input type only)\n"
             "  --chain N         dense and decode rows (any dtype) as a serving loop runs them:\n"
             "                    each timed launch is a chain of N (2..%d) GEMMs back to\n"
             "                    back, each reading its own copy of B (and of nvfp4's block\n"
@@ -271,6 +274,11 @@ static int check_options(options *o, const given *g)
                         "go with --random N\n");
         return EXIT_SETUP;
     }
+    if (o->pooled && (o->random || o->chain)) {
+        fprintf(stderr, "jitgemm-bench: --pooled runs the spec's rows; not with --random or "
+                        "--chain\n");
+        return EXIT_SETUP;
+    }
     if (o->random && (g->spec || g->only || o->chain)) {
         fprintf(stderr, "jitgemm-bench: --random draws its own problems: --spec, --only and "
                         "--chain do not apply\n");
@@ -310,6 +318,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
             o->no_peer = true;
         } else if (!strcmp(a, "--no-check")) {
             o->no_check = true;
+        } else if (!strcmp(a, "--pooled")) {
+            o->pooled = true;
         } else if (!strcmp(a, "--tune")) {
             o->tune = true;
         } else if (!known) {

@@ -363,7 +363,7 @@ static void run_random_row(bench *b, const pools *p, jg_plan *plan, jg_plan *gen
     if (o.d_peer)
         dense_peer_init(&g, b, s, &o);
     time_row(b, &job, &g, NULL, generic ? &gen : NULL, r);
-    check_dense(&o, s, r);
+    check_dense(&o, s, r, b->opt.no_check);
     double diff;
     operands og = o;
     og.d_ours = p->d_generic;

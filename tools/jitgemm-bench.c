@@ -148,6 +148,14 @@ static int read_rows(const options *o, shape_list *shapes, bool *done)
         fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", o->spec);
         return EXIT_SETUP;
     }
+    for (size_t i = 0; o->pooled && i < shapes->n; ++i)
+        if (shapes->v[i].g || shapes->v[i].in != shapes->v[0].in ||
+            shapes->v[i].in == JG_NVFP4) {
+            fprintf(stderr, "jitgemm-bench: --pooled takes dense rows of one input type, "
+                            "bf16, fp16 or fp8 (%s differs)\n",
+                    shapes->v[i].name);
+            return EXIT_SETUP;
+        }
     return 0;
 }
 
@@ -187,7 +195,8 @@ int main(int argc, char **argv)
         print_header(&b, &d, &shapes);
         if (measure_ceilings(&b)) {
             print_ceilings(&b);
-            rc = b.opt.random ? run_random(&b, &d, &shapes) : run_all(&b, &d, &shapes);
+            rc = b.opt.random || b.opt.pooled ? run_random(&b, &d, &shapes)
+                                              : run_all(&b, &d, &shapes);
         }
     }
     bench_destroy(&b);
