@@ -178,7 +178,9 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     if (key->cfg.split_k > 1)
         snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
     else if (key->cfg.swap_ab)
-        snprintf(shape, sizeof shape, "_ab");
+        snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
+    else if (key->cfg.pingpong)
+        snprintf(shape, sizeof shape, "_pp");
     const int len = snprintf(
         out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s_m%sn%lldk%lld%s", kind,
         jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
@@ -409,6 +411,8 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
                        jg__swap_epi_rows(key->cfg.block_n));
     if (key->cfg.split_k > 1)
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
+    if (key->cfg.pingpong)
+        jg__buf_printf(out, "#define JG_PINGPONG 1\n");
     emit_size(out, "JG_K", key->k, spec, JG_SPEC_K);
     if (spec && key->a_type == JG_E4M3) {
         /* FP8's chunks of stages are unrolled: their lengths stay numbers */

@@ -48,6 +48,7 @@ static uint32_t resident_clusters(const jg_context *ctx, const jg__gemm_config *
 
 void jg__plan_free(jg_plan *plan)
 {
+    jg__kernel_release(plan->kernel);
     free(plan->list_params);
     pthread_mutex_destroy(&plan->tmap_lock);
     free(plan);
@@ -69,8 +70,10 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
     if (st != JG_OK)
         return st;
     jg_plan *plan = calloc(1, sizeof *plan);
-    if (!plan)
+    if (!plan) {
+        jg__kernel_release(kernel);
         return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a plan");
+    }
     plan->ctx = ctx;
     plan->problem = *pk;
     plan->cfg = cfg;
@@ -95,8 +98,7 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
                                                    ? JG_LIST_NVFP4_SIZE(pk->groups) + pre_bytes
                                                    : JG_LIST_SIZE(pk->groups));
         if (!plan->list_params) {
-            pthread_mutex_destroy(&plan->tmap_lock);
-            free(plan);
+            jg__plan_free(plan);
             return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a grouped parameter block");
         }
     }
@@ -108,9 +110,10 @@ jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out
 {
     jg__table *table = pk->groups ? &ctx->grouped_plans : &ctx->plans;
     jg_status st = JG_OK;
-    jg_plan *plan = jg__table_find(table, pk);
+    jg__table_entry *e;
+    jg_plan *plan = jg__table_find(table, pk, &e);
     if (!plan)
-        plan = jg__table_claim(table, pk, &st);
+        plan = jg__table_claim(table, pk, &e, &st);
     if (st != JG_OK)
         return jg__fail(ctx, st, "plan table");
     if (plan) {
@@ -119,11 +122,26 @@ jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out
         return JG_OK;
     }
     if ((st = build_plan(ctx, pk, &plan)) != JG_OK) {
-        jg__table_abandon(table, pk);
+        jg__table_abandon(table, e);
         return st;
     }
-    jg__table_publish(table, pk, plan);
+    plan->entry = e; /* before publishing: whoever finds the plan may release it */
+    jg__table_publish(table, e, plan);
+    jg__cache_trim(ctx);
     *out = plan;
+    return JG_OK;
+}
+
+jg_status jg_plan_release(jg_plan *plan)
+{
+    if (!plan)
+        return JG_OK;
+    jg_context *ctx = plan->ctx; /* once released, another thread may free the plan */
+    if (!plan->entry || !jg__table_release(plan->entry))
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "jg_plan_release: the plan is not pinned (released more often than "
+                        "jg_gemm_plan or jg_grouped_plan returned it)");
+    jg__cache_trim(ctx);
     return JG_OK;
 }
 
@@ -192,7 +210,11 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
     jg_plan *plan;
     jg_status st = jg_gemm_plan(ctx, problem, &plan);
-    return st != JG_OK ? st : jg_gemm_run(plan, args, stream);
+    if (st != JG_OK)
+        return st;
+    st = jg_gemm_run(plan, args, stream);
+    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    return st;
 }
 
 jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out)

@@ -189,7 +189,7 @@ static const struct {
     /* what                  opt_null out_null flags        arch      cache_mode  sm  dir */
     {"out NULL",             false, true,  OFF,         "sm_90a", OFFC,       0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
     {"opt and out NULL",     true,  true,  0,           NULL,     0,          0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
-    {"flags bit 2",          false, false, OFF | 4u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x5"},
+    {"flags bit 3",          false, false, OFF | 8u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x9"},
     {"flags bit 31",         false, false, 0x80000000u, "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x80000000"},
     {"cache_mode 4",         false, false, OFF,         "sm_90a", 4,          0,   NULL, JG_ERR_INVALID, "options.cache_mode 4", NULL},
     {"cache_mode -1",        false, false, OFF,         "sm_90a", -1,         0,   NULL, JG_ERR_INVALID, "options.cache_mode -1", NULL},
@@ -300,6 +300,13 @@ static jg_status n_stats_ctx(void)
 }
 static jg_status n_stats_out(void) { return jg_context_get_stats(fx.ctx, NULL); }
 static jg_status n_stats_both(void) { return jg_context_get_stats(NULL, NULL); }
+static jg_status n_cache_ctx(void)
+{
+    jg_cache_stats s;
+    return jg_context_get_cache_stats(NULL, &s);
+}
+static jg_status n_cache_out(void) { return jg_context_get_cache_stats(fx.ctx, NULL); }
+static jg_status n_cache_both(void) { return jg_context_get_cache_stats(NULL, NULL); }
 static jg_status n_plan_ctx(void)
 {
     jg_plan *out = plan_sentinel();
@@ -359,6 +366,9 @@ static const struct {
     {"jg_context_get_stats(NULL, &s)", n_stats_ctx, false, "ctx is NULL"},
     {"jg_context_get_stats(ctx, NULL)", n_stats_out, true, "out is NULL"},
     {"jg_context_get_stats(NULL, NULL)", n_stats_both, false, "ctx is NULL"},
+    {"jg_context_get_cache_stats(NULL, &s)", n_cache_ctx, false, "ctx is NULL"},
+    {"jg_context_get_cache_stats(ctx, NULL)", n_cache_out, true, "out is NULL"},
+    {"jg_context_get_cache_stats(NULL, NULL)", n_cache_both, false, "ctx is NULL"},
     {"jg_gemm_plan(NULL, p, &out)", n_plan_ctx, false, "ctx is NULL"},
     {"jg_gemm_plan(ctx, NULL, &out)", n_plan_problem, true, "problem is NULL"},
     {"jg_gemm_plan(ctx, p, NULL)", n_plan_out, true, "out is NULL"},
@@ -378,19 +388,19 @@ static const struct {
     {"jg_plan_workspace_bytes(NULL, NULL)", n_ws_both, false, "plan is NULL"},
 };
 
-/* jg_options.backend (0.7): read only with JG_CONTEXT_BACKEND, so that a
- * caller built against 0.6, whose struct ends before it, is never read past
+/* jg_options.backend (0.8): read only with JG_CONTEXT_BACKEND, so that a
+ * caller built against 0.7, whose struct ends before it, is never read past
  * its end (the struct below is exactly that long: ASan sees any overread). */
 static void test_context_backend(void)
 {
-    const size_t v06 = offsetof(jg_options, backend);
+    const size_t v07 = offsetof(jg_options, backend);
     const jg_options fields = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a",
                                .cache_mode = JG_CACHE_OFF};
-    void *old = malloc(v06);
-    memcpy(old, &fields, v06);
+    void *old = malloc(v07);
+    memcpy(old, &fields, v07);
     jg_context *ctx = NULL;
-    CHECK(jg_context_create(old, &ctx) == JG_OK, "0.6 options: %s", jg_context_last_error(NULL));
-    CHECK(ctx && ctx->backend == JG_BACKEND_NVRTC, "0.6 options: not NVRTC");
+    CHECK(jg_context_create(old, &ctx) == JG_OK, "0.7 options: %s", jg_context_last_error(NULL));
+    CHECK(ctx && ctx->backend == JG_BACKEND_NVRTC, "0.7 options: not NVRTC");
     jg_context_destroy(ctx);
     free(old);
 

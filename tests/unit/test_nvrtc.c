@@ -563,6 +563,21 @@ static void check_families(const char *cuobjdump)
         const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
         CHECK(c.block_m == 256, "JITGEMM_TILE=256: a %u-row tile", c.block_m);
     }
+    /* Ping-pong (JITGEMM_PINGPONG=1): 16-bit with fp32 out and C (two slabs
+     * of sums a consumer), FP8 with row scales and with block scales */
+    t.force_m = 0;
+    t.force_pingpong = 1;
+    for (int y = 0; y < 3; ++y) {
+        jg_gemm_problem p = {.a_type = y ? JG_E4M3 : JG_BF16, .b_type = y ? JG_E4M3 : JG_BF16,
+                             .c_type = y < 2 ? JG_FP32 : JG_DTYPE_NONE,
+                             .d_type = y < 2 ? JG_FP32 : JG_BF16, .m = 4096, .n = 11008,
+                             .k = 2048,
+                             .scale = y == 0 ? JG_SCALE_NONE : y == 1 ? JG_SCALE_ROW : JG_SCALE_BLOCK};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+        CHECK(c.pingpong == 1, "JITGEMM_PINGPONG=1: not a ping-pong plan");
+    }
 }
 
 int main(int argc, char **argv)
