@@ -166,6 +166,19 @@ enum {
     JG_FAMILY_ALL = 63,
 };
 
+/* The sm_90a planner's measured table (plan_sm90.c), for tests: cell i's
+ * class of operands (0: 16-bit; 1: FP8 with tensor or row scales; 2: FP8
+ * with block scales), its buckets of M, N and K, and the families it
+ * keeps; false past the last cell. *_edges: the buckets' upper edges (a
+ * value falls in the first bucket whose edge it does not exceed; past
+ * the last, one more). */
+typedef struct jg__table_cell_info {
+    uint32_t dclass, m, n, k, families;
+    const uint32_t *m_edges, *nk_edges;
+    size_t m_edge_count, nk_edge_count;
+} jg__table_cell_info;
+bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out);
+
 /* Rows of D a swap-AB epilogue round stages (JG_SW_EPI_ROWS): 8 times the
  * largest divisor of block_n / 8 up to 4. */
 uint32_t jg__swap_epi_rows(uint32_t block_n);

@@ -83,6 +83,23 @@ static const sm90_table_cell *table_cell(const jg__problem_key *p)
     return NULL;
 }
 
+bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
+{
+    if (i >= JG_ARRAY_LEN(sm90_table) || sm90_table[i].dclass > 2)
+        return false;
+    const sm90_table_cell *c = &sm90_table[i];
+    *out = (jg__table_cell_info){c->dclass,
+                                 c->m,
+                                 c->n,
+                                 c->k,
+                                 c->families,
+                                 sm90_table_m_edges,
+                                 sm90_table_nk_edges,
+                                 JG_ARRAY_LEN(sm90_table_m_edges),
+                                 JG_ARRAY_LEN(sm90_table_nk_edges)};
+    return true;
+}
+
 /* The families a dense problem's plan comes from: the table cell's, else
  * the plain tiles (the analytic model alone rated swap-AB and split-K
  * above tiles measured faster). JITGEMM_SWAP and JITGEMM_SPLIT replace the

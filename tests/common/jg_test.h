@@ -79,6 +79,33 @@ static inline jg__log log_to(captured *c)
     return log;
 }
 
+/* A bucket's representative value: the geometric middle of its range (M
+ * from 1 to 16384; N and K from 1024 to 28672, a multiple of 64). */
+static inline int64_t jg_test_bucket_middle(const uint32_t *edges, size_t count, uint32_t b,
+                                            int nk)
+{
+    const double lo = b ? edges[b - 1] + 1.0 : (nk ? 1024 : 1);
+    const double hi = b < count ? edges[b] : (nk ? 28672 : 16384);
+    const int64_t v = (int64_t)(sqrt(lo * hi) + 0.5);
+    return nk ? (v + 32) / 64 * 64 : v;
+}
+
+/* The middle problem of a measured table cell: its class's operands (bf16;
+ * e4m3 with tensor scales; e4m3 with block scales), D bf16. */
+static inline jg_gemm_problem jg_test_table_problem(const jg__table_cell_info *cell)
+{
+    static const jg_scale_mode scales[] = {JG_SCALE_NONE, JG_SCALE_TENSOR, JG_SCALE_BLOCK};
+    jg_gemm_problem p = {
+        .a_type = cell->dclass ? JG_E4M3 : JG_BF16,
+        .b_type = cell->dclass ? JG_E4M3 : JG_BF16,
+        .d_type = JG_BF16,
+        .m = jg_test_bucket_middle(cell->m_edges, cell->m_edge_count, cell->m, 0),
+        .n = jg_test_bucket_middle(cell->nk_edges, cell->nk_edge_count, cell->n, 1),
+        .k = jg_test_bucket_middle(cell->nk_edges, cell->nk_edge_count, cell->k, 1),
+        .scale = scales[cell->dclass % 3]};
+    return p;
+}
+
 /* The planner's target for an H100 (132 SMs, sm_90a), filled in place (its
  * arch points into itself). */
 static inline void jg_test_h100_target(jg__target *t)

@@ -639,6 +639,26 @@ static void check_families(const char *cuobjdump)
     }
 }
 
+/* Every non-plain cell of the measured table: its middle problem's plan
+ * (the cell's family) compiles without local memory. */
+static void check_table(const char *cuobjdump)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__table_cell_info cell;
+    size_t n = 0;
+    for (size_t i = 0; jg__sm90_table_cell(i, &cell); ++i) {
+        if (cell.families == JG_FAMILY_PLAIN)
+            continue;
+        const jg_gemm_problem p = jg_test_table_problem(&cell);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        check_planned(cuobjdump, &t, &pk);
+        ++n;
+    }
+    printf("sass: %zu non-plain table cells compiled\n", n);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef JG_TEST_SASS
@@ -700,6 +720,7 @@ int main(int argc, char **argv)
         check_planned(cuobjdump, &ft, &pk);
     }
     check_families(cuobjdump);
+    check_table(cuobjdump);
     check_nvfp4(cuobjdump);
     /* The seeds' grouped cases (list layout): group rows baked in. */
     static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},
@@ -796,6 +817,7 @@ int main(int argc, char **argv)
     (void)check_nvfp4_pre;
     (void)check_ffma_reuse;
     (void)check_families;
+    (void)check_table;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");
