@@ -241,12 +241,13 @@ void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out);
 void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out);
 
 /* Everything besides the key bytes that decides the cubin: library version,
- * embedded templates, NVRTC version, arch, compile options. */
+ * embedded templates, NVRTC version (the caller's: jg__nvrtc_version; code
+ * generation asks no compiler), arch, compile options. */
 typedef struct jg__salt {
     jg__hash128 h;
 } jg__salt;
 
-jg__salt jg__salt_make(const char *arch, const char *options);
+jg__salt jg__salt_make(const char *arch, const char *options, int nv_major, int nv_minor);
 jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len);
 void jg__hash_hex(jg__hash128 h, char out[33]);
 
