@@ -539,10 +539,18 @@ jg_status jg__quant_phases(jg_context *ctx, const jg__kernel *k, jg_quant_kargs 
  * the fastest. Returns JG_ERR_UNSUPPORTED when it cannot tune (offline,
  * grouped, out of memory): the caller keeps the planner's choice. */
 jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *out);
-/* A plan for a given kernel key (the tuner's candidates, and build_plan). */
+
+/* ---- runtime: plan.c ---------------------------------------------------------- */
+
+/* A plan for a given kernel key (the tuner's candidates, and gemm.c's
+ * build_plan): the kernel found or built, launch geometry, the grouped
+ * parameter block. */
 jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_key *key,
                          jg_plan **out);
 void jg__plan_free(jg_plan *plan);
+
+/* ---- runtime: launch.c ----------------------------------------------------------- */
+
 jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
