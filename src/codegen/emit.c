@@ -7,7 +7,7 @@
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 /* Names encode the kernel's parameters: the same name shows in logs,
  * profiles, the cache listing and JITGEMM_DUMP files. Grouped kernels carry

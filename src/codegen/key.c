@@ -1,12 +1,13 @@
 /* Cache keys: fixed-layout bytes, zeroed then filled, hashed with XXH3-128
  * together with everything else that decides the cubin. Keys hold no
  * pointers and no paths, so a cache built on one machine serves another. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 /* Everything a dense problem and a grouped one share, with packed leading
  * dimensions filled in; the rows are the caller's. */

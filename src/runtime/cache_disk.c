@@ -14,7 +14,7 @@
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 _Static_assert(sizeof(jg__disk_header) == 208, "the header layout of cache/README.md");
 

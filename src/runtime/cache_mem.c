@@ -6,7 +6,7 @@
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 enum { ENTRY_BUILDING, ENTRY_READY };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* Targets with kernel tables. Offline contexts may name any of these. */
 static const struct {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* The planner's choice for a validated problem, as key bytes. */
 jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)

@@ -1,7 +1,7 @@
 /* Grouped GEMM entry points (list layout): plan and run. */
 #include <stdio.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg_plan **out)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 static double now_ms(void)
 {

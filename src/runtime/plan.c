@@ -3,7 +3,7 @@
  * planner through gemm.c, or the tuner's candidates). */
 #include <stdlib.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* How many of the kernel's clusters the GPU holds at once: the SMs for a
  * cluster of 1; for larger ones the driver's answer when the module was

@@ -2,7 +2,7 @@
  * through the JIT pipeline (kind JG_KIND_QUANT keys), and its launches. */
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 #define QUANT_THREADS 256u /* JG_Q_THREADS of sm90_quant_common.cuh */
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 enum {
     TUNE_CANDIDATES = 4,

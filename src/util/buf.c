@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "util/util.h"
 
 void jg__buf_append(jg__buf *b, const void *data, size_t len)
 {

@@ -1,6 +1,6 @@
 /* Element types: their names (as kernel names spell them) and sizes, for
  * code generation and the runtime's checks and tensor maps alike. */
-#include "jg_internal.h"
+#include "util/util.h"
 
 const char *jg__dtype_name(uint32_t dtype)
 {
