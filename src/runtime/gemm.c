@@ -35,6 +35,39 @@ jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gem
     return jg__plan_key(ctx, &pk, out);
 }
 
+jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
+{
+    jg_status st = jg__validate_grouped(ctx, p);
+    if (st != JG_OK)
+        return st;
+    jg__problem_key pk;
+    jg__grouped_key_make(p, &pk);
+    return jg__plan_key(ctx, &pk, out);
+}
+
+jg_status jg__kernel_id(jg_context *ctx, const void *problem, bool grouped, jg_kernel_id *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!ctx || !out)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
+    jg__gemm_key key;
+    jg_status st = grouped ? jg__grouped_kernel_key(ctx, problem, &key)
+                           : jg__gemm_kernel_key(ctx, problem, &key);
+    if (st != JG_OK)
+        return st;
+    const jg__hash128 h = jg__kernel_hash(ctx, &key);
+    jg__gemm_kernel_name(&key, ctx->arch, out->name);
+    out->key_hash[0] = h.lo;
+    out->key_hash[1] = h.hi;
+    return JG_OK;
+}
+
+jg_status jg_gemm_kernel_id(jg_context *ctx, const jg_gemm_problem *problem, jg_kernel_id *out)
+{
+    return jg__kernel_id(ctx, problem, false, out);
+}
+
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__gemm_key key;

@@ -17,14 +17,10 @@ jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg
     return jg__plan_get(ctx, &pk, out);
 }
 
-jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
+jg_status jg_grouped_kernel_id(jg_context *ctx, const jg_grouped_problem *problem,
+                               jg_kernel_id *out)
 {
-    jg_status st = jg__validate_grouped(ctx, p);
-    if (st != JG_OK)
-        return st;
-    jg__problem_key pk;
-    jg__grouped_key_make(p, &pk);
-    return jg__plan_key(ctx, &pk, out);
+    return jg__kernel_id(ctx, problem, true, out);
 }
 
 /* One pointer array: present, and each used pointer non-NULL and `align`-byte

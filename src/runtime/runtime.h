@@ -123,6 +123,14 @@ typedef struct jg__disk {
  * with a warning: the cache turns memory-only. */
 void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const jg__log *log);
 
+/* The directory dir_opt resolves to (jg_options.cache_dir's rules), into
+ * out (len >= 4096), checked as jg__disk_open checks it but never created:
+ * usable, not there yet, or refused (no directory resolves, or it is unsafe;
+ * why, into why). */
+typedef enum jg__dir_state { JG_DIR_USABLE, JG_DIR_MISSING, JG_DIR_REFUSED } jg__dir_state;
+jg__dir_state jg__disk_locate(const char *dir_opt, char *out, size_t len, char *why,
+                              size_t why_len);
+
 /* Reads the entry for (arch, key). Any damage (bad magic, version, key,
  * sizes, checksum) is a miss and logged. Returns true on a hit. */
 bool jg__disk_read(const jg__disk *d, const char *arch, jg__hash128 key, jg__buf *payload,
@@ -143,7 +151,7 @@ bool jg__write_all(int fd, const void *buf, size_t len);
 
 /* On-disk header: see cache/README.md. */
 #define JG_DISK_MAGIC "JGCUBIN\x1a"
-#define JG_DISK_FORMAT 1u
+#define JG_DISK_FORMAT ((uint32_t)JG_CACHE_FORMAT)
 
 typedef struct jg__disk_header {
     char magic[8];
@@ -159,11 +167,14 @@ typedef struct jg__disk_header {
 } jg__disk_header;
 
 /* Every check jg__disk_read makes (header, key against the file name
- * "<32 hex>.cubin", sizes, both checksums), on any entry file: for tools
- * that list, verify or prune a cache. *hdr receives the header as read
- * (zeroed when shorter); on false *why says what is wrong ("missing" when
- * there is no such file). */
-bool jg__disk_check_file(const char *path, jg__disk_header *hdr, const char **why);
+ * "<32 hex>.cubin", sizes, and with verify the payload's checksum), on any
+ * entry file, without counting as a use (O_NOATIME): for the cache API
+ * (cache_admin.c). *hdr receives the header as read (zeroed when shorter);
+ * on false *why says what is wrong ("missing" when there is no such file). */
+bool jg__disk_check_file(const char *path, bool verify, jg__disk_header *hdr, const char **why);
+/* The key an entry's file name "<32 hex digits>.cubin" (at the end of path)
+ * says it holds; false for any other name. */
+bool jg__disk_key_from_path(const char *path, jg__hash128 *key);
 
 /* ---- kernels, plans, context --------------------------------------- */
 
@@ -248,10 +259,6 @@ jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **
 jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key);
 void jg__kernel_free(void *kernel);
 
-/* gemm.c: the key of the kernel a problem needs, without building it:
- * validation, then the planner's choice. jg_gemm_plan builds from the same
- * key, so a tool that counts kernels first (jitgemm-warm) agrees with it. */
-jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gemm_key *out);
 
 /* tensormap.c: a row-major [rows, cols] matrix with row stride ld elements,
  * read or written in boxes of box_rows x box_cols; box_cols * size bytes is
@@ -305,11 +312,21 @@ jg_status jg__grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stre
 jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
 
-/* gemm.c: a plan for a validated problem key (dense or grouped), from the
- * memory table or built (planner, kernel, plan); the table hit is counted. */
+/* ---- gemm.c (grouped.c's planning too) ------------------------------------------ */
+
+/* The planner's (or, JITGEMM_TUNE, the tuner's) choice for a validated
+ * problem key, as kernel key bytes. */
 jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key);
-/* The key of the kernel a dense or grouped problem needs (validated, planned). */
-jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out);
+/* A plan for a validated problem key (dense or grouped), from the memory
+ * table or built (planner, kernel, plan); the table hit is counted. */
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out);
+/* The key of the kernel a dense or grouped problem needs, without building
+ * it: validation, then the planner's choice. jg_gemm_plan builds from the
+ * same key, so a tool that counts kernels first (jitgemm-warm) agrees. */
+jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gemm_key *out);
+jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out);
+/* jg_gemm_kernel_id (problem a jg_gemm_problem) and jg_grouped_kernel_id
+ * (grouped: a jg_grouped_problem). */
+jg_status jg__kernel_id(jg_context *ctx, const void *problem, bool grouped, jg_kernel_id *out);
 
 #endif /* JG_RUNTIME_H */
