@@ -19,8 +19,8 @@
 
 #define TMP_MIN_AGE 60 /* seconds: a younger temp file may be a write in progress */
 #define ROOT_LEN 4096  /* as jg__disk.dir */
-/* A root, an arch directory (< 16) and a file name (< 64). */
-#define PATH_LEN (ROOT_LEN + 16 + 64 + 2)
+#define ARCH_DIR_LEN (ROOT_LEN + 16) /* <root>/<arch>, an arch of < 16 bytes */
+#define PATH_LEN (ARCH_DIR_LEN + 256) /* and any name a directory holds */
 
 enum file_type { FILE_ENTRY, FILE_LOCK, FILE_TMP };
 
@@ -105,7 +105,7 @@ static void file_path(const char *root, const cache_file *f, char *out, size_t l
 /* The library's files of one <root>/<arch>; false when memory runs out. */
 static bool collect_arch(const char *root, const char *arch, cache_files *out)
 {
-    char dir[ROOT_LEN + 32], path[PATH_LEN];
+    char dir[ARCH_DIR_LEN], path[PATH_LEN];
     snprintf(dir, sizeof dir, "%s/%s", root, arch);
     DIR *d = opendir(dir);
     if (!d) /* removed meanwhile, or not ours to read: nothing of ours there */

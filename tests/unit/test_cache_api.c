@@ -315,7 +315,7 @@ static void test_kernel_id(void)
     entry_path(warm, gid.key_hash, path, sizeof path);
     CHECK(gid.key_hash[0] && remove(path) == 0, "remove %s: %s", path, strerror(errno));
     printf("kernel ids: %s, %s, %s, %s\n", kernels[0].name, kernels[1].name, kernels[2].name,
-           info.kernel_name);
+           gid.name); /* info's name went with the context */
 }
 
 /* ---- jg_cache_dir, jg_context_get_cache ---------------------------------- */
