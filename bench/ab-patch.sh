@@ -6,7 +6,8 @@
 # per row; JSON per run under $OUT (default ./bench/tmp/ab).
 #
 #   sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS... [-- ARGS...]
-#   sh bench/ab-patch.sh bench/patches/fp8-stage-pairs.patch 2 -- \
+#   git diff > /tmp/change.patch
+#   sh bench/ab-patch.sh /tmp/change.patch 2 -- \
 #       --dtype fp8 --only decode_m16_7168x16384,decode_m64_7168x16384 --chain 16
 #
 # Each further '--' starts another set of jitgemm-bench arguments (another

@@ -37,6 +37,22 @@
 #define JG_LAYOUT (JG_GROUPS ? 1 : 0)
 #endif
 #define JG_DEVICE_ROWS (JG_LAYOUT >= 2) /* group rows read from the device at start */
+/* Swap-AB (dense): the kernel computes D^T = B A^T. Its A operand is the
+ * problem's B and its B operand the problem's A, so its rows run over the
+ * problem's N (baked in as JG_M) and its columns over M (JG_N: baked, or 0
+ * for M from the arguments): wgmma's N, any multiple of 8, then fits M, and
+ * no tile pads a few rows of M to 64 or 128. Up to the epilogue the kernel
+ * is the unswapped one; jg_epilogue_swap stores the transpose, C is read
+ * transposed, and the host passes the row scales swapped. */
+#ifndef JG_SWAP_AB
+#define JG_SWAP_AB 0
+#endif
+/* Split-K: a cluster of JG_SPLIT_K CTAs shares one output tile, each over
+ * its share of K; they sum their partials through distributed shared memory
+ * (jg_split_reduce). One tile per cluster (the host launches them all). */
+#ifndef JG_SPLIT_K
+#define JG_SPLIT_K 1
+#endif
 
 #include "jg_kargs.h"
 #include "sm90_ptx.cuh"
@@ -83,7 +99,20 @@
 
 #define JG_ATOM_K (128 / JG_AB_SIZE)        /* elements of a 128-byte swizzle atom */
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
+/* Ping-pong: the two consumer warpgroups take whole tiles in turn (the
+ * CTA's tiles 0, 2, 4, ... and 1, 3, 5, ...), so one's epilogue runs while
+ * the other's wgmmas do; their mainloops take turns (jg_ping). Otherwise
+ * both share each tile, consumer c owning rows c * JG_WG_M on. */
+#ifndef JG_PINGPONG
+#define JG_PINGPONG 0
+#endif
+#if JG_PINGPONG
+#define JG_WG_M JG_BLOCK_M
+#define JG_CONSUMER_ROW0(c) 0
+#else
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
+#define JG_CONSUMER_ROW0(c) ((c) * JG_WG_M)
+#endif
 #define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
 #define JG_THREADS (128 * (JG_CONSUMERS + 1))
 #define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * JG_AB_SIZE)
@@ -95,7 +124,10 @@
  * baked M below BLOCK_M, as in decode): the rows past it are never loaded,
  * and their accumulators are never stored. */
 #define JG_STAGE_TX_BYTES ((JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * JG_AB_SIZE)
-#define JG_K_TILES ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K)
+#define JG_K_TILES_ALL ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K) /* stages of the whole K */
+/* Stages each CTA runs: all of K's, or with split-K its share (the last
+ * CTA's may reach past K: those loads arrive as zeros) */
+#define JG_K_TILES ((JG_K_TILES_ALL + JG_SPLIT_K - 1) / JG_SPLIT_K)
 #if JG_D_DTYPE == 3
 #define JG_D_SIZE 4
 #else
@@ -105,7 +137,18 @@
 /* TMA stores whole 16-byte pieces of a row, even past the tensor's last
  * column: the D map ends at the last 16-byte boundary within N, and the few
  * columns after it are stored by the threads themselves. */
-#define JG_N_TMA ((JG_N * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
+#if JG_SWAP_AB
+#define JG_D_COLS JG_M /* D's columns, the problem's N: the kernel's rows */
+#else
+#define JG_D_COLS JG_N
+#endif
+#define JG_N_TMA ((JG_D_COLS * JG_D_SIZE / 16) * 16 / JG_D_SIZE)
+/* The kernel's columns: baked, or (swap-AB with M from the arguments) M */
+#if JG_N
+#define JG_COLS(p) JG_N
+#else
+#define JG_COLS(p) ((p).m)
+#endif
 /* Epilogue chunks: a 128-byte swizzle span of a row (rows whose bytes are
  * a multiple of 128), the whole row unswizzled (rows of other widths up to
  * 256 bytes: 120 BF16 columns are one 240-byte box, not 15 of 16 bytes),
@@ -115,31 +158,57 @@
  * buffer (the store issued a mainloop ago has surely read it); others
  * alternate two. The planner sizes them with the same rules (plan_sm90.c). */
 #define JG_EPI_SWIZZLED (JG_EPI_BYTES <= 128 && (JG_EPI_BYTES & (JG_EPI_BYTES - 1)) == 0)
+#if JG_SWAP_AB
+/* Swap-AB: a round stages JG_SW_EPI_ROWS rows of D (of M: the kernel's
+ * columns, 8 to 32, dividing wgmma's N) by a slab's 64 columns of D
+ * (JG_EPI_BYTES: 128 bytes of 16-bit D, swizzled; 256 of FP32, plain). */
+#ifndef JG_SW_EPI_ROWS /* the planner's (jg__swap_epi_rows) */
+#define JG_SW_EPI_ROWS 8
+#endif
+#define JG_EPI_RPS (JG_MMA_N / JG_SW_EPI_ROWS) /* rounds per 64-row slab */
+#define JG_EPI_QPR (JG_SW_EPI_ROWS / 8)        /* 8-column groups of the fragment per round */
+#define JG_EPI_BUF_BYTES (JG_SW_EPI_ROWS * JG_EPI_BYTES)
+static_assert(JG_MMA_N % JG_SW_EPI_ROWS == 0 && JG_SW_EPI_ROWS % 8 == 0 &&
+                  JG_EPI_BYTES == 64 * JG_D_SIZE,
+              "swap-AB: rounds of whole 8-row groups of D by a slab's 64 columns");
+#else
 #define JG_EPI_CHUNKS (JG_MMA_N / JG_EPI_W)   /* chunks per 64 rows of a tile */
 #define JG_EPI_FIT (JG_EPI_BYTES >= 128 ? 1 : 128 / JG_EPI_BYTES)
 #define JG_EPI_SUBS (JG_EPI_FIT < JG_EPI_CHUNKS ? JG_EPI_FIT : JG_EPI_CHUNKS)
-#define JG_EPI_ROUNDS (JG_WG_MMAS * ((JG_EPI_CHUNKS + JG_EPI_SUBS - 1) / JG_EPI_SUBS))
-#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2) /* staging buffers per consumer */
+#define JG_EPI_RPS ((JG_EPI_CHUNKS + JG_EPI_SUBS - 1) / JG_EPI_SUBS) /* rounds per slab */
+#define JG_EPI_QPR (JG_EPI_SUBS * JG_EPI_W / 8) /* 8-column groups of the fragment per round */
 #define JG_EPI_SUB_BYTES (64 * JG_EPI_BYTES)  /* one chunk: 64 rows */
 #define JG_EPI_BUF_BYTES (JG_EPI_SUBS * JG_EPI_SUB_BYTES) /* one staging buffer */
-#define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N)
+#endif
+#define JG_EPI_ROUNDS (JG_WG_MMAS * JG_EPI_RPS)
+#define JG_EPI_NBUF (JG_EPI_ROUNDS == 1 ? 1 : 2) /* staging buffers per consumer */
+#define JG_TILES_N ((JG_N + JG_BLOCK_N - 1) / JG_BLOCK_N) /* JG_N baked */
 #ifndef JG_CLUSTER
 #define JG_CLUSTER 1
 #endif
-/* Rows of a scheduling unit: JG_CLUSTER tiles stacked along M, one per CTA
- * of a cluster, sharing their B tile (each CTA loads 1/JG_CLUSTER of it and
- * multicasts it to both). A unit's second tile may lie past the rows: its
+/* CTAs of a cluster stacked along M (without split-K): JG_M_STACK tiles,
+ * one per CTA, sharing their B tile (each CTA loads 1/JG_M_STACK of it and
+ * multicasts it to all). A unit's second tile may lie past the rows: its
  * A loads arrive as zeros (or rows it never stores) and its stores are
  * clipped, so both CTAs walk the same units and stay in step. */
-#define JG_UNIT_M (JG_BLOCK_M * JG_CLUSTER)
-#define JG_B_BOX_N (JG_BLOCK_N / JG_CLUSTER)
+#define JG_M_STACK (JG_SPLIT_K > 1 ? 1 : JG_CLUSTER)
+#define JG_UNIT_M (JG_BLOCK_M * JG_M_STACK) /* rows of a scheduling unit */
+#define JG_B_BOX_N (JG_BLOCK_N / JG_M_STACK)
 
 static_assert(JG_BLOCK_K == JG_ATOM_K || JG_BLOCK_K == 2 * JG_ATOM_K,
               "a stage holds one or two 128-byte swizzle atoms along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
-static_assert(JG_CLUSTER == 1 || (JG_CLUSTER == 2 && JG_BLOCK_N % 16 == 0),
+static_assert(JG_M_STACK == 1 || (JG_M_STACK == 2 && JG_BLOCK_N % 16 == 0),
               "clusters of 2 split B into two whole 8-row swizzle atoms");
+static_assert(JG_SPLIT_K == 1 || (JG_CLUSTER == JG_SPLIT_K && JG_SPLIT_K <= 8 && JG_LAYOUT == 0 &&
+                                  !JG_NVFP4),
+              "split-K: dense, one cluster of at most 8 CTAs per tile");
+static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4),
+              "ping-pong: two consumers on alternate tiles, without split-K");
+static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
+              "swap-AB: dense BF16, FP16 and FP8 with tensor or row scales");
+static_assert(JG_N || JG_SWAP_AB, "the kernel's columns are baked unless they are M (swap-AB)");
 static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
 static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "FP8 promotions overlap the next stage's wgmmas");
@@ -149,7 +218,7 @@ static_assert(JG_SCALE != 3 || (JG_BLOCK_K == 128 && 128 % JG_BLOCK_N == 0),
               "block scales: stages of 128 K, tiles inside one 128-column block");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M,
               "A's box: whole 8-row swizzle atoms inside the tile");
-static_assert(JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
+static_assert(JG_SWAP_AB || JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 
 #if JG_LAYOUT == 1 && JG_NVFP4
 typedef JG_LIST_NVFP4_KARGS(JG_GROUPS) jg_kargs_t;
@@ -174,6 +243,8 @@ typedef jg_gemm_kargs jg_kargs_t;
 struct jg_tile {
     uint32_t tm, tn;
     int32_t m;        /* rows of the tile's matrices */
+    int32_t n;        /* their columns (the kernel's: swap-AB, the problem's M) */
+    int32_t k0;       /* split-K: the first of K's stages this CTA runs; else 0 */
     int32_t row_base; /* their first row in A and D (contiguous and masked layouts) */
     int32_t b_row;    /* the first row of the group's B in the stacked [G*N, K] B */
     const jg_tmap *a, *b, *d;
@@ -221,9 +292,10 @@ JG_DEV void jg_wgmma_ss(float (&d)[JG_MMA_N / 2], uint64_t da, uint64_t db, uint
 
 /* Tile t of the grouped order: JG_GROUP_M tile rows are swept column by
  * column before moving on, so consecutive CTAs share A rows and B columns. */
-JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t &tm, uint32_t &tn)
+JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t tiles_n, uint32_t &tm,
+                           uint32_t &tn)
 {
-    const uint32_t group_size = JG_GROUP_M * JG_TILES_N;
+    const uint32_t group_size = JG_GROUP_M * tiles_n;
     const uint32_t first_m = (t / group_size) * JG_GROUP_M;
     const uint32_t rows = min(tiles_m - first_m, (uint32_t)JG_GROUP_M);
     const uint32_t in_group = t % group_size;
@@ -271,8 +343,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
         first += jg_group_tiles_m(i) * JG_TILES_N;
     }
     jg_tile tl;
-    jg_tile_coords(t - start, tiles_m, tl.tm, tl.tn);
+    jg_tile_coords(t - start, tiles_m, JG_TILES_N, tl.tm, tl.tn);
     tl.m = m;
+    tl.n = JG_N;
+    tl.k0 = 0;
     tl.row_base = tl.b_row = 0;
     tl.a = &p.a[g];
     tl.b = &p.b[g];
@@ -358,8 +432,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     }
     jg_tile tl;
     const int32_t count = jg_gcount[lo];
-    jg_tile_coords(t - jg_gtile[lo], jg_group_tiles(count) / JG_TILES_N, tl.tm, tl.tn);
+    jg_tile_coords(t - jg_gtile[lo], jg_group_tiles(count) / JG_TILES_N, JG_TILES_N, tl.tm, tl.tn);
     tl.m = count;
+    tl.n = JG_N;
+    tl.k0 = 0;
     tl.row_base = jg_gstart[lo];
     tl.b_row = lo * JG_N;
     tl.a = &p.a;
@@ -374,8 +450,8 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.sa = p.a_scale + tl.row_base;
     tl.sb = p.b_scale + tl.b_row;
 #elif JG_SCALE == 3
-    tl.sa = p.a_scale + (int64_t)tl.row_base * JG_K_TILES;
-    tl.sb = p.b_scale + (int64_t)lo * ((JG_N + 127) / 128) * JG_K_TILES;
+    tl.sa = p.a_scale + (int64_t)tl.row_base * JG_K_TILES_ALL;
+    tl.sb = p.b_scale + (int64_t)lo * ((JG_N + 127) / 128) * JG_K_TILES_ALL;
 #endif
 #if JG_NVFP4
     /* Masked, swizzled A: `groups` arrays of m_max rows; swizzled B: of N
@@ -393,7 +469,9 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
 JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 {
     jg_tile tl;
-    jg_tile_coords(t, tiles_m, tl.tm, tl.tn);
+    tl.n = JG_COLS(p);
+    jg_tile_coords(t, tiles_m, ((uint32_t)tl.n + JG_BLOCK_N - 1) / JG_BLOCK_N, tl.tm, tl.tn);
+    tl.k0 = 0;
     tl.row_base = tl.b_row = 0;
 #if JG_M
     tl.m = JG_M;
@@ -419,34 +497,56 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 }
 #endif
 
+/* This CTA's tile of scheduling unit t: the CTAs of a cluster stack their
+ * tiles along M (sharing B by multicast), or with split-K share one tile
+ * and each runs its share of K's stages. */
+JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, uint32_t rank)
+{
+    jg_tile tl = jg_tile_at(p, t, tiles_m);
+#if JG_SPLIT_K > 1
+    tl.k0 = (int32_t)(rank * JG_K_TILES);
+#else
+    tl.tm = tl.tm * JG_M_STACK + rank;
+#endif
+    return tl;
+}
+
+/* C's element `at` (elements from C's start) as FP32. */
+JG_DEV float jg_c_at(const jg_tile &tl, int64_t at)
+{
+#if JG_D_DTYPE == 3
+    return ((const float *)tl.c)[at];
+#elif JG_D_DTYPE == 1
+    return jg_bf16_to_f32(((const uint16_t *)tl.c)[at]);
+#else
+    return jg_f16_to_f32(((const uint16_t *)tl.c)[at]);
+#endif
+}
+
+/* alpha * acc (+ beta * C) for two outputs: C's elements at0 and at1,
+ * read where in0 and in1 say they lie in the matrix. */
+JG_DEV void jg_apply_c2(const jg_kargs_t &p, const jg_tile &tl, int64_t at0, bool in0,
+                        int64_t at1, bool in1, float &v0, float &v1)
+{
+#if JG_HAS_C
+    const float c0 = in0 ? jg_c_at(tl, at0) : 0.0f, c1 = in1 ? jg_c_at(tl, at1) : 0.0f;
+    v0 = p.alpha * v0 + p.beta * c0;
+    v1 = p.alpha * v1 + p.beta * c1;
+#else
+    (void)tl, (void)at0, (void)in0, (void)at1, (void)in1;
+    v0 *= p.alpha;
+    v1 *= p.alpha;
+#endif
+}
+
 /* alpha * acc (+ beta * C) for the pair of columns (col, col + 1) of a row.
  * C is read directly (masked to the matrix); D leaves through TMA. */
 JG_DEV void jg_apply_c(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int32_t col,
                        float &v0, float &v1)
 {
-#if JG_HAS_C
-    float c0 = 0.0f, c1 = 0.0f;
-    if (row < tl.m && col < JG_N) {
-        const int64_t at = (int64_t)row * p.ldc + col;
-        const bool pair = col + 1 < JG_N;
-#if JG_D_DTYPE == 3
-        c0 = ((const float *)tl.c)[at];
-        c1 = pair ? ((const float *)tl.c)[at + 1] : 0.0f;
-#elif JG_D_DTYPE == 1
-        c0 = jg_bf16_to_f32(((const uint16_t *)tl.c)[at]);
-        c1 = pair ? jg_bf16_to_f32(((const uint16_t *)tl.c)[at + 1]) : 0.0f;
-#else
-        c0 = jg_f16_to_f32(((const uint16_t *)tl.c)[at]);
-        c1 = pair ? jg_f16_to_f32(((const uint16_t *)tl.c)[at + 1]) : 0.0f;
-#endif
-    }
-    v0 = p.alpha * v0 + p.beta * c0;
-    v1 = p.alpha * v1 + p.beta * c1;
-#else
-    (void)tl, (void)row, (void)col;
-    v0 *= p.alpha;
-    v1 *= p.alpha;
-#endif
+    const int64_t at = (int64_t)row * p.ldc + col;
+    const bool in = row < tl.m && col < tl.n;
+    jg_apply_c2(p, tl, at, in, at + 1, in && col + 1 < tl.n, v0, v1);
 }
 
 /* The thread's first row of a wgmma m64nN fragment (16 per warp, lane/4);
@@ -484,19 +584,19 @@ JG_DEV uint32_t jg_pack_d(float v0, float v1)
 JG_DEV void jg_store_pair_global(const jg_kargs_t &p, const jg_tile &tl, int32_t row, int32_t col,
                                  float v0, float v1)
 {
-    if (row >= tl.m || col >= JG_N)
+    if (row >= tl.m || col >= tl.n)
         return;
     const int64_t at = (int64_t)row * p.ldd + col;
 #if JG_D_DTYPE == 3
     float *d = (float *)tl.d_ptr + at;
     d[0] = v0;
-    if (col + 1 < JG_N)
+    if (col + 1 < tl.n)
         d[1] = v1;
 #else
     const uint32_t packed = jg_pack_d(v0, v1);
     uint16_t *d = (uint16_t *)tl.d_ptr + at;
     d[0] = (uint16_t)(packed & 0xFFFF);
-    if (col + 1 < JG_N)
+    if (col + 1 < tl.n)
         d[1] = (uint16_t)(packed >> 16);
 #endif
 }
@@ -550,6 +650,83 @@ JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t bu
 }
 #endif
 
+/* Split-K: the rounds of the epilogue (units of a consumer's slab, in
+ * order) are dealt to the cluster's CTAs in turn; each CTA sums and stores
+ * its own. Without split-K, every round is this CTA's. */
+JG_DEV bool jg_split_owns(uint32_t c, int mi, int round, uint32_t rank)
+{
+    return JG_SPLIT_K == 1 ||
+           ((c * JG_WG_MMAS + (uint32_t)mi) * JG_EPI_RPS + (uint32_t)round) % JG_SPLIT_K == rank;
+}
+
+#if JG_SPLIT_K > 1
+#define JG_SPLIT_BAR (1 + JG_CONSUMERS) /* named barrier of all consumer warpgroups */
+static_assert(JG_STAGES * (JG_A_STAGE_BYTES + JG_B_STAGE_BYTES) >= JG_BLOCK_M * JG_BLOCK_N * 4,
+              "split-K: a tile's FP32 partial sums fit in the stage ring");
+
+/* Where this thread of consumer c keeps its sums of fragment group q (8
+ * columns: 4 floats) of slab mi: consecutive threads 16 bytes apart. */
+JG_DEV uint32_t jg_split_slot(uint32_t part, uint32_t c, int mi, int q)
+{
+    return part + ((((c * JG_WG_MMAS + (uint32_t)mi) * (JG_MMA_N / 8) + (uint32_t)q) * 128) +
+                   threadIdx.x % 128) *
+                      16;
+}
+
+/* Leaves this CTA's partial sums in its stage ring (from `part`), which
+ * the cluster's one tile no longer needs once every consumer's wgmmas are
+ * done with it; the caller's cluster barrier then publishes them. */
+JG_DEV void jg_split_publish(const float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t part,
+                             uint32_t c)
+{
+    jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int q = 0; q < JG_MMA_N / 8; ++q)
+            jg_st_shared_v4_f32(jg_split_slot(part, c, mi, q), sum[mi][4 * q], sum[mi][4 * q + 1],
+                                sum[mi][4 * q + 2], sum[mi][4 * q + 3]);
+}
+
+/* The rounds this CTA stores: the sums of every CTA's partials, added in
+ * rank order (the same order whichever CTA adds them), the others' read
+ * through distributed shared memory. */
+JG_DEV void jg_split_gather(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t part, uint32_t c,
+                            uint32_t rank)
+{
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int round = 0; round < JG_EPI_RPS; ++round) {
+            if (!jg_split_owns(c, mi, round, rank))
+                continue;
+#pragma unroll
+            for (int q = round * JG_EPI_QPR; q < (round + 1) * JG_EPI_QPR && q < JG_MMA_N / 8;
+                 ++q) {
+                const uint32_t slot = jg_split_slot(part, c, mi, q);
+                float4 t, own;
+                own.x = sum[mi][4 * q];
+                own.y = sum[mi][4 * q + 1];
+                own.z = sum[mi][4 * q + 2];
+                own.w = sum[mi][4 * q + 3];
+                t.x = t.y = t.z = t.w = 0.0f;
+#pragma unroll
+                for (uint32_t r = 0; r < JG_SPLIT_K; ++r) {
+                    const float4 v = r == rank ? own : jg_ld_cluster_v4_f32(jg_mapa(slot, r));
+                    t.x += v.x;
+                    t.y += v.y;
+                    t.z += v.z;
+                    t.w += v.w;
+                }
+                sum[mi][4 * q] = t.x;
+                sum[mi][4 * q + 1] = t.y;
+                sum[mi][4 * q + 2] = t.z;
+                sum[mi][4 * q + 3] = t.w;
+            }
+        }
+}
+#endif
+
 /* Writes one warpgroup's accumulators through shared memory and TMA stores,
  * in chunks of 64 rows x JG_EPI_W columns, in rounds (JG_EPI_SUBS chunks
  * each) alternating between two staging buffers, or reusing one where a
@@ -559,12 +736,12 @@ JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t bu
  * rows and columns past the matrix. wgmma's m64nN fragment: warp w of the
  * warpgroup holds rows 16w..16w+15; in each group of 4 registers j, lane l
  * holds (row l/4, cols 8j + 2(l%4) + {0,1}) then the same 8 rows lower. */
+#if !JG_SWAP_AB
 JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
-                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2],
-                        int32_t row0, int32_t col0, uint32_t bufs, uint32_t bar_id,
-                        uint32_t &chunk)
+                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], int32_t row0, int32_t col0,
+                        uint32_t bufs, uint32_t c, uint32_t rank, uint32_t &chunk)
 {
-    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id();
+    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id(), bar_id = 1 + c;
     const bool leader = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
@@ -573,8 +750,10 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
          * copied out by the threads: TMA would write the next group's rows. */
         const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
 #pragma unroll
-        for (int ch0 = 0; ch0 < JG_EPI_CHUNKS; ch0 += JG_EPI_SUBS, ++chunk) {
-            const uint32_t buf = bufs + (chunk % JG_EPI_NBUF) * JG_EPI_BUF_BYTES;
+        for (int ch0 = 0; ch0 < JG_EPI_CHUNKS; ch0 += JG_EPI_SUBS) {
+            if (!jg_split_owns(c, mi, ch0 / JG_EPI_SUBS, rank))
+                continue;
+            const uint32_t buf = bufs + (chunk++ % JG_EPI_NBUF) * JG_EPI_BUF_BYTES;
             if (leader) /* the stores issued from this buffer JG_EPI_NBUF rounds ago have read it */
                 jg_bulk_wait_read<JG_EPI_NBUF - 1>();
             jg_named_barrier(bar_id, 128);
@@ -639,6 +818,117 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
         }
     }
 }
+#else
+/* A direct store of D's element (m, n), for columns n >= JG_N_TMA. */
+JG_DEV void jg_store_t(const jg_kargs_t &p, const jg_tile &tl, int32_t m, int32_t n, float v)
+{
+    if (m >= tl.n || n >= tl.m)
+        return;
+    const int64_t at = (int64_t)m * p.ldd + n;
+#if JG_D_DTYPE == 3
+    ((float *)tl.d_ptr)[at] = v;
+#else
+    ((uint16_t *)tl.d_ptr)[at] = (uint16_t)(jg_pack_d(v, 0.0f) & 0xFFFF);
+#endif
+}
+
+/* alpha * acc (+ beta * C) for D's elements (m, n) and (m + 1, n): the
+ * kernel's row n, columns m and m + 1. */
+JG_DEV void jg_apply_c_t(const jg_kargs_t &p, const jg_tile &tl, int32_t m, int32_t n, float &v0,
+                         float &v1)
+{
+    const int64_t at = (int64_t)m * p.ldc + n;
+    jg_apply_c2(p, tl, at, n < tl.m && m < tl.n, at + p.ldc, n < tl.m && m + 1 < tl.n, v0, v1);
+}
+
+#if JG_D_DTYPE != 3
+/* A warp's 16 fragment rows (columns of D) by a round's 8-column groups g
+ * of the fragment (rows of D), transposed by stmatrix: the pairs q[g]
+ * (fragment rows r and r + 8) are the matrices (g, 0) and (g, 1), and the
+ * fragment's 8x8 block (g, h) lands as rows 8g..8g+7 of the staging buffer,
+ * 16 bytes at column 16w + 8h. */
+JG_DEV void jg_epi_store_matrices_t(uint32_t buf, uint32_t w, uint32_t l,
+                                    const uint32_t (&q)[JG_EPI_QPR][2])
+{
+    const uint32_t mat = l / 8, byte = (16 * w + 8 * (mat % 2)) * 2;
+#pragma unroll
+    for (int g = 0; g + 1 < JG_EPI_QPR; g += 2)
+        jg_stmatrix_x4_trans(buf + jg_epi_offset(8 * (g + mat / 2) + l % 8, byte), q[g][0],
+                             q[g][1], q[g + 1][0], q[g + 1][1]);
+    if (JG_EPI_QPR % 2) /* an odd group last: lanes 0-15 address it */
+        jg_stmatrix_x2_trans(buf + jg_epi_offset(8 * (JG_EPI_QPR - 1) + l % 8, byte),
+                             q[JG_EPI_QPR - 1][0], q[JG_EPI_QPR - 1][1]);
+}
+#endif
+
+/* Swap-AB: writes one warpgroup's accumulators as D's transpose. A slab's
+ * 64 rows are 64 columns of D (from n0), its columns rows of D (from m0).
+ * A round stages JG_SW_EPI_ROWS rows of D by the slab's 64 columns (16-bit
+ * D through stmatrix.trans, FP32 element by element), then one TMA store;
+ * buffers alternate as in the unswapped epilogue. Columns of D past
+ * JG_N_TMA leave directly; C is read transposed. */
+JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
+                        float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], int32_t n0, int32_t m0,
+                        uint32_t bufs, uint32_t c, uint32_t rank, uint32_t &chunk)
+{
+    const uint32_t w = jg_warp_id() % 4, l = jg_lane_id(), bar_id = 1 + c;
+    const bool leader = threadIdx.x % 128 == 0;
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
+        const int32_t slab = n0 + mi * 64, n = slab + (int32_t)jg_frag_row(); /* and n + 8 */
+#pragma unroll
+        for (int round = 0; round < JG_EPI_RPS; ++round) {
+            if (!jg_split_owns(c, mi, round, rank))
+                continue;
+            const uint32_t buf = bufs + (chunk++ % JG_EPI_NBUF) * JG_EPI_BUF_BYTES;
+            if (leader) /* the stores issued from this buffer JG_EPI_NBUF rounds ago have read it */
+                jg_bulk_wait_read<JG_EPI_NBUF - 1>();
+            jg_named_barrier(bar_id, 128);
+#if JG_D_DTYPE != 3
+            uint32_t q[JG_EPI_QPR][2];
+#endif
+#pragma unroll
+            for (int g = 0; g < JG_EPI_QPR; ++g) {
+                const int j = round * JG_EPI_QPR + g;
+                const int32_t m = m0 + j * 8 + (int32_t)(l % 4) * 2; /* and m + 1 */
+                /* (m, n), (m + 1, n), (m, n + 8), (m + 1, n + 8) */
+                float v0 = acc[mi][4 * j + 0], v1 = acc[mi][4 * j + 1];
+                float v2 = acc[mi][4 * j + 2], v3 = acc[mi][4 * j + 3];
+                jg_apply_c_t(p, tl, m, n, v0, v1);
+                jg_apply_c_t(p, tl, m, n + 8, v2, v3);
+#if JG_D_DTYPE == 3
+                const uint32_t r = (uint32_t)(8 * g) + (l % 4) * 2, byte = (n - slab) * 4u;
+                jg_st_shared_f32(buf + jg_epi_offset(r, byte), v0);
+                jg_st_shared_f32(buf + jg_epi_offset(r + 1, byte), v1);
+                jg_st_shared_f32(buf + jg_epi_offset(r, byte + 32), v2);
+                jg_st_shared_f32(buf + jg_epi_offset(r + 1, byte + 32), v3);
+#else
+                q[g][0] = jg_pack_d(v0, v1);
+                q[g][1] = jg_pack_d(v2, v3);
+#endif
+                if (JG_N_TMA < JG_D_COLS && n + 8 >= JG_N_TMA) {
+                    if (n >= JG_N_TMA) {
+                        jg_store_t(p, tl, m, n, v0);
+                        jg_store_t(p, tl, m + 1, n, v1);
+                    }
+                    jg_store_t(p, tl, m, n + 8, v2);
+                    jg_store_t(p, tl, m + 1, n + 8, v3);
+                }
+            }
+#if JG_D_DTYPE != 3
+            jg_epi_store_matrices_t(buf, w, l, q);
+#endif
+            jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
+            jg_named_barrier(bar_id, 128);
+            if (leader) { /* one bulk group per round, empty where nothing went out */
+                if (slab < JG_N_TMA)
+                    jg_tma_store_2d(tl.d, buf, slab, m0 + round * JG_SW_EPI_ROWS);
+                jg_bulk_commit();
+            }
+        }
+    }
+}
+#endif
 
 #if JG_SCALE == 2
 /* Row-wise scales: each total times a_scale[row] * b_scale[col] (rows and
@@ -657,7 +947,7 @@ JG_DEV void jg_fetch_row_scales(const jg_tile &tl, int32_t row0, int32_t col0, u
     for (uint32_t i = threadIdx.x % 128; i < JG_RS_FLOATS; i += 128) {
         const int32_t row = row0 + (int32_t)i, col = col0 + (int32_t)i - JG_WG_M;
         const bool is_a = i < JG_WG_M;
-        const bool in = is_a ? row < tl.m : col < JG_N;
+        const bool in = is_a ? row < tl.m : col < tl.n;
         const float *src = is_a ? tl.sa + (in ? row : 0) : tl.sb + (in ? col : 0);
         jg_cp_async_4(rs + 4 * i, src, in ? 4u : 0u);
     }
@@ -689,6 +979,37 @@ JG_DEV void jg_scale_rows(uint32_t rs, uint32_t bar_id, float (&sum)[JG_WG_MMAS]
 #define JG_RS_BYTES 0
 #endif
 
+#if JG_PINGPONG
+/* Named barriers 4 and 5: consumer c may start its next mainloop once the
+ * other's is done (arrive there, sync here: 256 threads). Taking turns
+ * keeps each consumer's waits on the stage ring at most one phase ahead of
+ * the stages it has seen filled, which parity waits need. */
+#define JG_PING_BAR(c) (4 + (c))
+
+/* Moves a consumer's place in the stage ring past the other consumer's
+ * tile (its JG_K_TILES stages). */
+JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
+{
+    const uint32_t next = stage + JG_K_TILES % (2 * JG_STAGES);
+    phase ^= (next / JG_STAGES) & 1;
+    stage = next % JG_STAGES;
+}
+#endif
+
+/* Registers per thread after setmaxnreg: the producer warpgroup gives up
+ * what the consumers take, within the 168 x 384 the CTA starts with. A
+ * split-K producer offsets K by its CTA's share and needs a few more (at
+ * 40, ptxas spilled one 64-bit value in its loop). */
+#if JG_SPLIT_K > 1
+#define JG_PRODUCER_REGS 56
+#define JG_CONSUMER_REGS 224
+#else
+#define JG_PRODUCER_REGS 40
+#define JG_CONSUMER_REGS 232
+#endif
+static_assert(JG_CONSUMERS != 2 || 128 * (JG_PRODUCER_REGS + 2 * JG_CONSUMER_REGS) <= 168 * 384,
+              "setmaxnreg: the warpgroups' registers fit the CTA's");
+
 /* Arrivals that free a stage: each consumer warp of every CTA of the
  * cluster, once its wgmmas have read the stage. NVFP4's consumers read the
  * staged codes and scales with their own loads: each thread arrives after
@@ -698,16 +1019,16 @@ JG_DEV void jg_scale_rows(uint32_t rs, uint32_t bar_id, float (&sum)[JG_WG_MMAS]
 #if JG_NVFP4
 #define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 128)
 #else
-#define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 4 * JG_CLUSTER)
+#define JG_EMPTY_ARRIVALS ((JG_PINGPONG ? 1 : JG_CONSUMERS) * 4 * JG_M_STACK)
 #endif
 
 /* A consumer warp is done with a stage: every producer of the cluster may
  * refill it (each writes its part of B into every CTA). */
 JG_DEV void jg_release_stage(uint32_t bar)
 {
-#if JG_CLUSTER > 1
+#if JG_M_STACK > 1
 #pragma unroll
-    for (uint32_t r = 0; r < JG_CLUSTER; ++r)
+    for (uint32_t r = 0; r < JG_M_STACK; ++r)
         jg_mbar_arrive_remote(bar, r);
 #else
     jg_mbar_arrive(bar);
@@ -757,10 +1078,15 @@ struct jg_kscales {
 #endif
 };
 
+/* Where this CTA's stage kt is in the block scales (rows of JG_K_TILES_ALL):
+ * split-K's last CTA runs stages past K, whose loads are zeros; they take
+ * the last block's scales. */
+JG_DEV int jg_kblock(const jg_tile &tl, int kt) { return min(tl.k0 + kt, JG_K_TILES_ALL - 1); }
+
 JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &ks)
 {
 #if JG_SCALE == 3 && JG_KS_SMEM
-    ks.b = tl.sb[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kt];
+    ks.b = tl.sb[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES_ALL + jg_kblock(tl, kt)];
     (void)c;
 #else /* block scales read from global memory: by pairs of stages (JG_KS_PAIRS) */
     (void)tl, (void)c, (void)kt, (void)ks;
@@ -787,17 +1113,17 @@ struct jg_kpair {
  * that they are issued after those (which wait for the loads before). */
 JG_DEV void jg_load_kpair(const jg_tile &tl, uint32_t c, int k, int dep, jg_kpair &r)
 {
-    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M + jg_frag_row());
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c) + jg_frag_row());
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
-        const int kk = k + q + dep < JG_K_TILES ? k + q + dep : JG_K_TILES - 1;
-        r.b[q] = tl.sb[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES + kk];
+        const int kk = jg_kblock(tl, k + q + dep < JG_K_TILES ? k + q + dep : JG_K_TILES - 1);
+        r.b[q] = tl.sb[(int64_t)(tl.tn * JG_BLOCK_N / 128) * JG_K_TILES_ALL + kk];
 #pragma unroll
         for (int mi = 0; mi < JG_WG_MMAS; ++mi)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int32_t row = row0 + mi * 64 + h * 8;
-                r.a[q][mi][h] = row < tl.m ? tl.sa[(int64_t)row * JG_K_TILES + kk] : 0.0f;
+                r.a[q][mi][h] = row < tl.m ? tl.sa[(int64_t)row * JG_K_TILES_ALL + kk] : 0.0f;
             }
     }
 }
@@ -848,14 +1174,15 @@ JG_DEV void jg_load_ascales(uint32_t at, jg_kscales &ks)
 template <int N>
 JG_DEV void jg_fetch_ascales_n(const jg_tile &tl, uint32_t c, int k0, uint32_t buf)
 {
-    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M);
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c));
 #pragma unroll
     for (int i0 = 0; i0 < JG_WG_M * N; i0 += 128) {
         const int i = i0 + (int)(threadIdx.x % 128), r = i / N, s = i % N;
         if (JG_WG_M * N % 128 && i >= JG_WG_M * N)
             break;
         const bool in = row0 + r < tl.m;
-        const float *src = tl.sa + (in ? (int64_t)(row0 + r) * JG_K_TILES + k0 + s : 0);
+        const float *src =
+            tl.sa + (in ? (int64_t)(row0 + r) * JG_K_TILES_ALL + jg_kblock(tl, k0 + s) : 0);
         jg_cp_async_4(buf + 4u * (uint32_t)(s * JG_WG_M + r), src, in ? 4u : 0u);
     }
     jg_cp_async_commit();
@@ -947,7 +1274,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const int32_t m = p.m;
 #endif
     const uint32_t tiles_m = ((uint32_t)m + JG_UNIT_M - 1) / JG_UNIT_M; /* units */
-    const uint32_t tiles = tiles_m * JG_TILES_N;
+    const uint32_t tiles = tiles_m * (((uint32_t)JG_COLS(p) + JG_BLOCK_N - 1) / JG_BLOCK_N);
 #endif
     const uint32_t wg = threadIdx.x / 128;
 #if JG_CLUSTER > 1
@@ -1020,12 +1347,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 
     if (wg == 0) {
         /* Producer: one thread keeps the ring full, running ahead across tiles. */
-        jg_setmaxnreg_dec<40>();
+        jg_setmaxnreg_dec<JG_PRODUCER_REGS>();
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = first_unit; t < tiles; t += unit_step) {
-                jg_tile tl = jg_tile_at(p, t, tiles_m);
-                tl.tm = tl.tm * JG_CLUSTER + rank;
+                const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
 #if JG_NVFP4
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
@@ -1040,16 +1366,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                      * zeros and still counts its bytes. */
 #pragma unroll
                     for (int a = 0; a < JG_K_ATOMS; ++a) {
-                        const int32_t k0 = kt * JG_BLOCK_K + a * JG_ATOM_K;
+                        const int32_t k0 = (tl.k0 + kt) * JG_BLOCK_K + a * JG_ATOM_K;
                         jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
                                        tl.a, full, k0, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
-#if JG_CLUSTER > 1
+#if JG_M_STACK > 1
                         jg_tma_load_2d_multicast(
                             smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128 +
                                 rank * JG_B_BOX_N * 128,
                             tl.b, full, k0,
                             tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + rank * JG_B_BOX_N),
-                            (uint16_t)((1u << JG_CLUSTER) - 1));
+                            (uint16_t)((1u << JG_M_STACK) - 1));
 #else
                         jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
                                        tl.b, full, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
@@ -1066,9 +1392,16 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_pdl_launch_dependents();
 #endif
         }
+#if JG_SPLIT_K > 1
+        /* the consumers' cluster barrier between jg_split_publish and
+         * jg_split_gather, once per tile */
+        __syncwarp();
+        for (uint32_t t = first_unit; t < tiles; t += unit_step)
+            jg_cluster_sync();
+#endif
     } else {
         /* Consumers: warpgroup c owns rows [c*JG_WG_M, (c+1)*JG_WG_M) of each tile. */
-        jg_setmaxnreg_inc<232>();
+        jg_setmaxnreg_inc<JG_CONSUMER_REGS>();
         const uint32_t c = wg - 1;
         float acc[JG_WG_MMAS][JG_MMA_N / 2];
 #if JG_PROMOTE
@@ -1084,20 +1417,28 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_NVFP4
         uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
 #endif
+#if JG_PINGPONG
+        if (c == 1) /* the CTA's first tile is consumer 0's */
+            jg_ring_skip(stage, phase);
+        for (uint32_t t = first_unit + c * unit_step; t < tiles; t += 2 * unit_step) {
+            const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
+            if (t != first_unit) /* the other consumer's mainloop before this one is done */
+                jg_named_barrier(JG_PING_BAR(c), 256);
+#else
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
-            jg_tile tl = jg_tile_at(p, t, tiles_m);
-            tl.tm = tl.tm * JG_CLUSTER + rank;
+            const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
+#endif
 #if JG_NVFP4
             /* the global scales, and 2^14 (the expanded values' 2^-7 twice) */
             const float scale = *tl.sa * *tl.sb * 16384.0f;
 #elif JG_SCALE == 1
             const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
 #elif JG_SCALE == 2
-            jg_fetch_row_scales(tl, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+            jg_fetch_row_scales(tl, (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c)),
                                 (int32_t)(tl.tn * JG_BLOCK_N), smem_rs + c * JG_RS_BYTES);
 #endif
 #if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
-            const uint32_t a_wg = smem_a + c * JG_WG_M * 128, b_all = smem_b;
+            const uint32_t a_wg = smem_a + JG_CONSUMER_ROW0(c) * 128, b_all = smem_b;
 #endif
 #if JG_PROMOTE
             /* Stage kt's wgmmas go into `cur` and stay in flight while the
@@ -1267,6 +1608,19 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (jg_lane_id() == 0)
                 jg_release_stage(bar_empty + 8 * prev_stage);
 #endif
+#if JG_PINGPONG
+            /* the other consumer's next tile (if any) may start its mainloop;
+             * its stages come before this consumer's next ones */
+            if (t + unit_step < tiles)
+                jg_named_barrier_arrive(JG_PING_BAR(c ^ 1), 256);
+            jg_ring_skip(stage, phase);
+#endif
+#if JG_SPLIT_K > 1
+            /* every CTA's partials in its ring, published; then each sums its rounds */
+            jg_split_publish(sum, smem_a, c);
+            jg_cluster_sync();
+            jg_split_gather(sum, smem_a, c, rank);
+#endif
 #if JG_SCALE == 1 || JG_NVFP4
 #pragma unroll
             for (int mi = 0; mi < JG_WG_MMAS; ++mi)
@@ -1276,9 +1630,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #elif JG_SCALE == 2
             jg_scale_rows(smem_rs + c * JG_RS_BYTES, 1 + c, sum);
 #endif
-            jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+            jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c)),
                         (int32_t)(tl.tn * JG_BLOCK_N),
-                        smem_epi + c * JG_EPI_NBUF * JG_EPI_BUF_BYTES, 1 + c, chunk);
+                        smem_epi + c * JG_EPI_NBUF * JG_EPI_BUF_BYTES, c, rank, chunk);
         }
         if (threadIdx.x % 128 == 0) /* shared memory must outlive the last stores */
             jg_bulk_wait<0>();

@@ -213,6 +213,13 @@ JG_DEV void jg_named_barrier(uint32_t id, uint32_t threads)
 /* The same, for threads that reach it from different instructions (e.g. two
  * template instances): bar.sync is barrier.sync.aligned, which requires
  * every participant to execute the same instruction. */
+/* Arrives at named barrier `id` without waiting: counts toward the
+ * `threads` that its bar.sync waiters wait for. */
+JG_DEV void jg_named_barrier_arrive(uint32_t id, uint32_t threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 JG_DEV void jg_named_barrier_unaligned(uint32_t id, uint32_t threads)
 {
     asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
@@ -221,6 +228,30 @@ JG_DEV void jg_named_barrier_unaligned(uint32_t id, uint32_t threads)
 JG_DEV void jg_st_shared_v2_f32(uint32_t addr, float a, float b)
 {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+
+JG_DEV void jg_st_shared_f32(uint32_t addr, float a)
+{
+    asm volatile("st.shared.f32 [%0], %1;" ::"r"(addr), "f"(a) : "memory");
+}
+
+JG_DEV void jg_st_shared_v4_f32(uint32_t addr, float a, float b, float c, float d)
+{
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a), "f"(b), "f"(c),
+                 "f"(d)
+                 : "memory");
+}
+
+/* 16 bytes from a shared::cluster address (jg_mapa): another CTA's shared
+ * memory, or this CTA's own. */
+JG_DEV float4 jg_ld_cluster_v4_f32(uint32_t addr)
+{
+    float4 v;
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
 }
 
 /* 4 bytes global -> shared without registers (cp.async, completed by
@@ -273,6 +304,24 @@ JG_DEV void jg_stmatrix_x2(uint32_t addr, uint32_t r0, uint32_t r1)
 {
     asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(addr), "r"(r0),
                  "r"(r1)
+                 : "memory");
+}
+
+/* The same, each matrix stored transposed: lanes 8i..8i+7 give the
+ * addresses of the eight 16-byte columns of matrix i, which land as rows. */
+JG_DEV void jg_stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2,
+                                 uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
+                     addr),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
+JG_DEV void jg_stmatrix_x2_trans(uint32_t addr, uint32_t r0, uint32_t r1)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(addr),
+                 "r"(r0), "r"(r1)
                  : "memory");
 }
 

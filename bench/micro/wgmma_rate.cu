@@ -1,7 +1,7 @@
 // Microbenchmark: cycles per m64nNk16 FP16 wgmma, A from registers (RS) or shared memory (SS),
 // 1..3 warpgroups per CTA, one CTA per SM; each warpgroup issues groups of 16 independent-enough
 // wgmmas (on four accumulators in turn, two at n64), then waits for them. Prints cycles per wgmma per warpgroup
-// and per SM. Not part of the build (bench/RESULTS.md, tenth session, quotes its output):
+// and per SM. Not part of the build (bench/RESULTS.md, "Techniques tried", quotes its output):
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O2 -Itemplates -o wgmma_rate \
 //        bench/micro/wgmma_rate.cu
 #include <cstdio>

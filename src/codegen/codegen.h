@@ -40,7 +40,34 @@ typedef struct jg__gemm_config {
                              * tallest chunk, rounded up to a_box_m, the box's rows);
                              * expand_bufs the slots; stages the weight's */
     uint32_t pre_rows;      /* cfg.pre: the most rows of a chunk (jg__pre_chunks) */
+    uint32_t swap_ab;       /* dense swap-AB (sm90_gemm.cu, JG_SWAP_AB): D^T = B A^T, the kernel's
+                             * rows the problem's N (block_m of them a tile), its columns M
+                             * (block_n, wgmma's N); A's box is the problem's B's */
+    uint32_t split_k;       /* dense split-K: a cluster of this many CTAs (cluster == split_k)
+                             * shares each tile, each over its share of K (0 or 1: none) */
+    uint32_t pingpong;      /* dense: the two consumers take whole tiles (block_m rows) in
+                             * turn, one's epilogue under the other's wgmmas (JG_PINGPONG) */
 } jg__gemm_config;
+
+#define JG_SPLIT_K_MAX 8 /* CTAs of a split-K cluster, at most (portable cluster size) */
+#define JG_SPLIT_ANY (JG_SPLIT_K_MAX + 1) /* jg__target.force_split: any split (JITGEMM_SPLIT=any) */
+
+/* The dense kernel families the planner chooses among: tiles of M x N
+ * (64 or 128 rows; 256 rows: TALL, 16-bit operands), swap-AB's tiles of
+ * N x M, either with split-K, and plain tiles in ping-pong (a bit each). */
+enum {
+    JG_FAMILY_PLAIN = 1,
+    JG_FAMILY_SWAP = 2,
+    JG_FAMILY_SPLIT = 4,
+    JG_FAMILY_SWAP_SPLIT = 8,
+    JG_FAMILY_TALL = 16,
+    JG_FAMILY_PINGPONG = 32,
+    JG_FAMILY_ALL = 63,
+};
+
+/* Rows of D a swap-AB epilogue round stages (JG_SW_EPI_ROWS): 8 times the
+ * largest divisor of block_n / 8 up to 4. */
+uint32_t jg__swap_epi_rows(uint32_t block_n);
 
 /* sm90_nvfp4_pre.cu's chunks: each group's rows cut into near-equal pieces
  * of at most chunk_rows (up to JG_PRE_CHUNK_MAX, wgmma's widest N), tallest
@@ -91,12 +118,12 @@ uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_
  * boxes). */
 static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 {
-    return cfg->swap || cfg->pre || !cfg->cluster ? 1 : cfg->cluster;
+    return cfg->swap || cfg->pre || cfg->split_k > 1 || !cfg->cluster ? 1 : cfg->cluster;
 }
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 12 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 13 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -199,6 +226,10 @@ typedef struct jg__target {
     uint32_t force_m, force_n, force_k;
     uint32_t force_cluster; /* JITGEMM_CLUSTER=1|2 (0: the planner's choice) */
     uint32_t force_ffma_reuse; /* JITGEMM_FFMA_REUSE=0|1, plus one (0: the planner's) */
+    uint32_t force_swap;  /* JITGEMM_SWAP=0|1, plus one: dense swap-AB never or only */
+    uint32_t force_split; /* JITGEMM_SPLIT=S: dense split-K over S CTAs only (1: none;
+                           * JG_SPLIT_ANY: any S from 2) */
+    uint32_t force_pingpong; /* JITGEMM_PINGPONG=1: dense ping-pong tiles only */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

@@ -67,12 +67,20 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     /* At most ~110 characters (40 groups, n and k of 10 digits, _pdl); a
      * longer name would be cut alike where the source is emitted and where
      * the module's function is looked up. */
+    /* dense swap-AB (tiles are N x M) and split-K */
+    char shape[24] = "";
+    if (key->cfg.split_k > 1)
+        snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
+    else if (key->cfg.swap_ab)
+        snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
+    else if (key->cfg.pingpong)
+        snprintf(shape, sizeof shape, "_pp");
     const int len = snprintf(
-        out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s_m%sn%lldk%lld%s", kind,
+        out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s_m%sn%lldk%lld%s", kind,
         jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
         arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
-        key->cfg.consumers, key->cfg.cluster, pipe, m, (long long)key->n, (long long)key->k,
-        (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
+        key->cfg.consumers, key->cfg.cluster, shape, pipe, m, (long long)key->n,
+        (long long)key->k, (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
     (void)len;
 }
 
@@ -259,9 +267,18 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     jg__buf_printf(out, "#define JG_D_DTYPE %u\n", key->d_type);
     jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
     jg__buf_printf(out, "#define JG_SCALE %u\n", key->scale);
-    jg__buf_printf(out, "#define JG_M %lld\n", (long long)key->m);
+    /* swap-AB: the kernel's rows are N, its columns M (0: from the arguments) */
+    const bool swap_ab = key->cfg.swap_ab != 0;
+    jg__buf_printf(out, "#define JG_M %lld\n", (long long)(swap_ab ? key->n : key->m));
     jg__buf_printf(out, "#define JG_PDL %d\n", (key->flags & JG_GEMM_PDL) ? 1 : 0);
-    jg__buf_printf(out, "#define JG_N %lld\n", (long long)key->n);
+    jg__buf_printf(out, "#define JG_N %lld\n", (long long)(swap_ab ? key->m : key->n));
+    if (swap_ab)
+        jg__buf_printf(out, "#define JG_SWAP_AB 1\n#define JG_SW_EPI_ROWS %u\n",
+                       jg__swap_epi_rows(key->cfg.block_n));
+    if (key->cfg.split_k > 1)
+        jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
+    if (key->cfg.pingpong)
+        jg__buf_printf(out, "#define JG_PINGPONG 1\n");
     jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);
     jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_BLOCK_N %u\n", key->cfg.block_n);

@@ -116,6 +116,36 @@ static void read_forced_ffma_reuse(jg_context *ctx)
              env[0] == '1' ? "on" : "off");
 }
 
+/* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
+ * JITGEMM_SPLIT=S|any (dense split-K over clusters of S CTAs only, 1 none,
+ * any: some S from 2, where it applies) and JITGEMM_PINGPONG=1 (dense
+ * ping-pong tiles only): instead of the planner's measured table, for
+ * experiments and the sweep that measures the table. */
+static void read_forced_shape(jg_context *ctx)
+{
+    const char *swap = getenv("JITGEMM_SWAP"), *split = getenv("JITGEMM_SPLIT");
+    const char *ping = getenv("JITGEMM_PINGPONG");
+    if (ping && !strcmp(ping, "1"))
+        ctx->target.force_pingpong = 1;
+    if (swap && *swap) {
+        if (strcmp(swap, "0") && strcmp(swap, "1"))
+            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_SWAP=%s ignored: 0 or 1", swap);
+        else
+            ctx->target.force_swap = (uint32_t)(swap[0] - '0') + 1;
+    }
+    if (split && *split) {
+        char *end;
+        const unsigned long s = strtoul(split, &end, 10);
+        if (!strcmp(split, "any"))
+            ctx->target.force_split = JG_SPLIT_ANY;
+        else if (*end || s < 1 || s > JG_SPLIT_K_MAX)
+            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
+                     "JITGEMM_SPLIT=%s ignored: 1 to %d, or any", split, JG_SPLIT_K_MAX);
+        else
+            ctx->target.force_split = (uint32_t)s;
+    }
+}
+
 static int find_target(const char *arch)
 {
     for (size_t i = 0; i < JG_ARRAY_LEN(targets); ++i)
@@ -220,6 +250,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     read_forced_tile(ctx);
     read_forced_cluster(ctx);
     read_forced_ffma_reuse(ctx);
+    read_forced_shape(ctx);
     const char *tune = getenv("JITGEMM_TUNE");
     ctx->tune = !ctx->offline && tune && !strcmp(tune, "1");
     ctx->target.arch = ctx->target.arch_name;

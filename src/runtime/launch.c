@@ -8,13 +8,18 @@
 
 /* CTAs of a launch: one per scheduling unit (a tile, or a cluster's stack
  * of tiles along M, or a tile whose K a cluster splits), up to what fits on
- * the GPU at once, times the cluster. */
+ * the GPU at once, times the cluster. Dense split-K runs one tile per
+ * cluster (each CTA leaves its partials in its stage ring, which a next
+ * tile would refill): all of them. Swap-AB's tiles are N x M. */
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
     const jg__problem_key *p = &plan->problem;
-    const uint64_t cluster = plan->cfg.cluster ? plan->cfg.cluster : 1;
-    const uint64_t unit_m = (uint64_t)plan->cfg.block_m * jg__cfg_m_stack(&plan->cfg);
+    const jg__gemm_config *cfg = &plan->cfg;
+    const uint64_t cluster = cfg->cluster ? cfg->cluster : 1;
+    const uint64_t unit_m = (uint64_t)cfg->block_m * jg__cfg_m_stack(cfg);
     const uint64_t resident = plan->max_clusters;
+    const uint64_t rows = cfg->swap_ab ? (uint64_t)p->n : (uint64_t)m;
+    const uint64_t cols = cfg->swap_ab ? (uint64_t)m : (uint64_t)p->n;
     uint64_t units_m = 0;
     if (p->layout > JG_GROUPED_LIST) /* rows known on the device only: every SM */
         return (uint32_t)(resident * cluster);
@@ -22,9 +27,10 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
         for (uint32_t g = 0; g < p->groups; ++g)
             units_m += jg__ceil_div((uint64_t)p->group_m[g], unit_m);
     else
-        units_m = jg__ceil_div((uint64_t)m, unit_m);
-    uint64_t tiles_n = jg__ceil_div((uint64_t)plan->problem.n, plan->cfg.block_n);
-    uint64_t units = units_m * tiles_n;
+        units_m = jg__ceil_div(rows, unit_m);
+    const uint64_t units = units_m * jg__ceil_div(cols, cfg->block_n);
+    if (cfg->split_k > 1)
+        return (uint32_t)(units * cluster);
     return (uint32_t)((units < resident ? units : resident) * cluster);
 }
 
@@ -119,18 +125,23 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
         const jg__problem_key *p = &plan->problem;
         slot = oldest;
         slot->stamp = 0;
-        /* The epilogue stores chunks of 64 rows x epi_bytes. */
+        /* The epilogue stores chunks of 64 rows x epi_bytes; swap-AB's, rounds
+         * of its rows of D by 64 columns (epi_bytes). The kernel's A is the
+         * problem's B there, and its B the problem's A. */
+        const bool swap = plan->cfg.swap_ab;
         const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
-        st = jg__tmap_encode_2d(plan->ctx, &slot->ta, map_type(p), args->a, (uint64_t)m,
-                                map_cols(p, p->k), map_cols(p, p->lda), plan->cfg.a_box_m,
-                                box_k(p));
+        const uint32_t epi_rows = swap ? jg__swap_epi_rows(plan->cfg.block_n) : 64;
+        st = jg__tmap_encode_2d(plan->ctx, &slot->ta, map_type(p), swap ? args->b : args->a,
+                                swap ? b_rows(p) : (uint64_t)m, map_cols(p, p->k),
+                                map_cols(p, swap ? p->ldb : p->lda), plan->cfg.a_box_m, box_k(p));
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, map_type(p), args->b, b_rows(p),
-                                    map_cols(p, p->k), map_cols(p, p->ldb), b_box_rows(plan),
+            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, map_type(p), swap ? args->a : args->b,
+                                    swap ? (uint64_t)m : b_rows(p), map_cols(p, p->k),
+                                    map_cols(p, swap ? p->lda : p->ldb), b_box_rows(plan),
                                     box_k(p));
         if (st == JG_OK)
             st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
-                                    d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
+                                    d_map_cols(p), (uint64_t)p->ldd, epi_rows, epi_cols);
         if (st == JG_OK && fp4)
             st = sf_maps(plan, args, m, slot);
         if (st == JG_OK) {
@@ -258,8 +269,9 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     if (st != JG_OK)
         return st;
     ka.d_ptr = args->d;
-    ka.a_scale = args->a_scale;
-    ka.b_scale = args->b_scale;
+    /* swap-AB: the kernel's rows are the problem's B's (row scales too) */
+    ka.a_scale = plan->cfg.swap_ab ? args->b_scale : args->a_scale;
+    ka.b_scale = plan->cfg.swap_ab ? args->a_scale : args->b_scale;
     ka.ldd = plan->problem.ldd;
     ka.c = args->c;
     ka.ldc = plan->problem.ldc;

@@ -20,9 +20,9 @@ enum {
 
 /* What the record's key hashes: the problem and the planner's inputs. */
 typedef struct tune_key {
-    char tag[8]; /* "jgtune1": a different space from kernel keys */
+    char tag[8]; /* "jgtune2": a different space from kernel keys */
     int32_t sm_count, smem_per_block;
-    uint32_t force_m, force_n, force_k, force_cluster;
+    uint32_t force_m, force_n, force_k, force_cluster, force_swap, force_split, force_pingpong;
     jg__problem_key problem;
 } tune_key;
 
@@ -30,13 +30,16 @@ static jg__hash128 record_key(const jg_context *ctx, const jg__problem_key *pk)
 {
     tune_key k;
     memset(&k, 0, sizeof k);
-    memcpy(k.tag, "jgtune1", 8);
+    memcpy(k.tag, "jgtune2", 8);
     k.sm_count = ctx->target.sm_count;
     k.smem_per_block = ctx->target.smem_per_block;
     k.force_m = ctx->target.force_m;
     k.force_n = ctx->target.force_n;
     k.force_k = ctx->target.force_k;
     k.force_cluster = ctx->target.force_cluster;
+    k.force_swap = ctx->target.force_swap;
+    k.force_split = ctx->target.force_split;
+    k.force_pingpong = ctx->target.force_pingpong;
     k.problem = *pk;
     return jg__key_hash(&ctx->salt, &k, sizeof k);
 }

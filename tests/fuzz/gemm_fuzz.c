@@ -9,9 +9,12 @@
  * where K or N is not (so TMA zero-fills a ragged K); A/B bf16 or fp16, D
  * bf16, fp16 or fp32, C half the time, a quarter of the plans M-generic,
  * independently a quarter with JG_GEMM_PDL (the kernels that wait for the
- * previous kernel, run here after the poisoning memset), every fourth shape planned in a context made with
- * JITGEMM_CLUSTER=2 (clusters of 2 with multicast B wherever the tiles
- * pair up). Failing shapes print their flags.
+ * previous kernel, run here after the poisoning memset). Shapes are planned
+ * in turn in contexts that force the planner's kernel families (fuzz_envs:
+ * the planner's own choice, clusters of 2 with multicast B wherever the
+ * tiles pair up, swap-AB, split-K where the tiles leave SMs idle, both,
+ * ping-pong tiles, 256-row tiles).
+ * Failing shapes print their flags and context.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
  * of jg_test_gpu.h, one at a time. Exits 1 if any shape fails, 77 without
@@ -97,8 +100,23 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
 
 /* ---- phase 1: every plan, in parallel ----------------------------------- */
 
+/* The contexts shapes are planned in, in turn: the environment each is
+ * made with (read once, when the context is made). */
+static const struct {
+    const char *name, *var, *value, *var2, *value2;
+} fuzz_envs[] = {
+    {"planner", NULL, NULL, NULL, NULL},
+    {"cluster2", "JITGEMM_CLUSTER", "2", NULL, NULL},
+    {"swap-AB", "JITGEMM_SWAP", "1", NULL, NULL},
+    {"split-K", "JITGEMM_SPLIT", "any", NULL, NULL},
+    {"swap-AB+split-K", "JITGEMM_SWAP", "1", "JITGEMM_SPLIT", "any"},
+    {"ping-pong", "JITGEMM_PINGPONG", "1", NULL, NULL},
+    {"256-row", "JITGEMM_TILE", "256", NULL, NULL},
+};
+#define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
+
 typedef struct plan_pool {
-    jg_context *ctx, *ctx_cluster2;
+    jg_context *ctx[FUZZ_ENVS];
     fuzz_shape *shapes;
     int64_t count, only;
     atomic_llong next;
@@ -114,18 +132,17 @@ static void *plan_worker(void *arg)
         if (pool->only >= 0 && i != pool->only)
             continue;
         fuzz_shape *s = &pool->shapes[i];
-        jg_context *ctx = i % 4 == 3 ? pool->ctx_cluster2 : pool->ctx;
+        jg_context *ctx = pool->ctx[i % FUZZ_ENVS];
         s->plan_status = jg_gemm_plan(ctx, &s->p, &s->plan);
         if (s->plan_status != JG_OK)
             snprintf(s->plan_error, sizeof s->plan_error, "%s", jg_context_last_error(ctx));
     }
 }
 
-static void plan_all(jg_context *ctx, jg_context *ctx_cluster2, fuzz_shape *shapes,
-                     const fuzz_opts *o)
+static void plan_all(jg_context *const ctx[FUZZ_ENVS], fuzz_shape *shapes, const fuzz_opts *o)
 {
-    plan_pool pool = {.ctx = ctx, .ctx_cluster2 = ctx_cluster2, .shapes = shapes,
-                      .count = o->count, .only = o->only};
+    plan_pool pool = {.shapes = shapes, .count = o->count, .only = o->only};
+    memcpy(pool.ctx, ctx, sizeof pool.ctx);
     atomic_init(&pool.next, 0);
     pthread_t tid[64];
     int nt = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
@@ -139,13 +156,18 @@ static void plan_all(jg_context *ctx, jg_context *ctx_cluster2, fuzz_shape *shap
     for (int t = 0; t < nt; ++t)
         pthread_join(tid[t], NULL);
     timespec_get(&t1, TIME_UTC);
-    jg_context_stats st;
-    JG_REQUIRE(ctx, jg_context_get_stats(ctx, &st));
+    unsigned long long compiled = 0, disk = 0, memory = 0;
+    for (size_t e = 0; e < FUZZ_ENVS; ++e) {
+        jg_context_stats st;
+        JG_REQUIRE(ctx[e], jg_context_get_stats(ctx[e], &st));
+        compiled += st.plans_compiled;
+        disk += st.plans_disk;
+        memory += st.plans_memory;
+    }
     printf("gemm_fuzz: planned in %.1f s on %d threads: %llu compiled, %llu from disk, "
            "%llu from memory\n",
            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), nt,
-           (unsigned long long)st.plans_compiled, (unsigned long long)st.plans_disk,
-           (unsigned long long)st.plans_memory);
+           compiled, disk, memory);
 }
 
 /* ---- phase 2: run and check, one at a time ------------------------------- */
@@ -156,13 +178,18 @@ static void describe_shape(const fuzz_shape *s, int64_t idx, char *buf, size_t s
     char generic[48] = "";
     if (p->flags & JG_GEMM_M_GENERIC)
         snprintf(generic, sizeof generic, " m-generic(hint %lld)", (long long)p->m);
+    jg_plan_info info;
+    memset(&info, 0, sizeof info);
+    if (s->plan)
+        jg_plan_get_info(s->plan, &info);
     snprintf(buf, size,
              "shape %lld: m=%lld n=%lld k=%lld %s->%s%s alpha=%.6g beta=%.6g "
-             "lda=%lld ldd=%lld flags=0x%x%s%s",
+             "lda=%lld ldd=%lld flags=0x%x%s%s context %s kernel %s",
              (long long)idx, (long long)s->m, (long long)p->n, (long long)p->k,
              jg_test_dtype_str(p->a_type), jg_test_dtype_str(p->d_type),
              p->c_type != JG_DTYPE_NONE ? " +C" : "", s->alpha, s->beta, (long long)p->lda,
-             (long long)p->ldd, p->flags, generic, (p->flags & JG_GEMM_PDL) ? " pdl" : "");
+             (long long)p->ldd, p->flags, generic, (p->flags & JG_GEMM_PDL) ? " pdl" : "",
+             fuzz_envs[idx % (int64_t)FUZZ_ENVS].name, s->plan ? info.kernel_name : "-");
 }
 
 /* Runs one planned shape; returns true when it passes, else prints why.
@@ -269,10 +296,18 @@ int main(int argc, char **argv)
            (unsigned long long)o.seed);
     fflush(stdout);
     jg_test_gpu_init();
-    jg_context *ctx = jg_test_context();
-    setenv("JITGEMM_CLUSTER", "2", 1); /* read once, when the context is made */
-    jg_context *ctx_cluster2 = jg_test_context();
-    unsetenv("JITGEMM_CLUSTER");
+    jg_context *ctx[FUZZ_ENVS];
+    for (size_t e = 0; e < FUZZ_ENVS; ++e) {
+        if (fuzz_envs[e].var)
+            setenv(fuzz_envs[e].var, fuzz_envs[e].value, 1);
+        if (fuzz_envs[e].var2)
+            setenv(fuzz_envs[e].var2, fuzz_envs[e].value2, 1);
+        ctx[e] = jg_test_context();
+        if (fuzz_envs[e].var)
+            unsetenv(fuzz_envs[e].var);
+        if (fuzz_envs[e].var2)
+            unsetenv(fuzz_envs[e].var2);
+    }
     fuzz_shape *shapes = calloc((size_t)o.count, sizeof *shapes);
     if (!shapes)
         return 1;
@@ -280,7 +315,7 @@ int main(int argc, char **argv)
     jg_rng_seed(&r, o.seed);
     for (int64_t i = 0; i < o.count; ++i)
         draw_shape(&r, &shapes[i]);
-    plan_all(ctx, ctx_cluster2, shapes, &o);
+    plan_all(ctx, shapes, &o);
     int64_t failed = 0, ran = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
@@ -299,8 +334,8 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    jg_context_destroy(ctx);
-    jg_context_destroy(ctx_cluster2);
+    for (size_t e = 0; e < FUZZ_ENVS; ++e)
+        jg_context_destroy(ctx[e]);
     free(shapes);
     /* Near 1 of the element bound is normal with 16-bit outputs: rounding to
      * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */

@@ -427,11 +427,35 @@ static int64_t pick_size(jg_rng *r, int64_t lo, int64_t hi, int64_t step)
     return v < lo ? lo : v > hi ? hi / step * step : v;
 }
 
+/* Contexts that force the planner's dense families (JITGEMM_SWAP,
+ * JITGEMM_SPLIT, JITGEMM_PINGPONG: read when a context is made): swap-AB,
+ * split-K where the tiles leave SMs idle, both, ping-pong tiles. */
+#define FAMILIES 4
+static void family_contexts(jg_context *fam[FAMILIES])
+{
+    static const char *const swap[FAMILIES] = {"1", NULL, "1", NULL};
+    static const char *const split[FAMILIES] = {NULL, "any", "any", NULL};
+    for (int f = 0; f < FAMILIES; ++f) {
+        if (swap[f])
+            setenv("JITGEMM_SWAP", swap[f], 1);
+        if (split[f])
+            setenv("JITGEMM_SPLIT", split[f], 1);
+        if (f == 3)
+            setenv("JITGEMM_PINGPONG", "1", 1);
+        fam[f] = jg_test_context();
+        unsetenv("JITGEMM_SWAP");
+        unsetenv("JITGEMM_SPLIT");
+        unsetenv("JITGEMM_PINGPONG");
+    }
+}
+
 /* Random shapes: each scale mode, output type, with and without C, dense and
  * in each grouped layout; K shrunk until the FP64 reference stays cheap
  * (M N K <= 2^28), one dense case in four with K = 16384 (a missing
- * promotion fails there). */
-static void fuzz(jg_context *ctx, const e4m3_table *tab, int count, jg_rng *r)
+ * promotion fails there). Dense cases go in turn to ctx and the family
+ * contexts. */
+static void fuzz(jg_context *ctx, jg_context *const fam[FAMILIES], const e4m3_table *tab,
+                 int count, jg_rng *r)
 {
     static const jg_scale_mode modes[] = {JG_SCALE_TENSOR, JG_SCALE_ROW, JG_SCALE_BLOCK};
     static const jg_dtype outs[] = {JG_BF16, JG_FP16, JG_FP32};
@@ -451,7 +475,7 @@ static void fuzz(jg_context *ctx, const e4m3_table *tab, int count, jg_rng *r)
                 else
                     fc.n = fc.n / 16 * 8 > 8 ? fc.n / 16 * 8 : 8;
             }
-            run_case(ctx, tab, &fc, r);
+            run_case(i / 2 % (FAMILIES + 1) ? fam[i / 2 % (FAMILIES + 1) - 1] : ctx, tab, &fc, r);
         } else {
             const jg_grouped_layout layout = (jg_grouped_layout)(JG_GROUPED_LIST +
                                                                  (int)jg_rng_below(r, 3));
@@ -489,8 +513,12 @@ int main(int argc, char **argv)
          * M), then read from global memory (128x128 tiles) */
         {48, 264, 1408, JG_BF16, false, B},  {2000, 1024, 1408, JG_FP16, true, B},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+    jg_context *fam[FAMILIES];
+    family_contexts(fam);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         run_case(ctx, &tab, &cases[i], &r);
+        run_case(fam[i % FAMILIES], &tab, &cases[i], &r);
+    }
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, 6, 520, 1024, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_MASKED, JG_SCALE_BLOCK, 5, 384, 4096, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_BLOCK, 4, 256, 16384, &r);
@@ -500,8 +528,10 @@ int main(int argc, char **argv)
     run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_ROW, 7, 384, 4096, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_LIST, JG_SCALE_BLOCK, 5, 256, 16384, &r);
     printf("random shapes: %d\n", count);
-    fuzz(ctx, &tab, count, &r);
+    fuzz(ctx, fam, &tab, count, &r);
     test_quantize(ctx, &r);
     jg_context_destroy(ctx);
+    for (int f = 0; f < FAMILIES; ++f)
+        jg_context_destroy(fam[f]);
     return jg_test_result("test_fp8");
 }

@@ -13,8 +13,16 @@
 #include "jg_internal.h"
 #include "jg_test.h"
 
-static const jg__gemm_config base_cfg = {128, 256, 64, 4, 2, 1, 8, 128, 128, 2,
-                                          0,   0,   0,  0, 0, 0, 0};
+static const jg__gemm_config base_cfg = {.block_m = 128,
+                                          .block_n = 256,
+                                          .block_k = 64,
+                                          .stages = 4,
+                                          .consumers = 2,
+                                          .cluster = 1,
+                                          .group_m = 8,
+                                          .epi_bytes = 128,
+                                          .a_box_m = 128,
+                                          .ab_size = 2};
 
 static jg_gemm_problem base_problem(void)
 {

@@ -165,6 +165,11 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
         CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "SYNCS.ARRIVE.TRANS64.RED") &&
                                        strstr(sass, "UCGABAR_WAIT")),
               "%s: a K split without remote arrives or cluster barrier", name);
+    else if (key->cfg.split_k > 1) /* dense split-K: partials through distributed shared memory */
+        CHECK(sass && strstr(sass, "UCGABAR_WAIT") && !strstr(sass, "UTMALDG.2D.MULTICAST") &&
+                  (strstr(sass, "LD.E.128") || strstr(sass, "LDS.128") ||
+                   strstr(sass, "LD.128")),
+              "%s: a K split without cluster barriers or wide distributed loads", name);
     else {
         CHECK(key->cfg.cluster < 2 || (sass && strstr(sass, "UTMALDG.2D.MULTICAST")),
               "%s: a cluster of %u without multicast loads", name, key->cfg.cluster);
@@ -563,6 +568,77 @@ out:
     free(sass[1]);
 }
 
+/* Dense swap-AB and split-K, as JITGEMM_SWAP / JITGEMM_SPLIT force them
+ * (the measured table chooses them per cell): decode and middle M over
+ * three N x K shapes, 16-bit and FP8 operands in every scale mode that
+ * takes the family, D of 16 bits without C and of 32 bits with C. */
+static void check_families(const char *cuobjdump)
+{
+    static const int64_t ms[] = {1, 139, 330}, nk[][2] = {{1024, 14336}, {7168, 2048}};
+    static const struct {
+        uint32_t swap, split;
+    } fams[] = {{2, 1}, {1, JG_SPLIT_ANY}, {2, JG_SPLIT_ANY}};
+    static const struct {
+        jg_dtype ab, d, c;
+        jg_scale_mode scale;
+    } types[] = {{JG_BF16, JG_BF16, JG_DTYPE_NONE, JG_SCALE_NONE},
+                 {JG_FP16, JG_FP32, JG_FP32, JG_SCALE_NONE},
+                 {JG_E4M3, JG_BF16, JG_DTYPE_NONE, JG_SCALE_TENSOR},
+                 {JG_E4M3, JG_FP32, JG_FP32, JG_SCALE_ROW},
+                 {JG_E4M3, JG_BF16, JG_DTYPE_NONE, JG_SCALE_BLOCK}};
+    jg__target t;
+    jg_test_h100_target(&t);
+    int swapped = 0, split = 0;
+    for (size_t f = 0; f < JG_ARRAY_LEN(fams); ++f)
+        for (size_t y = 0; y < JG_ARRAY_LEN(types); ++y) {
+            if (types[y].scale == JG_SCALE_BLOCK && fams[f].swap == 2)
+                continue; /* no swap-AB with block scales */
+            /* one shape of each per family and type, in turn */
+            const size_t i = (f + y) % JG_ARRAY_LEN(ms), j = (f + y) % JG_ARRAY_LEN(nk);
+            t.force_swap = fams[f].swap;
+            t.force_split = fams[f].split;
+            jg_gemm_problem p = {.a_type = types[y].ab, .b_type = types[y].ab,
+                                 .c_type = types[y].c, .d_type = types[y].d, .m = ms[i],
+                                 .n = nk[j][0], .k = nk[j][1], .scale = types[y].scale};
+            jg__problem_key pk;
+            jg__problem_key_make(&p, &pk);
+            const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+            swapped += c.swap_ab != 0;
+            split += c.split_k > 1;
+        }
+    CHECK(swapped >= 4 && split >= 4, "forced families: %d swap-AB and %d split-K plans", swapped,
+          split);
+    /* 256-row tiles (JITGEMM_TILE=256), 16-bit: fp32 out with C (the most
+     * live registers next to two slabs of sums), and bf16 */
+    t.force_swap = t.force_split = 0;
+    t.force_m = 256;
+    for (int y = 0; y < 2; ++y) {
+        jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16,
+                             .c_type = y ? JG_DTYPE_NONE : JG_FP32,
+                             .d_type = y ? JG_BF16 : JG_FP32, .m = 936 + 3000 * y,
+                             .n = 11008, .k = 1536};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+        CHECK(c.block_m == 256, "JITGEMM_TILE=256: a %u-row tile", c.block_m);
+    }
+    /* Ping-pong (JITGEMM_PINGPONG=1): 16-bit with fp32 out and C (two slabs
+     * of sums a consumer), FP8 with row scales and with block scales */
+    t.force_m = 0;
+    t.force_pingpong = 1;
+    for (int y = 0; y < 3; ++y) {
+        jg_gemm_problem p = {.a_type = y ? JG_E4M3 : JG_BF16, .b_type = y ? JG_E4M3 : JG_BF16,
+                             .c_type = y < 2 ? JG_FP32 : JG_DTYPE_NONE,
+                             .d_type = y < 2 ? JG_FP32 : JG_BF16, .m = 4096, .n = 11008,
+                             .k = 2048,
+                             .scale = y == 0 ? JG_SCALE_NONE : y == 1 ? JG_SCALE_ROW : JG_SCALE_BLOCK};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+        CHECK(c.pingpong == 1, "JITGEMM_PINGPONG=1: not a ping-pong plan");
+    }
+}
+
 int main(int argc, char **argv)
 {
 #ifdef JG_TEST_SASS
@@ -623,6 +699,7 @@ int main(int argc, char **argv)
         jg__problem_key_make(&p, &pk);
         check_planned(cuobjdump, &ft, &pk);
     }
+    check_families(cuobjdump);
     check_nvfp4(cuobjdump);
     /* The seeds' grouped cases (list layout): group rows baked in. */
     static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},
@@ -718,6 +795,7 @@ int main(int argc, char **argv)
     (void)check_nvfp4;
     (void)check_nvfp4_pre;
     (void)check_ffma_reuse;
+    (void)check_families;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");
