@@ -63,6 +63,7 @@ typedef struct options {
     int reps;
     const char *json;
     bool no_peer;
+    bool no_check; /* --no-check: dense rows' D is not checked (tile sweeps) */
     bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
     jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */
@@ -264,7 +265,7 @@ typedef struct row {
     double grouped_diff;     /* cuBLAS grouped against the cuBLASLt loop (else ours) */
     int peer_algo;           /* index of the chosen heuristic result (dense, decode) */
     int group_algo[JG_GROUPED_MAX_DEVICE_GROUPS]; /* grouped: the same per group, -1 if empty */
-    const char *check;       /* "cublas" (whole D) or "fp64_rows" (3 rows) */
+    const char *check;       /* "cublas" (whole D), "fp64_rows" (3 rows), "none" (--no-check) */
     double rel_diff;         /* max |ours - ref| / max |ref| (grouped: the worst group) */
     bool mismatch;
     char error[256]; /* "" when the row ran */

@@ -38,7 +38,7 @@ static void usage(FILE *f)
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
-            "                     [--chain N] [--tune] [--help]\n"
+            "                     [--chain N] [--tune] [--no-check] [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
             "                     [--emit-shapes FILE] [--dtype bf16|fp16|fp8] [...]\n"
             "\n"
@@ -81,6 +81,8 @@ static void usage(FILE *f)
             "  --reps N          timed launches per measurement, >= %d (default 100)\n"
             "  --json FILE       also write the rows as JSON\n"
             "  --no-peer         do not time cuBLASLt per shape (still used for the peak)\n"
+            "  --no-check        do not check dense rows' outputs (for tile sweeps, whose\n"
+            "                    kernels the GPU tests check; the JSON's check is \"none\")\n"
             "  --flush MODE      how L2 is emptied before each timed launch:\n"
             "                    read (default): a read-only kernel pass over >= 4x the L2,\n"
             "                      which leaves only clean lines;\n"
@@ -306,6 +308,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
             return 0;
         } else if (!strcmp(a, "--no-peer")) {
             o->no_peer = true;
+        } else if (!strcmp(a, "--no-check")) {
+            o->no_check = true;
         } else if (!strcmp(a, "--tune")) {
             o->tune = true;
         } else if (!known) {

@@ -8,7 +8,8 @@
  *
  * Thread-safety: every function may be called from several threads at once
  * on the same context, unless its comment says otherwise. Plans belong to
- * their context and stay valid until jg_context_destroy.
+ * their context; a plan from jg_gemm_plan or jg_grouped_plan stays valid
+ * until jg_plan_release or jg_context_destroy (see "the memory cache").
  *
  * The library never prints unless asked (jg_options.log or JITGEMM_LOG) and
  * never aborts the process: every failure is a jg_status plus a message from
@@ -214,7 +215,15 @@ enum {
     /* No GPU is used: kernels are compiled for jg_options.arch and stored in
      * the caches; jg_gemm_run returns JG_ERR_OFFLINE. Works without a driver. */
     JG_CONTEXT_OFFLINE = 1u << 0,
+    /* 0.7: jg_options.max_kernels is set. The field is read only with this
+     * bit, so that callers built against older headers, whose struct ends at
+     * sm_count, are unaffected. */
+    JG_CONTEXT_MAX_KERNELS = 1u << 1,
 };
+
+/* jg_options.max_kernels: no bound (every plan and kernel stays until
+ * jg_context_destroy, as before 0.7). */
+#define JG_MAX_KERNELS_UNLIMITED (-1)
 
 typedef struct jg_options {
     uint32_t flags;          /* JG_CONTEXT_* */
@@ -227,6 +236,11 @@ typedef struct jg_options {
     uint32_t log_mask;       /* JG_LOGC_* for the callback; 0: from JITGEMM_LOG */
     int sm_count;            /* offline: the target's multiprocessors, which the planner
                                 sizes tiles for (0: 132, an H100 SXM); ignored online */
+    /* 0.7, read only with JG_CONTEXT_MAX_KERNELS in flags: the most kernels
+     * (loaded CUDA modules) the memory cache keeps, and the most plans (see
+     * "the memory cache" below). 0: $JITGEMM_MAX_KERNELS (a count, or
+     * "unlimited"), else 1024; JG_MAX_KERNELS_UNLIMITED: no bound. */
+    int max_kernels;
 } jg_options;
 
 /* Creates a context bound to the CUDA context current on the calling thread
@@ -234,12 +248,14 @@ typedef struct jg_options {
  * opt may be NULL (defaults). The strings in opt are copied.
  * Returns JG_ERR_NO_DRIVER without a driver, JG_ERR_NO_DEVICE without a
  * current CUDA context, JG_ERR_UNSUPPORTED_ARCH on a GPU other than sm_90,
- * JG_ERR_INVALID for bad options. On failure *out is NULL and
+ * JG_ERR_INVALID for bad options (unknown flags, max_kernels below
+ * JG_MAX_KERNELS_UNLIMITED). On failure *out is NULL and
  * jg_context_last_error(NULL) tells why. */
 JG_API jg_status jg_context_create(const jg_options *opt, jg_context **out);
 
 /* Frees the context, its plans and loaded modules. NULL is ignored. Not to be
- * called while other threads use the context or its kernels still run. */
+ * called while other threads use the context or its kernels still run (in
+ * flight, or in a CUDA graph that will be launched again). */
 JG_API void jg_context_destroy(jg_context *ctx);
 
 /* The text of the context's last failure: the failing call's name, the
@@ -260,6 +276,76 @@ typedef struct jg_context_stats {
 } jg_context_stats;
 
 JG_API jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *out);
+
+/* ---- the memory cache, and how long plans live ------------------------------
+ *
+ * A context keeps the plans and kernels (each kernel a loaded CUDA module) it
+ * has built, so that a repeated problem costs a hash lookup. Both are
+ * bounded by jg_options.max_kernels (default 1024, or $JITGEMM_MAX_KERNELS):
+ * past it, the least recently used plans and kernels that nothing holds are
+ * freed, and a freed kernel's module is unloaded once the GPU is done with
+ * it. A problem met again after its plan was freed is planned again (from
+ * the disk cache, or compiled): the same kernel, the same results.
+ *
+ * Who holds what:
+ *   - jg_gemm_plan and jg_grouped_plan return the plan pinned: it stays
+ *     valid, and its kernel loaded, until jg_plan_release is called once
+ *     for each time a plan call returned it, or until jg_context_destroy.
+ *     A program that never releases keeps every plan it asked for, as
+ *     before 0.7: pinned plans are never freed to meet the bound, which the
+ *     cache then exceeds by them (jg_cache_stats.plans_held); with more
+ *     pinned than the bound, other plans live only while in use.
+ *   - jg_gemm, jg_grouped, jg_quantize_e4m3 and jg_quantize_nvfp4 hold
+ *     their plan or kernel only during the call. The CUDA driver does not
+ *     promise that unloading a module waits for its launches in flight, so
+ *     after such a call's launch the library records an event on the
+ *     stream (two stream queries and an event record on the host), and
+ *     unloads a freed kernel's module only once every such event has
+ *     completed (checked, never waited for, at the end of later one-shot
+ *     calls, plan or kernel builds and releases): these calls ask nothing
+ *     of the caller.
+ *   - A CUDA graph holds its kernels' modules for as long as it may run.
+ *     Called on a stream that is capturing a graph, those one-shot calls
+ *     therefore pin their plan (or kernel) until jg_context_destroy (as
+ *     they do, rarely, when one kernel has one-shot launches in flight on
+ *     more than four streams at once, which the library does not follow). To
+ *     bound the memory of captured GEMMs, capture jg_gemm_run or
+ *     jg_grouped_run with a pinned plan and release it once every graph
+ *     (and graph exec) that launches it is destroyed.
+ * With JG_MAX_KERNELS_UNLIMITED nothing is freed before jg_context_destroy
+ * and the one-shot calls record no event. */
+
+/* Releases one pin of a plan returned by jg_gemm_plan or jg_grouped_plan.
+ * Once every pin is released the plan may be freed at any later call on
+ * the context, and its module unloaded: release it only when no launch of
+ * it through jg_gemm_run or jg_grouped_run is still in flight (for
+ * example after synchronizing the streams it ran on) and no CUDA graph that
+ * launches it will run again, and do not use the pointer afterwards. NULL
+ * is ignored (JG_OK). Returns JG_ERR_INVALID when the plan has no pin left
+ * (released more often than it was returned). */
+JG_API jg_status jg_plan_release(jg_plan *plan);
+
+/* 0.7: the memory cache's state (its own struct: jg_context_get_stats
+ * writes a whole jg_context_stats, so that struct cannot grow). */
+typedef struct jg_cache_stats {
+    int64_t max_kernels;       /* the bound in force; JG_MAX_KERNELS_UNLIMITED: none */
+    uint64_t kernels;          /* kernels in the cache (being built included) */
+    uint64_t plans;            /* plans in the cache, dense and grouped */
+    uint64_t plans_held;       /* of those, plans held: pinned and not released, pinned
+                                  by a captured one-shot call, or in a call right now */
+    uint64_t modules;          /* CUDA modules loaded now: the cached kernels' and the
+                                  freed ones' still waiting (0 in an offline context) */
+    uint64_t modules_waiting;  /* freed kernels whose module waits for launches */
+    uint64_t modules_peak;     /* the most modules loaded at once so far */
+    uint64_t module_bytes;     /* the loaded modules' cubins, bytes summed: their code
+                                  and constants, which the driver places in device
+                                  memory with its own overhead (not counted) */
+    uint64_t kernel_evictions; /* kernels freed to meet the bound so far */
+    uint64_t plan_evictions;   /* plans freed to meet the bound so far */
+} jg_cache_stats;
+
+/* Returns JG_ERR_NULL_POINTER for a NULL argument. */
+JG_API jg_status jg_context_get_cache_stats(const jg_context *ctx, jg_cache_stats *out);
 
 /* ---- dense GEMM -------------------------------------------------------- */
 
@@ -335,8 +421,9 @@ typedef struct jg_gemm_args {
 
 /* Finds or builds the plan for a problem: memory cache, then disk cache,
  * then NVRTC. Thread-safe: threads asking for the same uncached kernel at
- * once compile it once. *out is owned by ctx. In an offline context the
- * kernel is compiled and cached but *out cannot be run. */
+ * once compile it once. *out is owned by ctx and pinned: valid until
+ * jg_plan_release or jg_context_destroy (see "the memory cache"). In an
+ * offline context the kernel is compiled and cached but *out cannot be run. */
 JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
                               jg_plan **out);
 
@@ -346,7 +433,8 @@ JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
  * JG_ERR_MISALIGNED, JG_ERR_INVALID (args.m), JG_ERR_OFFLINE or JG_ERR_CUDA. */
 JG_API jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
 
-/* jg_gemm_plan then jg_gemm_run. */
+/* jg_gemm_plan then jg_gemm_run, holding the plan only during the call: it
+ * may be freed later to meet the cache's bound (see "the memory cache"). */
 JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
                          const jg_gemm_args *args, jg_stream stream);
 
@@ -480,7 +568,8 @@ JG_API jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *prob
  * maps of the last pointer set are kept, so a repeated call encodes nothing. */
 JG_API jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 
-/* jg_grouped_plan then jg_grouped_run. */
+/* jg_grouped_plan then jg_grouped_run, holding the plan only during the
+ * call, as jg_gemm does. */
 JG_API jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
                             const jg_grouped_args *args, jg_stream stream);
 

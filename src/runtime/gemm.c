@@ -79,9 +79,10 @@ jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out
 {
     jg__table *table = pk->groups ? &ctx->grouped_plans : &ctx->plans;
     jg_status st = JG_OK;
-    jg_plan *plan = jg__table_find(table, pk);
+    jg__table_entry *e;
+    jg_plan *plan = jg__table_find(table, pk, &e);
     if (!plan)
-        plan = jg__table_claim(table, pk, &st);
+        plan = jg__table_claim(table, pk, &e, &st);
     if (st != JG_OK)
         return jg__fail(ctx, st, "plan table");
     if (plan) {
@@ -90,11 +91,26 @@ jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out
         return JG_OK;
     }
     if ((st = build_plan(ctx, pk, &plan)) != JG_OK) {
-        jg__table_abandon(table, pk);
+        jg__table_abandon(table, e);
         return st;
     }
-    jg__table_publish(table, pk, plan);
+    plan->entry = e; /* before publishing: whoever finds the plan may release it */
+    jg__table_publish(table, e, plan);
+    jg__cache_trim(ctx);
     *out = plan;
+    return JG_OK;
+}
+
+jg_status jg_plan_release(jg_plan *plan)
+{
+    if (!plan)
+        return JG_OK;
+    jg_context *ctx = plan->ctx; /* once released, another thread may free the plan */
+    if (!plan->entry || !jg__table_release(plan->entry))
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "jg_plan_release: the plan is not pinned (released more often than "
+                        "jg_gemm_plan or jg_grouped_plan returned it)");
+    jg__cache_trim(ctx);
     return JG_OK;
 }
 
@@ -163,7 +179,11 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
     jg_plan *plan;
     jg_status st = jg_gemm_plan(ctx, problem, &plan);
-    return st != JG_OK ? st : jg_gemm_run(plan, args, stream);
+    if (st != JG_OK)
+        return st;
+    st = jg_gemm_run(plan, args, stream);
+    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    return st;
 }
 
 jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out)

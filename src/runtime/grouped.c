@@ -140,5 +140,9 @@ jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
     jg_plan *plan;
     jg_status st = jg_grouped_plan(ctx, problem, &plan);
-    return st != JG_OK ? st : jg_grouped_run(plan, args, stream);
+    if (st != JG_OK)
+        return st;
+    st = jg_grouped_run(plan, args, stream);
+    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    return st;
 }

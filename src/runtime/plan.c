@@ -27,8 +27,10 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
     if (st != JG_OK)
         return st;
     jg_plan *plan = calloc(1, sizeof *plan);
-    if (!plan)
+    if (!plan) {
+        jg__kernel_release(kernel);
         return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a plan");
+    }
     plan->ctx = ctx;
     plan->problem = *pk;
     plan->cfg = cfg;
@@ -53,8 +55,7 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
                                                    ? JG_LIST_NVFP4_SIZE(pk->groups) + pre_bytes
                                                    : JG_LIST_SIZE(pk->groups));
         if (!plan->list_params) {
-            pthread_mutex_destroy(&plan->tmap_lock);
-            free(plan);
+            jg__plan_free(plan);
             return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a grouped parameter block");
         }
     }
@@ -64,6 +65,7 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
 
 void jg__plan_free(jg_plan *plan)
 {
+    jg__kernel_release(plan->kernel);
     free(plan->list_params);
     pthread_mutex_destroy(&plan->tmap_lock);
     free(plan);

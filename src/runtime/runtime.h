@@ -39,6 +39,10 @@
     X(cuEventDestroy, CUresult, (CUevent))                                                 \
     X(cuEventRecord, CUresult, (CUevent, CUstream))                                        \
     X(cuEventSynchronize, CUresult, (CUevent))                                             \
+    X(cuEventQuery, CUresult, (CUevent))                                                   \
+    X(cuStreamIsCapturing, CUresult, (CUstream, CUstreamCaptureStatus *))                  \
+    X(cuStreamGetId, CUresult, (CUstream, unsigned long long *))                           \
+    X(cuThreadExchangeStreamCaptureMode, CUresult, (CUstreamCaptureMode *))                \
     X(cuEventElapsedTime, CUresult, (float *, CUevent, CUevent))                           \
     X(cuTensorMapEncodeTiled, CUresult,                                                    \
       (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,         \
@@ -90,25 +94,53 @@ void jg__nvrtc_version(int *major, int *minor);
 typedef struct jg__table_entry jg__table_entry;
 
 /* A hash table of fixed-size byte keys to pointers, with single-flight
- * insertion: the first thread to miss a key builds it, the others wait. */
+ * insertion (the first thread to miss a key builds it, the others wait) and
+ * holds: find and claim hand out a hold on the entry, jg__table_release
+ * drops it, and only an entry nothing holds is ever evicted, the least
+ * recently used first. */
 typedef struct jg__table {
     pthread_rwlock_t lock;
     pthread_mutex_t wait_lock;
     pthread_cond_t done;
     jg__table_entry **buckets;
     size_t nbuckets, count, key_size;
+    uint64_t *clock;    /* use stamps: shared by tables whose entries are compared */
+    uint64_t own_clock; /* the clock when none is shared */
 } jg__table;
 
-int jg__table_init(jg__table *t, size_t key_size);
+/* clock: a counter shared with other tables (their stamps then compare), or
+ * NULL for the table's own. */
+int jg__table_init(jg__table *t, size_t key_size, uint64_t *clock);
+/* Frees every value, held or not. */
 void jg__table_destroy(jg__table *t, void (*free_value)(void *));
-/* The value for key if built; NULL otherwise. Cheap: one read lock. */
-void *jg__table_find(jg__table *t, const void *key);
-/* Returns the built value, or NULL after making the caller the builder of
- * key, who must then call publish (value) or abandon (failure). Threads that
- * claim a key being built wait for it. *status: JG_ERR_NO_MEMORY on failure. */
-void *jg__table_claim(jg__table *t, const void *key, jg_status *status);
-void jg__table_publish(jg__table *t, const void *key, void *value);
-void jg__table_abandon(jg__table *t, const void *key);
+/* The value for key if built, held (*entry: the hold's entry); NULL
+ * otherwise. Cheap: one read lock. */
+void *jg__table_find(jg__table *t, const void *key, jg__table_entry **entry);
+/* Returns the built value, held, with its entry in *entry; or NULL after
+ * making the caller the builder of key (*entry: the new entry), who must
+ * then publish (a value) or abandon (failure) it. Threads that claim a key
+ * being built wait for it. *status: JG_ERR_NO_MEMORY on failure (NULL,
+ * *entry NULL). */
+void *jg__table_claim(jg__table *t, const void *key, jg__table_entry **entry, jg_status *status);
+/* The builder's value; the builder keeps a hold on it. */
+void jg__table_publish(jg__table *t, jg__table_entry *e, void *value);
+void jg__table_abandon(jg__table *t, jg__table_entry *e);
+/* Drops one hold. False, and nothing changes, when the entry has none. */
+bool jg__table_release(jg__table_entry *e);
+/* Entries (being built included), and ready entries with a hold. */
+size_t jg__table_count(const jg__table *t);
+size_t jg__table_held(jg__table *t);
+/* The use stamp of the least recently used ready entry nothing holds
+ * (UINT64_MAX: none), and the eviction of that entry: unlinked, its value
+ * returned for the caller to free (NULL: none). */
+uint64_t jg__table_lru_stamp(jg__table *t);
+void *jg__table_evict(jg__table *t);
+
+/* The context's bound (jg_options.max_kernels): evicts the least recently
+ * used plans and kernels nothing holds until each table is within it, and
+ * unloads evicted kernels whose one-shot launches have finished. Called
+ * after every insertion and release; thread-safe. */
+void jg__cache_trim(jg_context *ctx);
 
 /* ---- cache_disk.c --------------------------------------------------- */
 
@@ -178,8 +210,19 @@ bool jg__disk_key_from_path(const char *path, jg__hash128 *key);
 
 /* ---- kernels, plans, context --------------------------------------- */
 
+/* An event recorded on a stream after the last one-shot launch (jg_gemm,
+ * jg_grouped, jg_quantize_*) of a kernel there: its module is not unloaded
+ * before the event completes (jg__kernel_track). */
+typedef struct jg__launch_mark {
+    unsigned long long stream; /* cuStreamGetId: unique for the process's life */
+    CUevent done;              /* NULL: the mark is unused */
+} jg__launch_mark;
+
+#define JG_KERNEL_MARKS 4 /* streams a kernel's one-shot launches may be in flight on at once */
+
 typedef struct jg__kernel {
     const jg__driver *cu; /* to unload the module */
+    jg__table_entry *entry; /* in the context's kernel table: plans hold it there */
     CUmodule module;   /* NULL in an offline context */
     CUfunction fn;
     CUfunction fn_pre; /* cfg.pre: the module's dequantization pre-pass (JG_PRE_DQ_SUFFIX) */
@@ -190,6 +233,11 @@ typedef struct jg__kernel {
     jg_origin origin;
     jg__hash128 key;
     char name[128];
+    size_t image_bytes; /* the loaded cubin's size (0 offline) */
+    bool kept;          /* a captured one-shot call holds it for the context's life */
+    pthread_mutex_t marks_lock;
+    jg__launch_mark marks[JG_KERNEL_MARKS];
+    struct jg__kernel *next; /* the context's evicted kernels (jg_context.retired) */
 } jg__kernel;
 
 #define JG_TMAP_SLOTS 4
@@ -207,6 +255,8 @@ typedef struct jg__tmap_slot {
 
 struct jg_plan {
     jg_context *ctx;
+    jg__table_entry *entry; /* in the context's plan table; NULL: the tuner's own plan */
+    bool kept;              /* a captured one-shot call holds it for the context's life */
     jg__problem_key problem;
     jg__gemm_config cfg;
     jg__kernel *kernel;
@@ -247,16 +297,45 @@ struct jg_context {
     jg__table plans;
     jg__table grouped_plans;
     jg__table kernels;      /* jg__hash128 -> jg__kernel* */
+    /* The memory cache's bound (jg__cache_trim): at most max_kernels
+     * kernels and as many plans, held ones aside; 0: none. */
+    size_t max_kernels;
+    uint64_t clock;            /* the three tables' use stamps */
+    pthread_mutex_t trim_lock; /* one trim at a time; guards retired and the evictions */
+    jg__kernel *retired;       /* evicted kernels whose module waits for launches */
+    jg_cache_stats cache;      /* modules, module_bytes, modules_peak, modules_waiting
+                                * (atomics) and the evictions; the rest is counted when asked */
     pthread_mutex_t stats_lock;
     jg_context_stats stats;
     pthread_mutex_t error_lock;
     char last_error[8192];
 };
 
-/* module.c: finds or builds the kernel for a key (memory, disk, NVRTC). */
+/* module.c: finds or builds the kernel for a key (memory, disk, NVRTC),
+ * held for the caller: jg__kernel_release lets go of it. */
 jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out);
+void jg__kernel_release(jg__kernel *k);
 /* The cache key of a kernel in this context (what jg_plan_info.key_hash shows). */
 jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key);
+/* After a one-shot call (jg_gemm, jg_grouped, jg_quantize_*) may have
+ * launched k on stream: records an event there, which the module outlives
+ * once evicted. False when the launch cannot be followed so (the stream is
+ * capturing a CUDA graph, which may launch the kernel at any later time;
+ * the stream's id or an event cannot be had; launches in flight on more
+ * than JG_KERNEL_MARKS other streams): the call's hold must then stay. True
+ * at once where nothing is unloaded before jg_context_destroy (offline, or
+ * no bound). */
+bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream);
+/* Ends a one-shot call's hold on a plan's or kernel's table entry e after
+ * its launches of k on stream (st: the call's status; JG_OK and
+ * JG_ERR_CUDA may have launched): released once followed, else kept for
+ * the context's life, once (*kept). */
+void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *kept,
+                      jg_stream stream, jg_status st);
+/* Unloads and frees the evicted kernels (ctx->retired) whose followed
+ * launches have finished; all: every one (jg_context_destroy). Under
+ * trim_lock. */
+void jg__kernels_retire(jg_context *ctx, bool all);
 void jg__kernel_free(void *kernel);
 
 
@@ -279,7 +358,8 @@ jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid,
  * the tensor's amax first: scale[0] zeroed, phase 0 (amax over `elements`),
  * phase 1 (quantize, on quantize_grid CTAs), phase 2 (the scale). */
 uint32_t jg__quant_grid(const jg_context *ctx, uint64_t units);
-/* The kernel for a validated quantization's key (compiled or cached) and
+/* The kernel for a validated quantization's key (compiled or cached), held
+ * (the caller ends the hold with jg__oneshot_done after its launches), and
  * its arguments; JG_ERR_OFFLINE in an offline context, after compiling.
  * sf: the NVFP4 block scales (NULL for e4m3: its callers' args may end
  * before that field). */
