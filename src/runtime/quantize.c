@@ -85,6 +85,7 @@ jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_q
         return st;
     if (ctx->offline) {
         jg__kernel_release(*k);
+        jg__cache_trim(ctx);
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
     }

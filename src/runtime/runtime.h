@@ -136,12 +136,6 @@ size_t jg__table_held(jg__table *t);
 uint64_t jg__table_lru_stamp(jg__table *t);
 void *jg__table_evict(jg__table *t);
 
-/* The context's bound (jg_options.max_kernels): evicts the least recently
- * used plans and kernels nothing holds until each table is within it, and
- * unloads evicted kernels whose one-shot launches have finished. Called
- * after every insertion and release; thread-safe. */
-void jg__cache_trim(jg_context *ctx);
-
 /* ---- cache_disk.c --------------------------------------------------- */
 
 typedef struct jg__disk {
@@ -312,7 +306,8 @@ struct jg_context {
 };
 
 /* module.c: finds or builds the kernel for a key (memory, disk, NVRTC),
- * held for the caller: jg__kernel_release lets go of it. */
+ * held for the caller: jg__kernel_release lets go of it. The caller trims
+ * the cache (jg__cache_trim) once it is done building. */
 jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out);
 void jg__kernel_release(jg__kernel *k);
 /* The cache key of a kernel in this context (what jg_plan_info.key_hash shows). */
@@ -326,12 +321,6 @@ jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key);
  * at once where nothing is unloaded before jg_context_destroy (offline, or
  * no bound). */
 bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream);
-/* Ends a one-shot call's hold on a plan's or kernel's table entry e after
- * its launches of k on stream (st: the call's status; JG_OK and
- * JG_ERR_CUDA may have launched): released once followed, else kept for
- * the context's life, once (*kept). */
-void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *kept,
-                      jg_stream stream, jg_status st);
 /* Unloads and frees the evicted kernels (ctx->retired) whose followed
  * launches have finished; all: every one (jg_context_destroy). Under
  * trim_lock. */
@@ -367,6 +356,21 @@ jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_q
                             const jg_quant_args *a, void *sf, jg__kernel **k, jg_quant_kargs *ka);
 jg_status jg__quant_phases(jg_context *ctx, const jg__kernel *k, jg_quant_kargs *ka,
                            uint64_t elements, uint32_t quantize_grid, jg_stream stream);
+
+/* ---- cache_bound.c ---------------------------------------------------------- */
+
+/* The context's bound (jg_options.max_kernels): evicts the least recently
+ * used plans and kernels nothing holds until each table is within it, and
+ * unloads evicted kernels whose one-shot launches have finished. Called
+ * after every insertion and release (by the callers of cache_mem.c's and
+ * module.c's functions, which never call it: it calls them); thread-safe. */
+void jg__cache_trim(jg_context *ctx);
+/* Ends a one-shot call's hold on a plan's or kernel's table entry e after
+ * its launches of k on stream (st: the call's status; JG_OK and
+ * JG_ERR_CUDA may have launched): released once followed, else kept for
+ * the context's life, once (*kept). */
+void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *kept,
+                      jg_stream stream, jg_status st);
 
 /* ---- tune.c ---------------------------------------------------------- */
 
