@@ -502,9 +502,9 @@ typedef struct warm {
     char captured[2048];  /* those warnings */
 } warm;
 
-/* The library reports a failure to the log callback on the failing thread
- * as an error message on the failing thread: kept per thread, it cannot be another thread's, unlike the
- * context's shared last-error text. */
+/* The library reports a failure to the log callback, as an error message,
+ * on the failing thread: kept per thread, it cannot be another thread's,
+ * unlike the context's shared last-error text. */
 static _Thread_local char thread_error[8192];
 static _Thread_local char thread_warning[1024];
 
@@ -695,7 +695,7 @@ static int open_context(warm *w)
         return EXIT_SETUP;
     }
     jg_cache_mode mode;
-    jg_context_get_cache(w->ctx, &w->cache_dir, &mode);
+    jg_context_get_cache_dir(w->ctx, &w->cache_dir, &mode);
     if (mode != JG_CACHE_READWRITE) {
         fprintf(stderr, "jitgemm-warm: the disk cache is off, so nothing would be kept: %s\n",
                 w->captured[0] ? w->captured : "no cache directory");

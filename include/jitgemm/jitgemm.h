@@ -709,8 +709,8 @@ JG_API jg_status jg_cache_dir(const char *dir, char *out, size_t len);
  * JG_CACHE_OFF when the context is memory-only (turned off, or the directory
  * refused: the context's log said why). Either output may be NULL.
  * Returns JG_ERR_NULL_POINTER for ctx NULL. */
-JG_API jg_status jg_context_get_cache(const jg_context *ctx, const char **dir,
-                                      jg_cache_mode *mode);
+JG_API jg_status jg_context_get_cache_dir(const jg_context *ctx, const char **dir,
+                                          jg_cache_mode *mode);
 
 typedef enum jg_cache_state {
     JG_CACHE_ENTRY_OK = 0,           /* passes every check made */

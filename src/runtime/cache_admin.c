@@ -1,7 +1,7 @@
 /* The disk cache seen from outside the compile path (the public jg_cache_*
- * calls, jg_context_get_cache and jg_context_cache_entry): where it is, its
- * entries listed and checked, pruning. Only the library's own files are read
- * or removed: in directories named sm_*, <key>.cubin, <key>.lock and
+ * calls, jg_context_get_cache_dir and jg_context_cache_entry): where it is,
+ * its entries listed and checked, pruning. Only the library's own files are
+ * read or removed: in directories named sm_*, <key>.cubin, <key>.lock and
  * <key>.cubin.tmp.XXXXXX (cache/README.md), so a directory given by mistake
  * loses nothing else. */
 #include <dirent.h>
@@ -226,7 +226,8 @@ jg_status jg_cache_dir(const char *dir, char *out, size_t len)
     return st;
 }
 
-jg_status jg_context_get_cache(const jg_context *ctx, const char **dir, jg_cache_mode *mode)
+jg_status jg_context_get_cache_dir(const jg_context *ctx, const char **dir,
+                                   jg_cache_mode *mode)
 {
     if (!ctx)
         return jg__fail(NULL, JG_ERR_NULL_POINTER, "ctx is NULL");

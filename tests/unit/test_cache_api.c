@@ -1,7 +1,7 @@
 /* The public disk cache API, called as a user would (public header, shared
  * library; offline contexts, no GPU, temporary directories):
  *   jg_gemm_kernel_id, jg_grouped_kernel_id  the plan's kernel, nothing built
- *   jg_cache_dir, jg_context_get_cache      where the cache is, refusals
+ *   jg_cache_dir, jg_context_get_cache_dir  where the cache is, refusals
  *   jg_context_cache_entry                  one kernel's entry: whole, missing,
  *                                           damaged
  *   jg_cache_list                           every entry, in order, damage seen
@@ -318,7 +318,7 @@ static void test_kernel_id(void)
            gid.name); /* info's name went with the context */
 }
 
-/* ---- jg_cache_dir, jg_context_get_cache ---------------------------------- */
+/* ---- jg_cache_dir, jg_context_get_cache_dir ------------------------------ */
 
 static void test_dir(void)
 {
@@ -375,13 +375,13 @@ static void test_dir(void)
         jg_context *ctx = offline(out, cases[i].mode);
         const char *got = NULL;
         jg_cache_mode mode = (jg_cache_mode)99;
-        CHECK(ctx && jg_context_get_cache(ctx, &got, &mode) == JG_OK && mode == cases[i].want &&
+        CHECK(ctx && jg_context_get_cache_dir(ctx, &got, &mode) == JG_OK && mode == cases[i].want &&
                   !strcmp(got, cases[i].want == JG_CACHE_OFF ? "" : out),
               "context case %zu: dir '%s', mode %d", i, got ? got : "(null)", (int)mode);
-        CHECK(!ctx || jg_context_get_cache(ctx, NULL, NULL) == JG_OK, "NULL outputs");
+        CHECK(!ctx || jg_context_get_cache_dir(ctx, NULL, NULL) == JG_OK, "NULL outputs");
         jg_context_destroy(ctx);
     }
-    CHECK(jg_context_get_cache(NULL, NULL, NULL) == JG_ERR_NULL_POINTER, "ctx NULL");
+    CHECK(jg_context_get_cache_dir(NULL, NULL, NULL) == JG_ERR_NULL_POINTER, "ctx NULL");
 }
 
 /* ---- jg_context_cache_entry ------------------------------------------------ */
