@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 /* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
 #define SM90_PEAK_FLOPS 800e12 /* dense BF16 reached by good kernels, all SMs (FP8: 2x) */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* Targets with kernel tables. Offline contexts may name any of these. */
 static const struct {
@@ -303,7 +303,9 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);
     setup_dump(ctx);
-    ctx->salt = jg__salt_make(ctx->arch, jg__nvrtc_options());
+    int nv_major, nv_minor;
+    jg__nvrtc_version(&nv_major, &nv_minor);
+    ctx->salt = jg__salt_make(ctx->arch, jg__nvrtc_options(), nv_major, nv_minor);
     *out = ctx;
     return JG_OK;
 }

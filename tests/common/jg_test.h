@@ -55,19 +55,36 @@ static inline int jg_test_result(const char *name)
     return jg_test_failures ? 1 : 0;
 }
 
-/* An offline context for sm_90a with the caches off: it compiles kernels
- * and cannot launch them. NULL (a failed check) if it cannot be made. */
-static inline jg_context *jg_test_offline_context(void)
+/* An offline context for sm_90a (it compiles kernels and cannot launch
+ * them) with the disk cache in dir, in mode; log, when not NULL, captures its
+ * warnings and errors and cache messages. NULL (a failed check) if it cannot
+ * be made. */
+static inline jg_context *jg_test_offline_cache(const char *dir, jg_cache_mode mode,
+                                                captured *log)
 {
     jg_options o;
     memset(&o, 0, sizeof o);
     o.flags = JG_CONTEXT_OFFLINE;
     o.arch = "sm_90a";
-    o.cache_mode = JG_CACHE_OFF;
+    o.cache_dir = dir;
+    o.cache_mode = mode;
+    if (log) {
+        memset(log, 0, sizeof *log);
+        o.log = capture_log;
+        o.log_user = log;
+        o.log_mask = JG_LOGC_CACHE;
+    }
     jg_context *ctx = NULL;
     jg_status st = jg_context_create(&o, &ctx);
-    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    CHECK(st == JG_OK && ctx, "offline context on %s: %s", dir ? dir : "(no cache)",
+          jg_context_last_error(NULL));
     return st == JG_OK ? ctx : NULL;
+}
+
+/* The same with the caches off. */
+static inline jg_context *jg_test_offline_context(void)
+{
+    return jg_test_offline_cache(NULL, JG_CACHE_OFF, NULL);
 }
 
 #ifdef JG_INTERNAL_H
