@@ -1,0 +1,675 @@
+"""The ops: PyTorch custom ops (``torch.ops.jitgemm.*``) with fake kernels, and
+the public functions that call them.
+
+Each op is a ``torch.library.custom_op`` whose fake (meta) kernel runs the
+same argument checks as the real one (``_checks``) and makes outputs of the
+same shapes, so ``torch.compile(fullgraph=True)`` traces them without graph
+breaks. The real kernels launch on PyTorch's current stream of the operands'
+device, never synchronize or allocate outside PyTorch's allocator, and so are
+captured by CUDA graphs.
+
+The public functions call the real kernel directly in plain eager code (real
+tensors, no tracing, no dispatch or function modes): the dispatcher's round
+trip into Python costs several microseconds a call, and plain eager calls
+gain nothing from it. Anything else (torch.compile, FakeTensorMode, tensor
+subclasses, TorchFunctionModes such as ``with torch.device(...)``) goes
+through ``torch.ops.jitgemm``.
+"""
+
+import ctypes
+from typing import Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from . import _capi as C
+from . import _checks as K
+from ._device import device, m_hint
+
+# ---- helpers ------------------------------------------------------------------------
+
+_dispatch_modes = torch._C._len_torch_dispatch_stack
+_function_modes = torch._C._is_torch_function_mode_enabled
+
+
+def _direct(t: Tensor) -> bool:
+    """True where the real kernel may be called without the dispatcher."""
+    return (type(t) is Tensor and not torch.compiler.is_compiling() and not _dispatch_modes()
+            and not _function_modes())
+
+
+def _ptr(t: Optional[Tensor]) -> Optional[int]:
+    return t.data_ptr() if t is not None else None
+
+
+def _one(t: Tensor):
+    """A host array of one device pointer (the grouped device layouts' form)."""
+    return (ctypes.c_void_p * 1)(t.data_ptr())
+
+
+def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
+             sf: Tuple[int, int] = (0, 0)) -> tuple:
+    """The plan key (jg_gemm_problem's fields) of a dense call: M-generic, with
+    the M hint of its rows."""
+    return (C.JG_GEMM_M_GENERIC, a_type, a_type, d_type if with_c else C.JG_DTYPE_NONE,
+            d_type, scale, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, sf[0], sf[1])
+
+
+def _gemm(op: str, g: K.Gemm, a_type: int, scale: int, a: Tensor, b: Tensor, out: Tensor,
+          c: Optional[Tensor] = None, a_scale: Optional[Tensor] = None,
+          b_scale: Optional[Tensor] = None, sf: Tuple[int, int] = (0, 0),
+          a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
+    """Plans (M-generic, keyed by the M hint) and launches D = A B^T (+ C)."""
+    dev = device(a.device.index)
+    key = gemm_key(g, a_type, K.JG_TYPES[out.dtype], c is not None, scale, sf)
+    plan = dev.plans.get(key) or dev.gemm_plan(key)
+    args = C.GemmArgs(a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(), 1.0,
+                      1.0 if c is not None else 0.0, g.m, _ptr(a_scale), _ptr(b_scale),
+                      _ptr(a_sf), _ptr(b_sf))
+    dev.run(C.lib.jg_gemm_run, plan, args, f"jitgemm.{op}")
+
+
+def _dense(op: str, g: K.Gemm, a: Tensor, b: Tensor, bias: Optional[Tensor], a_type: int,
+           scale: int = C.JG_SCALE_NONE, a_scale: Optional[Tensor] = None,
+           b_scale: Optional[Tensor] = None) -> Tensor:
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    if g.m:
+        _gemm(op, g, a_type, scale, a, b, out, bias if g.bias == K.BIAS_C else None,
+              a_scale, b_scale)
+    if g.bias == K.BIAS_ADD:
+        out.add_(bias)
+    return out
+
+
+def _fp8_scale_args(mode: int, scale_a: Tensor, scale_b: Tensor) -> Tuple[Tensor, Tensor]:
+    """The scales as the library reads them: row-major FP32 arrays."""
+    if mode == C.JG_SCALE_BLOCK:
+        return scale_a.contiguous(), scale_b.contiguous()
+    return scale_a.reshape(-1).contiguous(), scale_b.reshape(-1).contiguous()
+
+
+def _fake_like(ref: Tensor, shape, dtype) -> Tensor:
+    return torch.empty(shape, dtype=dtype, device=ref.device)
+
+
+# ---- linear, mm -----------------------------------------------------------------------
+
+
+def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
+                 out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
+    K.check_pointers("linear", x=x, w=w, bias=bias)
+    return _dense("linear", g, x, w, bias, K.JG_TYPES[x.dtype])
+
+
+def _linear_fake(x, w, bias=None, out_dtype=None):
+    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
+    return _fake_like(x, g.out_shape, g.out_dtype)
+
+
+def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    K.dims("mm", "a", a, 2, "[M, K]")
+    g = K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+    K.check_pointers("mm", a=a, b_t=b_t)
+    return _dense("mm", g, a, b_t, None, K.JG_TYPES[a.dtype])
+
+
+def _mm_fake(a, b_t, out_dtype=None):
+    K.dims("mm", "a", a, 2, "[M, K]")
+    g = K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+# ---- FP8 -----------------------------------------------------------------------------------
+
+
+def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                    bias: Optional[Tensor] = None,
+                    out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
+    K.check_pointers("scaled_mm", a=a, b=b, bias=bias)
+    K.check_pointers("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
+    sa, sb = _fp8_scale_args(s.scale, scale_a, scale_b)
+    return _dense("scaled_mm", s.gemm, a, b, bias, C.JG_E4M3, s.scale, sa, sb)
+
+
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
+    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
+    return _fake_like(a, s.gemm.out_shape, s.gemm.out_dtype)
+
+
+def quant_key(op: str, problem: C.QuantProblem) -> tuple:
+    """What shapes a quantizer's kernel (rows and leading dimensions do not)."""
+    return (op, problem.src_type, problem.scale, problem.block_rows, problem.cols,
+            problem.sf_layout)
+
+
+def _quantize_fp8_impl(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
+    q = K.quantize_fp8("quantize_fp8", x, scale, block_rows)
+    K.check_pointers("quantize_fp8", 2, x=x)
+    out = torch.empty(x.shape, dtype=K.E4M3, device=x.device)
+    s = torch.empty(q.scale_shape, dtype=K.FP32, device=x.device)
+    if q.rows:
+        dev = device(x.device.index)
+        problem = C.QuantProblem(K.JG_TYPES[x.dtype], q.scale, q.block_rows, q.rows, q.cols,
+                                 q.ld, q.cols, C.JG_SF_LAYOUT_NONE)
+        args = C.QuantArgs(x.data_ptr(), out.data_ptr(), s.data_ptr(), None)
+        key = quant_key("quantize_fp8", problem)
+        before = dev.stats() if key not in dev.records else None
+        dev.quantize(C.lib.jg_quantize_e4m3, problem, args, "jitgemm.quantize_fp8")
+        if before is not None:
+            dev.record_quantizer(key, before)
+    return out, s
+
+
+def _quantize_fp8_fake(x, scale="row", block_rows=1):
+    q = K.quantize_fp8("quantize_fp8", x, scale, block_rows)
+    return _fake_like(x, x.shape, K.E4M3), _fake_like(x, q.scale_shape, K.FP32)
+
+
+# ---- NVFP4 ----------------------------------------------------------------------------------
+
+
+def _quantize_nvfp4_impl(x: Tensor, sf_layout: str = "swizzled") -> Tuple[Tensor, Tensor, Tensor]:
+    rows, k, ld, layout = K.quantize_nvfp4("quantize_nvfp4", x, sf_layout)
+    K.check_pointers("quantize_nvfp4", 2, x=x)
+    codes = torch.empty((rows, k // 2), dtype=torch.uint8, device=x.device)
+    sf = torch.empty(K.sf_shape(layout, rows, k), dtype=K.E4M3, device=x.device)
+    g = torch.empty((1,), dtype=K.FP32, device=x.device)
+    dev = device(x.device.index)
+    problem = C.QuantProblem(K.JG_TYPES[x.dtype], C.JG_SCALE_NVFP4, 0, rows, k, ld, k, layout)
+    args = C.QuantArgs(x.data_ptr(), codes.data_ptr(), g.data_ptr(), sf.data_ptr())
+    key = quant_key("quantize_nvfp4", problem)
+    before = dev.stats() if key not in dev.records else None
+    dev.quantize(C.lib.jg_quantize_nvfp4, problem, args, "jitgemm.quantize_nvfp4")
+    if before is not None:
+        dev.record_quantizer(key, before)
+    return codes, sf, g
+
+
+def _quantize_nvfp4_fake(x, sf_layout="swizzled"):
+    rows, k, _, layout = K.quantize_nvfp4("quantize_nvfp4", x, sf_layout)
+    return (_fake_like(x, (rows, k // 2), torch.uint8),
+            _fake_like(x, K.sf_shape(layout, rows, k), K.E4M3), _fake_like(x, (1,), K.FP32))
+
+
+def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                   b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
+                   a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
+    s = K.nvfp4_mm("nvfp4_mm", a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout)
+    K.check_pointers("nvfp4_mm", a=a, a_sf=a_sf, b=b, b_sf=b_sf)
+    K.check_pointers("nvfp4_mm", 4, a_global=a_global, b_global=b_global)
+    out = torch.empty((s.m, s.n), dtype=s.out_dtype, device=a.device)
+    g = K.Gemm(s.m, s.n, s.k, s.lda, s.ldb, (s.m, s.n), s.out_dtype, K.BIAS_NONE, 0)
+    _gemm("nvfp4_mm", g, C.JG_NVFP4, C.JG_SCALE_NVFP4, a, b, out, None, a_global, b_global,
+          (s.a_layout, s.b_layout), a_sf, b_sf)
+    return out
+
+
+def _nvfp4_mm_fake(a, a_sf, a_global, b, b_sf, b_global, out_dtype=None,
+                   a_sf_layout="swizzled", b_sf_layout="swizzled"):
+    s = K.nvfp4_mm("nvfp4_mm", a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout)
+    return _fake_like(a, (s.m, s.n), s.out_dtype)
+
+
+# ---- grouped -----------------------------------------------------------------------------------
+
+
+def grouped_key(g: K.Grouped, layout: int, a_type: int, d_type: int, hint: int) -> tuple:
+    """The plan key of a grouped call (Device.grouped_plan's fields)."""
+    return (layout, a_type, a_type, d_type, g.scale, g.groups, hint, g.n, g.k, g.lda, g.ldb,
+            g.n, g.m, 0, 0)
+
+
+def _grouped_launch(op: str, g: K.Grouped, layout: int, hint: int, a: Tensor, b: Tensor,
+                    rows: Tensor, out: Tensor, scale_a: Optional[Tensor] = None,
+                    scale_b: Optional[Tensor] = None):
+    dev = device(a.device.index)
+    key = grouped_key(g, layout, K.JG_TYPES[a.dtype], K.JG_TYPES[out.dtype], hint)
+    plan = dev.plans.get(key) or dev.grouped_plan(key)
+    pa, pb, pd = _one(a), _one(b), _one(out)
+    args = C.GroupedArgs(a=pa, b=pb, d=pd, alpha=1.0, beta=0.0, rows=rows.data_ptr(),
+                         a_scale=_ptr(scale_a), b_scale=_ptr(scale_b))
+    dev.run(C.lib.jg_grouped_run, plan, args, f"jitgemm.{op}")
+
+
+def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
+    if g.scale == C.JG_SCALE_BLOCK and not masked:  # b's scales came as the [G, K/128, N/128] view
+        return scale_a.contiguous(), scale_b.transpose(1, 2).contiguous()
+    return _fp8_scale_args(g.scale, scale_a, scale_b)
+
+
+def _contiguous_impl(op: str, a, b, offs, out_dtype, scale_a=None, scale_b=None) -> Tensor:
+    fp8 = scale_a is not None
+    g = K.grouped_mm(op, a, b, offs, out_dtype, (K.E4M3,) if fp8 else K.HALF,
+                     K.BF16 if fp8 else None)
+    if fp8:
+        g = K.grouped_scales(op, g, scale_a, scale_b, masked=False)
+    K.check_pointers(op, a=a, b=b)
+    K.check_pointers(op, 4, offs=offs, scale_a=scale_a, scale_b=scale_b)
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    if g.m == 0:
+        return out
+    # torch's offs are the G end offsets; the library reads G + 1 offsets from
+    # 0 (group g is rows[g] .. rows[g + 1] - 1): one small kernel, no sync
+    rows = offs if offs.shape[0] == g.groups + 1 else F.pad(offs, (1, 0))
+    sa, sb = _grouped_scale_args(g, scale_a, scale_b, False) if fp8 else (None, None)
+    _grouped_launch(op, g, C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups)), a, b, rows,
+                    out, sa, sb)
+    return out
+
+
+def _contiguous_fake(op, a, b, offs, out_dtype, scale_a=None, scale_b=None):
+    fp8 = scale_a is not None
+    g = K.grouped_mm(op, a, b, offs, out_dtype, (K.E4M3,) if fp8 else K.HALF,
+                     K.BF16 if fp8 else None)
+    if fp8:
+        K.grouped_scales(op, g, scale_a, scale_b, masked=False)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+def _masked_impl(op: str, a, b, counts, out_dtype, expected_m, scale_a=None,
+                 scale_b=None) -> Tensor:
+    fp8 = scale_a is not None
+    g = K.masked_grouped_mm(op, a, b, counts, out_dtype, (K.E4M3,) if fp8 else K.HALF,
+                            K.BF16 if fp8 else None)
+    if fp8:
+        g = K.grouped_scales(op, g, scale_a, scale_b, masked=True)
+    if expected_m is not None and expected_m < 1:
+        K.fail(op, f"expected_m = {expected_m}: must be at least 1 (or None)")
+    K.check_pointers(op, a=a, b=b)
+    K.check_pointers(op, 4, counts=counts, scale_a=scale_a, scale_b=scale_b)
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    sa, sb = _grouped_scale_args(g, scale_a, scale_b, True) if fp8 else (None, None)
+    hint = m_hint(min(expected_m, g.m)) if expected_m else 0
+    _grouped_launch(op, g, C.JG_GROUPED_MASKED, hint, a, b, counts, out, sa, sb)
+    return out
+
+
+def _masked_fake(op, a, b, counts, out_dtype, expected_m, scale_a=None, scale_b=None):
+    fp8 = scale_a is not None
+    g = K.masked_grouped_mm(op, a, b, counts, out_dtype, (K.E4M3,) if fp8 else K.HALF,
+                            K.BF16 if fp8 else None)
+    if fp8:
+        K.grouped_scales(op, g, scale_a, scale_b, masked=True)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+def _grouped_mm_impl(a: Tensor, b: Tensor, offs: Tensor,
+                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    return _contiguous_impl("grouped_mm", a, b, offs, out_dtype)
+
+
+def _grouped_mm_fake(a, b, offs, out_dtype=None):
+    return _contiguous_fake("grouped_mm", a, b, offs, out_dtype)
+
+
+def _scaled_grouped_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                            offs: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    return _contiguous_impl("scaled_grouped_mm", a, b, offs, out_dtype, scale_a, scale_b)
+
+
+def _scaled_grouped_mm_fake(a, b, scale_a, scale_b, offs, out_dtype=None):
+    return _contiguous_fake("scaled_grouped_mm", a, b, offs, out_dtype, scale_a, scale_b)
+
+
+def _masked_grouped_mm_impl(a: Tensor, b: Tensor, counts: Tensor,
+                            out_dtype: Optional[torch.dtype] = None,
+                            expected_m: Optional[int] = None) -> Tensor:
+    return _masked_impl("masked_grouped_mm", a, b, counts, out_dtype, expected_m)
+
+
+def _masked_grouped_mm_fake(a, b, counts, out_dtype=None, expected_m=None):
+    return _masked_fake("masked_grouped_mm", a, b, counts, out_dtype, expected_m)
+
+
+def _masked_scaled_grouped_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                                   counts: Tensor, out_dtype: Optional[torch.dtype] = None,
+                                   expected_m: Optional[int] = None) -> Tensor:
+    return _masked_impl("masked_scaled_grouped_mm", a, b, counts, out_dtype, expected_m,
+                        scale_a, scale_b)
+
+
+def _masked_scaled_grouped_mm_fake(a, b, scale_a, scale_b, counts, out_dtype=None,
+                                   expected_m=None):
+    return _masked_fake("masked_scaled_grouped_mm", a, b, counts, out_dtype, expected_m,
+                        scale_a, scale_b)
+
+
+# ---- registration ----------------------------------------------------------------------------
+
+# name: (real kernel, fake kernel); the schema comes from the real one's annotations
+_OPS = {
+    "linear": (_linear_impl, _linear_fake),
+    "mm": (_mm_impl, _mm_fake),
+    "scaled_mm": (_scaled_mm_impl, _scaled_mm_fake),
+    "quantize_fp8": (_quantize_fp8_impl, _quantize_fp8_fake),
+    "quantize_nvfp4": (_quantize_nvfp4_impl, _quantize_nvfp4_fake),
+    "nvfp4_mm": (_nvfp4_mm_impl, _nvfp4_mm_fake),
+    "grouped_mm": (_grouped_mm_impl, _grouped_mm_fake),
+    "scaled_grouped_mm": (_scaled_grouped_mm_impl, _scaled_grouped_mm_fake),
+    "masked_grouped_mm": (_masked_grouped_mm_impl, _masked_grouped_mm_fake),
+    "masked_scaled_grouped_mm": (_masked_scaled_grouped_mm_impl,
+                                 _masked_scaled_grouped_mm_fake),
+}
+
+for _name, (_impl, _fake) in _OPS.items():
+    torch.library.custom_op(f"jitgemm::{_name}", _impl, mutates_args=()).register_fake(_fake)
+
+_torch_ops = torch.ops.jitgemm
+
+
+# ---- the public functions -------------------------------------------------------------------------
+
+
+def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
+           out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """``x @ w.T + bias``, as ``torch.nn.functional.linear``, on CUDA.
+
+    Parameters
+    ----------
+    x : Tensor
+        ``[..., K]``, bfloat16 or float16, contiguous in its last dimension,
+        the others collapsible into rows of one stride (any contiguous tensor).
+    w : Tensor
+        ``[N, K]``, x's dtype, K contiguous (a ``nn.Linear`` weight).
+    bias : Tensor, optional
+        ``[N]`` (added after the GEMM, in the output's dtype), or of the
+        output's shape and dtype (read as the GEMM's C operand, beta = 1:
+        e.g. a residual).
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default x's dtype. Sums are FP32.
+
+    Returns
+    -------
+    Tensor
+        ``[..., N]``, contiguous.
+
+    Notes
+    -----
+    Planned M-generic with the M hint of ``x``'s rows (``m_hint``): the first
+    call of each (dtypes, N, K, layout, M bucket) plans, and compiles if the
+    kernel is in neither cache; ``warm`` does it ahead.
+    """
+    if _direct(x):
+        return _linear_impl(x, w, bias, out_dtype)
+    return _torch_ops.linear(x, w, bias, out_dtype)
+
+
+def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """``a @ b_t.T``: a ``[M, K]``, b_t ``[N, K]`` (K-major: B given transposed,
+    the layout libjitgemm reads; ``torch.mm(a, b)`` is ``mm(a, b.t())`` where b
+    is a ``[K, N]`` column-major view of a contiguous ``[N, K]`` tensor).
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[M, K]``, bfloat16 or float16, rows contiguous.
+    b_t : Tensor
+        ``[N, K]``, a's dtype, rows contiguous.
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default a's dtype.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _mm_impl(a, b_t, out_dtype)
+    return _torch_ops.mm(a, b_t, out_dtype)
+
+
+def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+              bias: Optional[Tensor] = None,
+              out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """FP8 GEMM: ``(scale_a * a) @ (scale_b * b).T + bias``.
+
+    The operands follow DeepGEMM's ``fp8_gemm_nt``: a ``[M, K]`` and b
+    ``[N, K]``, both float8_e4m3fn and K-major; the scales' dimensions follow
+    their operands', FP32:
+
+    ======  ============================  ========================================
+    mode    scale_a                       scale_b
+    ======  ============================  ========================================
+    tensor  one value (``[]``, ``[1]``)   one value
+    row     ``[M]`` or ``[M, 1]``         ``[N]``, ``[N, 1]`` or ``[1, N]``
+    block   ``[M, ceil(K/128)]`` (1x128)  ``[ceil(N/128), ceil(K/128)]`` (128x128)
+    ======  ============================  ========================================
+
+    From ``torch._scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)``, whose
+    b is ``[K, N]`` column-major: call ``scaled_mm(a, b.t(), scale_a,
+    scale_b.t(), bias, out_dtype)``. ``b.t()`` is then the ``[N, K]`` row-major
+    tensor, and ``scale_b.t()`` turns torch's row-wise ``[1, N]`` into ``[N,
+    1]`` and its 128x128 ``[ceil(K/128), ceil(N/128)]`` (a transposed view) into
+    the row-major ``[ceil(N/128), ceil(K/128)]`` read here, both without a copy.
+    torch's 1x128 scale_a is outer-dim-major (stride ``(1, M)``): it is copied
+    to row-major here (one small kernel). From DeepGEMM's
+    ``fp8_gemm_nt((a, sfa), (b, sfb), d)``: ``d = scaled_mm(a, b, sfa, sfb)``
+    (sfa in any layout; non-row-major ones are copied).
+
+    Parameters
+    ----------
+    a, b : Tensor
+        ``[M, K]`` and ``[N, K]``, float8_e4m3fn, K a multiple of 16.
+    scale_a, scale_b : Tensor
+        FP32, as in the table; the mode is read from their shapes.
+    bias : Tensor, optional
+        As ``linear``'s.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _scaled_mm_impl(a, b, scale_a, scale_b, bias, out_dtype)
+    return _torch_ops.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)
+
+
+def quantize_fp8(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
+    """bfloat16/float16 to float8_e4m3fn with FP32 scales, on the GPU
+    (``jg_quantize_e4m3``): ``q = e4m3(x / s)``, ``s = amax / 448`` of each
+    scale's group (1 for an all-zero group), so ``x ~= q * s``.
+
+    Parameters
+    ----------
+    x : Tensor
+        ``[..., K]``, bfloat16 or float16 (2-D for ``block_rows=128``).
+    scale : {"row", "block", "tensor"}
+        ``"tensor"``: s ``[1]``; ``"row"``: s ``[...]`` (x's leading shape);
+        ``"block"``: 1x128 blocks, s ``[..., ceil(K/128)]`` (activations),
+        or with ``block_rows=128`` 128x128 blocks, s
+        ``[ceil(rows/128), ceil(K/128)]`` (weights).
+    block_rows : {1, 128}
+        The block height of ``scale="block"``.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        q (x's shape, contiguous) and s, in the layouts ``scaled_mm`` reads.
+    """
+    if _direct(x):
+        return _quantize_fp8_impl(x, scale, block_rows)
+    return _torch_ops.quantize_fp8(x, scale, block_rows)
+
+
+def quantize_nvfp4(x: Tensor, sf_layout: str = "swizzled") -> Tuple[Tensor, Tensor, Tensor]:
+    """bfloat16/float16 ``[R, K]`` to NVFP4 on the GPU (``jg_quantize_nvfp4``,
+    NVIDIA's recipe; ``include/jitgemm/jitgemm.h`` gives every step).
+
+    Parameters
+    ----------
+    x : Tensor
+        ``[R, K]``, K a multiple of 16.
+    sf_layout : {"swizzled", "row"}
+        The block scales' layout: 128x4-swizzled (cuBLASLt's, CUTLASS's and
+        ``torch._scaled_mm``'s NVFP4 layout) or row-major.
+
+    Returns
+    -------
+    (Tensor, Tensor, Tensor)
+        codes ``[R, K/2]`` uint8 (two e2m1 codes a byte, element 2i in the low
+        nibble); block scales float8_e4m3fn, one per 16 of K, ``[R rounded up
+        to 128, K/16 rounded up to 4]`` swizzled or ``[R, K/16]`` row-major;
+        the FP32 global scale ``[1]``. An element is ``e2m1(code) *
+        e4m3(scale) * global``.
+    """
+    if _direct(x):
+        return _quantize_nvfp4_impl(x, sf_layout)
+    return _torch_ops.quantize_nvfp4(x, sf_layout)
+
+
+def nvfp4_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+             b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
+             a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
+    """NVFP4 GEMM ``A @ B.T`` over operands from ``quantize_nvfp4`` (codes,
+    block scales, global scale each). Hopper has no FP4 tensor cores: the
+    kernels expand to FP16 exactly and sum in FP32.
+
+    Parameters
+    ----------
+    a, a_sf, a_global : Tensor
+        A ``[M, K]``: codes ``[M, K/2]`` uint8, its block scales, its global scale.
+    b, b_sf, b_global : Tensor
+        B ``[N, K]`` likewise.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+    a_sf_layout, b_sf_layout : {"swizzled", "row"}
+        The block scales' layouts ("row" needs K a multiple of 256).
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _nvfp4_mm_impl(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                              b_sf_layout)
+    return _torch_ops.nvfp4_mm(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                         b_sf_layout)
+
+
+def grouped_mm(a: Tensor, b: Tensor, offs: Tensor,
+               out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """Grouped GEMM with ``torch._grouped_mm``'s 2D x 3D semantics (MoE experts,
+    the groups' rows one after another in a):
+    ``out[offs[g-1]:offs[g]] = a[offs[g-1]:offs[g]] @ b[g]``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[M, K]``, bfloat16 or float16.
+    b : Tensor
+        ``[G, K, N]``, K-major: ``w.transpose(1, 2)`` of expert weights ``w``
+        ``[G, N, K]`` that are contiguous (what torch._grouped_mm runs fastest
+        too). At most 256 groups.
+    offs : Tensor
+        int32 on the device: torch's ``[G]`` end offsets (group g is rows
+        ``offs[g-1]`` (0 for g = 0) to ``offs[g] - 1``), or ``[G + 1]`` offsets
+        starting with 0 (libjitgemm's own form, which saves one small kernel).
+        Read on the device: no synchronization. Rows past the last offset are
+        not written.
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default a's dtype.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+
+    Notes
+    -----
+    Tiles are sized for ``m_hint(ceil(M / G))`` rows a group; the plan also
+    holds M, so each new M plans once (the kernel itself comes from the
+    memory cache unless the hint's bucket is new).
+    """
+    if _direct(a):
+        return _grouped_mm_impl(a, b, offs, out_dtype)
+    return _torch_ops.grouped_mm(a, b, offs, out_dtype)
+
+
+def scaled_grouped_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, offs: Tensor,
+                      out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """FP8 ``grouped_mm``, as ``torch._scaled_grouped_mm(a, b, scale_a, scale_b,
+    offs=offs, out_dtype=...)``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[M, K]`` float8_e4m3fn.
+    b : Tensor
+        ``[G, K, N]`` float8_e4m3fn, K-major (``w.transpose(1, 2)``).
+    scale_a, scale_b : Tensor
+        FP32, dims following their operands': row-wise ``[M]`` and ``[G, N]``
+        (torch's); 1x128 and 128x128 blocks ``[M, ceil(K/128)]`` and ``[G,
+        ceil(K/128), ceil(N/128)]`` (the transposed view of DeepGEMM's ``[G,
+        ceil(N/128), ceil(K/128)]``, as b is of ``[G, N, K]``); or one per
+        group each, ``[G]`` and ``[G]``.
+    offs : Tensor
+        As ``grouped_mm``'s.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+    """
+    if _direct(a):
+        return _scaled_grouped_mm_impl(a, b, scale_a, scale_b, offs, out_dtype)
+    return _torch_ops.scaled_grouped_mm(a, b, scale_a, scale_b, offs, out_dtype)
+
+
+def masked_grouped_mm(a: Tensor, b: Tensor, counts: Tensor,
+                      out_dtype: Optional[torch.dtype] = None,
+                      expected_m: Optional[int] = None) -> Tensor:
+    """Masked grouped GEMM (DeepGEMM's ``m_grouped_*_masked`` layout, for
+    CUDA-graph decode): ``out[g, :counts[g]] = a[g, :counts[g]] @ b[g].T``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[G, m_max, K]``, bfloat16 or float16.
+    b : Tensor
+        ``[G, N, K]``, a's dtype, K contiguous.
+    counts : Tensor
+        ``[G]`` int32 on the device: the valid rows of each group (clamped to
+        m_max), e.g. written by a router inside the same CUDA graph.
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default a's dtype.
+    expected_m : int, optional
+        The rows a group is expected to hold: sizes the tiles (bucketed like
+        M). Default: tiles sized for m_max.
+
+    Returns
+    -------
+    Tensor
+        ``[G, m_max, N]``; rows past each group's count are not written.
+    """
+    if _direct(a):
+        return _masked_grouped_mm_impl(a, b, counts, out_dtype, expected_m)
+    return _torch_ops.masked_grouped_mm(a, b, counts, out_dtype, expected_m)
+
+
+def masked_scaled_grouped_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                             counts: Tensor, out_dtype: Optional[torch.dtype] = None,
+                             expected_m: Optional[int] = None) -> Tensor:
+    """FP8 ``masked_grouped_mm`` (DeepGEMM's ``m_grouped_fp8_gemm_nt_masked``).
+
+    Parameters
+    ----------
+    a, b : Tensor
+        ``[G, m_max, K]`` and ``[G, N, K]``, float8_e4m3fn.
+    scale_a, scale_b : Tensor
+        FP32: row-wise ``[G, m_max]`` and ``[G, N]``; blocks ``[G, m_max,
+        ceil(K/128)]`` and ``[G, ceil(N/128), ceil(K/128)]`` (DeepGEMM's
+        shapes, any layout; non-row-major ones are copied); or ``[G]`` and
+        ``[G]``.
+    counts, out_dtype, expected_m
+        As ``masked_grouped_mm``'s (out_dtype default bfloat16).
+    """
+    if _direct(a):
+        return _masked_scaled_grouped_mm_impl(a, b, scale_a, scale_b, counts, out_dtype,
+                                              expected_m)
+    return _torch_ops.masked_scaled_grouped_mm(a, b, scale_a, scale_b, counts, out_dtype, expected_m)
