@@ -4,7 +4,7 @@ torch.compile traces with raise the same errors and agree on every output.
 
 Each check returns what the op needs to plan and launch: rows, leading
 dimensions (in elements), the output's shape and dtype. What metadata cannot
-tell, the device pointers' alignment, ``check_pointers`` tests before a launch.
+tell, the device pointers' alignment, ``aligned`` tests at every call.
 """
 
 import math
@@ -66,7 +66,7 @@ def out_dtype_of(op: str, out_dtype: Optional[torch.dtype], default: torch.dtype
 
 def aligned_rows(op: str, what: str, ld: int, dtype: torch.dtype):
     """TMA's rule: rows of an operand start 16 bytes apart."""
-    size = torch.empty((), dtype=dtype, device="meta").element_size()
+    size = dtype.itemsize
     if (ld * size) % 16:
         fail(op, f"{what}: rows of {ld} {str(dtype).replace('torch.', '')} elements "
                  f"({ld * size} bytes) are not a multiple of 16 bytes")
@@ -112,15 +112,17 @@ def positive(op: str, **sizes: int):
             fail(op, f"{name} = {v}: must be at least 1")
 
 
-def check_pointers(op: str, align: int = 16, **tensors: Optional[torch.Tensor]):
-    """Device pointers: CUDA tensors, aligned as the kernels load them (TMA: 16
-    bytes). Real tensors only (fake ones have no addresses)."""
+def on_cuda(op: str, **tensors: Optional[torch.Tensor]):
     for name, t in tensors.items():
-        if t is None:
-            continue
-        if t.device.type != "cuda":
+        if t is not None and t.device.type != "cuda":
             fail(op, f"{name} is on {t.device}: jitgemm runs on CUDA devices only")
-        if t.numel() and t.data_ptr() % align:
+
+
+def aligned(op: str, align: int = 16, **tensors: Optional[torch.Tensor]):
+    """Device pointers aligned as the kernels load them (TMA: 16 bytes). Real
+    tensors only (fake ones have no addresses); checked at every call."""
+    for name, t in tensors.items():
+        if t is not None and t.data_ptr() % align and t.numel():
             fail(op, f"{name}'s data (0x{t.data_ptr():x}) is not {align}-byte aligned: "
                      f"an offset view? pass {name}.clone()")
 

@@ -48,6 +48,44 @@ def _one(t: Tensor):
     return (ctypes.c_void_p * 1)(t.data_ptr())
 
 
+def _meta(t: Optional[Tensor]):
+    """What the checks read of a tensor (not its address)."""
+    return None if t is None else (t.shape, t.stride(), t.dtype, t.device)
+
+
+class _Call:
+    """What the checks derived for operands of one metadata: the op's shape
+    spec, its plan key, device and, once planned, plan."""
+
+    __slots__ = ("spec", "key", "dev", "plan", "grouped")
+
+    def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
+        self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
+        self.grouped = grouped
+
+    def planned(self) -> int:
+        if not self.plan:
+            self.plan = (self.dev.grouped_plan if self.grouped else self.dev.gemm_plan)(self.key)
+        return self.plan
+
+
+# The checks run once per metadata (shapes, strides, dtypes, devices, the
+# op's options): a call whose operands look like an earlier call's costs a
+# dict lookup, not the checks (tens of microseconds of Python). Bounded: a
+# serving loop's shapes repeat, and the dict starts over past the bound.
+_MEMO: dict = {}
+_MEMO_MAX = 4096
+
+
+def _memo(key: tuple, compute):
+    e = _MEMO.get(key)
+    if e is None:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        e = _MEMO[key] = compute()
+    return e
+
+
 def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
              sf: Tuple[int, int] = (0, 0)) -> tuple:
     """The plan key (jg_gemm_problem's fields) of a dense call: M-generic, with
@@ -56,27 +94,29 @@ def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
             d_type, scale, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, sf[0], sf[1])
 
 
-def _gemm(op: str, g: K.Gemm, a_type: int, scale: int, a: Tensor, b: Tensor, out: Tensor,
-          c: Optional[Tensor] = None, a_scale: Optional[Tensor] = None,
-          b_scale: Optional[Tensor] = None, sf: Tuple[int, int] = (0, 0),
+def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
+                sf: Tuple[int, int] = (0, 0)) -> _Call:
+    key = gemm_key(g, a_type, K.JG_TYPES[g.out_dtype], g.bias == K.BIAS_C, scale, sf)
+    return _Call(g, key, a.device.index)
+
+
+def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None,
+          a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None,
           a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
-    """Plans (M-generic, keyed by the M hint) and launches D = A B^T (+ C)."""
-    dev = device(a.device.index)
-    key = gemm_key(g, a_type, K.JG_TYPES[out.dtype], c is not None, scale, sf)
-    plan = dev.plans.get(key) or dev.gemm_plan(key)
+    """Launches D = A B^T (+ C) with the call's plan (M-generic: args.m rows)."""
+    plan = e.plan or e.planned()
     args = C.GemmArgs(a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(), 1.0,
-                      1.0 if c is not None else 0.0, g.m, _ptr(a_scale), _ptr(b_scale),
+                      1.0 if c is not None else 0.0, e.spec.m, _ptr(a_scale), _ptr(b_scale),
                       _ptr(a_sf), _ptr(b_sf))
-    dev.run(C.lib.jg_gemm_run, plan, args, f"jitgemm.{op}")
+    e.dev.run(C.lib.jg_gemm_run, plan, args, f"jitgemm.{op}")
 
 
-def _dense(op: str, g: K.Gemm, a: Tensor, b: Tensor, bias: Optional[Tensor], a_type: int,
-           scale: int = C.JG_SCALE_NONE, a_scale: Optional[Tensor] = None,
-           b_scale: Optional[Tensor] = None) -> Tensor:
+def _dense(op: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
+           a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None) -> Tensor:
+    g = e.spec
     out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
     if g.m:
-        _gemm(op, g, a_type, scale, a, b, out, bias if g.bias == K.BIAS_C else None,
-              a_scale, b_scale)
+        _gemm(op, e, a, b, out, bias if g.bias == K.BIAS_C else None, a_scale, b_scale)
     if g.bias == K.BIAS_ADD:
         out.add_(bias)
     return out
@@ -96,11 +136,18 @@ def _fake_like(ref: Tensor, shape, dtype) -> Tensor:
 # ---- linear, mm -----------------------------------------------------------------------
 
 
+def _linear_call(x, w, bias, out_dtype) -> _Call:
+    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
+    K.on_cuda("linear", x=x, w=w, bias=bias)
+    return _dense_call(g, x, K.JG_TYPES[x.dtype], C.JG_SCALE_NONE)
+
+
 def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
                  out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
-    K.check_pointers("linear", x=x, w=w, bias=bias)
-    return _dense("linear", g, x, w, bias, K.JG_TYPES[x.dtype])
+    e = _memo(("linear", out_dtype, _meta(x), _meta(w), _meta(bias)),
+              lambda: _linear_call(x, w, bias, out_dtype))
+    K.aligned("linear", x=x, w=w, bias=bias if e.spec.bias == K.BIAS_C else None)
+    return _dense("linear", e, x, w, bias)
 
 
 def _linear_fake(x, w, bias=None, out_dtype=None):
@@ -108,30 +155,46 @@ def _linear_fake(x, w, bias=None, out_dtype=None):
     return _fake_like(x, g.out_shape, g.out_dtype)
 
 
-def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+def _mm_checks(a, b_t, out_dtype) -> K.Gemm:
     K.dims("mm", "a", a, 2, "[M, K]")
-    g = K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
-    K.check_pointers("mm", a=a, b_t=b_t)
-    return _dense("mm", g, a, b_t, None, K.JG_TYPES[a.dtype])
+    return K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+
+
+def _mm_call(a, b_t, out_dtype) -> _Call:
+    g = _mm_checks(a, b_t, out_dtype)
+    K.on_cuda("mm", a=a, b_t=b_t)
+    return _dense_call(g, a, K.JG_TYPES[a.dtype], C.JG_SCALE_NONE)
+
+
+def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    e = _memo(("mm", out_dtype, _meta(a), _meta(b_t)), lambda: _mm_call(a, b_t, out_dtype))
+    K.aligned("mm", a=a, b_t=b_t)
+    return _dense("mm", e, a, b_t, None)
 
 
 def _mm_fake(a, b_t, out_dtype=None):
-    K.dims("mm", "a", a, 2, "[M, K]")
-    g = K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+    g = _mm_checks(a, b_t, out_dtype)
     return _fake_like(a, g.out_shape, g.out_dtype)
 
 
 # ---- FP8 -----------------------------------------------------------------------------------
 
 
+def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype) -> _Call:
+    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
+    K.on_cuda("scaled_mm", a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias)
+    return _dense_call(s.gemm, a, C.JG_E4M3, s.scale)
+
+
 def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                     bias: Optional[Tensor] = None,
                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
-    K.check_pointers("scaled_mm", a=a, b=b, bias=bias)
-    K.check_pointers("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
-    sa, sb = _fp8_scale_args(s.scale, scale_a, scale_b)
-    return _dense("scaled_mm", s.gemm, a, b, bias, C.JG_E4M3, s.scale, sa, sb)
+    e = _memo(("scaled_mm", out_dtype, _meta(a), _meta(b), _meta(scale_a), _meta(scale_b),
+               _meta(bias)), lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype))
+    K.aligned("scaled_mm", a=a, b=b, bias=bias if e.spec.bias == K.BIAS_C else None)
+    K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
+    sa, sb = _fp8_scale_args(e.key[5], scale_a, scale_b)
+    return _dense("scaled_mm", e, a, b, bias, sa, sb)
 
 
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
@@ -145,21 +208,33 @@ def quant_key(op: str, problem: C.QuantProblem) -> tuple:
             problem.sf_layout)
 
 
-def _quantize_fp8_impl(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
+def _quantize(op: str, fn, x: Tensor, problem: C.QuantProblem, args: C.QuantArgs):
+    """Launches a quantizer, recording its kernel's origin on first sight."""
+    dev = device(x.device.index)
+    key = quant_key(op, problem)
+    before = dev.stats() if key not in dev.records else None
+    dev.quantize(fn, problem, args, f"jitgemm.{op}")
+    if before is not None:
+        dev.record_quantizer(key, before)
+
+
+def _quantize_fp8_call(x, scale, block_rows) -> K.Quant:
     q = K.quantize_fp8("quantize_fp8", x, scale, block_rows)
-    K.check_pointers("quantize_fp8", 2, x=x)
+    K.on_cuda("quantize_fp8", x=x)
+    return q
+
+
+def _quantize_fp8_impl(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
+    q = _memo(("quantize_fp8", scale, block_rows, _meta(x)),
+              lambda: _quantize_fp8_call(x, scale, block_rows))
+    K.aligned("quantize_fp8", 2, x=x)
     out = torch.empty(x.shape, dtype=K.E4M3, device=x.device)
     s = torch.empty(q.scale_shape, dtype=K.FP32, device=x.device)
     if q.rows:
-        dev = device(x.device.index)
         problem = C.QuantProblem(K.JG_TYPES[x.dtype], q.scale, q.block_rows, q.rows, q.cols,
                                  q.ld, q.cols, C.JG_SF_LAYOUT_NONE)
         args = C.QuantArgs(x.data_ptr(), out.data_ptr(), s.data_ptr(), None)
-        key = quant_key("quantize_fp8", problem)
-        before = dev.stats() if key not in dev.records else None
-        dev.quantize(C.lib.jg_quantize_e4m3, problem, args, "jitgemm.quantize_fp8")
-        if before is not None:
-            dev.record_quantizer(key, before)
+        _quantize("quantize_fp8", C.lib.jg_quantize_e4m3, x, problem, args)
     return out, s
 
 
@@ -173,18 +248,14 @@ def _quantize_fp8_fake(x, scale="row", block_rows=1):
 
 def _quantize_nvfp4_impl(x: Tensor, sf_layout: str = "swizzled") -> Tuple[Tensor, Tensor, Tensor]:
     rows, k, ld, layout = K.quantize_nvfp4("quantize_nvfp4", x, sf_layout)
-    K.check_pointers("quantize_nvfp4", 2, x=x)
+    K.on_cuda("quantize_nvfp4", x=x)
+    K.aligned("quantize_nvfp4", 2, x=x)
     codes = torch.empty((rows, k // 2), dtype=torch.uint8, device=x.device)
     sf = torch.empty(K.sf_shape(layout, rows, k), dtype=K.E4M3, device=x.device)
     g = torch.empty((1,), dtype=K.FP32, device=x.device)
-    dev = device(x.device.index)
     problem = C.QuantProblem(K.JG_TYPES[x.dtype], C.JG_SCALE_NVFP4, 0, rows, k, ld, k, layout)
     args = C.QuantArgs(x.data_ptr(), codes.data_ptr(), g.data_ptr(), sf.data_ptr())
-    key = quant_key("quantize_nvfp4", problem)
-    before = dev.stats() if key not in dev.records else None
-    dev.quantize(C.lib.jg_quantize_nvfp4, problem, args, "jitgemm.quantize_nvfp4")
-    if before is not None:
-        dev.record_quantizer(key, before)
+    _quantize("quantize_nvfp4", C.lib.jg_quantize_nvfp4, x, problem, args)
     return codes, sf, g
 
 
@@ -194,17 +265,22 @@ def _quantize_nvfp4_fake(x, sf_layout="swizzled"):
             _fake_like(x, K.sf_shape(layout, rows, k), K.E4M3), _fake_like(x, (1,), K.FP32))
 
 
+def nvfp4_gemm(s: K.Nvfp4Gemm) -> K.Gemm:
+    return K.Gemm(s.m, s.n, s.k, s.lda, s.ldb, (s.m, s.n), s.out_dtype, K.BIAS_NONE, 0)
+
+
 def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
                    b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
                    a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
-    s = K.nvfp4_mm("nvfp4_mm", a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+    op = "nvfp4_mm"
+    s = K.nvfp4_mm(op, a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
                    b_sf_layout)
-    K.check_pointers("nvfp4_mm", a=a, a_sf=a_sf, b=b, b_sf=b_sf)
-    K.check_pointers("nvfp4_mm", 4, a_global=a_global, b_global=b_global)
+    K.on_cuda(op, a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global)
+    K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
+    K.aligned(op, 4, a_global=a_global, b_global=b_global)
+    e = _dense_call(nvfp4_gemm(s), a, C.JG_NVFP4, C.JG_SCALE_NVFP4, (s.a_layout, s.b_layout))
     out = torch.empty((s.m, s.n), dtype=s.out_dtype, device=a.device)
-    g = K.Gemm(s.m, s.n, s.k, s.lda, s.ldb, (s.m, s.n), s.out_dtype, K.BIAS_NONE, 0)
-    _gemm("nvfp4_mm", g, C.JG_NVFP4, C.JG_SCALE_NVFP4, a, b, out, None, a_global, b_global,
-          (s.a_layout, s.b_layout), a_sf, b_sf)
+    _gemm(op, e, a, b, out, None, a_global, b_global, a_sf, b_sf)
     return out
 
 
@@ -224,16 +300,13 @@ def grouped_key(g: K.Grouped, layout: int, a_type: int, d_type: int, hint: int) 
             g.n, g.m, 0, 0)
 
 
-def _grouped_launch(op: str, g: K.Grouped, layout: int, hint: int, a: Tensor, b: Tensor,
-                    rows: Tensor, out: Tensor, scale_a: Optional[Tensor] = None,
-                    scale_b: Optional[Tensor] = None):
-    dev = device(a.device.index)
-    key = grouped_key(g, layout, K.JG_TYPES[a.dtype], K.JG_TYPES[out.dtype], hint)
-    plan = dev.plans.get(key) or dev.grouped_plan(key)
+def _grouped_launch(op: str, e: _Call, a: Tensor, b: Tensor, rows: Tensor, out: Tensor,
+                    scale_a: Optional[Tensor] = None, scale_b: Optional[Tensor] = None):
+    plan = e.plan or e.planned()
     pa, pb, pd = _one(a), _one(b), _one(out)
     args = C.GroupedArgs(a=pa, b=pb, d=pd, alpha=1.0, beta=0.0, rows=rows.data_ptr(),
                          a_scale=_ptr(scale_a), b_scale=_ptr(scale_b))
-    dev.run(C.lib.jg_grouped_run, plan, args, f"jitgemm.{op}")
+    e.dev.run(C.lib.jg_grouped_run, plan, args, f"jitgemm.{op}")
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
@@ -242,101 +315,99 @@ def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: 
     return _fp8_scale_args(g.scale, scale_a, scale_b)
 
 
-def _contiguous_impl(op: str, a, b, offs, out_dtype, scale_a=None, scale_b=None) -> Tensor:
+def _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b) -> K.Grouped:
     fp8 = scale_a is not None
-    g = K.grouped_mm(op, a, b, offs, out_dtype, (K.E4M3,) if fp8 else K.HALF,
-                     K.BF16 if fp8 else None)
-    if fp8:
-        g = K.grouped_scales(op, g, scale_a, scale_b, masked=False)
-    K.check_pointers(op, a=a, b=b)
-    K.check_pointers(op, 4, offs=offs, scale_a=scale_a, scale_b=scale_b)
+    check = K.masked_grouped_mm if masked else K.grouped_mm
+    g = check(op, a, b, rows, out_dtype, (K.E4M3,) if fp8 else K.HALF, K.BF16 if fp8 else None)
+    return K.grouped_scales(op, g, scale_a, scale_b, masked) if fp8 else g
+
+
+def _rows_name(masked: bool) -> str:
+    return "counts" if masked else "offs"
+
+
+def _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a, scale_b) -> _Call:
+    g = _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b)
+    if expected_m is not None and expected_m < 1:
+        K.fail(op, f"expected_m = {expected_m}: must be at least 1 (or None)")
+    K.on_cuda(op, a=a, b=b, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
+    if masked:
+        layout, hint = C.JG_GROUPED_MASKED, m_hint(min(expected_m, g.m)) if expected_m else 0
+    else:
+        layout, hint = C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups))
+    key = grouped_key(g, layout, K.JG_TYPES[a.dtype], K.JG_TYPES[g.out_dtype], hint)
+    return _Call(g, key, a.device.index, grouped=True)
+
+
+def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
+                  scale_b=None) -> Tensor:
+    e = _memo((op, out_dtype, expected_m, _meta(a), _meta(b), _meta(rows), _meta(scale_a),
+               _meta(scale_b)),
+              lambda: _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a,
+                                    scale_b))
+    K.aligned(op, a=a, b=b)
+    K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
+    g = e.spec
     out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
     if g.m == 0:
         return out
-    # torch's offs are the G end offsets; the library reads G + 1 offsets from
-    # 0 (group g is rows[g] .. rows[g + 1] - 1): one small kernel, no sync
-    rows = offs if offs.shape[0] == g.groups + 1 else F.pad(offs, (1, 0))
-    sa, sb = _grouped_scale_args(g, scale_a, scale_b, False) if fp8 else (None, None)
-    _grouped_launch(op, g, C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups)), a, b, rows,
-                    out, sa, sb)
+    if not masked and rows.shape[0] == g.groups:
+        # torch's offs are the G end offsets; the library reads G + 1 offsets
+        # from 0 (group g is rows[g] .. rows[g + 1] - 1): one small kernel, no sync
+        rows = F.pad(rows, (1, 0))
+    sa, sb = (_grouped_scale_args(g, scale_a, scale_b, masked) if scale_a is not None
+              else (None, None))
+    _grouped_launch(op, e, a, b, rows, out, sa, sb)
     return out
 
 
-def _contiguous_fake(op, a, b, offs, out_dtype, scale_a=None, scale_b=None):
-    fp8 = scale_a is not None
-    g = K.grouped_mm(op, a, b, offs, out_dtype, (K.E4M3,) if fp8 else K.HALF,
-                     K.BF16 if fp8 else None)
-    if fp8:
-        K.grouped_scales(op, g, scale_a, scale_b, masked=False)
-    return _fake_like(a, g.out_shape, g.out_dtype)
-
-
-def _masked_impl(op: str, a, b, counts, out_dtype, expected_m, scale_a=None,
-                 scale_b=None) -> Tensor:
-    fp8 = scale_a is not None
-    g = K.masked_grouped_mm(op, a, b, counts, out_dtype, (K.E4M3,) if fp8 else K.HALF,
-                            K.BF16 if fp8 else None)
-    if fp8:
-        g = K.grouped_scales(op, g, scale_a, scale_b, masked=True)
-    if expected_m is not None and expected_m < 1:
-        K.fail(op, f"expected_m = {expected_m}: must be at least 1 (or None)")
-    K.check_pointers(op, a=a, b=b)
-    K.check_pointers(op, 4, counts=counts, scale_a=scale_a, scale_b=scale_b)
-    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
-    sa, sb = _grouped_scale_args(g, scale_a, scale_b, True) if fp8 else (None, None)
-    hint = m_hint(min(expected_m, g.m)) if expected_m else 0
-    _grouped_launch(op, g, C.JG_GROUPED_MASKED, hint, a, b, counts, out, sa, sb)
-    return out
-
-
-def _masked_fake(op, a, b, counts, out_dtype, expected_m, scale_a=None, scale_b=None):
-    fp8 = scale_a is not None
-    g = K.masked_grouped_mm(op, a, b, counts, out_dtype, (K.E4M3,) if fp8 else K.HALF,
-                            K.BF16 if fp8 else None)
-    if fp8:
-        K.grouped_scales(op, g, scale_a, scale_b, masked=True)
+def _grouped_fake(op, masked, a, b, rows, out_dtype, expected_m=None, scale_a=None,
+                  scale_b=None):
+    g = _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b)
     return _fake_like(a, g.out_shape, g.out_dtype)
 
 
 def _grouped_mm_impl(a: Tensor, b: Tensor, offs: Tensor,
                      out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    return _contiguous_impl("grouped_mm", a, b, offs, out_dtype)
+    return _grouped_impl("grouped_mm", False, a, b, offs, out_dtype)
 
 
 def _grouped_mm_fake(a, b, offs, out_dtype=None):
-    return _contiguous_fake("grouped_mm", a, b, offs, out_dtype)
+    return _grouped_fake("grouped_mm", False, a, b, offs, out_dtype)
 
 
 def _scaled_grouped_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                             offs: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    return _contiguous_impl("scaled_grouped_mm", a, b, offs, out_dtype, scale_a, scale_b)
+    return _grouped_impl("scaled_grouped_mm", False, a, b, offs, out_dtype, None, scale_a,
+                         scale_b)
 
 
 def _scaled_grouped_mm_fake(a, b, scale_a, scale_b, offs, out_dtype=None):
-    return _contiguous_fake("scaled_grouped_mm", a, b, offs, out_dtype, scale_a, scale_b)
+    return _grouped_fake("scaled_grouped_mm", False, a, b, offs, out_dtype, None, scale_a,
+                         scale_b)
 
 
 def _masked_grouped_mm_impl(a: Tensor, b: Tensor, counts: Tensor,
                             out_dtype: Optional[torch.dtype] = None,
                             expected_m: Optional[int] = None) -> Tensor:
-    return _masked_impl("masked_grouped_mm", a, b, counts, out_dtype, expected_m)
+    return _grouped_impl("masked_grouped_mm", True, a, b, counts, out_dtype, expected_m)
 
 
 def _masked_grouped_mm_fake(a, b, counts, out_dtype=None, expected_m=None):
-    return _masked_fake("masked_grouped_mm", a, b, counts, out_dtype, expected_m)
+    return _grouped_fake("masked_grouped_mm", True, a, b, counts, out_dtype, expected_m)
 
 
 def _masked_scaled_grouped_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                                    counts: Tensor, out_dtype: Optional[torch.dtype] = None,
                                    expected_m: Optional[int] = None) -> Tensor:
-    return _masked_impl("masked_scaled_grouped_mm", a, b, counts, out_dtype, expected_m,
-                        scale_a, scale_b)
+    return _grouped_impl("masked_scaled_grouped_mm", True, a, b, counts, out_dtype, expected_m,
+                         scale_a, scale_b)
 
 
 def _masked_scaled_grouped_mm_fake(a, b, scale_a, scale_b, counts, out_dtype=None,
                                    expected_m=None):
-    return _masked_fake("masked_scaled_grouped_mm", a, b, counts, out_dtype, expected_m,
-                        scale_a, scale_b)
+    return _grouped_fake("masked_scaled_grouped_mm", True, a, b, counts, out_dtype, expected_m,
+                         scale_a, scale_b)
 
 
 # ---- registration ----------------------------------------------------------------------------

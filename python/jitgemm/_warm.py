@@ -205,27 +205,35 @@ def warm(specs: Union[str, os.PathLike, Spec, Iterable[Spec]],
         The plans, each with its kernel's name and origin ("compiled",
         "disk" or "memory").
     """
+    specs = _read(specs)
+    # every spec's keys first: a bad spec raises before any device is touched
+    work = []
+    for spec in specs:
+        op = spec.get("op")
+        if op in _DENSE:
+            work.append((spec, "gemm", _dense_keys(spec)))
+        elif op in _GROUPED:
+            work.append((spec, "grouped", _grouped_keys(spec)))
+        elif op in _QUANT:
+            _need(spec, "k")
+            work.append((spec, "quantize", None))
+        else:
+            raise ArgumentError(f"jitgemm.warm: op {op!r}: one of "
+                                f"{', '.join(_DENSE + _GROUPED + _QUANT)}")
     if isinstance(device_index, torch.device):
         device_index = device_index.index
     index = torch.cuda.current_device() if device_index is None else int(device_index)
     dev = device(index)
     out: List[PlanRecord] = []
-    for spec in _read(specs):
-        op = spec.get("op")
-        if op in _DENSE:
-            keys = _dense_keys(spec)
-            for key in dict.fromkeys(keys):
-                dev.gemm_plan(key)
-        elif op in _GROUPED:
-            keys = _grouped_keys(spec)
-            for key in dict.fromkeys(keys):
-                dev.grouped_plan(key)
-        elif op in _QUANT:
+    for spec, kind, keys in work:
+        if kind == "quantize":
             keys = _warm_quantizer(spec, index)
-        else:
-            raise ArgumentError(f"jitgemm.warm: op {op!r}: one of "
-                                f"{', '.join(_DENSE + _GROUPED + _QUANT)}")
-        out += [dev.records[key] for key in dict.fromkeys(keys)]
+        for key in dict.fromkeys(keys):
+            if kind == "gemm":
+                dev.gemm_plan(key)
+            elif kind == "grouped":
+                dev.grouped_plan(key)
+            out.append(dev.records[key])
     return out
 
 

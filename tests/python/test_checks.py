@@ -156,3 +156,20 @@ def test_the_dispatcher_path_raises_the_same(call, message):
 def test_m_hint_buckets():
     assert [jitgemm.m_hint(m) for m in (1, 16, 17, 100, 128, 129, 16384, 10 ** 6)] == \
         [16, 16, 32, 128, 128, 256, 16384, 16384]
+
+
+@pytest.mark.parametrize("spec,message", [
+    ({"op": "gemm", "n": 64, "k": 64}, "op 'gemm': one of linear, mm"),
+    ({"op": "linear", "n": 64}, "lacks k"),
+    ({"op": "linear", "n": 36, "k": 64, "out_dtype": "fp16"}, "rows of 36 float16"),
+    ({"op": "linear", "n": 64, "k": 64, "dtype": "int8"}, "dtype 'int8': one of bf16"),
+    ({"op": "scaled_mm", "n": 64, "k": 64, "scale": "col"}, "scale 'col'"),
+    ({"op": "grouped_mm", "n": 64, "k": 64}, "lacks groups"),
+    ({"op": "masked_grouped_mm", "groups": 4, "n": 64, "k": 64}, "lacks m_max"),
+    ({"op": "nvfp4_mm", "n": 64, "k": 64, "a_sf_layout": "row"}, "needs K a multiple of 256"),
+    ({"op": "quantize_fp8"}, "lacks k"),
+])
+def test_warm_checks_specs_before_touching_a_device(spec, message):
+    with pytest.raises(jitgemm.ArgumentError, match=message):
+        jitgemm.warm([spec])
+    assert not _device._devices
