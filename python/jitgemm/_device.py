@@ -162,40 +162,57 @@ class PlanRecord:
 
 
 class Device:
-    """libjitgemm's context on one CUDA device, with its plans."""
+    """libjitgemm's context on one CUDA device, with its plans; or, made with
+    an arch, an offline context that compiles into the caches without a GPU
+    (``jitgemm.warm(..., arch="sm_90a")``)."""
 
-    def __init__(self, index: int):
+    def __init__(self, index: Optional[int], arch: Optional[str] = None, sm_count: int = 0):
+        self.index = index
+        self.plans: Dict[tuple, int] = {}
+        self.records: Dict[tuple, PlanRecord] = {}
+        self.lock = threading.Lock()
+        ctx = ctypes.c_void_p()
+        if arch is not None:
+            self.driver = self.primary = None
+            self.stream = lambda: None
+            opts = C.Options(flags=C.JG_CONTEXT_OFFLINE, arch=arch.encode(), sm_count=sm_count)
+            st = C.lib.jg_context_create(ctypes.byref(opts), ctypes.byref(ctx))
+            where = f"offline ({arch})"
+        else:
+            self._bind(index)
+            pushed = self.enter()
+            try:
+                st = C.lib.jg_context_create(None, ctypes.byref(ctx))
+            finally:
+                self.leave(pushed)
+            where = f"cuda:{index}"
+        if st != C.JG_OK:
+            raise JitGemmError(f"jg_context_create on {where}: "
+                               f"{C.lib.jg_context_last_error(None).decode()}", st)
+        self.ctx = ctx.value
+
+    @property
+    def offline(self) -> bool:
+        return self.driver is None
+
+    def _bind(self, index: int):
         global _driver
         torch.cuda.init()
         if _driver is None:
             _driver = _Driver()
         self.driver = _driver
-        self.index = index
         # the raw-stream getter Inductor uses: an int, no Stream object
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.stream = (lambda: raw(index)) if raw else (
             lambda: torch.cuda.current_stream(index).cuda_stream)
         self.primary = _driver.primary_context(index)
-        self.plans: Dict[tuple, int] = {}
-        self.records: Dict[tuple, PlanRecord] = {}
-        self.lock = threading.Lock()
-        ctx = ctypes.c_void_p()
-        pushed = self.enter()
-        try:
-            st = C.lib.jg_context_create(None, ctypes.byref(ctx))
-        finally:
-            self.leave(pushed)
-        if st != C.JG_OK:
-            raise JitGemmError(f"jg_context_create on cuda:{index}: "
-                               f"{C.lib.jg_context_last_error(None).decode()}", st)
-        self.ctx = ctx.value
 
     # -- the current CUDA context --
 
     def enter(self) -> bool:
         """Makes this device's primary context current; True if it was pushed
-        (then leave() pops it)."""
-        if self.driver.current() == self.primary:
+        (then leave() pops it). Offline: nothing to do."""
+        if self.driver is None or self.driver.current() == self.primary:
             return False
         self.driver.push(self.primary)
         return True
@@ -244,8 +261,8 @@ class Device:
             return handle.value
 
     def gemm_plan(self, key: tuple) -> int:
-        """key: (flags, a_type, b_type, c_type, d_type, scale, m, n, k, lda, ldb,
-        ldc, ldd, a_sf_layout, b_sf_layout), jg_gemm_problem's fields in order."""
+        """key: (flags, a_type, b_type, c_type, d_type, m, n, k, lda, ldb, ldc,
+        ldd, scale, a_sf_layout, b_sf_layout): jg_gemm_problem's fields in order."""
         plan = self.plans.get(key)
         if plan is not None:
             return plan
@@ -300,7 +317,8 @@ class Device:
             st = fn(self.ctx, ctypes.byref(problem), ctypes.byref(args), self.stream())
         finally:
             self.leave(pushed)
-        if st != C.JG_OK:
+        # offline, the kernel is compiled (and cached) before the launch is refused
+        if st != C.JG_OK and not (self.offline and st == C.JG_ERR_OFFLINE):
             raise self.error(st, what)
 
 
@@ -320,5 +338,18 @@ def device(index: int) -> Device:
         return d
 
 
+_offline: Dict[Tuple[str, int], Device] = {}
+
+
+def offline_device(arch: str, sm_count: int = 0) -> Device:
+    """An offline context for arch (and the SM count the planner sizes tiles
+    for; 0: 132, an H100 SXM), created on first use."""
+    with _devices_lock:
+        d = _offline.get((arch, sm_count))
+        if d is None:
+            d = _offline[(arch, sm_count)] = Device(None, arch, sm_count)
+        return d
+
+
 def all_devices() -> Tuple[Device, ...]:
-    return tuple(_devices.values())
+    return tuple(_devices.values()) + tuple(_offline.values())

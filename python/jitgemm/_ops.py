@@ -91,7 +91,10 @@ def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
     """The plan key (jg_gemm_problem's fields) of a dense call: M-generic, with
     the M hint of its rows."""
     return (C.JG_GEMM_M_GENERIC, a_type, a_type, d_type if with_c else C.JG_DTYPE_NONE,
-            d_type, scale, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, sf[0], sf[1])
+            d_type, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, scale, sf[0], sf[1])
+
+
+_KEY_SCALE = 12  # jg_gemm_problem.scale's place in a gemm key
 
 
 def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
@@ -193,7 +196,7 @@ def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                _meta(bias)), lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype))
     K.aligned("scaled_mm", a=a, b=b, bias=bias if e.spec.bias == K.BIAS_C else None)
     K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
-    sa, sb = _fp8_scale_args(e.key[5], scale_a, scale_b)
+    sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
     return _dense("scaled_mm", e, a, b, bias, sa, sb)
 
 

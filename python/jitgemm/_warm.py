@@ -14,7 +14,8 @@ import torch
 from . import _capi as C
 from . import _checks as K
 from . import _ops as O
-from ._device import M_HINT_MAX, M_HINT_MIN, ArgumentError, PlanRecord, all_devices, device
+from ._device import (M_HINT_MAX, M_HINT_MIN, ArgumentError, PlanRecord, all_devices, device,
+                      offline_device)
 
 DTYPES = {"bf16": K.BF16, "bfloat16": K.BF16, "fp16": K.FP16, "float16": K.FP16,
           "fp32": K.FP32, "float32": K.FP32}
@@ -126,7 +127,10 @@ def _grouped_keys(spec: Spec) -> List[tuple]:
         a, b = _meta((m, k), dt), _meta((groups, n, k), dt).transpose(1, 2)
         g = K.grouped_mm(op, a, b, i32, out, (dt,), None)
         if fp8:
-            sa, sb = _fp8_scales(spec.get("scale", "row"), m, n, k, (), (groups,))
+            mode = spec.get("scale", "row")
+            sa, sb = _fp8_scales(mode, m, n, k, (), (groups,))
+            if mode == "tensor":  # one per group's A too
+                sa = _meta((groups,), K.FP32)
             g = K.grouped_scales(op, g, sa, sb.transpose(1, 2) if sb.dim() == 3 else sb,
                                  masked=False)
         keys.append(O.grouped_key(g, C.JG_GROUPED_CONTIGUOUS, K.JG_TYPES[dt], K.JG_TYPES[out],
@@ -134,21 +138,42 @@ def _grouped_keys(spec: Spec) -> List[tuple]:
     return keys
 
 
-def _warm_quantizer(spec: Spec, index: int) -> List[tuple]:
-    """Quantizers have no plans in the C API: their first launch compiles or
-    loads the kernel, so one row is quantized here."""
+def _quant_problem(spec: Spec):
+    """(op, QuantProblem of one row, the C function) of a quantizer spec."""
+    op = spec["op"]
     (k,) = _need(spec, "k")
-    x = torch.zeros((1, k), dtype=_dtype(spec, "dtype", K.BF16), device=f"cuda:{index}")
-    if spec["op"] == "quantize_fp8":
-        O._quantize_fp8_impl(x, spec.get("scale", "row"), int(spec.get("block_rows", 1)))
+    dtype = _dtype(spec, "dtype", K.BF16)
+    x = _meta((1, k), dtype)
+    if op == "quantize_fp8":
         q = K.quantize_fp8("warm", x, spec.get("scale", "row"), int(spec.get("block_rows", 1)))
-        problem = C.QuantProblem(K.JG_TYPES[x.dtype], q.scale, q.block_rows, 1, k, k, k,
-                                 C.JG_SF_LAYOUT_NONE)
+        return C.QuantProblem(K.JG_TYPES[dtype], q.scale, q.block_rows, 1, k, k, k,
+                              C.JG_SF_LAYOUT_NONE), C.lib.jg_quantize_e4m3
+    _, _, _, layout = K.quantize_nvfp4("warm", x, spec.get("sf_layout", "swizzled"))
+    return (C.QuantProblem(K.JG_TYPES[dtype], C.JG_SCALE_NVFP4, 0, 1, k, k, k, layout),
+            C.lib.jg_quantize_nvfp4)
+
+
+def _warm_quantizer(op: str, problem: C.QuantProblem, fn, dev) -> tuple:
+    """Quantizers have no plans in the C API: their first launch compiles or
+    loads the kernel. Offline, the library compiles and then refuses the
+    launch (the addresses are never read); on a GPU, one row of zeros is
+    quantized."""
+    key = O.quant_key(op, problem)
+    if dev.offline:
+        addr = 1 << 20
+        before = dev.stats()
+        dev.quantize(fn, problem, C.QuantArgs(addr, addr, addr, addr), f"jitgemm.warm ({op})")
+        dev.record_quantizer(key, before)
+        return key
+    dtype = {v: k for k, v in K.JG_TYPES.items()}[problem.src_type]
+    x = torch.zeros((1, problem.cols), dtype=dtype, device=f"cuda:{dev.index}")
+    if op == "quantize_fp8":
+        mode = {v: k for k, v in K.FP8_SCALES.items()}[problem.scale]
+        O._quantize_fp8_impl(x, mode, problem.block_rows or 1)
     else:
-        O._quantize_nvfp4_impl(x, spec.get("sf_layout", "swizzled"))
-        layout = K.sf_layout_of("warm", "sf_layout", spec.get("sf_layout", "swizzled"))
-        problem = C.QuantProblem(K.JG_TYPES[x.dtype], C.JG_SCALE_NVFP4, 0, 1, k, k, k, layout)
-    return [O.quant_key(spec["op"], problem)]
+        layout = {v: k for k, v in K.SF_LAYOUTS.items()}[problem.sf_layout]
+        O._quantize_nvfp4_impl(x, layout)
+    return key
 
 
 _DENSE = ("linear", "mm", "scaled_mm", "nvfp4_mm")
@@ -167,7 +192,8 @@ def _read(specs: Union[str, os.PathLike, Spec, Iterable[Spec]]) -> List[Spec]:
 
 
 def warm(specs: Union[str, os.PathLike, Spec, Iterable[Spec]],
-         device_index: Optional[Union[int, torch.device]] = None) -> List[PlanRecord]:
+         device_index: Optional[Union[int, torch.device]] = None, *,
+         arch: Optional[str] = None, sm_count: int = 0) -> List[PlanRecord]:
     """Plans ahead the kernels that ops of the given shapes will use: each is
     compiled by NVRTC, or loaded from the disk cache, now rather than on its
     first call (and before CUDA-graph capture, which cannot load modules).
@@ -193,11 +219,17 @@ def warm(specs: Union[str, os.PathLike, Spec, Iterable[Spec]],
           ``n``, ``k``, ``m_max``, ``expected_m`` (one or a list; default
           none), scale for FP8;
         - ``quantize_fp8``: ``k``, ``dtype``, ``scale``, ``block_rows``;
-          ``quantize_nvfp4``: ``k``, ``dtype``, ``sf_layout`` (these launch
-          once on one row of zeros: their kernels are made on first launch).
+          ``quantize_nvfp4``: ``k``, ``dtype``, ``sf_layout``.
 
     device_index : int or torch.device, optional
         The CUDA device (default: the current one).
+    arch : str, optional
+        ``"sm_90a"``: compile into the disk cache without a GPU (an offline
+        context), for a build box that fills the cache GPU machines read.
+    sm_count : int
+        With arch: the target's SMs, which the planner sizes tiles for (0:
+        132, an H100 SXM; an H100 PCIe has 114). Plans for another count may
+        pick other kernels.
 
     Returns
     -------
@@ -205,29 +237,29 @@ def warm(specs: Union[str, os.PathLike, Spec, Iterable[Spec]],
         The plans, each with its kernel's name and origin ("compiled",
         "disk" or "memory").
     """
-    specs = _read(specs)
     # every spec's keys first: a bad spec raises before any device is touched
     work = []
-    for spec in specs:
+    for spec in _read(specs):
         op = spec.get("op")
         if op in _DENSE:
-            work.append((spec, "gemm", _dense_keys(spec)))
+            work.append((op, "gemm", _dense_keys(spec)))
         elif op in _GROUPED:
-            work.append((spec, "grouped", _grouped_keys(spec)))
+            work.append((op, "grouped", _grouped_keys(spec)))
         elif op in _QUANT:
-            _need(spec, "k")
-            work.append((spec, "quantize", None))
+            work.append((op, "quantize", _quant_problem(spec)))
         else:
             raise ArgumentError(f"jitgemm.warm: op {op!r}: one of "
                                 f"{', '.join(_DENSE + _GROUPED + _QUANT)}")
-    if isinstance(device_index, torch.device):
-        device_index = device_index.index
-    index = torch.cuda.current_device() if device_index is None else int(device_index)
-    dev = device(index)
+    if arch is not None:
+        dev = offline_device(arch, sm_count)
+    else:
+        if isinstance(device_index, torch.device):
+            device_index = device_index.index
+        dev = device(torch.cuda.current_device() if device_index is None else int(device_index))
     out: List[PlanRecord] = []
-    for spec, kind, keys in work:
+    for op, kind, keys in work:
         if kind == "quantize":
-            keys = _warm_quantizer(spec, index)
+            keys = [_warm_quantizer(op, *keys, dev)]
         for key in dict.fromkeys(keys):
             if kind == "gemm":
                 dev.gemm_plan(key)

@@ -1,0 +1,87 @@
+"""The plans the ops make, made by the library for real without a GPU: warm()
+with arch="sm_90a" plans every op family through an offline context, which
+validates each problem the package builds (every field of jg_gemm_problem and
+jg_grouped_problem in its place) and compiles its kernel with NVRTC into a
+temporary disk cache; a second context loads them from that cache. Library
+errors come back as JitGemmError with jg_context_last_error's text."""
+import pytest
+
+import jitgemm
+from jitgemm import _capi as C
+from jitgemm import _device
+
+SPECS = [
+    {"op": "linear", "n": 512, "k": 256, "m": [1, 1000]},
+    {"op": "linear", "n": 256, "k": 512, "dtype": "fp16", "out_dtype": "fp32", "bias": "c",
+     "m": 64},
+    {"op": "scaled_mm", "n": 512, "k": 512, "scale": "tensor", "m": 8},
+    {"op": "scaled_mm", "n": 512, "k": 512, "scale": "row", "m": 300},
+    {"op": "scaled_mm", "n": 384, "k": 640, "scale": "block", "m": 100},
+    {"op": "nvfp4_mm", "n": 512, "k": 512, "m": 16},
+    {"op": "nvfp4_mm", "n": 512, "k": 512, "m": 1000, "a_sf_layout": "row",
+     "b_sf_layout": "row"},
+    {"op": "grouped_mm", "groups": 8, "n": 256, "k": 512, "m": 700},
+    {"op": "scaled_grouped_mm", "groups": 4, "n": 384, "k": 512, "scale": "row", "m": 300},
+    {"op": "scaled_grouped_mm", "groups": 4, "n": 384, "k": 512, "scale": "block", "m": 300},
+    {"op": "scaled_grouped_mm", "groups": 4, "n": 384, "k": 512, "scale": "tensor", "m": 300},
+    {"op": "masked_grouped_mm", "groups": 6, "n": 256, "k": 512, "m_max": 40,
+     "expected_m": [0, 8]},
+    {"op": "masked_scaled_grouped_mm", "groups": 4, "n": 384, "k": 512, "m_max": 32,
+     "scale": "block"},
+    {"op": "quantize_fp8", "k": 1000, "scale": "tensor"},
+    {"op": "quantize_fp8", "k": 1000, "scale": "row", "dtype": "fp16"},
+    {"op": "quantize_fp8", "k": 1000, "scale": "block"},
+    {"op": "quantize_fp8", "k": 1000, "scale": "block", "block_rows": 128},
+    {"op": "quantize_nvfp4", "k": 512},
+    {"op": "quantize_nvfp4", "k": 512, "sf_layout": "row"},
+]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A private disk cache, and offline contexts made afresh (they read
+    JITGEMM_CACHE_DIR when created)."""
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    monkeypatch.setenv("JITGEMM_CACHE_DIR", str(d))
+    monkeypatch.setenv("JITGEMM_CACHE", "readwrite")
+    saved = dict(_device._offline)
+    _device._offline.clear()
+    yield d
+    _device._offline.clear()
+    _device._offline.update(saved)
+
+
+def test_every_op_plans_offline(cache):
+    records = jitgemm.warm(SPECS, arch="sm_90a")
+    ops = [r.op for r in records]
+    assert ops == ["gemm"] * 8 + ["grouped"] * 7 + ["quantize"] * 6
+    for r in records:
+        assert r.origin in ("compiled", "disk", "memory")
+        if r.op != "quantize":
+            assert r.kernel_name.startswith("jg_") and r.block_m and r.threads
+    names = [r.kernel_name for r in records]
+    assert "nvfp4" in names[6] and "nvfp4" in names[7], names[6:8]
+    assert all("e4m3" in n for n in names[3:6] + names[9:12] + names[14:15]), names
+    assert any(cache.rglob("*.cubin"))
+    # the same plans in a new context: from the disk cache, nothing compiled
+    _device._offline.clear()
+    again = jitgemm.warm(SPECS, arch="sm_90a")
+    assert [r.kernel_name for r in again] == names
+    assert all(r.origin in ("disk", "memory") for r in again)
+    assert "disk" in {r.origin for r in again}
+
+
+def test_library_errors_carry_its_message(cache):
+    dev = _device.offline_device("sm_90a")
+    key = (C.JG_GEMM_M_GENERIC, C.JG_FP32, C.JG_FP32, 0, C.JG_BF16, 16, 64, 64, 64, 64, 0, 64,
+           0, 0, 0)  # an FP32 A, which no op passes
+    with pytest.raises(jitgemm.JitGemmError, match=r"jg_gemm_plan: .*a_type fp32") as e:
+        dev.gemm_plan(key)
+    assert e.value.status_name == "JG_ERR_UNSUPPORTED" and e.value.status < 0
+    assert not isinstance(e.value, jitgemm.ArgumentError)
+
+
+def test_offline_arch_must_be_known(cache):
+    with pytest.raises(jitgemm.JitGemmError, match="jg_context_create on offline .*sm_80"):
+        jitgemm.warm([{"op": "linear", "n": 64, "k": 64, "m": 1}], arch="sm_80")
