@@ -85,3 +85,85 @@ def test_library_errors_carry_its_message(cache):
 def test_offline_arch_must_be_known(cache):
     with pytest.raises(jitgemm.JitGemmError, match="jg_context_create on offline .*sm_80"):
         jitgemm.warm([{"op": "linear", "n": 64, "k": 64, "m": 1}], arch="sm_80")
+
+
+# ---- launch arguments: jg_gemm_run and jg_grouped_run check every pointer,
+# the rows and the scales before an offline context refuses the launch, so a
+# launch built as the ops build it (host tensors standing in for device ones)
+# must come back JG_ERR_OFFLINE and nothing else.
+
+import torch  # noqa: E402
+
+from jitgemm import _checks as K  # noqa: E402
+from jitgemm import _ops as O  # noqa: E402
+
+bf16, fp32, e4m3 = torch.bfloat16, torch.float32, torch.float8_e4m3fn
+
+
+def offline_call(spec, key, grouped=False):
+    e = O._Call.__new__(O._Call)
+    e.spec, e.key, e.dev, e.plan, e.grouped = spec, key, _device.offline_device("sm_90a"), 0, \
+        grouped
+    return e
+
+
+def refused_offline(launch):
+    with pytest.raises(jitgemm.JitGemmError) as e:
+        launch()
+    assert e.value.status_name == "JG_ERR_OFFLINE", str(e.value)
+
+
+def test_dense_launch_arguments(cache):
+    x, w, c = torch.zeros(5, 256, dtype=bf16), torch.zeros(512, 256, dtype=bf16), \
+        torch.zeros(5, 512, dtype=fp32)
+    g = K.gemm("linear", x, w, c, fp32, K.HALF, None)
+    e = offline_call(g, O.gemm_key(g, C.JG_BF16, C.JG_FP32, True, C.JG_SCALE_NONE))
+    out = torch.empty(g.out_shape, dtype=fp32)
+    refused_offline(lambda: O._gemm("linear", e, x, w, out, c))
+    # FP8, row scales
+    a, b = torch.zeros(5, 512, dtype=e4m3), torch.zeros(384, 512, dtype=e4m3)
+    sa, sb = torch.ones(5, 1), torch.ones(1, 384)
+    s = K.scaled_mm("scaled_mm", a, b, sa, sb, None, None)
+    e = offline_call(s.gemm, O.gemm_key(s.gemm, C.JG_E4M3, C.JG_BF16, False, s.scale))
+    out = torch.empty(s.gemm.out_shape, dtype=bf16)
+    refused_offline(lambda: O._gemm("scaled_mm", e, a, b, out, None,
+                                    *O._fp8_scale_args(s.scale, sa, sb)))
+    with pytest.raises(jitgemm.JitGemmError, match="a_scale") as err:  # the check is real
+        O._gemm("scaled_mm", e, a, b, out)
+    assert err.value.status_name == "JG_ERR_NULL_POINTER"
+    # NVFP4, swizzled scales
+    ops = []
+    for rows in (5, 256):
+        ops += [torch.zeros(rows, 256, dtype=torch.uint8),
+                torch.zeros(K.sf_shape(C.JG_SF_SWIZZLED_128X4, rows, 512), dtype=e4m3),
+                torch.ones(1)]
+    s = K.nvfp4_mm("nvfp4_mm", *ops, None, "swizzled", "swizzled")
+    g = O.nvfp4_gemm(s)
+    e = offline_call(g, O.gemm_key(g, C.JG_NVFP4, C.JG_BF16, False, C.JG_SCALE_NVFP4,
+                                   (s.a_layout, s.b_layout)))
+    out = torch.empty((s.m, s.n), dtype=bf16)
+    refused_offline(lambda: O._gemm("nvfp4_mm", e, ops[0], ops[3], out, None, ops[2], ops[5],
+                                    ops[1], ops[4]))
+
+
+def test_grouped_launch_arguments(cache):
+    groups, n, k = 4, 384, 512
+    a, w = torch.zeros(300, k, dtype=e4m3), torch.zeros(groups, n, k, dtype=e4m3)
+    sa, sb = torch.ones(300, 4), torch.ones(groups, 3, 4).transpose(1, 2)
+    offs = torch.zeros(groups + 1, dtype=torch.int32)
+    g = K.grouped_scales("scaled_grouped_mm",
+                         K.grouped_mm("scaled_grouped_mm", a, w.transpose(1, 2), offs, None,
+                                      (e4m3,), bf16), sa, sb, False)
+    assert g.scale == C.JG_SCALE_BLOCK
+    e = offline_call(g, O.grouped_key(g, C.JG_GROUPED_CONTIGUOUS, C.JG_E4M3, C.JG_BF16,
+                                      O.m_hint(75)), grouped=True)
+    out = torch.empty(g.out_shape, dtype=bf16)
+    refused_offline(lambda: O._grouped_launch("scaled_grouped_mm", e, a, w, offs, out,
+                                              *O._grouped_scale_args(g, sa, sb, False)))
+    a, w = torch.zeros(groups, 32, k, dtype=bf16), torch.zeros(groups, n, k, dtype=bf16)
+    counts = torch.zeros(groups, dtype=torch.int32)
+    g = K.masked_grouped_mm("masked_grouped_mm", a, w, counts, None, K.HALF, None)
+    e = offline_call(g, O.grouped_key(g, C.JG_GROUPED_MASKED, C.JG_BF16, C.JG_BF16, 0),
+                     grouped=True)
+    out = torch.empty(g.out_shape, dtype=bf16)
+    refused_offline(lambda: O._grouped_launch("masked_grouped_mm", e, a, w, counts, out))
