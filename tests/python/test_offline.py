@@ -87,83 +87,97 @@ def test_offline_arch_must_be_known(cache):
         jitgemm.warm([{"op": "linear", "n": 64, "k": 64, "m": 1}], arch="sm_80")
 
 
-# ---- launch arguments: jg_gemm_run and jg_grouped_run check every pointer,
-# the rows and the scales before an offline context refuses the launch, so a
-# launch built as the ops build it (host tensors standing in for device ones)
-# must come back JG_ERR_OFFLINE and nothing else.
+# ---- the ops end to end: with the device check lifted and the offline context
+# standing in for a GPU's, host tensors take every op's real path (checks,
+# memo, plan key, plan, launch arguments) down to jg_gemm_run / jg_grouped_run,
+# which check every pointer, the rows and the scales before refusing to launch
+# offline: a call must come back JG_ERR_OFFLINE and nothing else.
 
 import torch  # noqa: E402
 
 from jitgemm import _checks as K  # noqa: E402
 from jitgemm import _ops as O  # noqa: E402
 
-bf16, fp32, e4m3 = torch.bfloat16, torch.float32, torch.float8_e4m3fn
+bf16, fp16, fp32, e4m3 = torch.bfloat16, torch.float16, torch.float32, torch.float8_e4m3fn
 
 
-def offline_call(spec, key, grouped=False):
-    e = O._Call.__new__(O._Call)
-    e.spec, e.key, e.dev, e.plan, e.grouped = spec, key, _device.offline_device("sm_90a"), 0, \
-        grouped
-    return e
+@pytest.fixture
+def offline_ops(cache, monkeypatch):
+    dev = _device.offline_device("sm_90a")
+    monkeypatch.setattr(K, "on_cuda", lambda op, **tensors: None)
+    monkeypatch.setattr(O, "device", lambda index: dev)
+    O._MEMO.clear()
+    yield dev
+    O._MEMO.clear()
 
 
-def refused_offline(launch):
+def refused_offline(call):
     with pytest.raises(jitgemm.JitGemmError) as e:
-        launch()
+        call()
     assert e.value.status_name == "JG_ERR_OFFLINE", str(e.value)
 
 
-def test_dense_launch_arguments(cache):
-    x, w, c = torch.zeros(5, 256, dtype=bf16), torch.zeros(512, 256, dtype=bf16), \
-        torch.zeros(5, 512, dtype=fp32)
-    g = K.gemm("linear", x, w, c, fp32, K.HALF, None)
-    e = offline_call(g, O.gemm_key(g, C.JG_BF16, C.JG_FP32, True, C.JG_SCALE_NONE))
-    out = torch.empty(g.out_shape, dtype=fp32)
-    refused_offline(lambda: O._gemm("linear", e, x, w, out, c))
-    # FP8, row scales
-    a, b = torch.zeros(5, 512, dtype=e4m3), torch.zeros(384, 512, dtype=e4m3)
-    sa, sb = torch.ones(5, 1), torch.ones(1, 384)
-    s = K.scaled_mm("scaled_mm", a, b, sa, sb, None, None)
-    e = offline_call(s.gemm, O.gemm_key(s.gemm, C.JG_E4M3, C.JG_BF16, False, s.scale))
-    out = torch.empty(s.gemm.out_shape, dtype=bf16)
-    refused_offline(lambda: O._gemm("scaled_mm", e, a, b, out, None,
-                                    *O._fp8_scale_args(s.scale, sa, sb)))
-    with pytest.raises(jitgemm.JitGemmError, match="a_scale") as err:  # the check is real
-        O._gemm("scaled_mm", e, a, b, out)
+def z(*shape, dtype=bf16):
+    return torch.zeros(shape, dtype=dtype)
+
+
+def test_dense_ops_end_to_end(offline_ops):
+    dev = offline_ops
+    w = z(512, 256)
+    refused_offline(lambda: jitgemm.linear(z(2, 20, 256), w))
+    planned = len(dev.records)
+    for m in (33, 50, 64):  # the same bucket (64): no new plan
+        refused_offline(lambda: jitgemm.linear(z(m, 256), w))
+    refused_offline(lambda: jitgemm.linear(z(m, 256), w, z(m, 512, dtype=fp32), fp32))
+    assert len(dev.records) == planned + 1  # the C operand's plan
+    refused_offline(lambda: jitgemm.mm(z(7, 256, dtype=fp16), z(512, 256, dtype=fp16)))
+    # FP8 in torch._scaled_mm's conventions: b [K, N] column-major, scale_b [1, N]
+    a, b_torch = z(5, 512, dtype=e4m3), z(384, 512, dtype=e4m3).t()
+    refused_offline(lambda: jitgemm.scaled_mm(a, b_torch.t(), torch.ones(5, 1),
+                                              torch.ones(1, 384).t()))
+    refused_offline(lambda: jitgemm.scaled_mm(a, b_torch.t(), torch.ones(5, 4),
+                                              torch.ones(4, 3).t()))  # 128x128: [K/128, N/128] view
+    # the library's checks are real: a launch without its scales is refused as such
+    e = next(v for k, v in O._MEMO.items() if k[0] == "scaled_mm")
+    with pytest.raises(jitgemm.JitGemmError, match="a_scale") as err:
+        O._gemm("scaled_mm", e, a, b_torch.t(), torch.empty(5, 384, dtype=bf16))
     assert err.value.status_name == "JG_ERR_NULL_POINTER"
-    # NVFP4, swizzled scales
+    # NVFP4
     ops = []
     for rows in (5, 256):
-        ops += [torch.zeros(rows, 256, dtype=torch.uint8),
-                torch.zeros(K.sf_shape(C.JG_SF_SWIZZLED_128X4, rows, 512), dtype=e4m3),
-                torch.ones(1)]
-    s = K.nvfp4_mm("nvfp4_mm", *ops, None, "swizzled", "swizzled")
-    g = O.nvfp4_gemm(s)
-    e = offline_call(g, O.gemm_key(g, C.JG_NVFP4, C.JG_BF16, False, C.JG_SCALE_NVFP4,
-                                   (s.a_layout, s.b_layout)))
-    out = torch.empty((s.m, s.n), dtype=bf16)
-    refused_offline(lambda: O._gemm("nvfp4_mm", e, ops[0], ops[3], out, None, ops[2], ops[5],
-                                    ops[1], ops[4]))
+        ops += [z(rows, 256, dtype=torch.uint8),
+                z(*K.sf_shape(C.JG_SF_SWIZZLED_128X4, rows, 512), dtype=e4m3), torch.ones(1)]
+    refused_offline(lambda: jitgemm.nvfp4_mm(*ops))
 
 
-def test_grouped_launch_arguments(cache):
+def test_grouped_ops_end_to_end(offline_ops):
     groups, n, k = 4, 384, 512
-    a, w = torch.zeros(300, k, dtype=e4m3), torch.zeros(groups, n, k, dtype=e4m3)
-    sa, sb = torch.ones(300, 4), torch.ones(groups, 3, 4).transpose(1, 2)
-    offs = torch.zeros(groups + 1, dtype=torch.int32)
-    g = K.grouped_scales("scaled_grouped_mm",
-                         K.grouped_mm("scaled_grouped_mm", a, w.transpose(1, 2), offs, None,
-                                      (e4m3,), bf16), sa, sb, False)
-    assert g.scale == C.JG_SCALE_BLOCK
-    e = offline_call(g, O.grouped_key(g, C.JG_GROUPED_CONTIGUOUS, C.JG_E4M3, C.JG_BF16,
-                                      O.m_hint(75)), grouped=True)
-    out = torch.empty(g.out_shape, dtype=bf16)
-    refused_offline(lambda: O._grouped_launch("scaled_grouped_mm", e, a, w, offs, out,
-                                              *O._grouped_scale_args(g, sa, sb, False)))
-    a, w = torch.zeros(groups, 32, k, dtype=bf16), torch.zeros(groups, n, k, dtype=bf16)
+    ends = torch.tensor([10, 10, 200, 300], dtype=torch.int32)
+    w = z(groups, n, k)
+    refused_offline(lambda: jitgemm.grouped_mm(z(300, k), w.transpose(1, 2), ends))
+    refused_offline(lambda: jitgemm.grouped_mm(  # [G + 1] offsets from 0
+        z(300, k), w.transpose(1, 2), torch.cat([ends.new_zeros(1), ends])))
+    qw = z(groups, n, k, dtype=e4m3)
+    for sa, sb in ((torch.ones(300), torch.ones(groups, n)),
+                   (torch.ones(300, 4), torch.ones(groups, 3, 4).transpose(1, 2)),
+                   (torch.ones(groups), torch.ones(groups))):
+        refused_offline(lambda: jitgemm.scaled_grouped_mm(z(300, k, dtype=e4m3),
+                                                          qw.transpose(1, 2), sa, sb, ends))
     counts = torch.zeros(groups, dtype=torch.int32)
-    g = K.masked_grouped_mm("masked_grouped_mm", a, w, counts, None, K.HALF, None)
-    e = offline_call(g, O.grouped_key(g, C.JG_GROUPED_MASKED, C.JG_BF16, C.JG_BF16, 0),
-                     grouped=True)
-    out = torch.empty(g.out_shape, dtype=bf16)
-    refused_offline(lambda: O._grouped_launch("masked_grouped_mm", e, a, w, counts, out))
+    refused_offline(lambda: jitgemm.masked_grouped_mm(z(groups, 32, k), w, counts,
+                                                      expected_m=5))
+    refused_offline(lambda: jitgemm.masked_scaled_grouped_mm(
+        z(groups, 32, k, dtype=e4m3), qw, torch.ones(groups, 32, 4), torch.ones(groups, 3, 4),
+        counts))
+
+
+def test_quantizers_end_to_end(offline_ops):
+    """Offline, a quantizer compiles and its launch is refused (quietly: warm
+    relies on it); each mode's kernel is recorded once."""
+    dev = offline_ops
+    for mode, rows in (("tensor", 1), ("row", 1), ("block", 1), ("block", 128)):
+        q, s = jitgemm.quantize_fp8(z(300, 1000), mode, rows)
+        assert q.dtype == e4m3 and s.dtype == fp32
+    codes, sf, g = jitgemm.quantize_nvfp4(z(130, 512))
+    assert codes.shape == (130, 256) and sf.shape == (256, 32)
+    assert sum(r.op == "quantize" for r in dev.records.values()) == 5
