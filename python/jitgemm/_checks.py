@@ -316,6 +316,23 @@ def nvfp4_operand(op: str, name: str, codes, sf, g, layout: int, k: int) -> Tupl
     return rows, ld
 
 
+def nvfp4_k(op: str, k: int, la: int, lb: int):
+    """NVFP4's K: whole 16-element scale blocks; row-major scales a row 16
+    bytes apart (TMA), so K a multiple of 256."""
+    if k % NVFP4_BLOCK:
+        fail(op, f"K = {k} must be a multiple of {NVFP4_BLOCK}")
+    for name, layout in (("a", la), ("b", lb)):
+        if layout == C.JG_SF_ROW_MAJOR and k % 256:
+            fail(op, f"{name}_sf_layout 'row' needs K a multiple of 256 (K = {k})")
+
+
+def nvfp4_rows(op: str, lda: int, ldb: int):
+    """Rows of codes (leading dimensions in elements) 16 bytes apart."""
+    for name, ld in (("a", lda), ("b", ldb)):
+        if ld % 32:
+            fail(op, f"{name}'s rows hold {ld} codes: must be a multiple of 32 (16 bytes)")
+
+
 class Nvfp4Gemm(NamedTuple):
     m: int
     n: int
@@ -337,17 +354,11 @@ def nvfp4_mm(op: str, a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layo
     if 2 * b.shape[1] != k:
         fail(op, f"a ({shape(a)}) and b ({shape(b)}) hold different K ({k} and "
                  f"{2 * b.shape[1]})")
-    if k % NVFP4_BLOCK:
-        fail(op, f"K = {k} must be a multiple of {NVFP4_BLOCK}")
-    for name, layout in (("a", la), ("b", lb)):
-        if layout == C.JG_SF_ROW_MAJOR and k % 256:
-            fail(op, f"{name}_sf_layout 'row' needs K a multiple of 256 (K = {k})")
+    nvfp4_k(op, k, la, lb)
     m, lda = nvfp4_operand(op, "a", a, a_sf, a_global, la, k)
     n, ldb = nvfp4_operand(op, "b", b, b_sf, b_global, lb, k)
     same_device(op, a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global)
-    for name, ld in (("a", lda), ("b", ldb)):
-        if ld % 32:
-            fail(op, f"{name}'s rows hold {ld} codes: must be a multiple of 32 (16 bytes)")
+    nvfp4_rows(op, lda, ldb)
     out = out_dtype_of(op, out_dtype, BF16)
     aligned_rows(op, "the output", n, out)
     return Nvfp4Gemm(m, n, k, lda, ldb, out, la, lb)
@@ -366,6 +377,8 @@ class Grouped(NamedTuple):
     out_shape: Tuple[int, ...]
     out_dtype: torch.dtype
     scale: int
+    a_sf_layout: int = C.JG_SF_LAYOUT_NONE  # NVFP4 only
+    b_sf_layout: int = C.JG_SF_LAYOUT_NONE
 
 
 def grouped_b(op: str, b: torch.Tensor, k_dim: int) -> Tuple[int, int, int, int]:
@@ -453,3 +466,56 @@ def grouped_scales(op: str, g: Grouped, scale_a, scale_b, masked: bool) -> Group
         mode = fp8_scales(op, g.m, g.n, g.k, scale_a, scale_b, a_lead, (g.groups,))
     same_device(op, scale_a, scale_b=scale_b)
     return g._replace(scale=mode)
+
+
+def sf_array(op: str, name: str, sf: torch.Tensor, count: int, layout: int, rows: int, k: int):
+    """count operands' block scales one after another, each of rows x K in
+    layout: a contiguous e4m3 (or uint8) tensor of their bytes."""
+    dtype_in(op, name, sf, (E4M3, torch.uint8))
+    h, w = sf_shape(layout, rows, k)
+    if sf.numel() != count * h * w or not sf.is_contiguous():
+        what = "row-major" if layout == C.JG_SF_ROW_MAJOR else "128x4 swizzled"
+        fail(op, f"{name} must be contiguous, {count} x {h} x {w} scales ({what}), got shape "
+                 f"{shape(sf)}")
+
+
+def nvfp4_grouped(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                  a_sf_layout: str, b_sf_layout: str) -> Grouped:
+    """NVFP4 grouped GEMM: codes two a byte along K. Contiguous: a [M, K/2],
+    a_sf row-major [M, K/16] (a group's first row is known only on the GPU);
+    masked: a [G, m_max, K/2], a_sf G arrays of m_max rows. b [G, N, K/2], b_sf
+    G arrays of N rows; a_global and b_global one FP32 per group."""
+    la = sf_layout_of(op, "a_sf_layout", a_sf_layout)
+    lb = sf_layout_of(op, "b_sf_layout", b_sf_layout)
+    if not masked and la != C.JG_SF_ROW_MAJOR:
+        fail(op, "a_sf_layout must be 'row' in the contiguous layout: a group's first row is "
+                 "known only on the GPU, so its scales cannot be found in 128-row blocks")
+    for name, t in (("a", a), ("b", b)):
+        dtype_in(op, name, t, (torch.uint8,))
+    dims(op, "a", a, 3 if masked else 2, "[G, m_max, K/2]" if masked else "[M, K/2]")
+    dims(op, "b", b, 3, "[G, N, K/2]")
+    same_device(op, a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global)
+    groups, n, half_k, ldb = grouped_b(op, b, 2)
+    k = 2 * half_k
+    if a.shape[-1] != half_k or (masked and a.shape[0] != groups):
+        fail(op, f"a is {shape(a)}, b {shape(b)}: a must be "
+                 f"{f'[{groups}, m_max, {half_k}]' if masked else f'[M, {half_k}]'} "
+                 f"(K/2 bytes of codes)")
+    nvfp4_k(op, k, la, lb)
+    counts_of(op, "counts" if masked else "offs", rows,
+              (groups,) if masked else (groups, groups + 1), a)
+    m = a.shape[1] if masked else a.shape[0]
+    if masked:
+        positive(op, m_max=m)
+    _, lda = rows_of(op, "a", a)
+    nvfp4_rows(op, 2 * lda, 2 * ldb)
+    sf_array(op, "a_sf", a_sf, groups if masked else 1, la, m, k)
+    sf_array(op, "b_sf", b_sf, groups, lb, n, k)
+    for name, g in (("a_global", a_global), ("b_global", b_global)):
+        dtype_in(op, name, g, (FP32,))
+        if g.numel() != groups or (g.dim() and not g.is_contiguous()):
+            fail(op, f"{name} must hold one FP32 per group ({groups}), got shape {shape(g)}")
+    out = out_dtype_of(op, out_dtype, BF16)
+    aligned_rows(op, "the output", n, out)
+    out_shape = (groups, m, n) if masked else (m, n)
+    return Grouped(groups, m, n, k, 2 * lda, 2 * ldb, out_shape, out, C.JG_SCALE_NVFP4, la, lb)

@@ -297,18 +297,27 @@ def _nvfp4_mm_fake(a, a_sf, a_global, b, b_sf, b_global, out_dtype=None,
 # ---- grouped -----------------------------------------------------------------------------------
 
 
-def grouped_key(g: K.Grouped, layout: int, a_type: int, d_type: int, hint: int) -> tuple:
-    """The plan key of a grouped call (Device.grouped_plan's fields)."""
-    return (layout, a_type, a_type, d_type, g.scale, g.groups, hint, g.n, g.k, g.lda, g.ldb,
-            g.n, g.m, 0, 0)
+def grouped_key(g: K.Grouped, masked: bool, a_type: int,
+                expected_m: Optional[int]) -> tuple:
+    """The plan key of a grouped call (Device.grouped_plan's fields), its tiles
+    sized for m_hint(ceil(M / G)) rows a group (contiguous) or for expected_m
+    (masked; none: for m_max)."""
+    if masked:
+        layout, hint = C.JG_GROUPED_MASKED, m_hint(min(expected_m, g.m)) if expected_m else 0
+    else:
+        layout, hint = C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups))
+    return (layout, a_type, a_type, K.JG_TYPES[g.out_dtype], g.scale, g.groups, hint, g.n, g.k,
+            g.lda, g.ldb, g.n, g.m, g.a_sf_layout, g.b_sf_layout)
 
 
 def _grouped_launch(op: str, e: _Call, a: Tensor, b: Tensor, rows: Tensor, out: Tensor,
-                    scale_a: Optional[Tensor] = None, scale_b: Optional[Tensor] = None):
+                    scale_a: Optional[Tensor] = None, scale_b: Optional[Tensor] = None,
+                    a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
     plan = e.plan or e.planned()
     pa, pb, pd = _one(a), _one(b), _one(out)
     args = C.GroupedArgs(a=pa, b=pb, d=pd, alpha=1.0, beta=0.0, rows=rows.data_ptr(),
-                         a_scale=_ptr(scale_a), b_scale=_ptr(scale_b))
+                         a_scale=_ptr(scale_a), b_scale=_ptr(scale_b), a_sf=_ptr(a_sf),
+                         b_sf=_ptr(b_sf))
     e.dev.run(C.lib.jg_grouped_run, plan, args, f"jitgemm.{op}")
 
 
@@ -331,15 +340,29 @@ def _rows_name(masked: bool) -> str:
 
 def _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a, scale_b) -> _Call:
     g = _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b)
+    _expected_m(op, expected_m)
+    K.on_cuda(op, a=a, b=b, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
+    return _grouped_plan_call(g, masked, K.JG_TYPES[a.dtype], expected_m, a)
+
+
+def _grouped_plan_call(g: K.Grouped, masked: bool, a_type: int, expected_m: Optional[int],
+                       a: Tensor) -> _Call:
+    """The plan of a checked grouped call."""
+    return _Call(g, grouped_key(g, masked, a_type, expected_m), a.device.index, grouped=True)
+
+
+def _expected_m(op: str, expected_m: Optional[int]):
     if expected_m is not None and expected_m < 1:
         K.fail(op, f"expected_m = {expected_m}: must be at least 1 (or None)")
-    K.on_cuda(op, a=a, b=b, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    if masked:
-        layout, hint = C.JG_GROUPED_MASKED, m_hint(min(expected_m, g.m)) if expected_m else 0
-    else:
-        layout, hint = C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups))
-    key = grouped_key(g, layout, K.JG_TYPES[a.dtype], K.JG_TYPES[g.out_dtype], hint)
-    return _Call(g, key, a.device.index, grouped=True)
+
+
+def _offsets(g: K.Grouped, masked: bool, rows: Tensor) -> Tensor:
+    """The rows argument: counts as they are; torch's G end offsets with a 0
+    in front, as the library reads G + 1 offsets from 0 (group g is rows[g]
+    .. rows[g + 1] - 1): one small kernel, no sync."""
+    if not masked and rows.shape[0] == g.groups:
+        return F.pad(rows, (1, 0))
+    return rows
 
 
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
@@ -354,13 +377,9 @@ def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None,
     out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
     if g.m == 0:
         return out
-    if not masked and rows.shape[0] == g.groups:
-        # torch's offs are the G end offsets; the library reads G + 1 offsets
-        # from 0 (group g is rows[g] .. rows[g + 1] - 1): one small kernel, no sync
-        rows = F.pad(rows, (1, 0))
     sa, sb = (_grouped_scale_args(g, scale_a, scale_b, masked) if scale_a is not None
               else (None, None))
-    _grouped_launch(op, e, a, b, rows, out, sa, sb)
+    _grouped_launch(op, e, a, b, _offsets(g, masked, rows), out, sa, sb)
     return out
 
 
@@ -413,6 +432,72 @@ def _masked_scaled_grouped_mm_fake(a, b, scale_a, scale_b, counts, out_dtype=Non
                          scale_a, scale_b)
 
 
+def _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        expected_m, a_sf_layout, b_sf_layout) -> _Call:
+    g = K.nvfp4_grouped(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        a_sf_layout, b_sf_layout)
+    _expected_m(op, expected_m)
+    K.on_cuda(op, a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global,
+              **{_rows_name(masked): rows})
+    return _grouped_plan_call(g, masked, C.JG_NVFP4, expected_m, a)
+
+
+def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_global, rows,
+                        out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
+    e = _memo((op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
+               _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows)),
+              lambda: _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global,
+                                          rows, out_dtype, expected_m, a_sf_layout,
+                                          b_sf_layout))
+    K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
+    K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
+    g = e.spec
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    if g.m:
+        _grouped_launch(op, e, a, b, _offsets(g, masked, rows), out, a_global, b_global, a_sf,
+                        b_sf)
+    return out
+
+
+def _nvfp4_grouped_fake(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        a_sf_layout, b_sf_layout):
+    g = K.nvfp4_grouped(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        a_sf_layout, b_sf_layout)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+def _nvfp4_grouped_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                           b_global: Tensor, offs: Tensor,
+                           out_dtype: Optional[torch.dtype] = None,
+                           b_sf_layout: str = "swizzled") -> Tensor:
+    return _nvfp4_grouped_impl("nvfp4_grouped_mm", False, a, a_sf, a_global, b, b_sf, b_global,
+                               offs, out_dtype, None, "row", b_sf_layout)
+
+
+def _nvfp4_grouped_mm_fake(a, a_sf, a_global, b, b_sf, b_global, offs, out_dtype=None,
+                           b_sf_layout="swizzled"):
+    return _nvfp4_grouped_fake("nvfp4_grouped_mm", False, a, a_sf, a_global, b, b_sf,
+                               b_global, offs, out_dtype, "row", b_sf_layout)
+
+
+def _masked_nvfp4_grouped_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor,
+                                  b_sf: Tensor, b_global: Tensor, counts: Tensor,
+                                  out_dtype: Optional[torch.dtype] = None,
+                                  expected_m: Optional[int] = None,
+                                  a_sf_layout: str = "swizzled",
+                                  b_sf_layout: str = "swizzled") -> Tensor:
+    return _nvfp4_grouped_impl("masked_nvfp4_grouped_mm", True, a, a_sf, a_global, b, b_sf,
+                               b_global, counts, out_dtype, expected_m, a_sf_layout,
+                               b_sf_layout)
+
+
+def _masked_nvfp4_grouped_mm_fake(a, a_sf, a_global, b, b_sf, b_global, counts, out_dtype=None,
+                                  expected_m=None, a_sf_layout="swizzled",
+                                  b_sf_layout="swizzled"):
+    return _nvfp4_grouped_fake("masked_nvfp4_grouped_mm", True, a, a_sf, a_global, b, b_sf,
+                               b_global, counts, out_dtype, a_sf_layout, b_sf_layout)
+
+
 # ---- registration ----------------------------------------------------------------------------
 
 # name: (real kernel, fake kernel); the schema comes from the real one's annotations
@@ -428,6 +513,8 @@ _OPS = {
     "masked_grouped_mm": (_masked_grouped_mm_impl, _masked_grouped_mm_fake),
     "masked_scaled_grouped_mm": (_masked_scaled_grouped_mm_impl,
                                  _masked_scaled_grouped_mm_fake),
+    "nvfp4_grouped_mm": (_nvfp4_grouped_mm_impl, _nvfp4_grouped_mm_fake),
+    "masked_nvfp4_grouped_mm": (_masked_nvfp4_grouped_mm_impl, _masked_nvfp4_grouped_mm_fake),
 }
 
 for _name, (_impl, _fake) in _OPS.items():
@@ -626,7 +713,7 @@ def nvfp4_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
         return _nvfp4_mm_impl(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
                               b_sf_layout)
     return _torch_ops.nvfp4_mm(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
-                         b_sf_layout)
+                               b_sf_layout)
 
 
 def grouped_mm(a: Tensor, b: Tensor, offs: Tensor,
@@ -747,3 +834,76 @@ def masked_scaled_grouped_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Ten
         return _masked_scaled_grouped_mm_impl(a, b, scale_a, scale_b, counts, out_dtype,
                                               expected_m)
     return _torch_ops.masked_scaled_grouped_mm(a, b, scale_a, scale_b, counts, out_dtype, expected_m)
+
+
+def nvfp4_grouped_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                     b_global: Tensor, offs: Tensor, out_dtype: Optional[torch.dtype] = None,
+                     b_sf_layout: str = "swizzled") -> Tensor:
+    """NVFP4 grouped GEMM in the contiguous layout (``grouped_mm``'s, the
+    groups' rows one after another in a):
+    ``out[offs[g-1]:offs[g]] = A[offs[g-1]:offs[g]] @ B[g].T``.
+
+    Parameters
+    ----------
+    a, a_sf : Tensor
+        A ``[M, K]`` as from ``quantize_nvfp4(x, "row")``: codes ``[M, K/2]``
+        uint8 and row-major block scales ``[M, K/16]`` (a group's first row is
+        known only on the GPU, so A's scales cannot be swizzled here); K a
+        multiple of 256.
+    a_global : Tensor
+        ``[G]`` FP32: the global scale of each group's rows of A (one
+        quantization of the whole A: its scale repeated, ``g.repeat(G)``).
+    b, b_sf, b_global : Tensor
+        The experts' weights: codes ``[G, N, K/2]``, G scale arrays of N rows
+        one after another (``torch.stack`` of ``quantize_nvfp4``'s), global
+        scales ``[G]``.
+    offs : Tensor
+        As ``grouped_mm``'s.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+    b_sf_layout : {"swizzled", "row"}
+        B's scale layout.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _nvfp4_grouped_mm_impl(a, a_sf, a_global, b, b_sf, b_global, offs, out_dtype,
+                                      b_sf_layout)
+    return _torch_ops.nvfp4_grouped_mm(a, a_sf, a_global, b, b_sf, b_global, offs, out_dtype,
+                                       b_sf_layout)
+
+
+def masked_nvfp4_grouped_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                            b_global: Tensor, counts: Tensor,
+                            out_dtype: Optional[torch.dtype] = None,
+                            expected_m: Optional[int] = None, a_sf_layout: str = "swizzled",
+                            b_sf_layout: str = "swizzled") -> Tensor:
+    """NVFP4 ``masked_grouped_mm``: ``out[g, :counts[g]] = A[g, :counts[g]] @ B[g].T``.
+
+    Parameters
+    ----------
+    a, a_sf, a_global : Tensor
+        A: codes ``[G, m_max, K/2]``; G scale arrays of m_max rows one after
+        another (``quantize_nvfp4`` of A viewed as ``[G m_max, K]`` makes them
+        where m_max is a multiple of 128 or the layout is "row"); ``[G]``
+        global scales (there, the one scale repeated: ``g.repeat(G)``).
+    b, b_sf, b_global, out_dtype, expected_m
+        As ``nvfp4_grouped_mm``'s and ``masked_grouped_mm``'s.
+    counts : Tensor
+        As ``masked_grouped_mm``'s.
+    a_sf_layout, b_sf_layout : {"swizzled", "row"}
+        The scale layouts ("row" needs K a multiple of 256).
+
+    Returns
+    -------
+    Tensor
+        ``[G, m_max, N]``; rows past each group's count are not written.
+    """
+    if _direct(a):
+        return _masked_nvfp4_grouped_mm_impl(a, a_sf, a_global, b, b_sf, b_global, counts,
+                                             out_dtype, expected_m, a_sf_layout, b_sf_layout)
+    return _torch_ops.masked_nvfp4_grouped_mm(a, a_sf, a_global, b, b_sf, b_global, counts,
+                                              out_dtype, expected_m, a_sf_layout, b_sf_layout)

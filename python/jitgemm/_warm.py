@@ -103,38 +103,55 @@ def _dense_keys(spec: Spec) -> List[tuple]:
     return keys
 
 
+def _nvfp4_grouped_operands(spec: Spec, groups: int, m: int, n: int, k: int, masked: bool):
+    """Meta tensors of an NVFP4 grouped call: (a, a_sf, a_global, b, b_sf, b_global)."""
+    la = K.sf_layout_of("warm", "a_sf_layout", spec.get("a_sf_layout",
+                                                        "swizzled" if masked else "row"))
+    lb = K.sf_layout_of("warm", "b_sf_layout", spec.get("b_sf_layout", "swizzled"))
+    a = _meta((groups, m, k // 2) if masked else (m, k // 2), torch.uint8)
+    a_sf = _meta((groups if masked else 1,) + K.sf_shape(la, m, k), K.E4M3)
+    b, b_sf = _meta((groups, n, k // 2), torch.uint8), _meta((groups,) + K.sf_shape(lb, n, k),
+                                                               K.E4M3)
+    g = _meta((groups,), K.FP32)
+    return (a, a_sf, g, b, b_sf, g), ("row" if la == C.JG_SF_ROW_MAJOR else "swizzled",
+                                     "row" if lb == C.JG_SF_ROW_MAJOR else "swizzled")
+
+
 def _grouped_keys(spec: Spec) -> List[tuple]:
     op = spec["op"]
     groups, n, k = _need(spec, "groups", "n", "k")
-    fp8 = op.startswith("scaled") or op.startswith("masked_scaled")
-    dt = K.E4M3 if fp8 else _dtype(spec, "dtype", K.BF16)
-    out = _dtype(spec, "out_dtype", K.BF16 if fp8 else dt)
+    masked = op.startswith("masked")
+    nvfp4 = "nvfp4" in op
+    fp8 = "scaled" in op
+    dt = torch.uint8 if nvfp4 else K.E4M3 if fp8 else _dtype(spec, "dtype", K.BF16)
+    a_type = C.JG_NVFP4 if nvfp4 else K.JG_TYPES[dt]
+    out = _dtype(spec, "out_dtype", K.BF16 if (fp8 or nvfp4) else dt)
     i32 = _meta((groups,), torch.int32)
-    keys = []
-    if op.startswith("masked"):
+    if masked:
         (m_max,) = _need(spec, "m_max")
-        a, b = _meta((groups, m_max, k), dt), _meta((groups, n, k), dt)
-        g = K.masked_grouped_mm(op, a, b, i32, out, (dt,), None)
-        if fp8:
-            g = K.grouped_scales(op, g, *_fp8_scales(spec.get("scale", "row"), m_max, n, k,
-                                                     (groups,), (groups,)), masked=True)
-        for e in _ints(spec, "expected_m", [0]):
-            hint = O.m_hint(min(e, m_max)) if e else 0
-            keys.append(O.grouped_key(g, C.JG_GROUPED_MASKED, K.JG_TYPES[dt], K.JG_TYPES[out],
-                                      hint))
-        return keys
-    for m in _ints(spec, "m", [groups * h for h in _buckets()]):
-        a, b = _meta((m, k), dt), _meta((groups, n, k), dt).transpose(1, 2)
-        g = K.grouped_mm(op, a, b, i32, out, (dt,), None)
+        rows, hints = [m_max], [e or None for e in _ints(spec, "expected_m", [0])]
+    else:
+        rows, hints = _ints(spec, "m", [groups * h for h in _buckets()]), [None]
+    keys = []
+    for m in rows:
+        if nvfp4:
+            ops, layouts = _nvfp4_grouped_operands(spec, groups, m, n, k, masked)
+            g = K.nvfp4_grouped(op, masked, *ops, i32, out, *layouts)
+        elif masked:
+            g = K.masked_grouped_mm(op, _meta((groups, m, k), dt), _meta((groups, n, k), dt), i32,
+                                    out, (dt,), None)
+        else:
+            g = K.grouped_mm(op, _meta((m, k), dt), _meta((groups, n, k), dt).transpose(1, 2),
+                             i32, out, (dt,), None)
         if fp8:
             mode = spec.get("scale", "row")
-            sa, sb = _fp8_scales(mode, m, n, k, (), (groups,))
-            if mode == "tensor":  # one per group's A too
+            sa, sb = _fp8_scales(mode, m, n, k, (groups,) if masked else (), (groups,))
+            if mode == "tensor" and not masked:  # one per group's A too
                 sa = _meta((groups,), K.FP32)
-            g = K.grouped_scales(op, g, sa, sb.transpose(1, 2) if sb.dim() == 3 else sb,
-                                 masked=False)
-        keys.append(O.grouped_key(g, C.JG_GROUPED_CONTIGUOUS, K.JG_TYPES[dt], K.JG_TYPES[out],
-                                  O.m_hint(K.cdiv(m, groups))))
+            if not masked and sb.dim() == 3:  # the [G, K/128, N/128] view, as b is
+                sb = sb.transpose(1, 2)
+            g = K.grouped_scales(op, g, sa, sb, masked)
+        keys += [O.grouped_key(g, masked, a_type, e) for e in hints]
     return keys
 
 
@@ -177,7 +194,8 @@ def _warm_quantizer(op: str, problem: C.QuantProblem, fn, dev) -> tuple:
 
 
 _DENSE = ("linear", "mm", "scaled_mm", "nvfp4_mm")
-_GROUPED = ("grouped_mm", "scaled_grouped_mm", "masked_grouped_mm", "masked_scaled_grouped_mm")
+_GROUPED = ("grouped_mm", "scaled_grouped_mm", "masked_grouped_mm", "masked_scaled_grouped_mm",
+            "nvfp4_grouped_mm", "masked_nvfp4_grouped_mm")
 _QUANT = ("quantize_fp8", "quantize_nvfp4")
 
 
@@ -218,6 +236,9 @@ def warm(specs: Union[str, os.PathLike, Spec, Iterable[Spec]],
         - ``masked_grouped_mm``/``masked_scaled_grouped_mm``: ``groups``,
           ``n``, ``k``, ``m_max``, ``expected_m`` (one or a list; default
           none), scale for FP8;
+        - ``nvfp4_grouped_mm``/``masked_nvfp4_grouped_mm``: as their 16-bit
+          forms, with ``a_sf_layout``/``b_sf_layout`` (default "swizzled";
+          contiguous A: "row");
         - ``quantize_fp8``: ``k``, ``dtype``, ``scale``, ``block_rows``;
           ``quantize_nvfp4``: ``k``, ``dtype``, ``sf_layout``.
 

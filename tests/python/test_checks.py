@@ -114,6 +114,22 @@ CASES = [
         f8(4, 8, 256), f8(4, 256, 256), t(4, 8, 2, dtype=fp32), t(4, 2, 3, dtype=fp32),
         t(4, dtype=i32)),
      "match no scale mode"),
+    ("nvfp4 grouped A swizzled", lambda: jitgemm._ops._nvfp4_grouped_impl(
+        "nvfp4_grouped_mm", False, t(40, 128, dtype=torch.uint8), f8(128, 16), t(4, dtype=fp32),
+        t(4, 96, 128, dtype=torch.uint8), f8(4, 128, 16), t(4, dtype=fp32), t(4, dtype=i32),
+        None, None, "swizzled", "swizzled"), "a_sf_layout must be 'row' in the contiguous"),
+    ("nvfp4 grouped globals", lambda: jitgemm.nvfp4_grouped_mm(
+        t(40, 128, dtype=torch.uint8), f8(40, 16), t(1, dtype=fp32),
+        t(4, 96, 128, dtype=torch.uint8), f8(4, 128, 16), t(4, dtype=fp32), t(4, dtype=i32)),
+     r"a_global must hold one FP32 per group \(4\)"),
+    ("nvfp4 grouped b_sf", lambda: jitgemm.nvfp4_grouped_mm(
+        t(40, 128, dtype=torch.uint8), f8(40, 16), t(4, dtype=fp32),
+        t(4, 96, 128, dtype=torch.uint8), f8(128, 16), t(4, dtype=fp32), t(4, dtype=i32)),
+     r"b_sf must be contiguous, 4 x 128 x 16 scales \(128x4 swizzled\)"),
+    ("masked nvfp4 a groups", lambda: jitgemm.masked_nvfp4_grouped_mm(
+        t(3, 8, 128, dtype=torch.uint8), f8(3, 128, 16), t(4, dtype=fp32),
+        t(4, 96, 128, dtype=torch.uint8), f8(4, 128, 16), t(4, dtype=fp32), t(4, dtype=i32)),
+     r"a must be \[4, m_max, 128\] \(K/2 bytes of codes\)"),
     # devices: valid shapes on the CPU
     ("linear on the CPU", lambda: jitgemm.linear(t(4, 64), t(32, 64)),
      "x is on cpu: jitgemm runs on CUDA devices only"),
@@ -126,6 +142,10 @@ CASES = [
     ("nvfp4_mm on the CPU", lambda: jitgemm.nvfp4_mm(
         t(4, 32, dtype=torch.uint8), f8(128, 4), t(1, dtype=fp32),
         t(32, 32, dtype=torch.uint8), f8(128, 4), t(1, dtype=fp32)), "a is on cpu"),
+    ("masked nvfp4 on the CPU", lambda: jitgemm.masked_nvfp4_grouped_mm(
+        t(4, 8, 128, dtype=torch.uint8), f8(4, 128, 16), t(4, dtype=fp32),
+        t(4, 96, 128, dtype=torch.uint8), f8(4, 128, 16), t(4, dtype=fp32), t(4, dtype=i32)),
+     "a is on cpu"),
     ("meta device", lambda: jitgemm.linear(t(4, 64).to("meta"), t(32, 64).to("meta")),
      "x is on meta"),
 ]

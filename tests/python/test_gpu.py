@@ -350,6 +350,47 @@ def test_masked_scaled_grouped_mm(mode):
             check(out[i, :c], a @ b.t(), a.abs() @ b.abs().t(), k, bf16, fp8=True)
 
 
+def quantized_experts(g, n, k, layout="swizzled"):
+    """G experts' weights quantized one by one: (codes [G, N, K/2], scales
+    stacked, globals [G]) and each one's FP64 values."""
+    parts = [jitgemm.quantize_nvfp4(randn(n, k), layout) for _ in range(g)]
+    values = [dequant_nvfp4(*p, layout, k) for p in parts]
+    return (torch.stack([p[0] for p in parts]), torch.stack([p[1] for p in parts]),
+            torch.cat([p[2] for p in parts])), values
+
+
+@pytest.mark.parametrize("b_layout", ["swizzled", "row"])
+def test_nvfp4_grouped_mm(b_layout):
+    g, n, k = 4, 256, 512
+    rows = group_rows(g, 300)
+    codes, sf, ga = jitgemm.quantize_nvfp4(randn(sum(rows), k), "row")
+    b, wv = quantized_experts(g, n, k, b_layout)
+    ends = torch.tensor(rows, device="cuda").cumsum(0).to(torch.int32)
+    poison((sum(rows), n), bf16)
+    out = jitgemm.nvfp4_grouped_mm(codes, sf, ga.repeat(g), *b, ends, b_sf_layout=b_layout)
+    av = dequant_nvfp4(codes, sf, ga, "row", k)
+    start = 0
+    for i, r in enumerate(rows):
+        if r:
+            a = av[start:start + r]
+            check(out[start:start + r], a @ wv[i].t(), a.abs() @ wv[i].abs().t(), k, bf16)
+        start += r
+
+
+def test_masked_nvfp4_grouped_mm():
+    g, m_max, n, k = 4, 128, 256, 512  # m_max a multiple of 128: one quantization of A
+    codes, sf, ga = jitgemm.quantize_nvfp4(randn(g * m_max, k))
+    b, wv = quantized_experts(g, n, k)
+    counts = torch.tensor([0, 5, 128, 77], dtype=torch.int32, device="cuda")
+    out = jitgemm.masked_nvfp4_grouped_mm(codes.view(g, m_max, k // 2), sf, ga.repeat(g), *b,
+                                          counts, expected_m=64)
+    for i, c in enumerate(counts.tolist()):
+        if c:
+            rows = slice(i * m_max, (i + 1) * m_max)
+            a = dequant_nvfp4(codes[rows], sf[rows], ga, "swizzled", k)[:c]
+            check(out[i, :c], a @ wv[i].t(), a.abs() @ wv[i].abs().t(), k, bf16)
+
+
 # ---- CUDA graphs, torch.compile, opcheck -------------------------------------------------------
 
 

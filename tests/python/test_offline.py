@@ -28,6 +28,9 @@ SPECS = [
      "expected_m": [0, 8]},
     {"op": "masked_scaled_grouped_mm", "groups": 4, "n": 384, "k": 512, "m_max": 32,
      "scale": "block"},
+    {"op": "nvfp4_grouped_mm", "groups": 4, "n": 256, "k": 512, "m": 300},
+    {"op": "masked_nvfp4_grouped_mm", "groups": 4, "n": 256, "k": 512, "m_max": 128,
+     "expected_m": 16},
     {"op": "quantize_fp8", "k": 1000, "scale": "tensor"},
     {"op": "quantize_fp8", "k": 1000, "scale": "row", "dtype": "fp16"},
     {"op": "quantize_fp8", "k": 1000, "scale": "block"},
@@ -55,7 +58,7 @@ def cache(tmp_path, monkeypatch):
 def test_every_op_plans_offline(cache):
     records = jitgemm.warm(SPECS, arch="sm_90a")
     ops = [r.op for r in records]
-    assert ops == ["gemm"] * 8 + ["grouped"] * 7 + ["quantize"] * 6
+    assert ops == ["gemm"] * 8 + ["grouped"] * 9 + ["quantize"] * 6
     for r in records:
         assert r.origin in ("compiled", "disk", "memory")
         if r.op != "quantize":
@@ -63,6 +66,7 @@ def test_every_op_plans_offline(cache):
     names = [r.kernel_name for r in records]
     assert "nvfp4" in names[6] and "nvfp4" in names[7], names[6:8]
     assert all("e4m3" in n for n in names[3:6] + names[9:12] + names[14:15]), names
+    assert all("nvfp4" in n for n in names[15:17]), names
     assert any(cache.rglob("*.cubin"))
     # the same plans in a new context: from the disk cache, nothing compiled
     _device._offline.clear()
@@ -169,6 +173,16 @@ def test_grouped_ops_end_to_end(offline_ops):
     refused_offline(lambda: jitgemm.masked_scaled_grouped_mm(
         z(groups, 32, k, dtype=e4m3), qw, torch.ones(groups, 32, 4), torch.ones(groups, 3, 4),
         counts))
+    # NVFP4: contiguous (A's scales row-major), masked (swizzled)
+    u8, sw, row = torch.uint8, C.JG_SF_SWIZZLED_128X4, C.JG_SF_ROW_MAJOR
+    b = (z(groups, n, k // 2, dtype=u8), z(groups, *K.sf_shape(sw, n, k), dtype=e4m3),
+         torch.ones(groups))
+    refused_offline(lambda: jitgemm.nvfp4_grouped_mm(
+        z(300, k // 2, dtype=u8), z(*K.sf_shape(row, 300, k), dtype=e4m3), torch.ones(groups),
+        *b, ends))
+    refused_offline(lambda: jitgemm.masked_nvfp4_grouped_mm(
+        z(groups, 128, k // 2, dtype=u8), z(groups, *K.sf_shape(sw, 128, k), dtype=e4m3),
+        torch.ones(groups), *b, counts))
 
 
 def test_quantizers_end_to_end(offline_ops):

@@ -10,7 +10,8 @@ import jitgemm
 
 bf16, fp16, fp32, e4m3 = torch.bfloat16, torch.float16, torch.float32, torch.float8_e4m3fn
 OPS = ["linear", "mm", "scaled_mm", "quantize_fp8", "quantize_nvfp4", "nvfp4_mm", "grouped_mm",
-       "scaled_grouped_mm", "masked_grouped_mm", "masked_scaled_grouped_mm"]
+       "scaled_grouped_mm", "masked_grouped_mm", "masked_scaled_grouped_mm", "nvfp4_grouped_mm",
+       "masked_nvfp4_grouped_mm"]
 
 
 def test_every_op_is_a_custom_op_with_a_fake_kernel():
