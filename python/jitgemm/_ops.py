@@ -48,6 +48,15 @@ def _one(t: Tensor):
     return (ctypes.c_void_p * 1)(t.data_ptr())
 
 
+def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
+    """Whether a pointer has bits of mask set (the fast test; K.aligned then
+    names the tensor)."""
+    for t in tensors:
+        if t is not None and t.data_ptr() & mask:
+            return True
+    return False
+
+
 def _meta(t: Optional[Tensor]):
     """What the checks read of a tensor (not its address)."""
     return None if t is None else (t.shape, t.stride(), t.dtype, t.device)
@@ -149,7 +158,9 @@ def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
                  out_dtype: Optional[torch.dtype] = None) -> Tensor:
     e = _memo(("linear", out_dtype, _meta(x), _meta(w), _meta(bias)),
               lambda: _linear_call(x, w, bias, out_dtype))
-    K.aligned("linear", x=x, w=w, bias=bias if e.spec.bias == K.BIAS_C else None)
+    c = bias if e.spec.bias == K.BIAS_C else None
+    if _misaligned(15, x, w, c):
+        K.aligned("linear", x=x, w=w, bias=c)
     return _dense("linear", e, x, w, bias)
 
 
@@ -171,7 +182,8 @@ def _mm_call(a, b_t, out_dtype) -> _Call:
 
 def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
     e = _memo(("mm", out_dtype, _meta(a), _meta(b_t)), lambda: _mm_call(a, b_t, out_dtype))
-    K.aligned("mm", a=a, b_t=b_t)
+    if _misaligned(15, a, b_t):
+        K.aligned("mm", a=a, b_t=b_t)
     return _dense("mm", e, a, b_t, None)
 
 
@@ -194,8 +206,10 @@ def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
     e = _memo(("scaled_mm", out_dtype, _meta(a), _meta(b), _meta(scale_a), _meta(scale_b),
                _meta(bias)), lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype))
-    K.aligned("scaled_mm", a=a, b=b, bias=bias if e.spec.bias == K.BIAS_C else None)
-    K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
+    c = bias if e.spec.bias == K.BIAS_C else None
+    if _misaligned(15, a, b, c) or _misaligned(3, scale_a, scale_b):
+        K.aligned("scaled_mm", a=a, b=b, bias=c)
+        K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
     sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
     return _dense("scaled_mm", e, a, b, bias, sa, sb)
 
@@ -371,8 +385,9 @@ def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None,
                _meta(scale_b)),
               lambda: _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a,
                                     scale_b))
-    K.aligned(op, a=a, b=b)
-    K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
+    if _misaligned(15, a, b) or _misaligned(3, rows, scale_a, scale_b):
+        K.aligned(op, a=a, b=b)
+        K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
     g = e.spec
     out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
     if g.m == 0:

@@ -135,6 +135,10 @@ def test_dense_ops_end_to_end(offline_ops):
     refused_offline(lambda: jitgemm.linear(z(m, 256), w, z(m, 512, dtype=fp32), fp32))
     assert len(dev.records) == planned + 1  # the C operand's plan
     refused_offline(lambda: jitgemm.mm(z(7, 256, dtype=fp16), z(512, 256, dtype=fp16)))
+    # pointers are checked at every call, before the launch
+    x = z(4 * 256 + 4)[4:].view(4, 256)  # 8 bytes in
+    with pytest.raises(jitgemm.ArgumentError, match="x's data .* is not 16-byte aligned"):
+        jitgemm.linear(x, w)
     # FP8 in torch._scaled_mm's conventions: b [K, N] column-major, scale_b [1, N]
     a, b_torch = z(5, 512, dtype=e4m3), z(384, 512, dtype=e4m3).t()
     refused_offline(lambda: jitgemm.scaled_mm(a, b_torch.t(), torch.ones(5, 1),
