@@ -250,13 +250,9 @@ class Device:
                 self.leave(pushed)
             if st != C.JG_OK:
                 raise self.error(st, what)
-            after = self.stats()
-            origin = ("compiled" if after.plans_compiled > before.plans_compiled else
-                      "disk" if after.plans_disk > before.plans_disk else "memory")
             info = C.PlanInfo()
-            if handle.value and op != "quantize":
-                C.lib.jg_plan_get_info(handle, ctypes.byref(info))
-            self.records[key] = PlanRecord(op, key, origin, info if op != "quantize" else None)
+            C.lib.jg_plan_get_info(handle, ctypes.byref(info))
+            self.records[key] = PlanRecord(op, key, self._origin(before), info)
             self.plans[key] = handle.value
             return handle.value
 
@@ -292,12 +288,16 @@ class Device:
     def record_quantizer(self, key: tuple, before: C.ContextStats):
         """Records a quantizer's kernel (the library has no quantizer plans: its
         first launch compiles or loads it) from the stats before that launch."""
-        if key in self.records:
-            return
+        if key not in self.records:
+            self.records[key] = PlanRecord("quantize", key, self._origin(before))
+
+    def _origin(self, before: C.ContextStats) -> str:
+        """Where the kernel of the call since `before` came from, by the
+        context's counters (a kernel compiled meanwhile by another thread's
+        call would be counted here too)."""
         after = self.stats()
-        origin = ("compiled" if after.plans_compiled > before.plans_compiled else
-                  "disk" if after.plans_disk > before.plans_disk else "memory")
-        self.records[key] = PlanRecord("quantize", key, origin)
+        return ("compiled" if after.plans_compiled > before.plans_compiled else
+                "disk" if after.plans_disk > before.plans_disk else "memory")
 
     # -- launches --
 
