@@ -286,17 +286,26 @@ def nvfp4_gemm(s: K.Nvfp4Gemm) -> K.Gemm:
     return K.Gemm(s.m, s.n, s.k, s.lda, s.ldb, (s.m, s.n), s.out_dtype, K.BIAS_NONE, 0)
 
 
+def _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout) -> _Call:
+    s = K.nvfp4_mm("nvfp4_mm", a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout)
+    K.on_cuda("nvfp4_mm", a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global)
+    return _dense_call(nvfp4_gemm(s), a, C.JG_NVFP4, C.JG_SCALE_NVFP4, (s.a_layout, s.b_layout))
+
+
 def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
                    b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
                    a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
     op = "nvfp4_mm"
-    s = K.nvfp4_mm(op, a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
-                   b_sf_layout)
-    K.on_cuda(op, a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global)
-    K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
-    K.aligned(op, 4, a_global=a_global, b_global=b_global)
-    e = _dense_call(nvfp4_gemm(s), a, C.JG_NVFP4, C.JG_SCALE_NVFP4, (s.a_layout, s.b_layout))
-    out = torch.empty((s.m, s.n), dtype=s.out_dtype, device=a.device)
+    e = _memo((op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
+               _meta(b), _meta(b_sf), _meta(b_global)),
+              lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global, out_dtype,
+                                     a_sf_layout, b_sf_layout))
+    if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
+        K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
+        K.aligned(op, 4, a_global=a_global, b_global=b_global)
+    out = torch.empty(e.spec.out_shape, dtype=e.spec.out_dtype, device=a.device)
     _gemm(op, e, a, b, out, None, a_global, b_global, a_sf, b_sf)
     return out
 
