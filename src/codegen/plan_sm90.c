@@ -105,7 +105,7 @@ bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
  * above tiles measured faster). JITGEMM_SWAP and JITGEMM_SPLIT replace the
  * table: each restricts its own choice and leaves the other free;
  * JITGEMM_TILE=256 asks for 256-row tiles, JITGEMM_PINGPONG=1 for
- * ping-pong tiles alone. Swap-AB takes no block scales. *cell: the
+ * ping-pong tiles alone. Swap-AB and split-K take no block scales. *cell: the
  * table's cell that chose, or NULL. */
 static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
                                const sm90_table_cell **cell)
@@ -132,14 +132,19 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f |= JG_FAMILY_TALL;
     if (t->force_pingpong)
         f = JG_FAMILY_PINGPONG;
+    /* FP8 block scales: no swap-AB; no split-K (next to the block scales'
+     * registers, split-K's consumers, at 224 registers, spilled) */
     if (p->scale == JG_SCALE_BLOCK)
-        f &= ~swaps;
+        f &= ~(swaps | splits);
     return f ? f : JG_FAMILY_PLAIN;
 }
 /* Dense split-K: each CTA at least this many stages of K, and only where
  * the tiles alone make at most this many waves */
 #define SM90_SPLIT_MIN_STAGES 4
 #define SM90_SPLIT_MAX_WAVES 2
+/* ... and 128-row tiles at most this wide (the split's consumers hold 224
+ * registers: 128x248 spilled) */
+#define SM90_SPLIT_MAX_BLOCK_N 224
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -909,6 +914,7 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
      * them), unless JITGEMM_SPLIT asks for it. */
     if (split > 1 &&
         (dp->cluster > 1 || k_stages < (uint64_t)split * SM90_SPLIT_MIN_STAGES ||
+         (c.block_m == 128 && bn > SM90_SPLIT_MAX_BLOCK_N) ||
          ((!t->force_split || t->force_split == JG_SPLIT_ANY) &&
           tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn) >
               (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES)))

@@ -233,6 +233,10 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     static const int64_t ns[] = {8, 64, 128, 200, 1024, 4096, 7168, 16384};
     jg__target t;
     jg_test_h100_target(&t);
+    /* the plain tiles, which compile for any problem of their kind: the
+     * measured table's families are compiled for their own problems
+     * (check_table, check_families) */
+    t.force_swap = t.force_split = 1;
     jg__log quiet = {0};
     size_t n = 0;
     for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
