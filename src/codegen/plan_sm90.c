@@ -142,9 +142,11 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * the tiles alone make at most this many waves */
 #define SM90_SPLIT_MIN_STAGES 4
 #define SM90_SPLIT_MAX_WAVES 2
-/* ... and 128-row tiles at most this wide (the split's consumers hold 224
- * registers: 128x248 spilled) */
-#define SM90_SPLIT_MAX_BLOCK_N 224
+/* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
+ * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
+ * 192 columns on with clusters of 6, from 216 with 8 (BF16 out) and from
+ * 192 with 8 (FP32 out), 208 with FP32 out and C (the SASS test) */
+#define SM90_SPLIT_MAX_BLOCK_N 176
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -158,15 +160,20 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * nothing (seed case 4, row-wise: 16.1 -> 19.0 us as the spill grew, H100
  * 2026-11-22). So: all of them up to 8, else the largest divisor in
  * [4, 8], else 8 and a remainder (17 = 8 + 8 + 1 compiles clean). */
-static uint32_t fp8_promote_chunk(uint32_t k_stages)
+static uint32_t fp8_promote_chunk(uint32_t k_stages, uint32_t most)
 {
-    if (k_stages <= SM90_FP8_PROMOTE_CHUNK)
+    if (k_stages <= most)
         return k_stages ? k_stages : 1;
-    for (uint32_t d = SM90_FP8_PROMOTE_CHUNK; d >= 4; --d)
+    for (uint32_t d = most; d >= 4; --d)
         if (k_stages % d == 0)
             return d;
-    return SM90_FP8_PROMOTE_CHUNK;
+    return most;
 }
+/* Block scales staged in shared memory (stage_a_scales): chunks of at
+ * most 6 stages. Next to the staged scales' loads, 64x128 tiles spilled
+ * 24 bytes with chunks of 7 (K = 11584: 91 = 7 x 13) and 8 bytes with 8 +
+ * 3, none with 4, 5 or 6 (the SASS test's table cells). */
+#define SM90_FP8_STAGED_PROMOTE_CHUNK 6
 #define SM90_HBM_BYTES_S 3.0e12     /* device-to-device copy, read + write */
 #define SM90_SMS_TO_SATURATE 64     /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6   /* pipeline fill and epilogue per tile */
@@ -526,6 +533,9 @@ static void stage_a_scales(const jg__target *t, const jg__problem_key *p, jg__ge
         return;
     jg__gemm_config staged = *c;
     staged.a_scales_smem = 1;
+    const uint32_t k_stages = (uint32_t)jg__ceil_div(jg__ceil_div((uint64_t)p->k, c->block_k),
+                                                     c->split_k > 1 ? c->split_k : 1);
+    staged.promote_chunk = fp8_promote_chunk(k_stages, SM90_FP8_STAGED_PROMOTE_CHUNK);
     staged.stages = fit_stages(t, p, &staged);
     if (staged.stages >= c->stages)
         *c = staged;
@@ -920,7 +930,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
               (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES)))
         return false;
     if (ab_size == 1) {
-        c.promote_chunk = fp8_promote_chunk((uint32_t)jg__ceil_div(k_stages, split));
+        c.promote_chunk =
+            fp8_promote_chunk((uint32_t)jg__ceil_div(k_stages, split), SM90_FP8_PROMOTE_CHUNK);
         if (p->scale == JG_SCALE_BLOCK)
             c.ffma_reuse =
                 t->force_ffma_reuse ? t->force_ffma_reuse - 1 : SM90_FP8_BLOCK_FFMA_REUSE;
@@ -1051,7 +1062,8 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
     for (int pass = 0; pass < 2 && !found; ++pass)
         for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
             for (size_t f = 0; f < JG_ARRAY_LEN(kinds); ++f)
-                for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max; ++split) {
+                for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max;
+                     split = split < 2 ? split + 1 : 2 * split) {
                     const uint32_t sw = kinds[f].swap;
                     if (!(families & kinds[f].family) ||
                         (t->force_split > 1 && t->force_split < JG_SPLIT_ANY &&

@@ -1,5 +1,5 @@
 /* The sm_90a planner's measured table (plan_sm90.c), written by
- * bench/sweep-families.py table from bench/results/sweep-h200-20261127
+ * bench/sweep-families.py table from bench/results/2026-11-27-h200-family-sweep
  * (NVIDIA H200): per cell, the dense family that was fastest by more than 3%
  * over the plain tiles (else the plain tiles), and its speed-up. */
 static const uint32_t sm90_table_m_edges[] = {16, 32, 64, 128, 256, 512, 1024, 2048};

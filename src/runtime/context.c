@@ -117,7 +117,7 @@ static void read_forced_ffma_reuse(jg_context *ctx)
 }
 
 /* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
- * JITGEMM_SPLIT=S|any (dense split-K over clusters of S CTAs only, 1 none,
+ * JITGEMM_SPLIT=S|any (dense split-K over clusters of S = 2, 4 or 8 CTAs only, 1 none,
  * any: some S from 2, where it applies) and JITGEMM_PINGPONG=1 (dense
  * ping-pong tiles only): instead of the planner's measured table, for
  * experiments and the sweep that measures the table. */
