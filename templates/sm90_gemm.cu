@@ -1095,7 +1095,15 @@ struct jg_kscales {
 /* Where this CTA's stage kt is in the block scales (rows of JG_K_TILES_ALL):
  * split-K's last CTA runs stages past K, whose loads are zeros; they take
  * the last block's scales. */
-JG_DEV int jg_kblock(const jg_tile &tl, int kt) { return min(tl.k0 + kt, JG_K_TILES_ALL - 1); }
+JG_DEV int jg_kblock(const jg_tile &tl, int kt)
+{
+#if JG_SPLIT_K > 1
+    return min(tl.k0 + kt, JG_K_TILES_ALL - 1);
+#else
+    (void)tl;
+    return kt;
+#endif
+}
 
 JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &ks)
 {

@@ -1,5 +1,5 @@
 /* The kernel keys of a shape-spec line as the LLVM backend's catalog plans
- * them (src/llvm/gen_variants.c, and the test that checks the catalog). */
+ * them (tools/jitgemm-variants.c, and the test that checks the catalog). */
 #ifndef JG_TOOLS_SPEC_KEYS_H
 #define JG_TOOLS_SPEC_KEYS_H
 

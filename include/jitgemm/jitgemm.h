@@ -664,6 +664,177 @@ JG_API jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out);
  * plans that use none. */
 JG_API jg_status jg_plan_workspace_bytes(const jg_plan *plan, size_t *out);
 
+/* ---- which kernel, without building it (0.7) ------------------------------ */
+
+/* A kernel as the disk cache and the logs know it. */
+typedef struct jg_kernel_id {
+    char name[128];       /* as jg_plan_info.kernel_name */
+    uint64_t key_hash[2]; /* as jg_plan_info.key_hash: the kernel's disk cache key */
+} jg_kernel_id;
+
+/* The kernel jg_gemm_plan would use for problem, without compiling, loading
+ * or caching anything: the problem is validated (the statuses and messages
+ * of jg_gemm_plan) and the planner chooses, as jg_gemm_plan does, so that a
+ * tool can count the distinct kernels of many problems, or look for them in
+ * the disk cache (jg_context_cache_entry), before building any. The name
+ * and key depend on the context's arch, SM count and JITGEMM_* settings, as
+ * the plan's do. With JITGEMM_TUNE a GPU context may time the planner's
+ * candidates here (once per problem and cache), as jg_gemm_plan would.
+ * Returns JG_ERR_NULL_POINTER, the validation statuses, or
+ * JG_ERR_UNSUPPORTED_ARCH; *out is zeroed on failure. */
+JG_API jg_status jg_gemm_kernel_id(jg_context *ctx, const jg_gemm_problem *problem,
+                                   jg_kernel_id *out);
+
+/* As jg_gemm_kernel_id, for jg_grouped_plan. */
+JG_API jg_status jg_grouped_kernel_id(jg_context *ctx, const jg_grouped_problem *problem,
+                                      jg_kernel_id *out);
+
+/* ---- the disk cache (0.7) --------------------------------------------------
+ *
+ * For tools and serving runtimes that look after the cache a context uses:
+ * where it is, what it holds, whether each entry is whole, and pruning it.
+ * cache/README.md describes the directory and the entry format. A cache is
+ * filled by planning: jg_gemm_plan and jg_grouped_plan store each kernel
+ * they compile (in an offline context too, which needs no GPU), so the way
+ * to compile into a cache ahead of time is to plan in a context with
+ * JG_CACHE_READWRITE (jitgemm-warm does).
+ *
+ * The functions that take `dir` resolve it as jg_options.cache_dir is
+ * resolved (NULL or "": $JITGEMM_CACHE_DIR, else $XDG_CACHE_HOME/jitgemm,
+ * else ~/.cache/jitgemm), need no context, GPU or driver, and refuse a
+ * directory that a context would refuse (not a directory, owned by another
+ * user, writable by group or others) with JG_ERR_CACHE. They read and remove
+ * only files the library writes: <dir>/<arch>/<key>.cubin, <key>.lock and
+ * <key>.cubin.tmp.XXXXXX in directories named sm_*; a directory given by
+ * mistake loses nothing else. They may run while other threads and
+ * processes use the cache. Failures are described by
+ * jg_context_last_error(NULL) (by jg_context_last_error(ctx) for the two
+ * that take a context). */
+
+/* The entry format version this library writes and reads. */
+#define JG_CACHE_FORMAT 1
+
+/* Writes the directory that dir resolves to into out (len bytes, the
+ * terminating NUL included). Returns JG_OK when the library would use it,
+ * or when nothing is there yet (a read-write context creates it);
+ * JG_ERR_CACHE when none resolves (the variables unset, a path of 4096
+ * bytes or more) or the directory is refused (out then holds it, when one
+ * resolved; "" otherwise); JG_ERR_NULL_POINTER for out NULL; JG_ERR_INVALID
+ * when len cannot hold the path (out is then ""). */
+JG_API jg_status jg_cache_dir(const char *dir, char *out, size_t len);
+
+/* The disk cache ctx uses: *dir its directory, valid as long as ctx ("" when
+ * the context has none), *mode JG_CACHE_READWRITE, JG_CACHE_READ, or
+ * JG_CACHE_OFF when the context is memory-only (turned off, or the directory
+ * refused: the context's log said why). Either output may be NULL.
+ * Returns JG_ERR_NULL_POINTER for ctx NULL. */
+JG_API jg_status jg_context_get_cache_dir(const jg_context *ctx, const char **dir,
+                                          jg_cache_mode *mode);
+
+typedef enum jg_cache_state {
+    JG_CACHE_ENTRY_OK = 0,           /* passes every check made */
+    JG_CACHE_ENTRY_MISSING = 1,      /* no such entry (jg_context_cache_entry) */
+    JG_CACHE_ENTRY_DAMAGED = 2,      /* fails a check: a load would recompile and replace it */
+    JG_CACHE_ENTRY_OTHER_FORMAT = 3, /* another format version (an older or newer library's):
+                                        this one does not read it */
+} jg_cache_state;
+
+/* One entry. Times are Unix seconds. */
+typedef struct jg_cache_entry {
+    jg_cache_state state;
+    const char *problem;   /* the check that failed ("payload checksum mismatch", "other
+                              format version", ...; static text), "" when none did */
+    char arch[16];         /* the directory it lies in: "sm_90a" */
+    char kernel_name[128]; /* from its header, as jg_plan_info.kernel_name; "" unless OK */
+    uint64_t key_hash[2];  /* from its file name, as jg_plan_info.key_hash */
+    uint64_t bytes;        /* the file's size: header and cubin */
+    int64_t created_unix;  /* written then (its header; unless OK, the file's modification
+                              time) */
+    int64_t used_unix;     /* the file's access time: when it was written, and then when a
+                              process loaded it, as often as the file system records reads
+                              (relatime, Linux's default: about once a day; noatime: never).
+                              The library's own checks here do not count as reads. */
+    uint32_t format;       /* its format version as read (0: too short to tell) */
+} jg_cache_entry;
+
+/* Called once per entry; returns 0 to go on, anything else to stop. path
+ * (the entry's file) is valid during the call only. */
+typedef int (*jg_cache_entry_fn)(void *user, const char *path, const jg_cache_entry *entry);
+
+enum {
+    /* Also read every entry's cubin and check its checksum, as a load does
+     * (without it: the header's checks and the file's size). */
+    JG_CACHE_VERIFY = 1u << 0,
+};
+
+/* Calls fn for every entry of the cache in dir (every arch), in the order
+ * of their arch and then file name. flags: JG_CACHE_VERIFY or 0. Returns
+ * JG_OK (also for a directory not there yet, which holds nothing),
+ * JG_ERR_NULL_POINTER for fn NULL, JG_ERR_INVALID for unknown flags,
+ * JG_ERR_CACHE for a directory refused or unreadable, JG_ERR_NO_MEMORY. */
+JG_API jg_status jg_cache_list(const char *dir, uint32_t flags, jg_cache_entry_fn fn,
+                               void *user);
+
+/* The entry of one kernel (key_hash as jg_plan_info or jg_kernel_id give
+ * it) in ctx's disk cache, checked as a load checks it (header, sizes, both
+ * checksums): *out's state says whether it is there and whole. Returns
+ * JG_ERR_NULL_POINTER, or JG_ERR_CACHE when ctx has no disk cache
+ * (JG_CACHE_OFF, or its directory was refused). */
+JG_API jg_status jg_context_cache_entry(jg_context *ctx, const uint64_t key_hash[2],
+                                        jg_cache_entry *out);
+
+/* What jg_cache_prune removes beyond what is always removed: damaged
+ * entries (with JG_CACHE_VERIFY, those whose cubin fails its checksum too),
+ * entries of an older format version (a newer library's are kept), temp
+ * files of writers killed mid-write (older than a minute: younger ones may
+ * be writes in progress) and lock files without an entry that no process
+ * holds. A zeroed struct removes only those. */
+typedef struct jg_cache_prune_options {
+    uint32_t flags;     /* JG_CACHE_VERIFY or 0 */
+    int64_t max_age_s;  /* > 0: also every entry not used (jg_cache_entry.used_unix) for
+                           longer than this many seconds; 0: none by age */
+    uint64_t max_bytes; /* > 0: then also the least recently used entries (used_unix,
+                           then created_unix, then name), until the whole entries of
+                           this format left take at most this many bytes; 0: no limit */
+} jg_cache_prune_options;
+
+typedef enum jg_cache_outcome {
+    JG_CACHE_REMOVED = 0, /* the file is gone */
+    JG_CACHE_BUSY = 1,    /* a lock file held by a compile in progress: kept */
+    JG_CACHE_FAILED = 2,  /* could not be removed: error says why */
+} jg_cache_outcome;
+
+/* One file jg_cache_prune meant to remove. Pointers are valid during the
+ * callback only. */
+typedef struct jg_cache_removal {
+    const char *path;             /* the file */
+    const char *arch;             /* the directory it lies in */
+    const char *name;             /* its name there */
+    const char *reason;           /* why it was to go (static text): "damaged entry", "older
+                                     format version", "not used within the age limit" (max_age_s),
+                                     "least recently used, over the size limit" (max_bytes),
+                                     "temp file left by an interrupted write", "lock file
+                                     without an entry" */
+    const jg_cache_entry *entry;  /* for entries (.cubin): what was found; else NULL */
+    uint64_t bytes;               /* its size */
+    jg_cache_outcome outcome;
+    int error;                    /* JG_CACHE_FAILED: the errno of the removal; else 0 */
+} jg_cache_removal;
+
+typedef void (*jg_cache_removal_fn)(void *user, const jg_cache_removal *removal);
+
+/* Removes from the cache in dir (every arch) what opt asks (NULL: a zeroed
+ * struct), calling fn (may be NULL) for each file it meant to remove:
+ * entries first (damaged, older format, by age, then by size), then lock
+ * files, then temp files. An entry in use by a process is unaffected (it
+ * has the file open, or loaded its cubin); a process that later needs a
+ * removed kernel compiles it again. Returns JG_OK when every file meant to
+ * go is gone (or busy), JG_ERR_CACHE when one could not be removed (the last
+ * error names the first) or the directory is refused or unreadable,
+ * JG_ERR_INVALID for unknown flags or max_age_s < 0, JG_ERR_NO_MEMORY. */
+JG_API jg_status jg_cache_prune(const char *dir, const jg_cache_prune_options *opt,
+                                jg_cache_removal_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,12 +1,13 @@
 /* Cache keys: fixed-layout bytes, zeroed then filled, hashed with XXH3-128
  * together with everything else that decides the cubin. Keys hold no
  * pointers and no paths, so a cache built on one machine serves another. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 /* Everything a dense problem and a grouped one share, with packed leading
  * dimensions filled in; the rows are the caller's. */
@@ -130,19 +131,6 @@ void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out)
     quant_key(p, JG_KIND_QUANT_NVFP4, JG_NVFP4, out);
     out->scale = JG_SCALE_NVFP4;
     out->a_sf_layout = (uint32_t)p->sf_layout;
-}
-
-void jg__backend_id(jg_backend backend, char *out, size_t len)
-{
-    int major = 0, minor = 0;
-    if (backend == JG_BACKEND_LLVM) {
-        jg__hash128 catalog = jg__llvm_catalog_hash();
-        snprintf(out, len, "llvm %s|catalog %016llx%016llx", jg__llvm_options(),
-                 (unsigned long long)catalog.hi, (unsigned long long)catalog.lo);
-        return;
-    }
-    jg__nvrtc_version(&major, &minor);
-    snprintf(out, len, "nvrtc %d.%d|%s", major, minor, jg__nvrtc_options());
 }
 
 jg__salt jg__salt_make(const char *arch, const char *backend_id)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 /* Hopper facts and rates the choices rest on (H100 SXM, measured or datasheet). */
 #define SM90_PEAK_FLOPS 800e12 /* dense BF16 reached by good kernels, all SMs (FP8: 2x) */
@@ -83,12 +83,29 @@ static const sm90_table_cell *table_cell(const jg__problem_key *p)
     return NULL;
 }
 
+bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
+{
+    if (i >= JG_ARRAY_LEN(sm90_table) || sm90_table[i].dclass > 2)
+        return false;
+    const sm90_table_cell *c = &sm90_table[i];
+    *out = (jg__table_cell_info){c->dclass,
+                                 c->m,
+                                 c->n,
+                                 c->k,
+                                 c->families,
+                                 sm90_table_m_edges,
+                                 sm90_table_nk_edges,
+                                 JG_ARRAY_LEN(sm90_table_m_edges),
+                                 JG_ARRAY_LEN(sm90_table_nk_edges)};
+    return true;
+}
+
 /* The families a dense problem's plan comes from: the table cell's, else
  * the plain tiles (the analytic model alone rated swap-AB and split-K
  * above tiles measured faster). JITGEMM_SWAP and JITGEMM_SPLIT replace the
  * table: each restricts its own choice and leaves the other free;
  * JITGEMM_TILE=256 asks for 256-row tiles, JITGEMM_PINGPONG=1 for
- * ping-pong tiles alone. Swap-AB takes no block scales. *cell: the
+ * ping-pong tiles alone. Swap-AB and split-K take no block scales. *cell: the
  * table's cell that chose, or NULL. */
 static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
                                const sm90_table_cell **cell)
@@ -115,14 +132,21 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f |= JG_FAMILY_TALL;
     if (t->force_pingpong)
         f = JG_FAMILY_PINGPONG;
+    /* FP8 block scales: no swap-AB; no split-K (next to the block scales'
+     * registers, split-K's consumers, at 224 registers, spilled) */
     if (p->scale == JG_SCALE_BLOCK)
-        f &= ~swaps;
+        f &= ~(swaps | splits);
     return f ? f : JG_FAMILY_PLAIN;
 }
 /* Dense split-K: each CTA at least this many stages of K, and only where
  * the tiles alone make at most this many waves */
 #define SM90_SPLIT_MIN_STAGES 4
 #define SM90_SPLIT_MAX_WAVES 2
+/* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
+ * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
+ * 192 columns on with clusters of 6, from 216 with 8 (BF16 out) and from
+ * 192 with 8 (FP32 out), 208 with FP32 out and C (the SASS test) */
+#define SM90_SPLIT_MAX_BLOCK_N 176
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -136,15 +160,20 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * nothing (seed case 4, row-wise: 16.1 -> 19.0 us as the spill grew, H100
  * 2026-11-22). So: all of them up to 8, else the largest divisor in
  * [4, 8], else 8 and a remainder (17 = 8 + 8 + 1 compiles clean). */
-static uint32_t fp8_promote_chunk(uint32_t k_stages)
+static uint32_t fp8_promote_chunk(uint32_t k_stages, uint32_t most)
 {
-    if (k_stages <= SM90_FP8_PROMOTE_CHUNK)
+    if (k_stages <= most)
         return k_stages ? k_stages : 1;
-    for (uint32_t d = SM90_FP8_PROMOTE_CHUNK; d >= 4; --d)
+    for (uint32_t d = most; d >= 4; --d)
         if (k_stages % d == 0)
             return d;
-    return SM90_FP8_PROMOTE_CHUNK;
+    return most;
 }
+/* Block scales staged in shared memory (stage_a_scales): chunks of at
+ * most 6 stages. Next to the staged scales' loads, 64x128 tiles spilled
+ * 24 bytes with chunks of 7 (K = 11584: 91 = 7 x 13) and 8 bytes with 8 +
+ * 3, none with 4, 5 or 6 (the SASS test's table cells). */
+#define SM90_FP8_STAGED_PROMOTE_CHUNK 6
 #define SM90_HBM_BYTES_S 3.0e12     /* device-to-device copy, read + write */
 #define SM90_SMS_TO_SATURATE 64     /* SMs streaming at once that fill HBM bandwidth */
 #define SM90_TILE_OVERHEAD_S 1e-6   /* pipeline fill and epilogue per tile */
@@ -504,6 +533,9 @@ static void stage_a_scales(const jg__target *t, const jg__problem_key *p, jg__ge
         return;
     jg__gemm_config staged = *c;
     staged.a_scales_smem = 1;
+    const uint32_t k_stages = (uint32_t)jg__ceil_div(jg__ceil_div((uint64_t)p->k, c->block_k),
+                                                     c->split_k > 1 ? c->split_k : 1);
+    staged.promote_chunk = fp8_promote_chunk(k_stages, SM90_FP8_STAGED_PROMOTE_CHUNK);
     staged.stages = fit_stages(t, p, &staged);
     if (staged.stages >= c->stages)
         *c = staged;
@@ -892,12 +924,14 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
      * them), unless JITGEMM_SPLIT asks for it. */
     if (split > 1 &&
         (dp->cluster > 1 || k_stages < (uint64_t)split * SM90_SPLIT_MIN_STAGES ||
+         (c.block_m == 128 && bn > SM90_SPLIT_MAX_BLOCK_N) ||
          ((!t->force_split || t->force_split == JG_SPLIT_ANY) &&
           tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn) >
               (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES)))
         return false;
     if (ab_size == 1) {
-        c.promote_chunk = fp8_promote_chunk((uint32_t)jg__ceil_div(k_stages, split));
+        c.promote_chunk =
+            fp8_promote_chunk((uint32_t)jg__ceil_div(k_stages, split), SM90_FP8_PROMOTE_CHUNK);
         if (p->scale == JG_SCALE_BLOCK)
             c.ffma_reuse =
                 t->force_ffma_reuse ? t->force_ffma_reuse - 1 : SM90_FP8_BLOCK_FFMA_REUSE;
@@ -1028,7 +1062,8 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
     for (int pass = 0; pass < 2 && !found; ++pass)
         for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
             for (size_t f = 0; f < JG_ARRAY_LEN(kinds); ++f)
-                for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max; ++split) {
+                for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max;
+                     split = split < 2 ? split + 1 : 2 * split) {
                     const uint32_t sw = kinds[f].swap;
                     if (!(families & kinds[f].family) ||
                         (t->force_split > 1 && t->force_split < JG_SPLIT_ANY &&

@@ -5,6 +5,7 @@
  * (module.c). No C++ front end runs and NVRTC is not needed. Every LLVM
  * object lives in a context of its own per compile, so compiles run in
  * parallel. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef JG_LLVM_CATALOG_H
 #define JG_LLVM_CATALOG_H
 
-#include "jg_internal.h"
+#include "llvm/llvm.h"
 
 typedef struct jg__llvm_variant {
     jg__hash128 prelude; /* XXH3-128 of the variant's prelude */

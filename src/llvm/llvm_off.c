@@ -1,7 +1,7 @@
 /* The LLVM backend in a build without LLVM (meson -Dllvm=disabled, or auto
  * without llvm-19-dev): nothing is served, every kernel goes to NVRTC, and a
  * context that asks for the backend is refused (context.c). */
-#include "jg_internal.h"
+#include "llvm/llvm.h"
 
 bool jg__llvm_built(void) { return false; }
 

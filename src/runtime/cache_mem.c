@@ -2,14 +2,14 @@
  * take a read lock; a miss is "claimed" so that threads missing on one key
  * build it once while the others wait for the result. Entries carry a count
  * of holders and a use stamp: the least recently used entry that nothing
- * holds is the one evicted (jg__cache_trim, below, keeps a context within
- * its jg_options.max_kernels). */
+ * holds is the one evicted (jg__cache_trim, in cache_bound.c, keeps a
+ * context within its jg_options.max_kernels). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 enum { ENTRY_BUILDING, ENTRY_READY };
 
@@ -274,49 +274,4 @@ size_t jg__table_held(jg__table *t)
             n += e->state == ENTRY_READY && __atomic_load_n(&e->holds, __ATOMIC_RELAXED);
     pthread_rwlock_unlock(&t->lock);
     return n;
-}
-
-/* ---- the bound ------------------------------------------------------------ */
-
-static size_t plan_count(const jg_context *ctx)
-{
-    return jg__table_count(&ctx->plans) + jg__table_count(&ctx->grouped_plans);
-}
-
-/* Frees the least recently used plan nothing holds, of either table (their
- * stamps come from one clock); false when there is none. */
-static bool evict_plan(jg_context *ctx)
-{
-    jg__table *t = jg__table_lru_stamp(&ctx->grouped_plans) < jg__table_lru_stamp(&ctx->plans)
-                       ? &ctx->grouped_plans
-                       : &ctx->plans;
-    jg_plan *plan = jg__table_evict(t);
-    if (!plan)
-        return false;
-    jg__plan_free(plan); /* lets go of its kernel */
-    ctx->cache.plan_evictions++;
-    return true;
-}
-
-void jg__cache_trim(jg_context *ctx)
-{
-    const size_t most = ctx->max_kernels;
-    if (!most || (plan_count(ctx) <= most && jg__table_count(&ctx->kernels) <= most &&
-                  !__atomic_load_n(&ctx->cache.modules_waiting, __ATOMIC_RELAXED)))
-        return;
-    pthread_mutex_lock(&ctx->trim_lock);
-    /* Plans first: a freed plan may leave its kernel unheld. */
-    while (plan_count(ctx) > most && evict_plan(ctx))
-        ;
-    while (jg__table_count(&ctx->kernels) > most) {
-        jg__kernel *k = jg__table_evict(&ctx->kernels);
-        if (!k)
-            break;
-        ctx->cache.kernel_evictions++;
-        k->next = ctx->retired;
-        ctx->retired = k;
-        __atomic_add_fetch(&ctx->cache.modules_waiting, 1, __ATOMIC_RELAXED);
-    }
-    jg__kernels_retire(ctx, false);
-    pthread_mutex_unlock(&ctx->trim_lock);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* Targets with kernel tables. Offline contexts may name any of these. */
 static const struct {
@@ -62,6 +62,19 @@ static jg_backend backend_from_env(const jg__log *log)
     jg__logf(log, JG_LOG_WARN, JG_LOGC_COMPILE, "JITGEMM_BACKEND=%s ignored: %s", env,
              strcmp(env, "llvm") ? "nvrtc or llvm" : "libjitgemm was built without LLVM");
     return JG_BACKEND_NVRTC;
+}
+
+void jg__backend_id(jg_backend backend, char *out, size_t len)
+{
+    int major = 0, minor = 0;
+    if (backend == JG_BACKEND_LLVM) {
+        jg__hash128 catalog = jg__llvm_catalog_hash();
+        snprintf(out, len, "llvm %s|catalog %016llx%016llx", jg__llvm_options(),
+                 (unsigned long long)catalog.hi, (unsigned long long)catalog.lo);
+        return;
+    }
+    jg__nvrtc_version(&major, &minor);
+    snprintf(out, len, "nvrtc %d.%d|%s", major, minor, jg__nvrtc_options());
 }
 
 static void setup_dump(jg_context *ctx)
@@ -132,7 +145,7 @@ static void read_forced_ffma_reuse(jg_context *ctx)
 }
 
 /* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
- * JITGEMM_SPLIT=S|any (dense split-K over clusters of S CTAs only, 1 none,
+ * JITGEMM_SPLIT=S|any (dense split-K over clusters of S = 2, 4 or 8 CTAs only, 1 none,
  * any: some S from 2, where it applies) and JITGEMM_PINGPONG=1 (dense
  * ping-pong tiles only): instead of the planner's measured table, for
  * experiments and the sweep that measures the table. */

@@ -1,7 +1,7 @@
 /* Grouped GEMM entry points (list layout): plan and run. */
 #include <stdio.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg_plan **out)
 {
@@ -17,14 +17,10 @@ jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg
     return jg__plan_get(ctx, &pk, out);
 }
 
-jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
+jg_status jg_grouped_kernel_id(jg_context *ctx, const jg_grouped_problem *problem,
+                               jg_kernel_id *out)
 {
-    jg_status st = jg__validate_grouped(ctx, p);
-    if (st != JG_OK)
-        return st;
-    jg__problem_key pk;
-    jg__grouped_key_make(p, &pk);
-    return jg__plan_key(ctx, &pk, out);
+    return jg__kernel_id(ctx, problem, true, out);
 }
 
 /* One pointer array: present, and each used pointer non-NULL and `align`-byte

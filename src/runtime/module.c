@@ -1,7 +1,7 @@
 /* Kernels: found in memory, else on disk, else generated and compiled; then
  * loaded into the context's CUDA context. One build per key per process
  * (the memory table's claim), one compile per key across processes (the
- * disk cache's per-key lock). Evicted kernels (jg__cache_trim) are unloaded
+ * disk cache's per-key lock). Evicted kernels (cache_bound.c) are unloaded
  * once their one-shot launches have finished: the driver's documentation
  * of cuModuleUnload makes later use of the module undefined and does not
  * say that it waits for launches in flight, so the library records an
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 static double now_ms(void)
 {
@@ -290,8 +290,7 @@ jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **
             return st;
         }
         k->entry = e;
-        jg__table_publish(&ctx->kernels, e, k);
-        jg__cache_trim(ctx);
+        jg__table_publish(&ctx->kernels, e, k); /* the caller trims (cache_bound.c) */
     }
     *out = k;
     return JG_OK;
@@ -353,22 +352,6 @@ bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream)
         m->stream = id;
     pthread_mutex_unlock(&k->marks_lock);
     return ok;
-}
-
-void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *kept,
-                      jg_stream stream, jg_status st)
-{
-    const bool launched = st == JG_OK || st == JG_ERR_CUDA;
-    if (launched && !jg__kernel_track(ctx, k, stream) &&
-        !__atomic_exchange_n(kept, true, __ATOMIC_RELAXED)) {
-        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_CACHE,
-                 "%s: a launch the library cannot follow (a capturing stream, or launches in "
-                 "flight on more streams than it marks): kept until the context is destroyed",
-                 k->name);
-        return; /* this call's hold stays */
-    }
-    jg__table_release(e);
-    jg__cache_trim(ctx); /* what others held while this call built may go now */
 }
 
 /* Whether every one-shot launch followed on k has finished. An event that

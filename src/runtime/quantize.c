@@ -2,7 +2,7 @@
  * through the JIT pipeline (kind JG_KIND_QUANT keys), and its launches. */
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 #define QUANT_THREADS 256u /* JG_Q_THREADS of sm90_quant_common.cuh */
 
@@ -85,6 +85,7 @@ jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_q
         return st;
     if (ctx->offline) {
         jg__kernel_release(*k);
+        jg__cache_trim(ctx);
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
     }

@@ -3,7 +3,7 @@
  * kernel through the JIT pipeline (JG_KIND_QUANT_NVFP4 keys), its launches. */
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* Rows and scales per row of a layout's array, padding included; false for
  * arguments outside the formulas' domain. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 enum {
     TUNE_CANDIDATES = 4,
@@ -224,6 +224,7 @@ jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *
     const int best = time_candidates(ctx, pk, cands, n);
     CUcontext popped;
     cu->cuCtxPopCurrent(&popped);
+    jg__cache_trim(ctx); /* the candidates' kernels, held no more */
     if (best < 0) {
         jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
                  "tune m=%lld n=%lld k=%lld: could not time the candidates; the planner decides",

@@ -2,7 +2,8 @@
  * but never loaded): jg_options.max_kernels and JITGEMM_MAX_KERNELS, the
  * options struct of older headers, pinned plans (jg_gemm_plan) against
  * one-shot calls (jg_gemm), least-recently-used eviction of plans and of
- * kernels, jg_plan_release, and eviction while other threads plan. */
+ * kernels (quantization kernels too), jg_plan_release, and eviction while
+ * other threads plan. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -246,6 +247,35 @@ static void test_kernels(void)
     jg_context_destroy(ctx);
 }
 
+/* Quantization kernels count too: offline each call compiles its kernel
+ * and is then refused (JG_ERR_OFFLINE), leaving the cache within its bound. */
+static void test_quantize(void)
+{
+    jg_context *ctx = NULL;
+    CHECK(make_context(JG_CONTEXT_MAX_KERNELS, 1, NULL, &ctx) == JG_OK, "context");
+    if (!ctx)
+        return;
+    for (int64_t cols = 128; cols <= 384; cols += 128) {
+        jg_quant_problem q;
+        jg_quant_args a;
+        memset(&q, 0, sizeof q);
+        memset(&a, 0, sizeof a);
+        q.src_type = JG_BF16;
+        q.scale = JG_SCALE_TENSOR;
+        q.rows = 64;
+        q.cols = cols;
+        a.src = a.dst = (void *)(uintptr_t)0x10000;
+        a.scale = (float *)(uintptr_t)0x10000;
+        CHECK(jg_quantize_e4m3(ctx, &q, &a, NULL) == JG_ERR_OFFLINE, "quantize %lld: %s",
+              (long long)cols, jg_context_last_error(ctx));
+        jg_cache_stats s = cache_of(ctx);
+        CHECK(s.kernels == 1 && s.kernel_evictions == (uint64_t)(cols / 128 - 1),
+              "after quantizing %lld columns: kernels %llu (evicted %llu)", (long long)cols,
+              (unsigned long long)s.kernels, (unsigned long long)s.kernel_evictions);
+    }
+    jg_context_destroy(ctx);
+}
+
 /* With no bound nothing is evicted. */
 static void test_unlimited(void)
 {
@@ -335,6 +365,7 @@ int main(void)
     test_options();
     test_plans();
     test_kernels();
+    test_quantize();
     test_unlimited();
     test_threads();
     return jg_test_result("test_cache_limit");

@@ -348,18 +348,27 @@ static void test_leading_dims(void)
     CHECK(!memcmp(&pk_packed, &pk_padded, sizeof pk_packed), "ldc without C splits problem keys");
 }
 
-/* The salt holds the arch and the compile options; so does every hash. */
+/* The salt holds the arch and the backend's id (what compiles the kernels:
+ * NVRTC's version and options, or LLVM's); so does every hash. */
 static void test_salt(void)
 {
     const char *opts = jg__nvrtc_options();
-    char more_opts[512];
-    snprintf(more_opts, sizeof more_opts, "%s -lineinfo", opts);
-    jg__salt base = jg__salt_make("sm_90a", opts);
-    jg__salt arch = jg__salt_make("sm_90", opts);
+    char id[256], more_opts[512], major_id[256], minor_id[256];
+    snprintf(id, sizeof id, "nvrtc 13.0|%s", opts);
+    snprintf(more_opts, sizeof more_opts, "nvrtc 13.0|%s -lineinfo", opts);
+    snprintf(major_id, sizeof major_id, "nvrtc 12.0|%s", opts);
+    snprintf(minor_id, sizeof minor_id, "nvrtc 13.1|%s", opts);
+    jg__salt base = jg__salt_make("sm_90a", id);
+    jg__salt arch = jg__salt_make("sm_90", id);
     jg__salt options = jg__salt_make("sm_90a", more_opts);
+    jg__salt major = jg__salt_make("sm_90a", major_id);
+    jg__salt minor = jg__salt_make("sm_90a", minor_id);
     CHECK(!hash_eq(base.h, arch.h), "salt ignores the arch");
     CHECK(!hash_eq(base.h, options.h), "salt ignores the compile options");
     CHECK(!hash_eq(arch.h, options.h), "arch and option salts collide");
+    CHECK(!hash_eq(base.h, major.h), "salt ignores NVRTC's major version");
+    CHECK(!hash_eq(base.h, minor.h), "salt ignores NVRTC's minor version");
+    CHECK(!hash_eq(major.h, minor.h), "NVRTC version salts collide");
 
     jg__problem_key pk;
     jg__gemm_key gk;
@@ -370,13 +379,37 @@ static void test_salt(void)
     CHECK(!hash_eq(jg__key_hash(&base, &gk, sizeof gk), jg__key_hash(&options, &gk, sizeof gk)),
           "key hash ignores the compile options");
 
-    /* The backend: NVRTC's options in one, LLVM's in the other. */
-    char nvrtc[256], llvm[256];
+    /* The backends' ids: NVRTC's names the loaded NVRTC's version and its
+     * options, LLVM's differs. */
+    char nvrtc[256], llvm[256], version[32];
+    int nv_major, nv_minor;
+    jg__nvrtc_version(&nv_major, &nv_minor);
+    snprintf(version, sizeof version, "nvrtc %d.%d|", nv_major, nv_minor);
     jg__backend_id(JG_BACKEND_NVRTC, nvrtc, sizeof nvrtc);
     jg__backend_id(JG_BACKEND_LLVM, llvm, sizeof llvm);
-    CHECK(strstr(nvrtc, opts) && strcmp(nvrtc, llvm), "backend ids: '%s', '%s'", nvrtc, llvm);
+    CHECK(!strncmp(nvrtc, version, strlen(version)) && strstr(nvrtc, opts),
+          "NVRTC's id '%s' lacks '%s' or the options", nvrtc, version);
+    CHECK(strcmp(nvrtc, llvm), "backend ids: '%s', '%s'", nvrtc, llvm);
     CHECK(!hash_eq(jg__salt_make("sm_90a", nvrtc).h, jg__salt_make("sm_90a", llvm).h),
           "salt ignores the backend");
+
+    /* A context salts with the backend it compiles with (LLVM: in a build
+     * that has it). */
+    for (int b = JG_BACKEND_NVRTC; b <= JG_BACKEND_LLVM; ++b) {
+        if (b == JG_BACKEND_LLVM && !jg__llvm_built())
+            continue;
+        jg_options o = {.flags = JG_CONTEXT_OFFLINE | JG_CONTEXT_BACKEND, .arch = "sm_90a",
+                        .cache_mode = JG_CACHE_OFF, .backend = (jg_backend)b};
+        jg_context *ctx;
+        CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s",
+              jg_context_last_error(NULL));
+        if (ctx) {
+            jg__salt own = jg__salt_make("sm_90a", b == JG_BACKEND_LLVM ? llvm : nvrtc);
+            CHECK(hash_eq(ctx->salt.h, own.h), "the context's salt is not its backend's (%s)",
+                  b == JG_BACKEND_LLVM ? llvm : nvrtc);
+            jg_context_destroy(ctx);
+        }
+    }
 }
 
 /* ---- keys seen through the public API: paths and cache modes never enter -- */

@@ -1,9 +1,10 @@
 #!/bin/sh
 # jitgemm-warm end to end, offline (--arch sm_90a: no GPU needed), into a
 # temporary cache: two kernels compiled, then found cached; malformed and
-# unsupported lines; --dry-run, --m-generic and --pdl counting; stdin; --list;
-# a damaged entry caught by --verify and removed by --prune; a directory
-# the library refuses. Three compiles in all (~0.3-0.6 s each).
+# unsupported lines; --dry-run, --m-generic and --pdl counting; stdin;
+# --backend (each backend its own entries; llvm refused in a build without
+# it); --list; a damaged entry caught by --verify and removed by --prune;
+# pruning by age and size; a directory the library refuses.
 #
 #   test_warm.sh path/to/jitgemm-warm
 set -u
@@ -12,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cache=$tmp/cache
 export JITGEMM_CACHE_DIR="$tmp/env-cache" # never the user's own cache
-unset JITGEMM_LOG JITGEMM_TILE JITGEMM_DUMP
+unset JITGEMM_LOG JITGEMM_TILE JITGEMM_DUMP JITGEMM_BACKEND
 tool=$warm
 tool_name=jitgemm-warm
 . "$(dirname "$0")/cli_checks.sh"
@@ -134,6 +135,33 @@ run --arch sm_90a --cache-dir "$cache" -n "$tmp/two.jsonl"
 expect "^2 kernels: 2 cached, 0 to compile" "dry run of cached kernels"
 [ "$(entries)" -eq 2 ] || fail "dry runs compiled something: $(entries) entries"
 
+# ---- --backend: the same kernel, an entry per backend ----------------------
+bcache=$tmp/backend-cache
+printf '%s\n' '{"name": "decode_m1", "kind": "decode", "m": 1, "n": 4096, "k": 7168}' \
+    >"$tmp/backend.jsonl"
+run --arch sm_90a --cache-dir "$bcache" --backend nvrtc "$tmp/backend.jsonl"
+expect_rc 0 "--backend nvrtc"
+expect "^compiled 1$" "--backend nvrtc"
+run --arch sm_90a --cache-dir "$bcache" --backend llvm "$tmp/backend.jsonl"
+if [ "$rc" -eq 2 ]; then
+    expect "built without LLVM" "--backend llvm in a build without it"
+else
+    expect_rc 0 "--backend llvm"
+    expect "^compiled 1$" "--backend llvm (NVRTC's entry is not its)"
+    n=$(ls "$bcache"/sm_90a/*.cubin | wc -l)
+    [ "$n" -eq 2 ] || fail "--backend nvrtc, then llvm: $n entries, expected 2"
+    export JITGEMM_BACKEND=llvm # the default backend when --backend is not given
+    run --arch sm_90a --cache-dir "$bcache" "$tmp/backend.jsonl"
+    unset JITGEMM_BACKEND
+    expect_rc 0 "JITGEMM_BACKEND=llvm"
+    expect "^already cached 1$" "JITGEMM_BACKEND=llvm (the entry --backend llvm wrote)"
+fi
+run --arch sm_90a --cache-dir "$bcache" --backend nvrtc "$tmp/backend.jsonl"
+expect "^already cached 1$" "--backend nvrtc again"
+run --arch sm_90a --cache-dir "$bcache" --backend cuda "$tmp/backend.jsonl"
+expect_rc 2 "--backend cuda"
+expect "backend must be nvrtc or llvm" "--backend cuda"
+
 # ---- list, verify, damage, prune ------------------------------------------
 run --list --cache-dir "$cache"
 expect_rc 0 "--list"
@@ -180,11 +208,37 @@ expect_rc 0 "warm after --prune"
 expect "^compiled 1$" "warm after --prune (the removed kernel again)"
 expect "^already cached 1$" "warm after --prune"
 
+# ---- pruning by age and by size ---------------------------------------------
+old=$(ls "$cache"/sm_90a/*.cubin | head -n 1)
+touch -a -d '40 days ago' "$old" # its last load, as the file system records it
+run --verify --cache-dir "$cache" # reads every entry, which is not a use
+expect_rc 0 "--verify before --prune --max-age"
+run --prune --max-age 30d --cache-dir "$cache"
+expect_rc 0 "--prune --max-age"
+expect "removed sm_90a/$(basename "$old"): not used within the age limit" "--prune --max-age"
+[ "$(entries)" -eq 1 ] || fail "--prune --max-age: $(entries) entries left, expected 1"
+run --prune --max-age 30d --cache-dir "$cache"
+expect "^pruned 0 files" "--prune --max-age of a cache in use"
+run --prune --max-size 1K --cache-dir "$cache"
+expect_rc 0 "--prune --max-size"
+expect "least recently used, over the size limit" "--prune --max-size"
+[ "$(entries)" -eq 0 ] || fail "--prune --max-size 1K: $(entries) entries left, expected 0"
+for bad in "--max-age 0" "--max-age 3w" "--max-size 2T" "--max-size -5"; do
+    run --prune $bad --cache-dir "$cache"
+    expect_rc 2 "--prune $bad"
+done
+run --list --max-size 1G --cache-dir "$cache"
+expect_rc 2 "--list with --max-size"
+
 # ---- setups that cannot work ------------------------------------------------
 mkdir "$tmp/open" && chmod 777 "$tmp/open"
 run --arch sm_90a --cache-dir "$tmp/open" "$tmp/two.jsonl"
 [ "$rc" -ne 0 ] || fail "a group-writable cache directory: exit status 0"
 expect "writable by group or others" "a group-writable cache directory"
+
+run --list --cache-dir "$tmp/open"
+expect_rc 2 "--list of a group-writable directory"
+expect "writable by group or others" "--list of a group-writable directory"
 
 run --cache-dir "$cache" "$tmp/two.jsonl" # no --arch: the local GPU, if any
 if [ "$rc" -eq 2 ]; then

@@ -10,7 +10,12 @@
  * to OUTDIR/<prelude hash>.cu, once per variant; OUTDIR/variants.txt lists
  * the hashes. OUTDIR "-" only counts them (the sizes of a catalog). Lines
  * without kernels and kernels the backend does not serve (NVFP4) are
- * counted, not errors. */
+ * counted, not errors.
+ *
+ * It reaches inside the library (jg_internal.h): a variant's source and
+ * prelude hash come from the emitter (jg__emit_gemm_spec), which the public
+ * API does not export; it links the library's objects without a backend
+ * (llvm_off.c), built before the catalog it generates. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
