@@ -42,14 +42,15 @@
  * problem's N (baked in as JG_M) and its columns over M (JG_N: baked, or 0
  * for M from the arguments): wgmma's N, any multiple of 8, then fits M, and
  * no tile pads a few rows of M to 64 or 128. Up to the epilogue the kernel
- * is the unswapped one; jg_epilogue_swap stores the transpose, C is read
+ * is the unswapped one; its jg_epilogue stores the transpose, C is read
  * transposed, and the host passes the row scales swapped. */
 #ifndef JG_SWAP_AB
 #define JG_SWAP_AB 0
 #endif
 /* Split-K: a cluster of JG_SPLIT_K CTAs shares one output tile, each over
  * its share of K; they sum their partials through distributed shared memory
- * (jg_split_reduce). One tile per cluster (the host launches them all). */
+ * (jg_split_publish, jg_split_gather). One tile per cluster (the host
+ * launches them all). */
 #ifndef JG_SPLIT_K
 #define JG_SPLIT_K 1
 #endif
@@ -110,7 +111,7 @@
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
 /* Ping-pong: the two consumer warpgroups take whole tiles in turn (the
  * CTA's tiles 0, 2, 4, ... and 1, 3, 5, ...), so one's epilogue runs while
- * the other's wgmmas do; their mainloops take turns (jg_ping). Otherwise
+ * the other's wgmmas do; their mainloops take turns (JG_PING_BAR). Otherwise
  * both share each tile, consumer c owning rows c * JG_WG_M on. */
 #ifndef JG_PINGPONG
 #define JG_PINGPONG 0
