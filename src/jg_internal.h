@@ -142,7 +142,12 @@ typedef struct jg__gemm_config {
                              * (block_n, wgmma's N); A's box is the problem's B's */
     uint32_t split_k;       /* dense split-K: a cluster of this many CTAs (cluster == split_k)
                              * shares each tile, each over its share of K (0 or 1: none) */
+    uint32_t soft;          /* JG_SOFT_A | JG_SOFT_B | JG_SOFT_D: the kernel's operands (swap-AB:
+                             * A the problem's B) that may take soft loads or, D, direct stores
+                             * (sm90_soft.cuh), their pointers or rows not 16-byte aligned */
 } jg__gemm_config;
+
+enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
 
 #define JG_SPLIT_K_MAX 8 /* CTAs of a split-K cluster, at most (portable cluster size) */
 #define JG_SPLIT_ANY (JG_SPLIT_K_MAX + 1) /* jg__target.force_split: any split (JITGEMM_SPLIT=any) */
@@ -217,7 +222,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 13 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 14 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -225,7 +230,7 @@ typedef struct jg__gemm_key {
     uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization to e4m3 (JG_KIND_QUANT),
                             4: quantization to NVFP4 (JG_KIND_QUANT_NVFP4) */
     uint32_t a_type, b_type, c_type, d_type;
-    uint32_t flags;      /* JG_GEMM_* that shape code */
+    uint32_t flags;      /* JG_GEMM_* that shape code (JG_KEY_CODE_FLAGS) */
     uint32_t scale;      /* jg_scale_mode */
     uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout of NVFP4 operands (quantization: a_) */
     int64_t m;           /* 0 when M is a run-time argument */
@@ -256,7 +261,24 @@ typedef struct jg__problem_key {
 
 #define JG_DENSE_KEY_BYTES offsetof(jg__problem_key, group_m)
 
+/* Problem flags that shape a kernel's code (dense JG_GEMM_*; grouped
+ * problems share the values of JG_GEMM_B_N_MAJOR and JG_GEMM_UNALIGNED). */
+#define JG_KEY_CODE_FLAGS                                                                  \
+    (JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR |            \
+     JG_GEMM_FP32_EXACT)
+_Static_assert((int)JG_GROUPED_B_N_MAJOR == (int)JG_GEMM_B_N_MAJOR &&
+                   (int)JG_GROUPED_UNALIGNED == (int)JG_GEMM_UNALIGNED,
+               "grouped and dense flags share these bits");
+
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
+/* The problem's operands that may need soft loads or stores: JG_SOFT_A |
+ * JG_SOFT_B | JG_SOFT_D in the problem's terms. Those whose leading
+ * dimension times the element size is not a multiple of 16 bytes, or
+ * every one with JG_GEMM_UNALIGNED; JG_GEMM_FP32_EXACT's A and B never
+ * (the GEMM reads the workspace). */
+uint32_t jg__problem_soft(const jg__problem_key *p);
+/* JG_GEMM_FP32_EXACT: K rounded up to 64, the workspace's part width. */
+static inline int64_t jg__exact_kp(int64_t k) { return (k + 63) / 64 * 64; }
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
 /* The keys of the quantization kernels of a validated problem (e4m3 reads
@@ -445,7 +467,8 @@ typedef struct jg__kernel {
     const jg__driver *cu; /* to unload the module */
     CUmodule module;   /* NULL in an offline context */
     CUfunction fn;
-    CUfunction fn_pre; /* cfg.pre: the module's dequantization pre-pass (JG_PRE_DQ_SUFFIX) */
+    CUfunction fn_pre; /* the module's first pass: cfg.pre's dequantization (JG_PRE_DQ_SUFFIX),
+                        * JG_GEMM_FP32_EXACT's split (JG_SPLIT_SUFFIX) */
     uint32_t smem_bytes;
     /* clusters (of more than one CTA) resident at once, by the driver when
      * the module was loaded; 0: not asked (cluster 1, offline, or no answer) */
@@ -456,6 +479,7 @@ typedef struct jg__kernel {
 } jg__kernel;
 
 #define JG_PRE_DQ_SUFFIX "_dq" /* the pre-pass's name: the kernel's and this */
+#define JG_SPLIT_SUFFIX "_split" /* exact FP32's split kernel: the GEMM's name and this */
 
 #define JG_TMAP_SLOTS 4
 #define JG_LIST_PTRS 6 /* a list plan's pointers per group: a, b, c, d, a_sf, b_sf */
@@ -464,10 +488,12 @@ typedef struct jg__kernel {
 typedef struct jg__tmap_slot {
     const void *a, *b, *d;
     const void *a_sf, *b_sf; /* NVFP4 plans; NULL otherwise */
+    const void *ws;          /* exact FP32 plans: the workspace A and B are read from */
     int64_t m;
     uint64_t stamp;
     jg_tmap ta, tb, td;
     jg_tmap tsa, tsb; /* NVFP4 row-major scales */
+    jg_soft_kargs soft; /* plans with soft operands: their maps and modes for these pointers */
 } jg__tmap_slot;
 
 struct jg_plan {

@@ -179,13 +179,35 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
     else if (key->cfg.swap_ab)
         snprintf(shape, sizeof shape, "_ab");
-    const int len = snprintf(
-        out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s_m%sn%lldk%lld%s", kind,
-        jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
-        arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
-        key->cfg.consumers, key->cfg.cluster, shape, pipe, m, (long long)key->n,
-        (long long)key->k, (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
-    (void)len;
+    /* operand forms: MN-major A ("_am") and B ("_bn"), the kernel's soft
+     * operands ("_s" and a, b, d) */
+    char form[16] = "";
+    if (key->flags & JG_GEMM_A_M_MAJOR)
+        strcat(form, "_am");
+    if (key->flags & JG_GEMM_B_N_MAJOR)
+        strcat(form, "_bn");
+    if (key->cfg.soft) {
+        strcat(form, "_s");
+        if (key->cfg.soft & JG_SOFT_A)
+            strcat(form, "a");
+        if (key->cfg.soft & JG_SOFT_B)
+            strcat(form, "b");
+        if (key->cfg.soft & JG_SOFT_D)
+            strcat(form, "d");
+    }
+    char full[512];
+    snprintf(
+        full, sizeof full, "jg_%s_%s%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s%s_m%sn%lldk%lld%s", kind,
+        jg__dtype_name(key->a_type), (key->flags & JG_GEMM_FP32_EXACT) ? "x3" : "", scale,
+        jg__dtype_name(key->d_type), key->c_type ? "_c" : "", arch_id, key->cfg.block_m,
+        key->cfg.block_n, key->cfg.block_k, key->cfg.stages, key->cfg.consumers,
+        key->cfg.cluster, shape, form, pipe, m, (long long)key->n, (long long)key->k,
+        (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
+    size_t len = strlen(full);
+    if (len > 127)
+        len = 127;
+    memcpy(out, full, len);
+    out[len] = 0;
 }
 
 /* An include the emitter redirects: the template names the header with every
@@ -355,6 +377,25 @@ static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *
     emit_named(out, "sm90_nvfp4_pre.cu");
 }
 
+/* The kernel's operand layouts (MN-major: swap-AB's A is the problem's B)
+ * and the operands that may take soft loads or stores (cfg.soft, already
+ * the kernel's); nothing for K-major operands that only TMA moves. */
+static void emit_forms(const jg__gemm_key *key, bool swap_ab, jg__buf *out)
+{
+    const bool a_mn = key->flags & (swap_ab ? JG_GEMM_B_N_MAJOR : JG_GEMM_A_M_MAJOR);
+    const bool b_mn = key->flags & (swap_ab ? JG_GEMM_A_M_MAJOR : JG_GEMM_B_N_MAJOR);
+    if (a_mn)
+        jg__buf_puts(out, "#define JG_A_MN 1\n");
+    if (b_mn)
+        jg__buf_puts(out, "#define JG_B_MN 1\n");
+    if (key->cfg.soft & JG_SOFT_A)
+        jg__buf_puts(out, "#define JG_A_SOFT 1\n");
+    if (key->cfg.soft & JG_SOFT_B)
+        jg__buf_puts(out, "#define JG_B_SOFT 1\n");
+    if (key->cfg.soft & JG_SOFT_D)
+        jg__buf_puts(out, "#define JG_D_SOFT 1\n");
+}
+
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
     if (key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4) {
@@ -381,7 +422,13 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
                        jg__swap_epi_rows(key->cfg.block_n));
     if (key->cfg.split_k > 1)
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
-    jg__buf_printf(out, "#define JG_K %lld\n", (long long)key->k);
+    /* exact FP32: three passes over the workspace's parts, KP each */
+    const bool exact = (key->flags & JG_GEMM_FP32_EXACT) != 0;
+    const int64_t kp = jg__exact_kp(key->k);
+    jg__buf_printf(out, "#define JG_K %lld\n", (long long)(exact ? 3 * kp : key->k));
+    if (exact)
+        jg__buf_printf(out, "#define JG_EXACT 1\n#define JG_KP %lld\n", (long long)kp);
+    emit_forms(key, swap_ab, out);
     jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_BLOCK_N %u\n", key->cfg.block_n);
     jg__buf_printf(out, "#define JG_BLOCK_K %u\n", key->cfg.block_k);
@@ -421,4 +468,9 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
     include_alias alias = {"sm90_wgmma_n.cuh", jg__template_find(wgmma)};
     uint64_t included = 1ull << (unsigned)(t - jg__templates);
     emit_template(out, t, &included, &alias);
+    if (exact) { /* the split into the workspace, launched before the GEMM */
+        jg__buf_printf(out, "#define JG_SPLIT_NAME %s" JG_SPLIT_SUFFIX "\n", kernel_name);
+        jg__buf_printf(out, "#define JG_EXACT_K %lld\n", (long long)key->k);
+        emit_named(out, "sm90_split.cu");
+    }
 }
