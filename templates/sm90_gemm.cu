@@ -322,7 +322,8 @@ struct jg_kargs_t : jg_kargs_base_t {
     jg_soft_t soft;
 };
 static_assert(sizeof(jg_kargs_base_t) % 64 == 0 &&
-                  sizeof(jg_kargs_t) == (sizeof(jg_kargs_base_t) + sizeof(jg_soft_t) + 63) / 64 * 64,
+                  sizeof(jg_kargs_t) ==
+                      (sizeof(jg_kargs_base_t) + sizeof(jg_soft_t) + 63) / 64 * 64,
               "soft block right after the layout's");
 #else
 typedef jg_kargs_base_t jg_kargs_t;
@@ -746,8 +747,9 @@ JG_DEV void jg_soft_complete(const jg_kargs_t &p, uint32_t stage, uint32_t smem_
     if (p.soft.a_mode == JG_SOFT_WORDS)
 #pragma unroll 1
         for (int i = 0; i < JG_A_BOXES; ++i)
-            jg_soft_shift<JG_AB_SIZE, JG_A_BOX_ROWS>(
-                smem_a + stage * JG_A_STAGE_BYTES + i * JG_A_BOX_STRIDE, sd + i * JG_A_BOX_ROWS * 8);
+            jg_soft_shift<JG_AB_SIZE, JG_A_BOX_ROWS>(smem_a + stage * JG_A_STAGE_BYTES +
+                                                         i * JG_A_BOX_STRIDE,
+                                                     sd + i * JG_A_BOX_ROWS * 8);
 #endif
 #if JG_B_SOFT
     if (p.soft.b_mode == JG_SOFT_WORDS)

@@ -485,7 +485,8 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
     const bool fp4 = p->a_type == JG_NVFP4, pre = plan->cfg.pre;
     /* plans with soft operands: the soft block after the layout's */
     unsigned char *soft = plan->cfg.soft ? buf + JG_LIST_SIZE(G) : NULL;
-    memset(buf, 0, fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G) + (soft ? JG_SOFT_LIST_SIZE(G) : 0));
+    memset(buf, 0,
+           fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G) + (soft ? JG_SOFT_LIST_SIZE(G) : 0));
     const jg_soft_kargs modes = list_modes(plan, ptrs);
     if (pre) { /* a[0]: the workspace, FP16 [rows of all groups (m), k rounded up to 64] */
         const uint64_t k64 = jg__ceil_div((uint64_t)p->k, 64) * 64;

@@ -68,8 +68,8 @@ static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t
     if (tma && stride_bits % 128)
         return jg__fail(ctx, JG_ERR_INVALID,
                         "%s = %lld%s: rows of %s are %lld%s bytes apart; nvfp4 problems move "
-                        "their operands only by TMA, which needs a multiple of 16 (a multiple of %d "
-                        "elements)",
+                        "their operands only by TMA, which needs a multiple of 16 (a multiple "
+                        "of %d elements)",
                         name, (long long)eff, ld ? "" : " (packed)", jg__dtype_name(t),
                         (long long)bytes, stride_bits % 8 ? ".5" : "", (int)(128 / bits));
     if (bytes >= JG_TMA_STRIDE_MAX)
