@@ -79,6 +79,55 @@ JG_SCALE_NVFP4 = 4
 JG_SF_SWIZZLED_128X4 = 2
 JG_ORIGIN_COMPILED = 1
 JG_GROUPED_WORKSPACE = 1  # 0.5, jg_grouped_problem.flags
+# Dense problems (bench/peer_any.py): more types and the 0.7 jg_gemm_problem flags
+JG_FP16 = 2
+JG_FP32 = 3
+JG_GEMM_A_M_MAJOR = 4
+JG_GEMM_B_N_MAJOR = 8
+JG_GEMM_UNALIGNED = 16
+JG_GEMM_FP32_EXACT = 32
+
+
+class GemmProblem(ctypes.Structure):
+    """jg_gemm_problem, every field (bench/peer_any.py plans with it)."""
+
+    _fields_ = [
+        ("flags", ctypes.c_uint32),  # JG_GEMM_*
+        ("a_type", ctypes.c_int),
+        ("b_type", ctypes.c_int),
+        ("c_type", ctypes.c_int),
+        ("d_type", ctypes.c_int),
+        ("m", ctypes.c_int64),
+        ("n", ctypes.c_int64),
+        ("k", ctypes.c_int64),
+        ("lda", ctypes.c_int64),
+        ("ldb", ctypes.c_int64),
+        ("ldc", ctypes.c_int64),
+        ("ldd", ctypes.c_int64),
+        ("scale", ctypes.c_int),
+        ("a_sf_layout", ctypes.c_int),  # 0.3, NVFP4 only
+        ("b_sf_layout", ctypes.c_int),
+    ]
+
+
+class GemmArgs(ctypes.Structure):
+    """jg_gemm_args, every field: device pointers."""
+
+    _fields_ = [
+        ("a", ctypes.c_void_p),
+        ("b", ctypes.c_void_p),
+        ("c", ctypes.c_void_p),
+        ("d", ctypes.c_void_p),
+        ("alpha", ctypes.c_float),
+        ("beta", ctypes.c_float),
+        ("m", ctypes.c_int64),
+        ("a_scale", ctypes.c_void_p),
+        ("b_scale", ctypes.c_void_p),
+        ("a_sf", ctypes.c_void_p),  # 0.3, NVFP4 only
+        ("b_sf", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),  # 0.7, read only with JG_GEMM_FP32_EXACT
+        ("workspace_bytes", ctypes.c_size_t),
+    ]
 
 
 class GroupedProblem(ctypes.Structure):
@@ -182,7 +231,8 @@ class PlanInfo(ctypes.Structure):
 # What --check-abi compares: each mirror with its C struct.
 MIRRORS = {"jg_grouped_problem": GroupedProblem, "jg_grouped_args": GroupedArgs,
            "jg_plan_info": PlanInfo, "jg_quant_problem": QuantProblem,
-           "jg_quant_args": QuantArgs}
+           "jg_quant_args": QuantArgs, "jg_gemm_problem": GemmProblem,
+           "jg_gemm_args": GemmArgs}
 
 
 class JitGemm:
@@ -201,6 +251,10 @@ class JitGemm:
         lib.jg_context_destroy.argtypes = [vp]
         lib.jg_context_last_error.restype = ctypes.c_char_p
         lib.jg_context_last_error.argtypes = [vp]
+        lib.jg_gemm_plan.restype = ctypes.c_int
+        lib.jg_gemm_plan.argtypes = [vp, ctypes.POINTER(GemmProblem), ctypes.POINTER(vp)]
+        lib.jg_gemm_run.restype = ctypes.c_int
+        lib.jg_gemm_run.argtypes = [vp, ctypes.POINTER(GemmArgs), vp]
         lib.jg_grouped_plan.restype = ctypes.c_int
         lib.jg_grouped_plan.argtypes = [vp, ctypes.POINTER(GroupedProblem), ctypes.POINTER(vp)]
         lib.jg_grouped_run.restype = ctypes.c_int

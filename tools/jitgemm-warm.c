@@ -205,13 +205,23 @@ static const char *const manual[] = {
     "    g         the number of groups (default: the lists' length)\n"
     "    layout    grouped: list (default), contiguous or masked\n"
     "    m_max     masked: the rows any group may reach (default: the largest m)\n"
-    "    dtype     the A and B type: bf16 (default), fp16, fp8 or nvfp4\n"
+    "    dtype     the A and B type: bf16 (default), fp16, fp8, nvfp4, fp32 (TF32\n"
+    "              tensor cores) or fp32-exact (JG_GEMM_FP32_EXACT; dense, decode)\n"
     "    scale     fp8 and nvfp4: tensor, row or block (nvfp4: block only)\n"
     "    sf        nvfp4: the block scales' layout, 128x4 (default) or row\n"
     "    seed      an integer >= 0, for tools that fill operands\n"
     "    workspace grouped: true plans with JG_GROUPED_WORKSPACE, as a runtime that\n"
     "              passes a workspace does (nvfp4, list layout: another kernel);\n"
     "              default false\n"
+    "    a_major   k (default) or m: A given as [K, M] (JG_GEMM_A_M_MAJOR; bf16\n"
+    "              and fp16, dense and decode)\n"
+    "    b_major   k (default) or n: B given as [K, N] (JG_GEMM_B_N_MAJOR,\n"
+    "              JG_GROUPED_B_N_MAJOR; bf16 and fp16; grouped: list layout)\n"
+    "    lda, ldb, ldd  dense and decode: leading dimensions in elements\n"
+    "              (default packed); rows not 16 bytes apart plan cp.async\n"
+    "              loads or direct stores, as the library does\n"
+    "    unaligned true plans for element-aligned pointers (JG_GEMM_UNALIGNED,\n"
+    "              JG_GROUPED_UNALIGNED); default false\n"
     "    A malformed line is reported as \"FILE: line N: field 'X': why\" and counted\n"
     "    as failed; the other lines are still warmed.\n"
     "\n",
@@ -659,15 +669,22 @@ static const char *unsupported(const struct spec *s)
     }
     if (s->dtype == SPEC_NVFP4 && s->scale != SPEC_SCALE_BLOCK)
         return "nvfp4 takes scale block (e4m3 per 16 of K, an FP32 global scale)";
+    if (s->dtype == SPEC_NVFP4 && s->unaligned)
+        return "nvfp4 operands are loaded by TMA only (16-byte aligned pointers)";
+    if (s->kind == SPEC_GROUPED && s->b_mn && s->layout != SPEC_LAYOUT_NONE &&
+        s->layout != SPEC_LAYOUT_LIST)
+        return "N-major B takes the list layout only";
     return NULL;
 }
 
 static jg_gemm_problem problem_of(const options *o, const struct spec *s)
 {
-    const jg_dtype in = s->dtype == SPEC_FP16   ? JG_FP16
-                        : s->dtype == SPEC_FP8  ? JG_E4M3
+    const bool fp32 = s->dtype == SPEC_FP32 || s->dtype == SPEC_FP32_EXACT;
+    const jg_dtype in = s->dtype == SPEC_FP16    ? JG_FP16
+                        : s->dtype == SPEC_FP8   ? JG_E4M3
                         : s->dtype == SPEC_NVFP4 ? JG_NVFP4
-                                                : JG_BF16;
+                        : fp32                   ? JG_FP32
+                                                 : JG_BF16;
     /* FP8 and NVFP4 write BF16 unless --out-dtype says otherwise. */
     const jg_dtype out =
         o->out_dtype ? o->out_dtype : in == JG_E4M3 || in == JG_NVFP4 ? JG_BF16 : in;
@@ -676,6 +693,7 @@ static jg_gemm_problem problem_of(const options *o, const struct spec *s)
         [SPEC_SCALE_ROW] = JG_SCALE_ROW, [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
     jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = out,
                          .m = s->m[0], .n = s->n[0], .k = s->k[0],
+                         .lda = s->lda, .ldb = s->ldb, .ldd = s->ldd,
                          .scale = in == JG_E4M3 ? scales[s->scale] : JG_SCALE_NONE};
     if (in == JG_NVFP4) {
         p.scale = JG_SCALE_NVFP4;
@@ -686,6 +704,14 @@ static jg_gemm_problem problem_of(const options *o, const struct spec *s)
         p.flags |= JG_GEMM_M_GENERIC;
     if (o->pdl)
         p.flags |= JG_GEMM_PDL;
+    if (s->a_mn)
+        p.flags |= JG_GEMM_A_M_MAJOR;
+    if (s->b_mn)
+        p.flags |= JG_GEMM_B_N_MAJOR;
+    if (s->unaligned)
+        p.flags |= JG_GEMM_UNALIGNED;
+    if (s->dtype == SPEC_FP32_EXACT)
+        p.flags |= JG_GEMM_FP32_EXACT;
     return p;
 }
 
@@ -705,7 +731,9 @@ static jg_grouped_problem grouped_of(const jg_gemm_problem *dense, const struct 
                             .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0],
                             .scale = dense->scale, .a_sf_layout = dense->a_sf_layout,
                             .b_sf_layout = dense->b_sf_layout,
-                            .flags = s->workspace ? JG_GROUPED_WORKSPACE : 0};
+                            .flags = (s->workspace ? JG_GROUPED_WORKSPACE : 0u) |
+                                     (s->b_mn ? JG_GROUPED_B_N_MAJOR : 0u) |
+                                     (s->unaligned ? JG_GROUPED_UNALIGNED : 0u)};
     if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
         p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
         p.m = NULL; /* more groups than m holds: tiles sized from m_max */
