@@ -557,7 +557,10 @@ jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gem
 
 /* tensormap.c: a row-major [rows, cols] matrix with row stride ld elements,
  * read or written in boxes of box_rows x box_cols; box_cols * size bytes is
- * also the swizzle span (16: none, 32, 64, 128). */
+ * also the swizzle span (16: none, 32, 64, 128). dtype a jg_dtype, or
+ * JG__TMAP_TF32: FP32 elements that TMA rounds to TF32 as it loads them
+ * (a TFLOAT32 map; wgmma would truncate them). */
+#define JG__TMAP_TF32 0x80u
 jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, const void *ptr,
                              uint64_t rows, uint64_t cols, uint64_t ld, uint32_t box_rows,
                              uint32_t box_cols);

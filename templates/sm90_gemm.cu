@@ -111,7 +111,9 @@
 #define JG_AB_PTX "bf16"
 #elif JG_AB_DTYPE == 2 || JG_NVFP4 /* NVFP4: FP16 values c * s * 2^-7 */
 #define JG_AB_PTX "f16"
-#elif JG_AB_DTYPE == 3 /* FP32 read as TF32: wgmma takes the top 19 bits */
+/* FP32 read as TF32: wgmma takes the top 19 bits, of values the loads
+ * rounded to TF32 (TFLOAT32 tensor maps, jg_soft_round_tf32) */
+#elif JG_AB_DTYPE == 3
 #define JG_AB_PTX "tf32"
 #else
 #define JG_AB_PTX "e4m3"
@@ -735,14 +737,23 @@ JG_DEV void jg_stage_soft(const jg_kargs_t &p, const jg_tile &tl, int kt, uint32
 }
 
 /* A stage's soft loads have landed (this thread's, cp.async.wait_group):
- * the warp shifts its WORDS rows into place, then the thread fences its
- * shared-memory writes (generic proxy) before wgmma's reads (async proxy)
- * and arrives on the stage's full barrier. */
+ * the warp shifts its WORDS rows into place (TF32: the thread rounds its
+ * values), then the thread fences its shared-memory writes (generic proxy)
+ * before wgmma's reads (async proxy) and arrives on the stage's full
+ * barrier. */
 JG_DEV void jg_soft_complete(const jg_kargs_t &p, uint32_t stage, uint32_t smem_a,
                              uint32_t smem_b, uint32_t side, uint32_t bar_full)
 {
     __syncwarp();
     const uint32_t sd = side + stage * JG_SIDE_BYTES;
+#if JG_AB_DTYPE == 3 && JG_A_SOFT
+    jg_soft_round_tf32<JG_A_BOX_ROWS>(p.soft.a_mode, smem_a + stage * JG_A_STAGE_BYTES,
+                                      JG_A_BOXES, JG_A_BOX_STRIDE);
+#endif
+#if JG_AB_DTYPE == 3 && JG_B_SOFT
+    jg_soft_round_tf32<JG_B_BOX_ROWS>(p.soft.b_mode, smem_b + stage * JG_B_STAGE_BYTES,
+                                      JG_B_BOXES, JG_B_BOX_STRIDE);
+#endif
 #if JG_A_SOFT
     if (p.soft.a_mode == JG_SOFT_WORDS)
 #pragma unroll 1

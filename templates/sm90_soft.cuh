@@ -10,8 +10,8 @@
  *     its 33rd word in a side slot), then shifted into place by the warp
  *     that loaded it once its copies have landed (jg_soft_shift).
  * A stage completes a few stages after its copies were issued: the thread
- * waits for its cp.async group, shifts, fences (its writes, generic proxy,
- * before wgmma's reads, async proxy) and arrives. */
+ * waits for its cp.async group, shifts (TF32: rounds), fences (its writes,
+ * generic proxy, before wgmma's reads, async proxy) and arrives. */
 #ifndef JG_SM90_SOFT_CUH
 #define JG_SM90_SOFT_CUH
 
@@ -104,6 +104,32 @@ JG_DEV void jg_soft_shift(uint32_t dst, uint32_t side)
             next = jg_ld_shared_b32(side + 8 * r);
         jg_st_shared_b32(at, __funnelshift_r(w, next, 8 * delta));
     }
+}
+
+/* TF32 operands: the FP32 values of `boxes` boxes (`stride` bytes apart)
+ * this thread copied in `mode`, rounded in place to nearest TF32 once
+ * they have landed, as a TFLOAT32 tensor map rounds those TMA loads (wgmma
+ * would truncate them); nothing for TMA's. The thread's own pieces (P8:
+ * every 128th; WORDS: word `lane` of its warp's rows), which its
+ * cp.async.wait_group made visible to it: no barrier. */
+template <int ROWS>
+JG_DEV void jg_soft_round_tf32(uint32_t mode, uint32_t dst, int boxes, uint32_t stride)
+{
+    const uint32_t tid = threadIdx.x % 128, lane = jg_lane_id(), warp = tid / 32;
+    const bool p8 = mode == JG_SOFT_P8;
+    if (mode == JG_SOFT_TMA)
+        return;
+#pragma unroll 1
+    for (int b = 0; b < boxes; ++b, dst += stride)
+#pragma unroll 1
+        for (uint32_t i = p8 ? tid : warp; i < (p8 ? ROWS * 16u : (uint32_t)ROWS);
+             i += p8 ? 128 : 4) {
+            const uint32_t at = dst + (p8 ? jg_swz128(i / 16, i % 16 * 8) : jg_swz128(i, 4 * lane));
+#pragma unroll
+            for (uint32_t w = 0; w < (p8 ? 2u : 1u); ++w)
+                jg_st_shared_b32(at + 4 * w, __float_as_uint(jg_tf32_rna(
+                                                 __uint_as_float(jg_ld_shared_b32(at + 4 * w)))));
+        }
 }
 
 /* One box in the launch's mode (P8 or WORDS; TMA boxes are thread 0's). */

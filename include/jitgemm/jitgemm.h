@@ -322,7 +322,9 @@ enum {
  *   MN-major operands: BF16 or FP16 (wgmma transposes no other type:
  *   JG_ERR_UNSUPPORTED for FP8, FP32 and NVFP4);
  *   FP32 A and B: no scale; TF32 tensor cores (10-bit significands, as
- *   torch's allow_tf32), or FP32 accuracy with JG_GEMM_FP32_EXACT.
+ *   torch's allow_tf32: each input rounded to the nearest TF32 value as it
+ *   is loaded, within 2^-11 of itself), or FP32 accuracy with
+ *   JG_GEMM_FP32_EXACT.
  * Alignment. A plan loads A and B with TMA and stores D with TMA when its
  * problem's leading dimensions times the element size are multiples of
  * 16 bytes and JG_GEMM_UNALIGNED is not set; jg_gemm_run then needs a, b

@@ -102,12 +102,14 @@ static uint64_t d_map_cols(const jg__problem_key *p)
 
 /* An operand as a launch's kernel reads it: a row-major [rows, cols]
  * matrix of `dtype`, ld elements a row, loaded in boxes of box_rows x
- * box_cols; `soft`: the kernel may take it by soft loads. */
+ * box_cols; `soft`: the kernel may take it by soft loads; `tf32`: FP32
+ * values read as TF32, rounded as they are loaded (TMA: a TFLOAT32 map;
+ * soft loads: the kernel). */
 typedef struct operand {
     const void *ptr;
     uint64_t rows, cols, ld;
     uint32_t dtype, box_rows, box_cols;
-    bool soft;
+    bool soft, tf32;
 } operand;
 
 /* Problem operand `which` (0: A of `m` rows, 1: B) as the kernel's A
@@ -126,8 +128,10 @@ static operand kernel_operand(const jg_plan *plan, int which, bool kernel_a, con
                  .dtype = map_type(p),
                  .box_rows = kernel_a ? cfg->a_box_m : b_box_rows(plan),
                  .box_cols = box_k(p),
-                 .soft = (cfg->soft & (kernel_a ? JG_SOFT_A : JG_SOFT_B)) != 0};
+                 .soft = (cfg->soft & (kernel_a ? JG_SOFT_A : JG_SOFT_B)) != 0,
+                 .tf32 = p->a_type == JG_FP32};
     if (!p->groups && (p->flags & JG_GEMM_FP32_EXACT)) {
+        o.tf32 = false; /* the parts are TF32 values already */
         const uint64_t kp = (uint64_t)jg__exact_kp(p->k);
         o.ptr = (const char *)ws + (which ? (uint64_t)m * 2 * kp * 4 : 0);
         o.rows = rows;
@@ -184,8 +188,8 @@ static jg_status operand_maps(jg_plan *plan, const operand *o, uint32_t mode, jg
         memset(map, 0, sizeof *map);
         return JG_OK;
     }
-    return jg__tmap_encode_2d(plan->ctx, map, o->dtype, o->ptr, o->rows, o->cols, o->ld,
-                              o->box_rows, o->box_cols);
+    return jg__tmap_encode_2d(plan->ctx, map, o->tf32 ? JG__TMAP_TF32 : o->dtype, o->ptr,
+                              o->rows, o->cols, o->ld, o->box_rows, o->box_cols);
 }
 
 /* Encodes a slot's maps for (args, m): the kernel's A and B, D (swap-AB:

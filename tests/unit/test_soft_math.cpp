@@ -8,7 +8,10 @@
  * its rows and columns reach, zeros elsewhere. Every byte read must lie in
  * the 4-byte words that hold the matrix's rows (no fault where TMA would
  * read nothing). Random shapes, row strides, pointer offsets (to the
- * element), box origins, element sizes 1, 2 and 4; seed printed. */
+ * element), box origins, element sizes 1, 2 and 4; seed printed. Half the
+ * 4-byte boxes are then rounded to TF32 (jg_soft_round_tf32, as TF32
+ * kernels do): each value of the box rounded, each thread reading and
+ * writing only words it copied itself. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +32,12 @@ uint8_t g_smem[kSmemBytes];
 /* The matrix's allocation and the bytes any copy may read. */
 const uint8_t *g_lo, *g_hi;
 int g_bad_reads;
+
+/* The thread whose cp.async wrote each byte; while g_own_only, a shared
+ * access to a byte another thread copied counts in g_foreign. */
+uint8_t g_writer[kSmemBytes];
+bool g_own_only;
+int g_foreign;
 
 thread_local struct {
     unsigned x;
@@ -64,21 +73,61 @@ void cp_async(uint32_t dst, const void *src, uint32_t bytes, uint32_t size)
     const uint8_t *s = (const uint8_t *)src;
     if (bytes && (s < g_lo || s + bytes > g_hi))
         __atomic_add_fetch(&g_bad_reads, 1, __ATOMIC_RELAXED);
-    for (uint32_t i = 0; i < size; ++i)
+    for (uint32_t i = 0; i < size; ++i) {
         g_smem[dst + i] = i < bytes ? s[i] : 0;
+        g_writer[dst + i] = (uint8_t)threadIdx.x;
+    }
 }
 
 void jg_cp_async_4(uint32_t dst, const void *src, uint32_t bytes) { cp_async(dst, src, bytes, 4); }
 void jg_cp_async_8(uint32_t dst, const void *src, uint32_t bytes) { cp_async(dst, src, bytes, 8); }
 
-void jg_st_shared_b32(uint32_t addr, uint32_t v) { memcpy(&g_smem[addr], &v, 4); }
+void own_only(uint32_t addr)
+{
+    for (uint32_t i = 0; g_own_only && i < 4; ++i)
+        if (g_writer[addr + i] != threadIdx.x)
+            __atomic_add_fetch(&g_foreign, 1, __ATOMIC_RELAXED);
+}
+
+void jg_st_shared_b32(uint32_t addr, uint32_t v)
+{
+    own_only(addr);
+    memcpy(&g_smem[addr], &v, 4);
+}
 
 uint32_t jg_ld_shared_b32(uint32_t addr)
 {
+    own_only(addr);
     uint32_t v;
     memcpy(&v, &g_smem[addr], 4);
     return v;
 }
+
+uint32_t __float_as_uint(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+float __uint_as_float(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* cvt.rna.tf32.f32's rounding (to nearest, ties away): half a unit of the
+ * 10th significand bit added, the 13 bits below cleared; NaN and
+ * infinity kept. */
+uint32_t tf32_rna_bits(uint32_t u)
+{
+    if ((u & 0x7f800000u) != 0x7f800000u)
+        u += 0x1000u;
+    return u & 0xffffe000u;
+}
+
+float jg_tf32_rna(float x) { return __uint_as_float(tf32_rna_bits(__float_as_uint(x))); }
 
 #include "soft_math.h"
 
@@ -99,6 +148,7 @@ uint64_t below(uint64_t n) { return next() % n; }
 struct Box {
     uint32_t mode;
     int size, rows; /* element bytes, box rows */
+    bool tf32;      /* 4-byte elements rounded to TF32 after the copies */
     jg_soft_map m;
     int32_t c0, c1;
 };
@@ -138,11 +188,32 @@ void run_rows(const Box &b, bool shift)
     }
 }
 
+/* A thread's TF32 rounding of the box, reading only its own copies (no
+ * barrier before it in the kernel: the thread's wait_group suffices). */
+void run_round(const Box &b)
+{
+    g_own_only = true;
+    if (b.rows == 8)
+        jg_soft_round_tf32<8>(b.mode, 0, 1, 0);
+    else if (b.rows == 64)
+        jg_soft_round_tf32<64>(b.mode, 0, 1, 0);
+    else
+        jg_soft_round_tf32<128>(b.mode, 0, 1, 0);
+}
+
 void *thread_main(void *arg)
 {
     threadIdx.x = (unsigned)(uintptr_t)arg;
     const Box &b = *g_box;
     for (int phase = 0; phase < 2; ++phase) {
+        if (b.tf32) { /* 4-byte elements: the copies, then the rounding (no shift) */
+            if (phase == 0)
+                run_rows<4>(b, false);
+            else
+                run_round(b);
+            pthread_barrier_wait(&g_all);
+            continue;
+        }
         if (phase == 1 && b.mode != JG_SOFT_WORDS)
             break;
         if (b.size == 1)
@@ -163,7 +234,13 @@ bool check_box(const Box &b, const uint8_t *matrix, char *why, size_t len)
         for (uint32_t byte = 0; byte < 128; ++byte) {
             const int64_t row = (int64_t)b.c1 + r, col = b.c0 + byte / b.size;
             const bool in = row < b.m.rows && col < b.m.cols;
-            const uint8_t want = in ? matrix[(row * b.m.ld + col) * b.size + byte % b.size] : 0;
+            uint8_t want = in ? matrix[(row * b.m.ld + col) * b.size + byte % b.size] : 0;
+            if (b.tf32 && in) { /* the element's byte after rounding */
+                uint32_t u;
+                memcpy(&u, &matrix[(row * b.m.ld + col) * 4], 4);
+                u = tf32_rna_bits(u);
+                want = (uint8_t)(u >> (8 * (byte % 4)));
+            }
             const uint8_t got = g_smem[jg_swz128((uint32_t)r, byte)];
             if (got != want) {
                 snprintf(why, len, "row %d byte %u: got 0x%02x, want 0x%02x", r, byte, got, want);
@@ -185,12 +262,13 @@ int main(int argc, char **argv)
     for (int w = 0; w < kThreads / 32; ++w)
         pthread_barrier_init(&g_warp_bar[w], nullptr, 32);
     pthread_barrier_init(&g_all, nullptr, kThreads);
-    int failures = 0, boxes = 0, words = 0, pieces = 0;
+    int failures = 0, boxes = 0, words = 0, pieces = 0, rounded = 0;
     static const int sizes[] = {1, 2, 4}, box_rows[] = {8, 64, 128};
     for (int iter = 0; iter < 600; ++iter) {
         Box b;
         b.size = sizes[below(3)];
         b.rows = box_rows[below(3)];
+        b.tf32 = b.size == 4 && below(2);
         const int64_t rows = 1 + (int64_t)below(300), cols = 1 + (int64_t)below(400);
         b.m.rows = (int32_t)rows;
         b.m.cols = (int32_t)cols;
@@ -216,7 +294,9 @@ int main(int argc, char **argv)
                 continue;
             b.mode = (uint32_t)mode;
             memset(g_smem, 0xA5, sizeof g_smem); /* poison: an unwritten byte shows */
-            g_bad_reads = 0;
+            memset(g_writer, 0xff, sizeof g_writer);
+            g_bad_reads = g_foreign = 0;
+            g_own_only = false;
             g_box = &b;
             pthread_t th[kThreads];
             for (int t = 0; t < kThreads; ++t)
@@ -227,19 +307,22 @@ int main(int argc, char **argv)
             ++boxes;
             (mode == JG_SOFT_P8 ? pieces : words)++;
             const bool ok = check_box(b, matrix, why, sizeof why);
-            if (!ok || g_bad_reads) {
+            rounded += b.tf32;
+            if (!ok || g_bad_reads || g_foreign) {
                 if (++failures <= 10)
                     fprintf(stderr,
-                            "box %d (%s, %d-byte elements, %d rows; matrix %lldx%lld ld %lld, "
-                            "pointer +%zu, origin (%d, %d)): %s%s\n",
-                            iter, mode == JG_SOFT_P8 ? "8-byte pieces" : "words", b.size, b.rows,
-                            (long long)rows, (long long)cols, (long long)b.m.ld, offset, b.c0,
-                            b.c1, ok ? "" : why, g_bad_reads ? " (reads outside the rows)" : "");
+                            "box %d (%s, %d-byte elements%s, %d rows; matrix %lldx%lld ld %lld, "
+                            "pointer +%zu, origin (%d, %d)): %s%s%s\n",
+                            iter, mode == JG_SOFT_P8 ? "8-byte pieces" : "words", b.size,
+                            b.tf32 ? " rounded to TF32" : "", b.rows, (long long)rows,
+                            (long long)cols, (long long)b.m.ld, offset, b.c0, b.c1,
+                            ok ? "" : why, g_bad_reads ? " (reads outside the rows)" : "",
+                            g_foreign ? " (rounding touched another thread's copies)" : "");
             }
         }
         free(buf);
     }
-    printf("soft_math: %d boxes (%d of 8-byte pieces, %d of words), %d wrong\n", boxes, pieces,
-           words, failures);
+    printf("soft_math: %d boxes (%d of 8-byte pieces, %d of words; %d rounded to TF32), "
+           "%d wrong\n", boxes, pieces, words, rounded, failures);
     return failures ? 1 : 0;
 }
