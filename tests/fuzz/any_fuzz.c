@@ -21,7 +21,8 @@
  * reach D, and D is scanned whole after each launch: every element of
  * its rows finite, every other byte (padding columns, rows no group owns,
  * the guards) still poison. Elements are compared with an FP64 reference
- * of the inputs as stored (jg_test_gpu.h's checks, bounds per type below):
+ * of the inputs as stored (TF32: as the loads round them; jg_test_gpu.h's
+ * checks, bounds per type below):
  * every written row at some columns, the first and last in full.
  * All plans are built first, in parallel; then each shape runs and is
  * checked alone. Exits 1 if any shape fails, 77 without an sm_90 GPU.
