@@ -4,6 +4,9 @@
     python3 bench/peer_torch.py [--spec bench/shapes.jsonl] [--lib build/libjitgemm.so]
                                 [--only NAME,NAME] [--timer events|triton]
                                 [--reps N] [--json FILE] [--fp8] [--nvfp4]
+    python3 bench/peer_torch.py --random N [--seed S] [--random-generic F]
+                                [--dims FILE] [--emit-shapes FILE]
+                                [--dtype bf16|fp16|fp8] [--scale tensor|row|block] [...]
     python3 bench/peer_torch.py --check-abi [--lib build/libjitgemm.so]
 
 For every line of kind "grouped", layout "list" in the spec (the seeds' four
@@ -35,12 +38,19 @@ jg_plan_workspace_bytes allocated by torch passed with every launch (the
 activation dequantized once per launch, sm90_nvfp4_pre.cu), checked and timed
 against the same peer the same way.
 
+`--random N` draws N dense problems as `jitgemm-bench --random` does (the
+same generator, bench/random_draw.py: the same seed gives the same problems)
+and times ours against torch.mm or torch._scaled_mm (tensor, row or block
+scales), with an M-generic plan for some rows; then the summary of
+jitgemm-bench's random mode (bench/README.md, "Random problems").
+
 `--check-abi` needs neither a GPU nor torch: it compiles a small C program
 against include/jitgemm/jitgemm.h (with $CC, else cc), compares the sizes and
 offsets of the ctypes mirrors below and the JG_ constants with C's, and the
 scale offsets of the NVFP4 check with the library's jg_nvfp4_sf_offset.
 """
 import argparse
+import concurrent.futures
 import ctypes
 import inspect
 import json
@@ -50,6 +60,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+import random_draw  # bench/random_draw.py: --random's draw, jitgemm-bench's generator
 
 try:
     import torch
@@ -69,27 +82,29 @@ NVFP4_TOLERANCE = 1e-2
 
 JG_OK = 0
 JG_BF16 = 1
+JG_FP16 = 2
 JG_E4M3 = 4
 JG_NVFP4 = 5
 JG_DTYPE_NONE = 0
 JG_GROUPED_LIST = 1
 JG_GROUPED_CONTIGUOUS = 2
+JG_SCALE_TENSOR = 1
 JG_SCALE_ROW = 2
+JG_SCALE_BLOCK = 3
 JG_SCALE_NVFP4 = 4
 JG_SF_SWIZZLED_128X4 = 2
 JG_ORIGIN_COMPILED = 1
 JG_GROUPED_WORKSPACE = 1  # 0.5, jg_grouped_problem.flags
-# Dense problems (bench/peer_any.py): more types and the 0.7 jg_gemm_problem flags
-JG_FP16 = 2
 JG_FP32 = 3
-JG_GEMM_A_M_MAJOR = 4
+JG_GEMM_M_GENERIC = 1  # jg_gemm_problem.flags
+JG_GEMM_A_M_MAJOR = 4  # 0.7 (bench/peer_any.py)
 JG_GEMM_B_N_MAJOR = 8
 JG_GEMM_UNALIGNED = 16
 JG_GEMM_FP32_EXACT = 32
 
 
 class GemmProblem(ctypes.Structure):
-    """jg_gemm_problem, every field (bench/peer_any.py plans with it)."""
+    """jg_gemm_problem, every field."""
 
     _fields_ = [
         ("flags", ctypes.c_uint32),  # JG_GEMM_*
@@ -97,7 +112,7 @@ class GemmProblem(ctypes.Structure):
         ("b_type", ctypes.c_int),
         ("c_type", ctypes.c_int),
         ("d_type", ctypes.c_int),
-        ("m", ctypes.c_int64),
+        ("m", ctypes.c_int64),  # M-generic plans: the hint the tiles are sized for
         ("n", ctypes.c_int64),
         ("k", ctypes.c_int64),
         ("lda", ctypes.c_int64),
@@ -111,7 +126,7 @@ class GemmProblem(ctypes.Structure):
 
 
 class GemmArgs(ctypes.Structure):
-    """jg_gemm_args, every field: device pointers."""
+    """jg_gemm_args, every field (device pointers)."""
 
     _fields_ = [
         ("a", ctypes.c_void_p),
@@ -120,7 +135,7 @@ class GemmArgs(ctypes.Structure):
         ("d", ctypes.c_void_p),
         ("alpha", ctypes.c_float),
         ("beta", ctypes.c_float),
-        ("m", ctypes.c_int64),
+        ("m", ctypes.c_int64),  # M-generic plans: this call's rows
         ("a_scale", ctypes.c_void_p),
         ("b_scale", ctypes.c_void_p),
         ("a_sf", ctypes.c_void_p),  # 0.3, NVFP4 only
@@ -251,14 +266,14 @@ class JitGemm:
         lib.jg_context_destroy.argtypes = [vp]
         lib.jg_context_last_error.restype = ctypes.c_char_p
         lib.jg_context_last_error.argtypes = [vp]
-        lib.jg_gemm_plan.restype = ctypes.c_int
-        lib.jg_gemm_plan.argtypes = [vp, ctypes.POINTER(GemmProblem), ctypes.POINTER(vp)]
-        lib.jg_gemm_run.restype = ctypes.c_int
-        lib.jg_gemm_run.argtypes = [vp, ctypes.POINTER(GemmArgs), vp]
         lib.jg_grouped_plan.restype = ctypes.c_int
         lib.jg_grouped_plan.argtypes = [vp, ctypes.POINTER(GroupedProblem), ctypes.POINTER(vp)]
         lib.jg_grouped_run.restype = ctypes.c_int
         lib.jg_grouped_run.argtypes = [vp, ctypes.POINTER(GroupedArgs), vp]
+        lib.jg_gemm_plan.restype = ctypes.c_int
+        lib.jg_gemm_plan.argtypes = [vp, ctypes.POINTER(GemmProblem), ctypes.POINTER(vp)]
+        lib.jg_gemm_run.restype = ctypes.c_int
+        lib.jg_gemm_run.argtypes = [vp, ctypes.POINTER(GemmArgs), vp]
         lib.jg_plan_get_info.restype = ctypes.c_int
         lib.jg_plan_get_info.argtypes = [vp, ctypes.POINTER(PlanInfo)]
         lib.jg_plan_workspace_bytes.restype = ctypes.c_int
@@ -718,15 +733,44 @@ def print_table(results):
     print("torch/jg > 1: libjitgemm is faster")
 
 
+def bounded(kind, lo, hi):
+    """An argparse type: a `kind` (int or float) in [lo, hi], else jitgemm-bench's message."""
+    what = "an integer" if kind is int else "a number"
+
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = None
+        if v is None or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be {what} in [{lo}, {hi}], not '{text}'")
+        return v
+    return parse
+
+
+def seed_arg(text):
+    seed = random_draw.parse_seed(text)
+    if seed is None:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [0, {random_draw.SEED_MAX}], not '{text}'")
+    return seed
+
+
+# --random's options, and the grouped cases' (None: not given)
+RANDOM_ONLY = ("seed", "random_generic", "dims", "emit_shapes", "dtype", "scale")
+GROUPED_ONLY = ("spec", "only", "fp8", "nvfp4")
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--spec", default=os.path.join(REPO, "bench", "shapes.jsonl"))
+    ap.add_argument("--spec", help="the grouped cases (default bench/shapes.jsonl)")
     ap.add_argument("--lib", default=os.path.join(REPO, "build", "libjitgemm.so"))
-    ap.add_argument("--only", default="", help="comma-separated case names")
+    ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--timer", choices=["events", "triton"], default="events",
                     help="events: alternating launches after a read-only L2 flush (as "
                          "jitgemm-bench); triton: triton.testing.do_bench for each")
-    ap.add_argument("--reps", type=int, default=100, help="launches per median (events timer)")
+    ap.add_argument("--reps", type=int, default=100,
+                    help="launches per median (events timer; --random: at least 20)")
     ap.add_argument("--json", help="also write the rows here")
     ap.add_argument("--fp8", action="store_true",
                     help="also each case in FP8 (e4m3, row-wise scales): "
@@ -744,7 +788,37 @@ def parse_args():
                          "include/ and the --lib folder's include/), and the NVFP4 "
                          "check's scale offsets with --lib's jg_nvfp4_sf_offset; needs "
                          "no GPU and no torch")
-    return ap.parse_args()
+    ap.add_argument("--random", type=bounded(int, 1, random_draw.COUNT_MAX), metavar="N",
+                    help="instead of the grouped cases, N dense problems drawn as "
+                         "jitgemm-bench --random draws them (the same seed, the same "
+                         "problems), ours against torch.mm / torch._scaled_mm")
+    ap.add_argument("--seed", type=seed_arg, help="--random's seed (default: a fresh one)")
+    ap.add_argument("--random-generic", type=bounded(float, 0, 1), metavar="F",
+                    help="the fraction of rows also timed through an M-generic plan "
+                         "(default 0.25)")
+    ap.add_argument("--dims", help="the model widths (default bench/model-dims.json)")
+    ap.add_argument("--emit-shapes", metavar="FILE",
+                    help="only write the drawn problems as spec lines (no torch, no GPU)")
+    ap.add_argument("--dtype", choices=sorted(RANDOM_TYPES),
+                    help="--random's inputs (default bf16)")
+    ap.add_argument("--scale", choices=sorted(SCALE_MODES),
+                    help="--random --dtype fp8's scales (default tensor)")
+    args = ap.parse_args()
+    given = [name for name in (RANDOM_ONLY if not args.random else GROUPED_ONLY)
+             if getattr(args, name)]
+    if given:
+        ap.error(", ".join("--" + name.replace("_", "-") for name in given) +
+                 (": only with --random N" if not args.random else
+                  ": not with --random (it draws its own problems)"))
+    if args.random and args.reps < 20:
+        ap.error(f"--reps must be at least 20 with --random, not {args.reps}")
+    defaults = {"spec": os.path.join(REPO, "bench", "shapes.jsonl"), "only": "",
+                "random_generic": 0.25, "dims": os.path.join(REPO, "bench", "model-dims.json"),
+                "dtype": "bf16", "scale": "tensor"}
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    return args
 
 
 def pick_timer(choice):
@@ -754,6 +828,376 @@ def pick_timer(choice):
     if timer is None:
         sys.exit("triton.testing.do_bench with return_mode is not available")
     return ("triton do_bench", timer)
+
+
+# ---- --random: dense problems drawn afresh (bench/random_draw.py) -----------
+
+# --dtype: our A and B type, torch's, our D type (bf16 for fp8, as jitgemm-bench)
+RANDOM_TYPES = {"bf16": (JG_BF16, "bfloat16", JG_BF16), "fp16": (JG_FP16, "float16", JG_FP16),
+                "fp8": (JG_E4M3, "float8_e4m3fn", JG_BF16)}
+SCALE_MODES = {"tensor": JG_SCALE_TENSOR, "row": JG_SCALE_ROW, "block": JG_SCALE_BLOCK}
+FP64_CHUNK = 4096  # rows of B dequantized to FP64 at a time by the spot check
+WORST_ROWS = 10
+
+
+def dense_problem(p, dtype, scale, generic):
+    """The jg_gemm_problem of a drawn problem; an M-generic plan is planned for
+    its hint (M rounded up to a power of two)."""
+    ab, _, d = RANDOM_TYPES[dtype]
+    return GemmProblem(flags=JG_GEMM_M_GENERIC if generic else 0, a_type=ab, b_type=ab,
+                       c_type=JG_DTYPE_NONE, d_type=d,
+                       m=p["generic_hint"] if generic else p["m"], n=p["n"], k=p["k"],
+                       scale=SCALE_MODES[scale] if dtype == "fp8" else 0)
+
+
+def plan_random(jg, problems, dtype, scale):
+    """Every problem's plan and the M-generic ones, compiled on parallel
+    threads (ctypes lets go of the GIL during jg_gemm_plan): {(i, generic):
+    (plan, PlanInfo) or (None, message)}. A failed plan is planned again on
+    this thread for its message (the context's last error, which the threads
+    share)."""
+    jobs = [(i, False) for i in range(len(problems))]
+    jobs += [(i, True) for i, p in enumerate(problems) if p["generic_hint"]]
+
+    def plan(job):
+        prob = dense_problem(problems[job[0]], dtype, scale, job[1])
+        out = ctypes.c_void_p()
+        return jg.lib.jg_gemm_plan(jg.ctx, ctypes.byref(prob), ctypes.byref(out)), out
+
+    threads = max(1, min(16, os.cpu_count() or 1))
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        done = list(pool.map(plan, jobs))
+    plans = {}
+    for job, (status, handle) in zip(jobs, done):
+        if status != JG_OK:
+            status, handle = plan(job)
+        info = PlanInfo()
+        if status == JG_OK and jg.lib.jg_plan_get_info(handle, ctypes.byref(info)) == JG_OK:
+            plans[job] = (handle, info)
+        else:
+            plans[job] = (None, jg.lib.jg_context_last_error(jg.ctx).decode(errors="replace"))
+    print(f"plans: {len(jobs)} ({len(problems)} rows, {len(jobs) - len(problems)} M-generic) "
+          f"in {time.monotonic() - t0:.1f} s on {threads} threads")
+    return plans
+
+
+def random_e4m3(n, gen):
+    """n random e4m3 codes as jitgemm-bench makes them: random sign and
+    mantissa, exponent field 5..9 (|x| in [0.25, 7.5], never zero or NaN)."""
+    bits = torch.randint(0, 256, (n,), device="cuda", dtype=torch.uint8, generator=gen)
+    exp = torch.randint(5, 10, (n,), device="cuda", dtype=torch.uint8, generator=gen)
+    return ((bits & 0x87) | (exp << 3)).view(torch.float8_e4m3fn)
+
+
+def random_pools(problems, dtype, gen):
+    """A and B of the largest problem, random normal (16-bit) or e4m3 codes;
+    each row takes the first M*K and N*K elements."""
+    na = max(p["m"] * p["k"] for p in problems)
+    nb = max(p["n"] * p["k"] for p in problems)
+    if dtype == "fp8":
+        return random_e4m3(na, gen), random_e4m3(nb, gen)
+    t = getattr(torch, RANDOM_TYPES[dtype][1])
+    return (torch.randn(na, device="cuda", dtype=t, generator=gen),
+            torch.randn(nb, device="cuda", dtype=t, generator=gen))
+
+
+def random_scales(p, scale, gen):
+    """Our a_scale and b_scale (FP32, uniform in [0.5, 1.5)) in the library's
+    shapes: one each, [M] and [N], or [M][ceil(K/128)] and
+    [ceil(N/128)][ceil(K/128)]."""
+    kb = -(-p["k"] // 128)
+    shapes = {"tensor": ((), ()), "row": ((p["m"],), (p["n"],)),
+              "block": ((p["m"], kb), (-(-p["n"] // 128), kb))}[scale]
+    return [torch.rand(s, device="cuda", generator=gen) + 0.5 for s in shapes]
+
+
+def scale_factor(s, scale, rows, k, block_rows):
+    """The FP64 factors of the given rows (an index tensor) of an fp8 operand
+    with scales s: block_rows 1 for A (a scale per row per 128 of K), 128 for
+    B (one per 128x128 block)."""
+    s = s.double()
+    if scale == "tensor":
+        return s
+    if scale == "row":
+        return s[rows, None]
+    return s[rows // block_rows].repeat_interleave(128, dim=1)[:, :k]
+
+
+def fp64_rows(a, b, sa, sb, scale, d):
+    """max |D - ref| / max |ref| over rows 0, M/2 and M-1 of D, ref an FP64
+    product of the same inputs with the scales applied as the library defines
+    them (sa None: 16-bit inputs); inf when D has a NaN."""
+    m, n, k = a.shape[0], b.shape[0], a.shape[1]
+    rows = torch.tensor(sorted({0, m // 2, m - 1}), device="cuda")
+    # fp8 rows gathered as bytes: indexing kernels need not cover float8 types
+    ar = (a.view(torch.uint8)[rows].view(a.dtype) if sa is not None else a[rows]).float().double()
+    if sa is not None:
+        ar = ar * scale_factor(sa, scale, rows, k, 1)
+    ref = torch.empty(len(rows), n, dtype=torch.float64, device="cuda")
+    for n0 in range(0, n, FP64_CHUNK):
+        bd = b[n0:n0 + FP64_CHUNK].float().double()
+        if sb is not None:
+            bd = bd * scale_factor(sb, scale, torch.arange(n0, n0 + len(bd), device="cuda"), k,
+                                   128)
+        ref[:, n0:n0 + len(bd)] = ar @ bd.t()
+    return max_rel_diff(d[rows], ref)
+
+
+def blockwise_scaled_mm():
+    """torch's DeepSeek-style block-scaled FP8 GEMM (A 1x128, B 128x128
+    blocks, cuBLAS 12.9+, sm_90): (name, fn(a, bt, sa, sb)). The explicit
+    torch.nn.functional.scaled_mm where this torch has it, else
+    torch._scaled_mm, which tells the recipes from the scales' shapes."""
+    fn = getattr(torch.nn.functional, "scaled_mm", None)
+    kinds = getattr(torch.nn.functional, "ScalingType", None)
+    recipes = [getattr(kinds, name, None) for name in
+               ("BlockWise1x128", "Blockwise_1x128", "BlockWise128x128", "Blockwise_128x128")]
+    one = recipes[0] if recipes[0] is not None else recipes[1]
+    block = recipes[2] if recipes[2] is not None else recipes[3]
+    if fn is not None and one is not None and block is not None:
+        return ("torch.nn.functional.scaled_mm (1x128, 128x128 blocks)",
+                lambda a, bt, sa, sb: fn(a, bt, scale_a=sa, scale_recipe_a=one, scale_b=sb,
+                                         scale_recipe_b=block, output_dtype=torch.bfloat16))
+    return ("torch._scaled_mm (1x128, 128x128 blocks)",
+            lambda a, bt, sa, sb: torch._scaled_mm(a, bt, scale_a=sa, scale_b=sb,
+                                                   out_dtype=torch.bfloat16))
+
+
+def torch_dense(a, b, sa, sb, scale):
+    """(name, fn) of torch's GEMM for a row: torch.mm for 16-bit inputs, else
+    torch._scaled_mm with the row's scales (no fast accumulation, as ours),
+    block scales in the layouts torch's blockwise GEMM reads: A's [M][kb]
+    outer-dimension-major, B's [ceil(N/128)][kb] padded to kb rounded up to
+    4 and transposed."""
+    bt = b.t()
+    if sa is None:
+        d = torch.empty(a.shape[0], b.shape[0], dtype=a.dtype, device="cuda")
+        return "torch.mm", lambda: torch.mm(a, bt, out=d)
+    if scale != "block":
+        sa_, sb_ = (sa, sb) if scale == "tensor" else (sa.view(-1, 1), sb.view(1, -1))
+        return (f"torch._scaled_mm ({scale}-wise)",
+                lambda: torch._scaled_mm(a, bt, scale_a=sa_, scale_b=sb_,
+                                         out_dtype=torch.bfloat16))
+    name, fn = blockwise_scaled_mm()
+    kb = sa.shape[1]
+    sa_ = sa.t().contiguous().t()
+    sb_ = torch.zeros(sb.shape[0], -(-kb // 4) * 4, device="cuda")
+    sb_[:, :kb] = sb
+    sb_ = sb_.t()
+    return name, lambda: fn(a, bt, sa_, sb_)
+
+
+class DenseLaunch:
+    """jg_gemm_run of a plan over fixed arguments (device addresses), built
+    once, so a timed call is the ctypes call and the launch."""
+
+    def __init__(self, jg, plan, what, **fields):
+        self.args = GemmArgs(alpha=1.0, beta=0.0, **fields)
+        self.jg, self.plan, self.what = jg, plan, what
+
+    def __call__(self):
+        self.jg.check(self.jg.lib.jg_gemm_run(self.plan, ctypes.byref(self.args),
+                                              current_stream()), self.what)
+
+
+def run_random_row(jg, i, p, plans, pools, args, timer, gen, notes):
+    """One drawn problem: ours (and its M-generic plan where drawn) against
+    torch; each of our D's checked on sampled rows against FP64 and whole
+    against torch's, then all timed in alternation."""
+    m, n, k = p["m"], p["n"], p["k"]
+    fp8 = args.dtype == "fp8"
+    row = {"name": f"r{i + 1}", "m": m, "n": n, "k": k, "dtype": args.dtype,
+           "scale": args.scale if fp8 else None, "generic_hint_m": p["generic_hint"] or None,
+           "torch_impl": None, "torch_us": None, "jitgemm_us": None, "generic_us": None,
+           "ratio": None, "kernel": None, "generic_kernel": None, "fp64_rel_diff": None,
+           "torch_rel_diff": None, "generic_fp64_rel_diff": None, "match": False,
+           "generic_match": None, "error": None}
+    plan, info = plans[(i, False)]
+    gplan, ginfo = plans.get((i, True), (None, None))
+    if plan is None or (p["generic_hint"] and gplan is None):
+        row["error"] = f"plan: {info}" if plan is None else f"M-generic plan: {ginfo}"
+        return row
+    a, b = pools[0][:m * k].view(m, k), pools[1][:n * k].view(n, k)
+    sa, sb = random_scales(p, args.scale, gen) if fp8 else (None, None)
+    out = torch.bfloat16 if RANDOM_TYPES[args.dtype][2] == JG_BF16 else torch.float16
+    d = torch.full((m, n), float("nan"), dtype=out, device="cuda")
+    fields = {"a": a.data_ptr(), "b": b.data_ptr()}
+    if fp8:
+        fields.update(a_scale=sa.data_ptr(), b_scale=sb.data_ptr())
+    fns = [DenseLaunch(jg, plan, "jg_gemm_run", d=d.data_ptr(), **fields)]
+    row["kernel"] = info.kernel_name.decode()
+    dg = None
+    if gplan is not None:
+        dg = torch.full_like(d, float("nan"))
+        fns.append(DenseLaunch(jg, gplan, "jg_gemm_run (M-generic)", d=dg.data_ptr(), m=m,
+                               **fields))
+        row["generic_kernel"] = ginfo.kernel_name.decode()
+    try:
+        for fn in fns:
+            fn()
+    except RuntimeError as e:  # jg_gemm_run's status and message
+        row["error"] = str(e)
+        return row
+    d_torch = None
+    try:
+        impl, theirs = torch_dense(a, b, sa, sb, args.scale)
+        d_torch = theirs()
+        fns.append(theirs)
+        row["torch_impl"] = impl
+    except (RuntimeError, NotImplementedError, TypeError, ValueError) as e:
+        note = (f"torch cannot run {args.dtype}{' ' + args.scale + ' scales' if fp8 else ''} "
+                f"here ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}): such "
+                f"rows have no torch time")
+        if note not in notes:
+            notes.add(note)
+            print(note)
+    torch.cuda.synchronize()
+    row["fp64_rel_diff"] = fp64_rows(a, b, sa, sb, args.scale, d)
+    row["match"] = row["fp64_rel_diff"] <= TOLERANCE
+    if d_torch is not None:
+        row["torch_rel_diff"] = max_rel_diff(d, d_torch)
+        row["match"] = row["match"] and row["torch_rel_diff"] <= TOLERANCE
+    if dg is not None:
+        row["generic_fp64_rel_diff"] = fp64_rows(a, b, sa, sb, args.scale, dg)
+        row["generic_match"] = row["generic_fp64_rel_diff"] <= TOLERANCE
+    times = timer(fns, args.reps)
+    row["jitgemm_us"] = times[0]
+    if dg is not None:
+        row["generic_us"] = times[1]
+    if d_torch is not None:
+        row["torch_us"] = times[-1]
+        row["ratio"] = times[-1] / times[0]
+    return row
+
+
+def print_random_row(r):
+    def num(v, width, prec=1):
+        return f"{v:{width}.{prec}f}" if v is not None else f"{'-':>{width}}"
+
+    line = (f"{r['name']:<7} {r['m']:6d} {r['n']:6d} {r['k']:6d} {num(r['torch_us'], 9)} "
+            f"{num(r['jitgemm_us'], 9)} {num(r['generic_us'], 9)} {num(r['ratio'], 6, 3)}  "
+            f"{r['kernel'] or '-'}")
+    if r["error"]:
+        line += f"  ERROR {r['error']}"
+    elif not r["match"] or r["generic_match"] is False:
+        line += (f"  MISMATCH (FP64 rows {r['fp64_rel_diff']:.2e}, torch {r['torch_rel_diff']}, "
+                 f"M-generic {r['generic_fp64_rel_diff']})")
+    print(line, flush=True)
+
+
+def random_summary(rows):
+    """torch us / ours us over the rows that ran, matched and have a torch
+    time: geomean, 10th percentile, minimum, by bands of M, the ten worst;
+    and the M-generic plans against the baked ones. Printed and returned
+    (the JSON's "summary", with jitgemm-bench's fields)."""
+    counted = sorted((r for r in rows if not r["error"] and r["match"] and r["ratio"]),
+                     key=lambda r: r["ratio"])
+    st = random_draw.ratio_stats([r["ratio"] for r in counted])
+    print(f"\nrandom summary torch us / ours us (above 1: ours faster) over {st['count']} of "
+          f"{len(rows)} rows")
+    if st["count"]:
+        print(f"  ratio        geomean {st['geomean']:.3f}, 10th percentile {st['p10']:.3f}, "
+              f"min {st['min']:.3f}")
+    bands = []
+    for lo, hi in random_draw.M_BANDS:
+        b = random_draw.ratio_stats([r["ratio"] for r in counted if lo <= r["m"] <= hi])
+        bands.append({**b, "m_min": lo, "m_max": hi})
+    print("  by M         " + "   ".join(
+        f"{b['m_min']}-{b['m_max']}: " + (f"{b['geomean']:.3f} ({b['count']})" if b["count"]
+                                           else "- (0)") for b in bands))
+    worst = [{key: r[key] for key in ("name", "m", "n", "k")} |
+             {"ours_us": r["jitgemm_us"], "peer_us": r["torch_us"], "ratio": r["ratio"]}
+             for r in counted[:WORST_ROWS]]
+    print(f"  the {len(worst)} worst rows\n  {'name':<8} {'M':>6} {'N':>6} {'K':>6} "
+          f"{'ours us':>10} {'torch us':>10} {'ratio':>7}")
+    for w in worst:
+        print(f"  {w['name']:<8} {w['m']:6d} {w['n']:6d} {w['k']:6d} {w['ours_us']:10.1f} "
+              f"{w['peer_us']:10.1f} {w['ratio']:7.3f}")
+    timed = [r for r in rows if not r["error"] and r["match"] and r["generic_match"]]
+    baked = random_draw.ratio_stats([r["jitgemm_us"] / r["generic_us"] for r in timed])
+    peer = random_draw.ratio_stats([r["torch_us"] / r["generic_us"] for r in timed
+                                    if r["torch_us"]])
+    if baked["count"]:
+        print(f"  M-generic    {baked['count']} rows, planned for M rounded up to a power of two: "
+              f"ours us / generic us geomean {baked['geomean']:.3f}, 10th percentile "
+              f"{baked['p10']:.3f}, min {baked['min']:.3f} (below 1: slower than the plan for "
+              f"the exact M); torch us / generic us geomean "
+              f"{peer['geomean'] if peer['count'] else float('nan'):.3f} over {peer['count']}")
+    return {"rows": len(rows), **st, "by_m": bands, "worst": worst,
+            "generic": {"baked_over_generic": baked, "peer_over_generic": peer}}
+
+
+def print_draw(args, seed, dims, problems):
+    """The first lines: what was drawn, and the seed that draws it again."""
+    generic = sum(1 for p in problems if p["generic_hint"])
+    print(f"random: {args.random} problems, seed {seed} (--seed {seed} draws them again); "
+          f"M log-uniform in 1..{random_draw.M_MAX}; N, K from {args.dims} ({len(dims)} widths) "
+          f"{100 * random_draw.FROM_LIST:.0f}% of the time, else multiples of "
+          f"{random_draw.DIM_STEP} in {random_draw.DIM_MIN}..{random_draw.DIM_MAX}; "
+          f"M*K + N*K + M*N <= 2^30 elements; {generic} also through an M-generic plan",
+          flush=True)
+
+
+def run_random(args):
+    """--random N: the draw (or, with --emit-shapes, only that), then every
+    row against torch; the exit status."""
+    try:
+        dims = random_draw.load_dims(args.dims)
+    except (OSError, ValueError) as e:
+        sys.exit(f"peer_torch.py: {e}")
+    seed = args.seed if args.seed is not None else random_draw.fresh_seed()
+    problems = random_draw.draw(seed, dims, args.random, args.random_generic)
+    print_draw(args, seed, dims, problems)
+    if args.emit_shapes:
+        random_draw.emit_shapes(args.emit_shapes, args.random, seed, args.random_generic,
+                                problems)
+        print(f"wrote {args.random} problems to {args.emit_shapes}")
+        return 0
+    if torch is None:
+        sys.exit("PyTorch is needed (import torch failed); --emit-shapes runs without it")
+    if not torch.cuda.is_available():
+        print("no CUDA GPU: nothing to time")
+        return 0
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # the primary context now exists and is current
+    jg = JitGemm(args.lib)
+    jg.create_context()
+    timer_name, timer = pick_timer(args.timer)
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"libjitgemm {jg.lib.jg_version().decode()}, timer: {timer_name}, "
+          f"{args.dtype}{' ' + args.scale + ' scales' if args.dtype == 'fp8' else ''}")
+    try:
+        plans = plan_random(jg, problems, args.dtype, args.scale)
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        pools = random_pools(problems, args.dtype, gen)
+        print(f"{'name':<7} {'M':>6} {'N':>6} {'K':>6} {'torch us':>9} {'ours us':>9} "
+              f"{'gen us':>9} {'ratio':>6}  kernel")
+        rows, notes = [], set()
+        for i, p in enumerate(problems):
+            rows.append(run_random_row(jg, i, p, plans, pools, args, timer, gen, notes))
+            print_random_row(rows[-1])
+        summary = random_summary(rows)
+    finally:
+        torch.cuda.synchronize()
+        jg.destroy()
+    if args.json:
+        meta = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                "timer": timer_name, "commit": os.environ.get("JITGEMM_COMMIT", "unknown"),
+                "reps": args.reps}
+        drawn = {"count": args.random, "seed": seed, "dims_file": args.dims,
+                 "dtype": args.dtype, "scale": args.scale if args.dtype == "fp8" else None,
+                 "m_max": random_draw.M_MAX, "dim_min": random_draw.DIM_MIN,
+                 "dim_max": random_draw.DIM_MAX, "dim_step": random_draw.DIM_STEP,
+                 "from_list": random_draw.FROM_LIST, "max_elements": random_draw.MAX_ELEMENTS,
+                 "generic_fraction": args.random_generic}
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "random": drawn, "rows": rows, "summary": summary}, f,
+                      indent=1)
+    bad = [r for r in rows if r["error"] or not r["match"] or r["generic_match"] is False]
+    if bad:
+        print(f"{len(bad)} row(s) failed or mismatched (tolerance {TOLERANCE:.0e})")
+    return 1 if bad else 0
 
 
 # ---- --check-abi -------------------------------------------------------------
@@ -831,6 +1275,8 @@ def main():
     args = parse_args()
     if args.check_abi:
         return check_abi(args.lib)
+    if args.random:
+        return run_random(args)
     if torch is None:
         sys.exit("PyTorch is needed (import torch failed); only --check-abi runs without it")
     cases = read_cases(args.spec, [s for s in args.only.split(",") if s])

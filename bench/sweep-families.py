@@ -3,7 +3,7 @@
 
 The planner chooses a dense problem's kernel among families: plain tiles (64 or 128 rows),
 256-row tiles (16-bit operands), swap-AB (tiles of N x M), split-K (a cluster of CTAs sums
-one tile), and swap-AB with split-K. Within a family the analytic model picks the tile;
+one tile), swap-AB with split-K, and ping-pong tiles (the two consumers on alternate tiles). Within a family the analytic model picks the tile;
 which family wins is measured here, one shape per cell of a grid (M, N and K in buckets),
 per class of operands (16-bit; FP8 with tensor or row scales; FP8 with block scales).
 
@@ -11,15 +11,17 @@ Three steps:
 
   grid  --seed S --out DIR        (no GPU) draws one shape per cell into DIR/shapes.jsonl,
                                   asks the planner offline (jitgemm-warm -n) which kernel
-                                  each family gives each shape, and writes DIR/<family>.jsonl
-                                  with the shapes whose kernel differs from the plain one's
-  run   DIR --out RES [--jobs J]  (GPU) per family: jitgemm-warm compiles its kernels in
-                                  parallel, then jitgemm-bench times them (--no-peer)
+                                  each family gives each shape, and writes
+                                  DIR/<family>-<bf16|fp8>.jsonl with the shapes whose kernel
+                                  differs from the plain one's
+  run   DIR --out RES             (GPU) per family and input type: jitgemm-bench --pooled
+                                  plans its rows in parallel and times them (no peer, no
+                                  output check: the GPU tests check these kernels)
   table RES [RES...] --out FILE   the fastest family per cell (where it beats the plain
                                   tiles by more than the noise) as the planner's C table
 
-Families are forced through JITGEMM_SWAP, JITGEMM_SPLIT and JITGEMM_TILE, which replace the
-table in the planner. Run from the repository root.
+Families are forced through JITGEMM_SWAP, JITGEMM_SPLIT, JITGEMM_TILE and JITGEMM_PINGPONG,
+which replace the table in the planner. Run from the repository root.
 """
 import argparse
 import json
@@ -50,6 +52,7 @@ FAMILIES = {
     "split": (4, {"JITGEMM_SWAP": "0", "JITGEMM_SPLIT": "any"}),
     "swapsplit": (8, {"JITGEMM_SWAP": "1", "JITGEMM_SPLIT": "any"}),
     "tall": (16, {"JITGEMM_SWAP": "0", "JITGEMM_SPLIT": "1", "JITGEMM_TILE": "256"}),
+    "pingpong": (32, {"JITGEMM_PINGPONG": "1"}),
 }
 NOISE = 1.03  # a family must beat the plain tiles by this factor to win its cell
 
@@ -144,9 +147,11 @@ def cmd_grid(a):
         kern = plain if fam == "plain" else planned_kernels(spec, env, a.warm)
         keep = [s for i, s in enumerate(shapes, 1)
                 if i in kern and (fam == "plain" or kern[i] != plain.get(i))]
-        with open(os.path.join(a.out, fam + ".jsonl"), "w") as f:
-            for s in keep:
-                f.write(json.dumps(s) + "\n")
+        for dtype in ("bf16", "fp8"):  # --pooled: one input type a run
+            with open(os.path.join(a.out, "%s-%s.jsonl" % (fam, dtype)), "w") as f:
+                for s in keep:
+                    if s["dtype"] == dtype:
+                        f.write(json.dumps(s) + "\n")
         summary["families"][fam] = len(keep)
     with open(os.path.join(a.out, "grid.json"), "w") as f:
         json.dump(summary, f, indent=1)
@@ -157,28 +162,26 @@ def cmd_grid(a):
 def cmd_run(a):
     os.makedirs(a.out, exist_ok=True)
     for fam, (_, env) in FAMILIES.items():
-        spec = os.path.join(a.grid, fam + ".jsonl")
-        if not os.path.exists(spec) or os.path.getsize(spec) == 0:
-            continue
-        e = dict(os.environ, **env)
-        t0 = time.time()
-        subprocess.run([a.warm, "-j", str(a.jobs), spec], env=e, stdout=subprocess.DEVNULL)
-        t1 = time.time()
-        res = os.path.join(a.out, fam + ".json")
-        r = subprocess.run([a.bench, "--spec", spec, "--no-peer", "--reps", str(a.reps),
-                            "--json", res], env=e, capture_output=True, text=True)
-        print("sweep %s: compiled in %.0f s, timed in %.0f s (exit %d)" % (
-            fam, t1 - t0, time.time() - t1, r.returncode), flush=True)
-        if r.returncode:
-            sys.stdout.write(r.stdout[-3000:] + r.stderr[-2000:])
+        for dtype in ("bf16", "fp8"):
+            name = "%s-%s" % (fam, dtype)
+            spec = os.path.join(a.grid, name + ".jsonl")
+            if not os.path.exists(spec) or os.path.getsize(spec) == 0:
+                continue
+            t0 = time.time()
+            r = subprocess.run([a.bench, "--spec", spec, "--pooled", "--no-peer", "--no-check",
+                                "--reps", str(a.reps), "--json", os.path.join(a.out, name + ".json")],
+                               env=dict(os.environ, **env), capture_output=True, text=True)
+            print("sweep %s: %.0f s (exit %d)" % (name, time.time() - t0, r.returncode), flush=True)
+            if r.returncode:
+                sys.stdout.write(r.stdout[-3000:] + r.stderr[-2000:])
 
 
 def cmd_table(a):
     times = {}  # name -> {family: us}
     cells, device = {}, set()
     for res in a.results:
-        for fam in FAMILIES:
-            path = os.path.join(res, fam + ".json")
+        for fam, dtype in ((f, d) for f in FAMILIES for d in ("bf16", "fp8")):
+            path = os.path.join(res, "%s-%s.json" % (fam, dtype))
             if not os.path.exists(path):
                 continue
             with open(path) as f:
@@ -212,7 +215,7 @@ def cmd_table(a):
         f.write("static const uint32_t sm90_table_m_edges[] = {%s};\n" % ", ".join(map(str, M_EDGES)))
         f.write("static const uint32_t sm90_table_nk_edges[] = {%s};\n" % ", ".join(map(str, NK_EDGES)))
         f.write("static const sm90_table_cell sm90_table[] = {\n")
-        names = {1: "PLAIN", 2: "SWAP", 4: "SPLIT", 8: "SWAP_SPLIT", 16: "TALL"}
+        names = {1: "PLAIN", 2: "SWAP", 4: "SPLIT", 8: "SWAP_SPLIT", 16: "TALL", 32: "PINGPONG"}
         for (dc, mb, nb, kb), fam, gain in entries:
             f.write("    {%d, %d, %d, %d, JG_FAMILY_%s, %d},\n" % (
                 dc, mb, nb, kb, names[FAMILIES[fam][0]], round(gain * 1000)))
@@ -234,9 +237,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("grid")
     r.add_argument("--out", required=True)
-    r.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
     r.add_argument("--reps", type=int, default=50)
-    r.add_argument("--warm", default="build/tools/jitgemm-warm")
     r.add_argument("--bench", default="build/tools/jitgemm-bench")
     t = sub.add_parser("table")
     t.add_argument("results", nargs="+")

@@ -42,14 +42,15 @@
  * problem's N (baked in as JG_M) and its columns over M (JG_N: baked, or 0
  * for M from the arguments): wgmma's N, any multiple of 8, then fits M, and
  * no tile pads a few rows of M to 64 or 128. Up to the epilogue the kernel
- * is the unswapped one; jg_epilogue_swap stores the transpose, C is read
+ * is the unswapped one; its jg_epilogue stores the transpose, C is read
  * transposed, and the host passes the row scales swapped. */
 #ifndef JG_SWAP_AB
 #define JG_SWAP_AB 0
 #endif
 /* Split-K: a cluster of JG_SPLIT_K CTAs shares one output tile, each over
  * its share of K; they sum their partials through distributed shared memory
- * (jg_split_reduce). One tile per cluster (the host launches them all). */
+ * (jg_split_publish, jg_split_gather). One tile per cluster (the host
+ * launches them all). */
 #ifndef JG_SPLIT_K
 #define JG_SPLIT_K 1
 #endif
@@ -143,7 +144,20 @@
 
 #define JG_ATOM_K (128 / JG_AB_SIZE)        /* elements of a 128-byte swizzle atom */
 #define JG_K_ATOMS (JG_BLOCK_K / JG_ATOM_K) /* 128-byte swizzle atoms along K per stage */
+/* Ping-pong: the two consumer warpgroups take whole tiles in turn (the
+ * CTA's tiles 0, 2, 4, ... and 1, 3, 5, ...), so one's epilogue runs while
+ * the other's wgmmas do; their mainloops take turns (JG_PING_BAR). Otherwise
+ * both share each tile, consumer c owning rows c * JG_WG_M on. */
+#ifndef JG_PINGPONG
+#define JG_PINGPONG 0
+#endif
+#if JG_PINGPONG
+#define JG_WG_M JG_BLOCK_M
+#define JG_CONSUMER_ROW0(c) 0
+#else
 #define JG_WG_M (JG_BLOCK_M / JG_CONSUMERS) /* rows of the tile per consumer warpgroup */
+#define JG_CONSUMER_ROW0(c) ((c) * JG_WG_M)
+#endif
 #define JG_WG_MMAS (JG_WG_M / 64)           /* m64 wgmmas per warpgroup per k16 step */
 #define JG_THREADS (128 * (JG_CONSUMERS + 1))
 #define JG_A_STAGE_BYTES (JG_BLOCK_M * JG_BLOCK_K * JG_AB_SIZE)
@@ -267,6 +281,8 @@ static_assert(JG_M_STACK == 1 || (JG_M_STACK == 2 && JG_BLOCK_N % 16 == 0),
 static_assert(JG_SPLIT_K == 1 || (JG_CLUSTER == JG_SPLIT_K && JG_SPLIT_K <= 8 && JG_LAYOUT == 0 &&
                                   !JG_NVFP4),
               "split-K: dense, one cluster of at most 8 CTAs per tile");
+static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4),
+              "ping-pong: two consumers on alternate tiles, without split-K");
 static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
               "swap-AB: dense BF16, FP16 and FP8 with tensor or row scales");
 static_assert(JG_N || JG_SWAP_AB, "the kernel's columns are baked unless they are M (swap-AB)");
@@ -1287,6 +1303,23 @@ JG_DEV void jg_scale_rows(uint32_t rs, uint32_t bar_id, float (&sum)[JG_WG_MMAS]
 #define JG_RS_BYTES 0
 #endif
 
+#if JG_PINGPONG
+/* Named barriers 4 and 5: consumer c may start its next mainloop once the
+ * other's is done (arrive there, sync here: 256 threads). Taking turns
+ * keeps each consumer's waits on the stage ring at most one phase ahead of
+ * the stages it has seen filled, which parity waits need. */
+#define JG_PING_BAR(c) (4 + (c))
+
+/* Moves a consumer's place in the stage ring past the other consumer's
+ * tile (its JG_K_TILES stages). */
+JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
+{
+    const uint32_t next = stage + JG_K_TILES % (2 * JG_STAGES);
+    phase ^= (next / JG_STAGES) & 1;
+    stage = next % JG_STAGES;
+}
+#endif
+
 /* Registers per thread after setmaxnreg: the producer warpgroup gives up
  * what the consumers take, within the 168 x (threads) the CTA starts with.
  * A split-K producer offsets K by its CTA's share and needs a few more (at
@@ -1317,7 +1350,7 @@ static_assert(128 * (JG_PRODUCER_REGS + JG_CONSUMERS * JG_CONSUMER_REGS) <=
 #if JG_NVFP4
 #define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 128)
 #else
-#define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 4 * JG_M_STACK)
+#define JG_EMPTY_ARRIVALS ((JG_PINGPONG ? 1 : JG_CONSUMERS) * 4 * JG_M_STACK)
 #endif
 
 /* Arrivals that fill a stage: the producer thread that announces its TMA
@@ -1350,11 +1383,11 @@ JG_DEV void jg_release_stage(uint32_t bar)
 #if JG_A_MN
 #define JG_A_DESC(tile) jg_wgmma_desc_mn_sw128(tile, JG_BLOCK_K * 128)
 #define JG_A_STEP(kk, mi) ((mi) * JG_BLOCK_K * 128 + (kk) * JG_MMA_K * 128)
-#define JG_A_WG_BYTES(c) ((c) * JG_WG_MMAS * JG_BLOCK_K * 128) /* consumer c's slabs */
+#define JG_A_WG_BYTES(c) (JG_CONSUMER_ROW0(c) / 64 * JG_BLOCK_K * 128) /* consumer c's slabs */
 #else
 #define JG_A_DESC(tile) jg_wgmma_desc_sw128(tile)
 #define JG_A_STEP(kk, mi) (((kk) / 4) * JG_BLOCK_M * 128 + (mi) * 64 * 128 + ((kk) % 4) * 32)
-#define JG_A_WG_BYTES(c) ((c) * JG_WG_M * 128)
+#define JG_A_WG_BYTES(c) (JG_CONSUMER_ROW0(c) * 128)
 #endif
 #if JG_B_MN
 #define JG_B_DESC(tile) jg_wgmma_desc_mn_sw128(tile, JG_BLOCK_K * 128)
@@ -1407,7 +1440,15 @@ struct jg_kscales {
 /* Where this CTA's stage kt is in the block scales (rows of JG_K_TILES_ALL):
  * split-K's last CTA runs stages past K, whose loads are zeros; they take
  * the last block's scales. */
-JG_DEV int jg_kblock(const jg_tile &tl, int kt) { return min(tl.k0 + kt, JG_K_TILES_ALL - 1); }
+JG_DEV int jg_kblock(const jg_tile &tl, int kt)
+{
+#if JG_SPLIT_K > 1
+    return min(tl.k0 + kt, JG_K_TILES_ALL - 1);
+#else
+    (void)tl;
+    return kt;
+#endif
+}
 
 JG_DEV void jg_load_kscales(const jg_tile &tl, uint32_t c, int kt, jg_kscales &ks)
 {
@@ -1439,7 +1480,7 @@ struct jg_kpair {
  * that they are issued after those (which wait for the loads before). */
 JG_DEV void jg_load_kpair(const jg_tile &tl, uint32_t c, int k, int dep, jg_kpair &r)
 {
-    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M + jg_frag_row());
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c) + jg_frag_row());
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
         const int kk = jg_kblock(tl, k + q + dep < JG_K_TILES ? k + q + dep : JG_K_TILES - 1);
@@ -1500,7 +1541,7 @@ JG_DEV void jg_load_ascales(uint32_t at, jg_kscales &ks)
 template <int N>
 JG_DEV void jg_fetch_ascales_n(const jg_tile &tl, uint32_t c, int k0, uint32_t buf)
 {
-    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M);
+    const int32_t row0 = (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c));
 #pragma unroll
     for (int i0 = 0; i0 < JG_WG_M * N; i0 += 128) {
         const int i = i0 + (int)(threadIdx.x % 128), r = i / N, s = i % N;
@@ -1799,15 +1840,24 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_NVFP4
         uint32_t fp4_buf = 0; /* the BF16 buffer the next piece goes to */
 #endif
+#if JG_PINGPONG
+        if (c == 1) /* the CTA's first tile is consumer 0's */
+            jg_ring_skip(stage, phase);
+        for (uint32_t t = first_unit + c * unit_step; t < tiles; t += 2 * unit_step) {
+            const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
+            if (t != first_unit) /* the other consumer's mainloop before this one is done */
+                jg_named_barrier(JG_PING_BAR(c), 256);
+#else
         for (uint32_t t = first_unit; t < tiles; t += unit_step) {
             const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
+#endif
 #if JG_NVFP4
             /* the global scales, and 2^14 (the expanded values' 2^-7 twice) */
             const float scale = *tl.sa * *tl.sb * 16384.0f;
 #elif JG_SCALE == 1
             const float scale = *tl.sa * *tl.sb; /* the tile's matrices' tensor scales */
 #elif JG_SCALE == 2
-            jg_fetch_row_scales(tl, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+            jg_fetch_row_scales(tl, (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c)),
                                 (int32_t)(tl.tn * JG_BLOCK_N), smem_rs + c * JG_RS_BYTES);
 #endif
 #if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
@@ -1981,6 +2031,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (jg_lane_id() == 0)
                 jg_release_stage(bar_empty + 8 * prev_stage);
 #endif
+#if JG_PINGPONG
+            /* the other consumer's next tile (if any) may start its mainloop;
+             * its stages come before this consumer's next ones */
+            if (t + unit_step < tiles)
+                jg_named_barrier_arrive(JG_PING_BAR(c ^ 1), 256);
+            jg_ring_skip(stage, phase);
+#endif
 #if JG_SPLIT_K > 1
             /* every CTA's partials in its ring, published; then each sums its rounds */
             jg_split_publish(sum, smem_a, c);
@@ -1996,7 +2053,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #elif JG_SCALE == 2
             jg_scale_rows(smem_rs + c * JG_RS_BYTES, 1 + c, sum);
 #endif
-            jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + c * JG_WG_M),
+            jg_epilogue(p, tl, sum, (int32_t)(tl.tm * JG_BLOCK_M + JG_CONSUMER_ROW0(c)),
                         (int32_t)(tl.tn * JG_BLOCK_N),
                         smem_epi + c * JG_EPI_NBUF * JG_EPI_BUF_BYTES, c, rank, chunk);
         }

@@ -213,6 +213,13 @@ JG_DEV void jg_named_barrier(uint32_t id, uint32_t threads)
 /* The same, for threads that reach it from different instructions (e.g. two
  * template instances): bar.sync is barrier.sync.aligned, which requires
  * every participant to execute the same instruction. */
+/* Arrives at named barrier `id` without waiting: counts toward the
+ * `threads` that its bar.sync waiters wait for. */
+JG_DEV void jg_named_barrier_arrive(uint32_t id, uint32_t threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 JG_DEV void jg_named_barrier_unaligned(uint32_t id, uint32_t threads)
 {
     asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");

@@ -22,6 +22,9 @@
 
 #include <cuda_runtime_api.h>
 
+/* Internal: the bare launch it compares jg_gemm_run with needs the plan's
+ * CUfunction, tensor maps and grid (plan->kernel, plan->tmaps), which the
+ * public API keeps opaque on purpose. */
 #include "jg_internal.h"
 #include "jg_test_gpu.h" /* CUDA_CHECK, JG_REQUIRE */
 #include "timing.h"

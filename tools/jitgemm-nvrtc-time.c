@@ -29,6 +29,9 @@
 
 #include <nvrtc.h>
 
+/* Internal: it times NVRTC alone on the generated source, so it runs the
+ * planner and the emitter (jg__plan_gemm_sm90, jg__emit_gemm) without the
+ * compile that every public call includes. */
 #include "jg_internal.h"
 #include "timing.h"
 

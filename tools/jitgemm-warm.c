@@ -3,20 +3,18 @@
  * for GPUs elsewhere), and lists, verifies and prunes that cache.
  * `jitgemm-warm --help` is its manual.
  *
- * It links the library's internal archive, not libjitgemm.so: it counts the
- * distinct kernels before compiling any (jg__gemm_kernel_key, the planner's
- * own path), so the progress line knows the total and no two threads wait
- * on one kernel; and it reads cache entries with the library's own checks
- * (jg__disk_check_file). */
-#include <dirent.h>
+ * It uses the public API only: it counts the distinct kernels before
+ * compiling any (jg_gemm_kernel_id, the planner's own path), so the progress
+ * line knows the total and no two threads wait on one kernel; it compiles
+ * by planning in a context (offline with --arch); and it looks after the
+ * cache with jg_cache_list and jg_cache_prune, the library's own checks. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -24,15 +22,20 @@
 
 #include <cuda_runtime_api.h>
 
-#include "jg_internal.h"
+#include "jitgemm/jitgemm.h"
 #include "spec.h"
+
+#if defined(__GNUC__)
+#define WARM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define WARM_PRINTF(f, a)
+#endif
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #define EXIT_FAILED 1  /* a line, a kernel or a cache entry failed */
 #define EXIT_SETUP 2   /* usage, unreadable input, no GPU, no usable cache */
 #define JOBS_MAX 1024
-#define TMP_MIN_AGE 60 /* seconds: a younger temp file may be a write in progress */
-/* A cache root (< 4096 bytes), an arch directory and a file name (< 256). */
-#define PATH_LEN 4608
+#define ROOT_LEN 4096 /* a cache directory's path, the NUL included */
 
 enum mode { MODE_WARM, MODE_LIST, MODE_VERIFY, MODE_PRUNE };
 
@@ -42,6 +45,8 @@ typedef struct options {
     const char *arch, *cache_dir;
     int sm_count, jobs;
     jg_dtype out_dtype; /* JG_DTYPE_NONE: the line's dtype */
+    int64_t max_age_s;  /* --prune --max-age; 0: none */
+    uint64_t max_bytes; /* --prune --max-size; 0: none */
     bool m_generic, pdl, skip_unsupported, dry_run;
     enum mode mode;
     int modes; /* how many of --list/--verify/--prune were given */
@@ -70,6 +75,29 @@ static bool parse_int(const char *s, long lo, long hi, int *out)
     if (!*s || *end || errno || v < lo || v > hi)
         return false;
     *out = (int)v;
+    return true;
+}
+
+/* A number with an optional unit suffix (units[i] multiplies by scale[i]),
+ * at least 1 and, scaled, at most max. */
+static bool parse_scaled(const char *s, const char *units, const uint64_t *scale, uint64_t max,
+                         uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *s == '-' || *s == '+' || errno || v == 0)
+        return false;
+    uint64_t mul = 1;
+    if (*end) {
+        const char *u = strchr(units, *end);
+        if (!u || end[1])
+            return false;
+        mul = scale[u - units];
+    }
+    if (v > max / mul)
+        return false;
+    *out = (uint64_t)v * mul;
     return true;
 }
 
@@ -131,7 +159,8 @@ static const char *const manual[] = {
     "    jitgemm-warm [-j N] [--arch ARCH [--sm-count N]] [--cache-dir DIR]\n"
     "                 [--out-dtype T] [--m-generic] [--pdl] [--skip-unsupported] [-n]\n"
     "                 [SPEC-FILE...]\n"
-    "    jitgemm-warm --list | --verify | --prune [--cache-dir DIR]\n"
+    "    jitgemm-warm --list | --verify [--cache-dir DIR]\n"
+    "    jitgemm-warm --prune [--max-age AGE] [--max-size SIZE] [--cache-dir DIR]\n"
     "\n",
     "DESCRIPTION\n"
     "    Reads shape specs, one JSON object per line, from the SPEC-FILEs (standard\n"
@@ -190,6 +219,15 @@ static const char *const manual[] = {
     "                         version, temp files left by killed writers (older\n"
     "                         than a minute) and lock files without an entry;\n"
     "                         print each removal\n"
+    "    --max-age AGE        with --prune: also remove entries not used for longer\n"
+    "                         than AGE, seconds or a number with s, m, h or d (30d).\n"
+    "                         An entry's use is its file's access time, which loads\n"
+    "                         update as the file system allows (relatime, Linux's\n"
+    "                         default: about once a day; noatime: never, so that\n"
+    "                         the age is since the kernel was compiled)\n"
+    "    --max-size SIZE      with --prune: then remove the least recently used\n"
+    "                         entries until the rest take at most SIZE, bytes or a\n"
+    "                         number with K, M or G (2G)\n"
     "    -h, --help           print this manual\n"
     "    --version            print the libjitgemm version\n"
     "\n",
@@ -256,15 +294,18 @@ static const char *const manual[] = {
     "        echo '{\"m\": 128, \"n\": 4096, \"k\": 7168}' | jitgemm-warm --arch sm_90a\n"
     "    Check a cache received from elsewhere, and clean it if needed:\n"
     "        jitgemm-warm --verify --cache-dir DIR || jitgemm-warm --prune --cache-dir DIR\n"
+    "    Keep the default cache under 2 GiB, dropping what went unused for a month:\n"
+    "        jitgemm-warm --prune --max-age 30d --max-size 2G\n"
     "\n",
     "SEE ALSO\n"
     "    cache/README.md (where entries live, their format), bench/README.md (the\n"
-    "    benchmark shapes), include/jitgemm/jitgemm.h (the API)\n",
+    "    benchmark shapes), include/jitgemm/jitgemm.h (the API; jg_cache_list and\n"
+    "    jg_cache_prune do what --list, --verify and --prune do)\n",
 };
 
 static void usage(FILE *f)
 {
-    for (size_t i = 0; i < JG_ARRAY_LEN(manual); ++i)
+    for (size_t i = 0; i < ARRAY_LEN(manual); ++i)
         fputs(manual[i], f);
 }
 
@@ -288,7 +329,7 @@ static bool set_flag(options *o, const char *a)
         const char *name;
         enum mode mode;
     } modes[] = {{"--list", MODE_LIST}, {"--verify", MODE_VERIFY}, {"--prune", MODE_PRUNE}};
-    for (size_t i = 0; i < JG_ARRAY_LEN(modes); ++i)
+    for (size_t i = 0; i < ARRAY_LEN(modes); ++i)
         if (!strcmp(a, modes[i].name)) {
             o->mode = modes[i].mode;
             o->modes++;
@@ -309,9 +350,9 @@ static bool set_flag(options *o, const char *a)
 
 static bool is_value_option(const char *name)
 {
-    static const char *names[] = {"-j", "--jobs", "--arch", "--sm-count", "--cache-dir",
-                                  "--out-dtype"};
-    for (size_t i = 0; i < JG_ARRAY_LEN(names); ++i)
+    static const char *names[] = {"-j",          "--jobs",      "--arch",    "--sm-count",
+                                  "--cache-dir", "--out-dtype", "--max-age", "--max-size"};
+    for (size_t i = 0; i < ARRAY_LEN(names); ++i)
         if (!strcmp(name, names[i]))
             return true;
     return false;
@@ -319,6 +360,9 @@ static bool is_value_option(const char *name)
 
 static int set_value(options *o, const char *name, const char *v)
 {
+    static const uint64_t age_units[] = {1, 60, 3600, 86400};
+    static const uint64_t size_units[] = {1ull << 10, 1ull << 20, 1ull << 30};
+    uint64_t n = 0;
     if (!strcmp(name, "--arch"))
         o->arch = v;
     else if (!strcmp(name, "--cache-dir"))
@@ -328,6 +372,12 @@ static int set_value(options *o, const char *name, const char *v)
     else if ((!strcmp(name, "-j") || !strcmp(name, "--jobs")) &&
              !parse_int(v, 1, JOBS_MAX, &o->jobs))
         return usage_error("-j must be an integer in [1, %d], not '%s'", JOBS_MAX, v);
+    else if (!strcmp(name, "--max-age") && !parse_scaled(v, "smhd", age_units, INT64_MAX, &n))
+        return usage_error("--max-age must be a positive number of seconds, or one with s, m, h "
+                           "or d (30d), not '%s'", v);
+    else if (!strcmp(name, "--max-size") && !parse_scaled(v, "KMG", size_units, UINT64_MAX, &n))
+        return usage_error("--max-size must be a positive number of bytes, or one with K, M or G "
+                           "(2G), not '%s'", v);
     else if (!strcmp(name, "--out-dtype")) {
         o->out_dtype = !strcmp(v, "bf16")   ? JG_BF16
                        : !strcmp(v, "fp16") ? JG_FP16
@@ -336,6 +386,10 @@ static int set_value(options *o, const char *name, const char *v)
         if (!o->out_dtype)
             return usage_error("--out-dtype must be bf16, fp16 or fp32, not '%s'", v);
     }
+    if (!strcmp(name, "--max-age"))
+        o->max_age_s = (int64_t)n;
+    else if (!strcmp(name, "--max-size"))
+        o->max_bytes = n;
     return 0;
 }
 
@@ -372,7 +426,10 @@ static int check_args(const options *o)
         return usage_error("--list, --verify and --prune take no spec files");
     if (o->mode != MODE_WARM &&
         (o->dry_run || o->m_generic || o->pdl || o->arch || o->out_dtype))
-        return usage_error("--list, --verify and --prune take only --cache-dir");
+        return usage_error("--list, --verify and --prune take only --cache-dir (and --prune "
+                           "--max-age and --max-size)");
+    if (o->mode != MODE_PRUNE && (o->max_age_s || o->max_bytes))
+        return usage_error("--max-age and --max-size go with --prune");
     if (o->sm_count && !o->arch)
         return usage_error("--sm-count goes with --arch (a local GPU has its own count)");
     return 0;
@@ -420,8 +477,7 @@ typedef struct job {
     bool grouped;
     jg_grouped_problem gproblem;
     int64_t group_m[JG_GROUPED_MAX_GROUPS];
-    jg__hash128 hash;
-    char name[128];
+    jg_kernel_id id; /* its name and cache key */
     const char *file;
     int line;
     size_t order; /* the first line's position among all lines: output order */
@@ -445,6 +501,7 @@ typedef struct warm {
     size_t failed_total; /* nfailed, plus any whose text found no memory */
     size_t malformed, skipped;
     jg_context *ctx;
+    const char *cache_dir; /* the context's, once open */
     job *jobs;
     size_t njobs;
     pthread_mutex_t lock; /* guards what follows, and writes to stderr */
@@ -455,13 +512,13 @@ typedef struct warm {
     char captured[2048];  /* those warnings */
 } warm;
 
-/* The library reports a failure to the log callback on the failing thread
- * (jg__fail): kept per thread, it cannot be another thread's, unlike the
- * context's shared last-error text. */
+/* The library reports a failure to the log callback, as an error message,
+ * on the failing thread: kept per thread, it cannot be another thread's,
+ * unlike the context's shared last-error text. */
 static _Thread_local char thread_error[8192];
 static _Thread_local char thread_warning[1024];
 
-static void add_failed(warm *w, const char *fmt, ...) JG_PRINTF(2, 3);
+static void add_failed(warm *w, const char *fmt, ...) WARM_PRINTF(2, 3);
 static void add_failed(warm *w, const char *fmt, ...)
 {
     char text[1024];
@@ -512,6 +569,13 @@ static void progress_draw(const warm *w)
     fflush(stderr);
 }
 
+/* As the library writes its log when JITGEMM_LOG asks. */
+static void log_line(jg_log_level level, const char *category, const char *msg)
+{
+    static const char *levels[] = {"error", "warn", "info", "debug"};
+    fprintf(stderr, "jitgemm %s [%s]: %s\n", levels[level & 3], category, msg);
+}
+
 static void on_log(void *user, jg_log_level level, const char *category, const char *msg)
 {
     warm *w = user;
@@ -528,7 +592,7 @@ static void on_log(void *user, jg_log_level level, const char *category, const c
         snprintf(w->captured + used, sizeof w->captured - used, "%s%s", used ? "; " : "", msg);
     } else {
         progress_clear(w);
-        jg__log_stderr(NULL, level, category, msg);
+        log_line(level, category, msg);
         progress_draw(w);
     }
     pthread_mutex_unlock(&w->lock);
@@ -640,7 +704,9 @@ static int open_context(warm *w)
                 w->opt.arch ? "" : " (--arch sm_90a compiles for another GPU)");
         return EXIT_SETUP;
     }
-    if (!w->ctx->disk.enabled || !w->ctx->disk.writable) {
+    jg_cache_mode mode;
+    jg_context_get_cache_dir(w->ctx, &w->cache_dir, &mode);
+    if (mode != JG_CACHE_READWRITE) {
         fprintf(stderr, "jitgemm-warm: the disk cache is off, so nothing would be kept: %s\n",
                 w->captured[0] ? w->captured : "no cache directory");
         return EXIT_SETUP;
@@ -761,15 +827,14 @@ static bool job_of(warm *w, size_t i, job *j)
     }
     memset(j, 0, sizeof *j);
     j->problem = problem_of(&w->opt, &it->s);
-    jg__gemm_key key;
     thread_error[0] = 0;
     jg_status st;
     if (it->s.kind == SPEC_GROUPED) {
         j->grouped = true;
         j->gproblem = grouped_of(&j->problem, &it->s, j->group_m);
-        st = jg__grouped_kernel_key(w->ctx, &j->gproblem, &key);
+        st = jg_grouped_kernel_id(w->ctx, &j->gproblem, &j->id);
     } else {
-        st = jg__gemm_kernel_key(w->ctx, &j->problem, &key);
+        st = jg_gemm_kernel_id(w->ctx, &j->problem, &j->id);
     }
     if (st != JG_OK) {
         char reason[512];
@@ -778,8 +843,6 @@ static bool job_of(warm *w, size_t i, job *j)
         add_failed(w, "%s line %d (%s): %s", it->file, it->s.line, it->s.name, reason);
         return false;
     }
-    j->hash = jg__kernel_hash(w->ctx, &key);
-    jg__gemm_kernel_name(&key, jg_context_arch(w->ctx), j->name);
     j->file = it->file;
     j->line = it->s.line;
     j->order = i;
@@ -787,13 +850,17 @@ static bool job_of(warm *w, size_t i, job *j)
     return true;
 }
 
+static bool same_kernel(const job *x, const job *y)
+{
+    return x->id.key_hash[0] == y->id.key_hash[0] && x->id.key_hash[1] == y->id.key_hash[1];
+}
+
 static int by_hash(const void *a, const void *b)
 {
     const job *x = a, *y = b;
-    if (x->hash.hi != y->hash.hi)
-        return x->hash.hi < y->hash.hi ? -1 : 1;
-    if (x->hash.lo != y->hash.lo)
-        return x->hash.lo < y->hash.lo ? -1 : 1;
+    for (int i = 1; i >= 0; --i)
+        if (x->id.key_hash[i] != y->id.key_hash[i])
+            return x->id.key_hash[i] < y->id.key_hash[i] ? -1 : 1;
     return (x->order > y->order) - (x->order < y->order);
 }
 
@@ -817,7 +884,7 @@ static bool enumerate(warm *w)
     size_t kept = 0;
     for (size_t i = 0; i < n; ++i) {
         job *last = kept ? &w->jobs[kept - 1] : NULL;
-        if (last && last->hash.lo == w->jobs[i].hash.lo && last->hash.hi == w->jobs[i].hash.hi)
+        if (last && same_kernel(last, &w->jobs[i]))
             last->lines++;
         else
             w->jobs[kept++] = w->jobs[i];
@@ -829,13 +896,14 @@ static bool enumerate(warm *w)
 
 /* ---- compiling ---------------------------------------------------------- */
 
-/* Whether the kernel's entry is on disk and whole; why not in *why. */
-static bool entry_ok(const warm *w, const job *j, const char **why)
+/* Whether the kernel's entry is on disk and whole; *e says. */
+static bool entry_ok(const warm *w, const job *j, jg_cache_entry *e)
 {
-    char path[PATH_LEN];
-    jg__disk_header h;
-    jg__disk_entry_path(&w->ctx->disk, jg_context_arch(w->ctx), j->hash, path, sizeof path);
-    return jg__disk_check_file(path, &h, why);
+    if (jg_context_cache_entry(w->ctx, j->id.key_hash, e) != JG_OK) {
+        e->state = JG_CACHE_ENTRY_MISSING;
+        e->problem = "not checked (no disk cache)";
+    }
+    return e->state == JG_CACHE_ENTRY_OK;
 }
 
 /* Plans one kernel: compiled, or loaded from the disk cache. Then checks
@@ -845,7 +913,7 @@ static void run_job(warm *w, job *j)
 {
     jg_plan *plan;
     jg_plan_info info;
-    const char *why;
+    jg_cache_entry e;
     thread_error[0] = thread_warning[0] = 0;
     double t0 = now_s();
     jg_status st;
@@ -863,11 +931,11 @@ static void run_job(warm *w, job *j)
     if (st != JG_OK)
         one_line(thread_error[0] ? thread_error : jg_context_last_error(w->ctx), j->why,
                  sizeof j->why);
-    else if (info.key_hash[0] != j->hash.lo || info.key_hash[1] != j->hash.hi)
+    else if (info.key_hash[0] != j->id.key_hash[0] || info.key_hash[1] != j->id.key_hash[1])
         snprintf(j->why, sizeof j->why, "planned another kernel than counted (%s)",
                  info.kernel_name);
-    else if (!entry_ok(w, j, &why))
-        snprintf(j->why, sizeof j->why, "not stored in the cache (entry %s)%s%.400s", why,
+    else if (!entry_ok(w, j, &e))
+        snprintf(j->why, sizeof j->why, "not stored in the cache (entry %s)%s%.400s", e.problem,
                  thread_warning[0] ? ": " : "", thread_warning);
     else
         j->result = info.origin == JG_ORIGIN_COMPILED ? RESULT_COMPILED : RESULT_CACHED;
@@ -883,18 +951,18 @@ static void job_done(warm *w, const job *j)
     if (w->tty) {
         if (j->result == RESULT_FAILED) {
             progress_clear(w);
-            fprintf(stderr, "FAILED %s: %s\n", j->name, j->why);
+            fprintf(stderr, "FAILED %s: %s\n", j->id.name, j->why);
         }
         progress_draw(w);
         return;
     }
     if (j->result == RESULT_COMPILED)
-        fprintf(stderr, "[%zu/%zu] compiled %s (%.2f s)\n", w->done, w->njobs, j->name,
+        fprintf(stderr, "[%zu/%zu] compiled %s (%.2f s)\n", w->done, w->njobs, j->id.name,
                 j->seconds);
     else if (j->result == RESULT_CACHED)
-        fprintf(stderr, "[%zu/%zu] already cached %s\n", w->done, w->njobs, j->name);
+        fprintf(stderr, "[%zu/%zu] already cached %s\n", w->done, w->njobs, j->id.name);
     else
-        fprintf(stderr, "[%zu/%zu] FAILED %s: %s\n", w->done, w->njobs, j->name, j->why);
+        fprintf(stderr, "[%zu/%zu] FAILED %s: %s\n", w->done, w->njobs, j->id.name, j->why);
     fflush(stderr);
 }
 
@@ -905,7 +973,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&w->lock);
         job *j = w->next < w->njobs ? &w->jobs[w->next++] : NULL;
         if (j) {
-            w->current = j->name;
+            w->current = j->id.name;
             progress_draw(w);
         }
         pthread_mutex_unlock(&w->lock);
@@ -949,7 +1017,7 @@ static void print_summary(const warm *w, double wall)
         printf("  %s\n", w->failed[i]);
     for (size_t i = 0; i < w->njobs; ++i)
         if (w->jobs[i].result == RESULT_FAILED)
-            printf("  %s (%s line %d): %s\n", w->jobs[i].name, w->jobs[i].file, w->jobs[i].line,
+            printf("  %s (%s line %d): %s\n", w->jobs[i].id.name, w->jobs[i].file, w->jobs[i].line,
                    w->jobs[i].why);
     if (w->opt.skip_unsupported)
         printf("skipped %zu (unsupported; --skip-unsupported)\n",
@@ -964,14 +1032,14 @@ static void print_dry_run(const warm *w)
     size_t cached = 0;
     for (size_t i = 0; i < w->njobs; ++i) {
         const job *j = &w->jobs[i];
-        const char *why;
-        bool ok = entry_ok(w, j, &why);
+        jg_cache_entry e;
+        bool ok = entry_ok(w, j, &e);
+        const bool damaged = !ok && e.state != JG_CACHE_ENTRY_MISSING;
         cached += ok;
-        printf("%-8s %s (%s line %d", ok ? "cached" : "missing", j->name, j->file, j->line);
+        printf("%-8s %s (%s line %d", ok ? "cached" : "missing", j->id.name, j->file, j->line);
         if (j->lines > 1)
             printf(", and %d more line%s", j->lines - 1, j->lines > 2 ? "s" : "");
-        printf(")%s%s\n", ok || !strcmp(why, "missing") ? "" : ": damaged entry: ",
-               ok || !strcmp(why, "missing") ? "" : why);
+        printf(")%s%s\n", damaged ? ": damaged entry: " : "", damaged ? e.problem : "");
     }
     printf("%zu kernel%s: %zu cached, %zu to compile\n", w->njobs, w->njobs == 1 ? "" : "s",
            cached, w->njobs - cached);
@@ -998,7 +1066,7 @@ static int warm_run(warm *w)
     printf("jitgemm-warm: %zu distinct kernel%s for %s from %zu of %zu spec line%s; cache %s; "
            "%zu thread%s\n",
            w->njobs, w->njobs == 1 ? "" : "s", jg_context_arch(w->ctx), used,
-           w->nspecs + w->malformed, w->nspecs + w->malformed == 1 ? "" : "s", w->ctx->disk.dir,
+           w->nspecs + w->malformed, w->nspecs + w->malformed == 1 ? "" : "s", w->cache_dir,
            threads, threads == 1 ? "" : "s");
     fflush(stdout);
     if (w->opt.dry_run) {
@@ -1026,192 +1094,77 @@ static void warm_free(warm *w)
 
 /* ---- the cache directory: --list, --verify, --prune ------------------------- */
 
-enum file_type { FILE_ENTRY, FILE_LOCK, FILE_TMP };
-
-/* A file the library wrote: <dir>/<arch>/<name>. Nothing else is touched,
- * so a --cache-dir pointed at the wrong directory cannot lose files. */
-typedef struct cache_file {
-    char arch[32];
-    char name[64];
-    enum file_type type;
-    struct stat st;
-} cache_file;
-
-typedef struct cache_files {
-    cache_file *v;
-    size_t n, cap;
-} cache_files;
-
-static bool is_hex32(const char *s)
-{
-    for (int i = 0; i < 32; ++i)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return false;
-    return true;
-}
-
-/* <key>.cubin, <key>.lock, <key>.cubin.tmp.XXXXXX (mkstemp's six). */
-static bool classify(const char *name, enum file_type *t)
-{
-    if (strlen(name) < 32 || !is_hex32(name))
-        return false;
-    const char *rest = name + 32;
-    if (!strcmp(rest, ".cubin"))
-        *t = FILE_ENTRY;
-    else if (!strcmp(rest, ".lock"))
-        *t = FILE_LOCK;
-    else if (!strncmp(rest, ".cubin.tmp.", 11) && strlen(rest) == 17)
-        *t = FILE_TMP;
-    else
-        return false;
-    return true;
-}
-
-static bool is_arch_name(const char *s)
-{
-    if (strncmp(s, "sm_", 3) || !s[3] || strlen(s) >= 32)
-        return false;
-    for (s += 3; *s; ++s)
-        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z')))
-            return false;
-    return true;
-}
-
-static bool add_file(cache_files *out, const char *arch, const char *name, enum file_type t,
-                     const struct stat *st)
-{
-    if (out->n == out->cap) {
-        size_t cap = out->cap ? 2 * out->cap : 64;
-        cache_file *v = realloc(out->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        out->v = v;
-        out->cap = cap;
-    }
-    cache_file *f = &out->v[out->n++];
-    snprintf(f->arch, sizeof f->arch, "%s", arch);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->type = t;
-    f->st = *st;
-    return true;
-}
-
-/* The library's files of one <dir>/<arch>. */
-static bool collect_arch(const char *root, const char *arch, cache_files *out)
-{
-    char dir[4200], path[PATH_LEN]; /* dir: a root (< 4096) and an arch (< 32) */
-    snprintf(dir, sizeof dir, "%s/%s", root, arch);
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    struct dirent *e;
-    bool ok = true;
-    enum file_type t;
-    struct stat st;
-    while (ok && (e = readdir(d)))
-        if (classify(e->d_name, &t)) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-                ok = add_file(out, arch, e->d_name, t, &st);
-        }
-    closedir(d);
-    return ok;
-}
-
-static int by_arch_name(const void *a, const void *b)
-{
-    const cache_file *x = a, *y = b;
-    int c = strcmp(x->arch, y->arch);
-    return c ? c : strcmp(x->name, y->name);
-}
-
-static bool collect(const char *root, cache_files *out)
-{
-    DIR *d = opendir(root);
-    if (!d) {
-        fprintf(stderr, "jitgemm-warm: cannot read %s: %s\n", root, strerror(errno));
-        return false;
-    }
-    struct dirent *e;
-    bool ok = true;
-    char path[PATH_LEN];
-    struct stat st;
-    while (ok && (e = readdir(d))) {
-        snprintf(path, sizeof path, "%s/%s", root, e->d_name);
-        if (is_arch_name(e->d_name) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            ok = collect_arch(root, e->d_name, out);
-    }
-    closedir(d);
-    if (!ok)
-        fprintf(stderr, "jitgemm-warm: cannot read %s: %s\n", root, strerror(errno));
-    qsort(out->v, out->n, sizeof *out->v, by_arch_name);
-    return ok;
-}
-
-static void file_path(const char *root, const cache_file *f, char *out, size_t len)
-{
-    snprintf(out, len, "%s/%s/%s", root, f->arch, f->name);
-}
-
-static void capture_warning(void *user, jg_log_level level, const char *category,
-                            const char *msg)
-{
-    (void)category;
-    if (level <= JG_LOG_WARN)
-        snprintf(user, 1024, "%s", msg);
-}
-
-/* The cache directory as the library resolves and checks it. *exists is
+/* The cache directory as the library resolves and checks it; *exists is
  * false for one not created yet (nothing to list). */
 static int cache_root(const options *o, char *out, size_t len, bool *exists)
 {
-    char warning[1024] = "";
-    jg__log log = {capture_warning, warning, 0};
-    jg__disk d;
     struct stat st;
-    jg__disk_open(&d, o->cache_dir, JG_CACHE_READ, &log);
-    snprintf(out, len, "%s", d.dir);
-    *exists = d.enabled;
-    if (d.enabled || (d.dir[0] && stat(d.dir, &st) != 0 && errno == ENOENT))
-        return 0;
-    fprintf(stderr, "jitgemm-warm: %s\n", warning[0] ? warning : "no usable cache directory");
-    return EXIT_SETUP;
+    if (jg_cache_dir(o->cache_dir, out, len) != JG_OK) {
+        fprintf(stderr, "jitgemm-warm: %s\n", jg_context_last_error(NULL));
+        return EXIT_SETUP;
+    }
+    *exists = stat(out, &st) == 0;
+    return 0;
 }
 
-/* Checks an entry; the label says what is wrong ("" when nothing). */
-static bool entry_check(const char *path, jg__disk_header *h, char *label, size_t len)
+/* What is wrong with an entry, as --list, --verify and --prune say it; ""
+ * when nothing. */
+static void entry_label(const jg_cache_entry *e, char *out, size_t len)
 {
-    const char *why;
-    bool ok = jg__disk_check_file(path, h, &why);
-    h->name[sizeof h->name - 1] = 0; /* read from a file: trust no terminator */
-    if (ok)
-        label[0] = 0;
-    else if (!strcmp(why, "other format version"))
-        snprintf(label, len, "OTHER FORMAT (version %u; this library writes %u)", h->format,
-                 JG_DISK_FORMAT);
+    if (e->state == JG_CACHE_ENTRY_OK)
+        out[0] = 0;
+    else if (e->state == JG_CACHE_ENTRY_OTHER_FORMAT)
+        snprintf(out, len, "OTHER FORMAT (version %u; this library writes %u)", e->format,
+                 (unsigned)JG_CACHE_FORMAT);
     else
-        snprintf(label, len, "CORRUPT (%s)", why);
-    return ok;
+        snprintf(out, len, "CORRUPT (%s)", e->problem);
+}
+
+/* A failed walk of the cache: the library says why. */
+static int cache_error(void)
+{
+    fprintf(stderr, "jitgemm-warm: %s\n", jg_context_last_error(NULL));
+    return EXIT_SETUP;
 }
 
 /* ---- --list ---------------------------------------------------------- */
 
 typedef struct list_row {
-    char kernel[128], size[32], age[32], status[160];
-    const char *arch;
+    char kernel[128], arch[16], size[32], age[32], status[160];
 } list_row;
 
-static void list_row_make(const char *root, const cache_file *f, time_t now, list_row *r)
+typedef struct list_rows {
+    list_row *v;
+    size_t n, cap, bad;
+    uint64_t bytes;
+    time_t now;
+    bool out_of_memory;
+} list_rows;
+
+static int add_row(void *user, const char *path, const jg_cache_entry *e)
 {
-    char path[PATH_LEN];
-    jg__disk_header h;
-    file_path(root, f, path, sizeof path);
-    bool ok = entry_check(path, &h, r->status, sizeof r->status);
-    snprintf(r->kernel, sizeof r->kernel, "%s", ok ? h.name : f->name);
-    format_size((uint64_t)f->st.st_size, r->size, sizeof r->size);
-    format_age(ok ? (int64_t)now - (int64_t)h.created_unix : (int64_t)(now - f->st.st_mtime),
-               r->age, sizeof r->age);
-    r->arch = f->arch;
+    list_rows *l = user;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        list_row *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            l->out_of_memory = true;
+            return 1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    list_row *r = &l->v[l->n++];
+    const char *base = strrchr(path, '/');
+    snprintf(r->kernel, sizeof r->kernel, "%s",
+             e->state == JG_CACHE_ENTRY_OK ? e->kernel_name : base ? base + 1 : path);
+    snprintf(r->arch, sizeof r->arch, "%s", e->arch);
+    format_size(e->bytes, r->size, sizeof r->size);
+    format_age((int64_t)l->now - e->created_unix, r->age, sizeof r->age);
+    entry_label(e, r->status, sizeof r->status);
+    l->bad += e->state != JG_CACHE_ENTRY_OK;
+    l->bytes += e->bytes;
+    return 0;
 }
 
 static int by_kernel(const void *a, const void *b)
@@ -1221,156 +1174,105 @@ static int by_kernel(const void *a, const void *b)
     return c ? c : strcmp(x->kernel, y->kernel);
 }
 
-static int list_cache(const char *root, const cache_files *files)
+static int list_cache(const char *root)
 {
-    list_row *rows = calloc(files->n ? files->n : 1, sizeof *rows);
-    if (!rows)
-        return EXIT_SETUP;
-    size_t n = 0, bad = 0, width = 6;
-    uint64_t bytes = 0;
-    time_t now = time(NULL);
-    for (size_t i = 0; i < files->n; ++i)
-        if (files->v[i].type == FILE_ENTRY) {
-            list_row_make(root, &files->v[i], now, &rows[n]);
-            bad += rows[n].status[0] != 0;
-            bytes += (uint64_t)files->v[i].st.st_size;
-            if (strlen(rows[n].kernel) > width)
-                width = strlen(rows[n].kernel);
-            ++n;
-        }
-    qsort(rows, n, sizeof *rows, by_kernel);
-    if (n)
+    list_rows l = {.now = time(NULL)};
+    jg_status st = jg_cache_list(root, JG_CACHE_VERIFY, add_row, &l);
+    if (st != JG_OK || l.out_of_memory) {
+        free(l.v);
+        return l.out_of_memory ? (fprintf(stderr, "jitgemm-warm: out of memory\n"), EXIT_SETUP)
+                               : cache_error();
+    }
+    size_t width = 6;
+    for (size_t i = 0; i < l.n; ++i)
+        if (strlen(l.v[i].kernel) > width)
+            width = strlen(l.v[i].kernel);
+    if (l.n) {
+        qsort(l.v, l.n, sizeof *l.v, by_kernel);
         printf("%-*s  %-8s %10s %5s\n", (int)width, "KERNEL", "ARCH", "SIZE", "AGE");
-    for (size_t i = 0; i < n; ++i)
-        printf("%-*s  %-8s %10s %5s%s%s\n", (int)width, rows[i].kernel, rows[i].arch,
-               rows[i].size, rows[i].age, rows[i].status[0] ? "  " : "", rows[i].status);
+    }
+    for (size_t i = 0; i < l.n; ++i)
+        printf("%-*s  %-8s %10s %5s%s%s\n", (int)width, l.v[i].kernel, l.v[i].arch, l.v[i].size,
+               l.v[i].age, l.v[i].status[0] ? "  " : "", l.v[i].status);
     char total[32];
-    format_size(bytes, total, sizeof total);
-    printf("%zu entr%s (%zu bad), %s, in %s\n", n, n == 1 ? "y" : "ies", bad, total, root);
-    free(rows);
+    format_size(l.bytes, total, sizeof total);
+    printf("%zu entr%s (%zu bad), %s, in %s\n", l.n, l.n == 1 ? "y" : "ies", l.bad, total, root);
+    free(l.v);
     return 0;
 }
 
 /* ---- --verify and --prune ------------------------------------------------ */
 
-static int verify_cache(const char *root, const cache_files *files)
+typedef struct verify_count {
+    size_t n, bad;
+} verify_count;
+
+static int verify_one(void *user, const char *path, const jg_cache_entry *e)
 {
-    size_t n = 0, bad = 0;
-    for (size_t i = 0; i < files->n; ++i) {
-        const cache_file *f = &files->v[i];
-        char path[PATH_LEN], label[160];
-        jg__disk_header h;
-        if (f->type != FILE_ENTRY)
-            continue;
-        ++n;
-        file_path(root, f, path, sizeof path);
-        if (!entry_check(path, &h, label, sizeof label)) {
-            printf("BAD %s: %s\n", path, label);
-            ++bad;
-        }
+    verify_count *c = user;
+    char label[160];
+    ++c->n;
+    if (e->state != JG_CACHE_ENTRY_OK) {
+        entry_label(e, label, sizeof label);
+        printf("BAD %s: %s\n", path, label);
+        ++c->bad;
     }
-    printf("verified %zu entr%s in %s: %zu ok, %zu bad\n", n, n == 1 ? "y" : "ies", root, n - bad,
-           bad);
-    return bad ? EXIT_FAILED : 0;
+    return 0;
 }
 
-enum removal { REMOVED, GONE, BUSY, NOT_REMOVED };
-
-/* Unlinks a file; a lock file only when nobody holds it, since a held one
- * is a compile in progress whose entry is about to appear. */
-static enum removal remove_file(const char *path, bool is_lock)
+static int verify_cache(const char *root)
 {
-    int fd = -1;
-    if (is_lock) {
-        fd = open(path, O_RDWR | O_CLOEXEC);
-        if (fd < 0)
-            return errno == ENOENT ? GONE : NOT_REMOVED;
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            close(fd);
-            return BUSY;
-        }
-    }
-    enum removal r = unlink(path) == 0 ? REMOVED : errno == ENOENT ? GONE : NOT_REMOVED;
-    int saved = errno;
-    if (fd >= 0)
-        close(fd); /* releases the lock */
-    errno = saved;
-    return r;
+    verify_count c = {0, 0};
+    if (jg_cache_list(root, JG_CACHE_VERIFY, verify_one, &c) != JG_OK)
+        return cache_error();
+    printf("verified %zu entr%s in %s: %zu ok, %zu bad\n", c.n, c.n == 1 ? "y" : "ies", root,
+           c.n - c.bad, c.bad);
+    return c.bad ? EXIT_FAILED : 0;
 }
 
-/* Why `f` should go, or NULL to keep it. Entries first: a lock is idle
- * only once its entry's fate is known. */
-static const char *prune_reason(const char *root, const cache_file *f, time_t now, char *buf,
-                                size_t len)
+typedef struct prune_count {
+    size_t removed, failed;
+    uint64_t bytes;
+} prune_count;
+
+/* Says what happened to one file: damaged entries as --list labels them. */
+static void report_removal(void *user, const jg_cache_removal *r)
 {
-    char path[PATH_LEN];
-    jg__disk_header h;
-    if (f->type == FILE_ENTRY) {
-        file_path(root, f, path, sizeof path);
-        if (entry_check(path, &h, buf, len))
-            return NULL;
-        /* A newer library sharing this cache wrote it: not ours to remove. */
-        if (!strncmp(buf, "OTHER FORMAT", 12) && h.format > JG_DISK_FORMAT)
-            return NULL;
-        return buf;
+    prune_count *c = user;
+    char label[160];
+    if (r->outcome == JG_CACHE_REMOVED) {
+        if (r->entry && r->entry->state != JG_CACHE_ENTRY_OK)
+            entry_label(r->entry, label, sizeof label);
+        else
+            snprintf(label, sizeof label, "%s", r->reason);
+        printf("removed %s/%s: %s\n", r->arch, r->name, label);
+        ++c->removed;
+        c->bytes += r->bytes;
+    } else if (r->outcome == JG_CACHE_BUSY) {
+        printf("kept %s/%s: held by a compile in progress\n", r->arch, r->name);
+    } else {
+        printf("cannot remove %s: %s\n", r->path, strerror(r->error));
+        ++c->failed;
     }
-    if (f->type == FILE_TMP) {
-        if (now - f->st.st_mtime < TMP_MIN_AGE)
-            return NULL;
-        snprintf(buf, len, "temp file left by an interrupted write");
-        return buf;
-    }
-    char entry[PATH_LEN];
-    snprintf(entry, sizeof entry, "%s/%s/%.32s.cubin", root, f->arch, f->name);
-    if (access(entry, F_OK) == 0)
-        return NULL;
-    snprintf(buf, len, "lock file without an entry");
-    return buf;
 }
 
-/* Removes one file and says so; false when it stays against our will. */
-static bool prune_one(const char *root, const cache_file *f, const char *why, size_t *removed,
-                      uint64_t *bytes)
+static int prune_cache(const options *o, const char *root)
 {
-    char path[PATH_LEN];
-    file_path(root, f, path, sizeof path);
-    enum removal r = remove_file(path, f->type == FILE_LOCK);
-    if (r == REMOVED) {
-        printf("removed %s/%s: %s\n", f->arch, f->name, why);
-        ++*removed;
-        *bytes += (uint64_t)f->st.st_size;
-    } else if (r == BUSY) {
-        printf("kept %s/%s: held by a compile in progress\n", f->arch, f->name);
-    } else if (r == NOT_REMOVED) {
-        printf("cannot remove %s: %s\n", path, strerror(errno));
-    }
-    return r != NOT_REMOVED;
-}
-
-static int prune_cache(const char *root, const cache_files *files)
-{
-    size_t removed = 0;
-    bool ok = true;
-    uint64_t bytes = 0;
-    time_t now = time(NULL);
-    for (int pass = FILE_ENTRY; pass <= FILE_TMP; ++pass)
-        for (size_t i = 0; i < files->n; ++i) {
-            const cache_file *f = &files->v[i];
-            char buf[160];
-            const char *why = (int)f->type == pass ? prune_reason(root, f, now, buf, sizeof buf)
-                                                   : NULL;
-            if (why)
-                ok &= prune_one(root, f, why, &removed, &bytes);
-        }
+    jg_cache_prune_options po = {.flags = JG_CACHE_VERIFY, .max_age_s = o->max_age_s,
+                                 .max_bytes = o->max_bytes};
+    prune_count c = {0, 0, 0};
+    jg_status st = jg_cache_prune(root, &po, report_removal, &c);
+    if (st != JG_OK && !c.failed)
+        return cache_error();
     char total[32];
-    format_size(bytes, total, sizeof total);
-    printf("pruned %zu file%s (%s) in %s\n", removed, removed == 1 ? "" : "s", total, root);
-    return ok ? 0 : EXIT_FAILED;
+    format_size(c.bytes, total, sizeof total);
+    printf("pruned %zu file%s (%s) in %s\n", c.removed, c.removed == 1 ? "" : "s", total, root);
+    return st == JG_OK ? 0 : EXIT_FAILED;
 }
 
 static int cache_command(const options *o)
 {
-    char root[sizeof ((jg__disk *)0)->dir];
+    char root[ROOT_LEN];
     bool exists;
     int rc = cache_root(o, root, sizeof root, &exists);
     if (rc)
@@ -1379,17 +1281,9 @@ static int cache_command(const options *o)
         printf("no cache at %s (nothing compiled there yet)\n", root);
         return 0;
     }
-    cache_files files = {NULL, 0, 0};
-    if (!collect(root, &files))
-        rc = EXIT_SETUP;
-    else if (o->mode == MODE_LIST)
-        rc = list_cache(root, &files);
-    else if (o->mode == MODE_VERIFY)
-        rc = verify_cache(root, &files);
-    else
-        rc = prune_cache(root, &files);
-    free(files.v);
-    return rc;
+    return o->mode == MODE_LIST     ? list_cache(root)
+           : o->mode == MODE_VERIFY ? verify_cache(root)
+                                    : prune_cache(o, root);
 }
 
 int main(int argc, char **argv)

@@ -10,7 +10,8 @@
  *
  * Thread-safety: every function may be called from several threads at once
  * on the same context, unless its comment says otherwise. Plans belong to
- * their context and stay valid until jg_context_destroy.
+ * their context; a plan from jg_gemm_plan or jg_grouped_plan stays valid
+ * until jg_plan_release or jg_context_destroy (see "the memory cache").
  *
  * The library never prints unless asked (jg_options.log or JITGEMM_LOG) and
  * never aborts the process: every failure is a jg_status plus a message from
@@ -217,7 +218,15 @@ enum {
     /* No GPU is used: kernels are compiled for jg_options.arch and stored in
      * the caches; jg_gemm_run returns JG_ERR_OFFLINE. Works without a driver. */
     JG_CONTEXT_OFFLINE = 1u << 0,
+    /* 0.7: jg_options.max_kernels is set. The field is read only with this
+     * bit, so that callers built against older headers, whose struct ends at
+     * sm_count, are unaffected. */
+    JG_CONTEXT_MAX_KERNELS = 1u << 1,
 };
+
+/* jg_options.max_kernels: no bound (every plan and kernel stays until
+ * jg_context_destroy, as before 0.7). */
+#define JG_MAX_KERNELS_UNLIMITED (-1)
 
 typedef struct jg_options {
     uint32_t flags;          /* JG_CONTEXT_* */
@@ -230,6 +239,11 @@ typedef struct jg_options {
     uint32_t log_mask;       /* JG_LOGC_* for the callback; 0: from JITGEMM_LOG */
     int sm_count;            /* offline: the target's multiprocessors, which the planner
                                 sizes tiles for (0: 132, an H100 SXM); ignored online */
+    /* 0.7, read only with JG_CONTEXT_MAX_KERNELS in flags: the most kernels
+     * (loaded CUDA modules) the memory cache keeps, and the most plans (see
+     * "the memory cache" below). 0: $JITGEMM_MAX_KERNELS (a count, or
+     * "unlimited"), else 1024; JG_MAX_KERNELS_UNLIMITED: no bound. */
+    int max_kernels;
 } jg_options;
 
 /* Creates a context bound to the CUDA context current on the calling thread
@@ -237,12 +251,14 @@ typedef struct jg_options {
  * opt may be NULL (defaults). The strings in opt are copied.
  * Returns JG_ERR_NO_DRIVER without a driver, JG_ERR_NO_DEVICE without a
  * current CUDA context, JG_ERR_UNSUPPORTED_ARCH on a GPU other than sm_90,
- * JG_ERR_INVALID for bad options. On failure *out is NULL and
+ * JG_ERR_INVALID for bad options (unknown flags, max_kernels below
+ * JG_MAX_KERNELS_UNLIMITED). On failure *out is NULL and
  * jg_context_last_error(NULL) tells why. */
 JG_API jg_status jg_context_create(const jg_options *opt, jg_context **out);
 
 /* Frees the context, its plans and loaded modules. NULL is ignored. Not to be
- * called while other threads use the context or its kernels still run. */
+ * called while other threads use the context or its kernels still run (in
+ * flight, or in a CUDA graph that will be launched again). */
 JG_API void jg_context_destroy(jg_context *ctx);
 
 /* The text of the context's last failure: the failing call's name, the
@@ -263,6 +279,76 @@ typedef struct jg_context_stats {
 } jg_context_stats;
 
 JG_API jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *out);
+
+/* ---- the memory cache, and how long plans live ------------------------------
+ *
+ * A context keeps the plans and kernels (each kernel a loaded CUDA module) it
+ * has built, so that a repeated problem costs a hash lookup. Both are
+ * bounded by jg_options.max_kernels (default 1024, or $JITGEMM_MAX_KERNELS):
+ * past it, the least recently used plans and kernels that nothing holds are
+ * freed, and a freed kernel's module is unloaded once the GPU is done with
+ * it. A problem met again after its plan was freed is planned again (from
+ * the disk cache, or compiled): the same kernel, the same results.
+ *
+ * Who holds what:
+ *   - jg_gemm_plan and jg_grouped_plan return the plan pinned: it stays
+ *     valid, and its kernel loaded, until jg_plan_release is called once
+ *     for each time a plan call returned it, or until jg_context_destroy.
+ *     A program that never releases keeps every plan it asked for, as
+ *     before 0.7: pinned plans are never freed to meet the bound, which the
+ *     cache then exceeds by them (jg_cache_stats.plans_held); with more
+ *     pinned than the bound, other plans live only while in use.
+ *   - jg_gemm, jg_grouped, jg_quantize_e4m3 and jg_quantize_nvfp4 hold
+ *     their plan or kernel only during the call. The CUDA driver does not
+ *     promise that unloading a module waits for its launches in flight, so
+ *     after such a call's launch the library records an event on the
+ *     stream (two stream queries and an event record on the host), and
+ *     unloads a freed kernel's module only once every such event has
+ *     completed (checked, never waited for, at the end of later one-shot
+ *     calls, plan or kernel builds and releases): these calls ask nothing
+ *     of the caller.
+ *   - A CUDA graph holds its kernels' modules for as long as it may run.
+ *     Called on a stream that is capturing a graph, those one-shot calls
+ *     therefore pin their plan (or kernel) until jg_context_destroy (as
+ *     they do, rarely, when one kernel has one-shot launches in flight on
+ *     more than four streams at once, which the library does not follow). To
+ *     bound the memory of captured GEMMs, capture jg_gemm_run or
+ *     jg_grouped_run with a pinned plan and release it once every graph
+ *     (and graph exec) that launches it is destroyed.
+ * With JG_MAX_KERNELS_UNLIMITED nothing is freed before jg_context_destroy
+ * and the one-shot calls record no event. */
+
+/* Releases one pin of a plan returned by jg_gemm_plan or jg_grouped_plan.
+ * Once every pin is released the plan may be freed at any later call on
+ * the context, and its module unloaded: release it only when no launch of
+ * it through jg_gemm_run or jg_grouped_run is still in flight (for
+ * example after synchronizing the streams it ran on) and no CUDA graph that
+ * launches it will run again, and do not use the pointer afterwards. NULL
+ * is ignored (JG_OK). Returns JG_ERR_INVALID when the plan has no pin left
+ * (released more often than it was returned). */
+JG_API jg_status jg_plan_release(jg_plan *plan);
+
+/* 0.7: the memory cache's state (its own struct: jg_context_get_stats
+ * writes a whole jg_context_stats, so that struct cannot grow). */
+typedef struct jg_cache_stats {
+    int64_t max_kernels;       /* the bound in force; JG_MAX_KERNELS_UNLIMITED: none */
+    uint64_t kernels;          /* kernels in the cache (being built included) */
+    uint64_t plans;            /* plans in the cache, dense and grouped */
+    uint64_t plans_held;       /* of those, plans held: pinned and not released, pinned
+                                  by a captured one-shot call, or in a call right now */
+    uint64_t modules;          /* CUDA modules loaded now: the cached kernels' and the
+                                  freed ones' still waiting (0 in an offline context) */
+    uint64_t modules_waiting;  /* freed kernels whose module waits for launches */
+    uint64_t modules_peak;     /* the most modules loaded at once so far */
+    uint64_t module_bytes;     /* the loaded modules' cubins, bytes summed: their code
+                                  and constants, which the driver places in device
+                                  memory with its own overhead (not counted) */
+    uint64_t kernel_evictions; /* kernels freed to meet the bound so far */
+    uint64_t plan_evictions;   /* plans freed to meet the bound so far */
+} jg_cache_stats;
+
+/* Returns JG_ERR_NULL_POINTER for a NULL argument. */
+JG_API jg_status jg_context_get_cache_stats(const jg_context *ctx, jg_cache_stats *out);
 
 /* ---- dense GEMM -------------------------------------------------------- */
 
@@ -385,8 +471,9 @@ typedef struct jg_gemm_args {
 
 /* Finds or builds the plan for a problem: memory cache, then disk cache,
  * then NVRTC. Thread-safe: threads asking for the same uncached kernel at
- * once compile it once. *out is owned by ctx. In an offline context the
- * kernel is compiled and cached but *out cannot be run. */
+ * once compile it once. *out is owned by ctx and pinned: valid until
+ * jg_plan_release or jg_context_destroy (see "the memory cache"). In an
+ * offline context the kernel is compiled and cached but *out cannot be run. */
 JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
                               jg_plan **out);
 
@@ -398,8 +485,10 @@ JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
  * small), JG_ERR_OFFLINE or JG_ERR_CUDA. */
 JG_API jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
 
-/* jg_gemm_plan then jg_gemm_run; with JG_GEMM_UNALIGNED added to the
- * problem when a, b, c or d is not 16-byte aligned (a plan of its own). */
+/* jg_gemm_plan then jg_gemm_run, holding the plan only during the call: it
+ * may be freed later to meet the cache's bound (see "the memory cache").
+ * JG_GEMM_UNALIGNED is added to the problem when a, b, c or d is not
+ * 16-byte aligned (a plan of its own). */
 JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
                          const jg_gemm_args *args, jg_stream stream);
 
@@ -544,7 +633,8 @@ JG_API jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *prob
  * maps of the last pointer set are kept, so a repeated call encodes nothing. */
 JG_API jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
 
-/* jg_grouped_plan then jg_grouped_run. */
+/* jg_grouped_plan then jg_grouped_run, holding the plan only during the
+ * call, as jg_gemm does. */
 JG_API jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
                             const jg_grouped_args *args, jg_stream stream);
 
@@ -619,6 +709,177 @@ JG_API jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out);
  * jg_grouped_args.workspace (problems with JG_GROUPED_WORKSPACE); 0 for
  * plans that use none. */
 JG_API jg_status jg_plan_workspace_bytes(const jg_plan *plan, size_t *out);
+
+/* ---- which kernel, without building it (0.7) ------------------------------ */
+
+/* A kernel as the disk cache and the logs know it. */
+typedef struct jg_kernel_id {
+    char name[128];       /* as jg_plan_info.kernel_name */
+    uint64_t key_hash[2]; /* as jg_plan_info.key_hash: the kernel's disk cache key */
+} jg_kernel_id;
+
+/* The kernel jg_gemm_plan would use for problem, without compiling, loading
+ * or caching anything: the problem is validated (the statuses and messages
+ * of jg_gemm_plan) and the planner chooses, as jg_gemm_plan does, so that a
+ * tool can count the distinct kernels of many problems, or look for them in
+ * the disk cache (jg_context_cache_entry), before building any. The name
+ * and key depend on the context's arch, SM count and JITGEMM_* settings, as
+ * the plan's do. With JITGEMM_TUNE a GPU context may time the planner's
+ * candidates here (once per problem and cache), as jg_gemm_plan would.
+ * Returns JG_ERR_NULL_POINTER, the validation statuses, or
+ * JG_ERR_UNSUPPORTED_ARCH; *out is zeroed on failure. */
+JG_API jg_status jg_gemm_kernel_id(jg_context *ctx, const jg_gemm_problem *problem,
+                                   jg_kernel_id *out);
+
+/* As jg_gemm_kernel_id, for jg_grouped_plan. */
+JG_API jg_status jg_grouped_kernel_id(jg_context *ctx, const jg_grouped_problem *problem,
+                                      jg_kernel_id *out);
+
+/* ---- the disk cache (0.7) --------------------------------------------------
+ *
+ * For tools and serving runtimes that look after the cache a context uses:
+ * where it is, what it holds, whether each entry is whole, and pruning it.
+ * cache/README.md describes the directory and the entry format. A cache is
+ * filled by planning: jg_gemm_plan and jg_grouped_plan store each kernel
+ * they compile (in an offline context too, which needs no GPU), so the way
+ * to compile into a cache ahead of time is to plan in a context with
+ * JG_CACHE_READWRITE (jitgemm-warm does).
+ *
+ * The functions that take `dir` resolve it as jg_options.cache_dir is
+ * resolved (NULL or "": $JITGEMM_CACHE_DIR, else $XDG_CACHE_HOME/jitgemm,
+ * else ~/.cache/jitgemm), need no context, GPU or driver, and refuse a
+ * directory that a context would refuse (not a directory, owned by another
+ * user, writable by group or others) with JG_ERR_CACHE. They read and remove
+ * only files the library writes: <dir>/<arch>/<key>.cubin, <key>.lock and
+ * <key>.cubin.tmp.XXXXXX in directories named sm_*; a directory given by
+ * mistake loses nothing else. They may run while other threads and
+ * processes use the cache. Failures are described by
+ * jg_context_last_error(NULL) (by jg_context_last_error(ctx) for the two
+ * that take a context). */
+
+/* The entry format version this library writes and reads. */
+#define JG_CACHE_FORMAT 1
+
+/* Writes the directory that dir resolves to into out (len bytes, the
+ * terminating NUL included). Returns JG_OK when the library would use it,
+ * or when nothing is there yet (a read-write context creates it);
+ * JG_ERR_CACHE when none resolves (the variables unset, a path of 4096
+ * bytes or more) or the directory is refused (out then holds it, when one
+ * resolved; "" otherwise); JG_ERR_NULL_POINTER for out NULL; JG_ERR_INVALID
+ * when len cannot hold the path (out is then ""). */
+JG_API jg_status jg_cache_dir(const char *dir, char *out, size_t len);
+
+/* The disk cache ctx uses: *dir its directory, valid as long as ctx ("" when
+ * the context has none), *mode JG_CACHE_READWRITE, JG_CACHE_READ, or
+ * JG_CACHE_OFF when the context is memory-only (turned off, or the directory
+ * refused: the context's log said why). Either output may be NULL.
+ * Returns JG_ERR_NULL_POINTER for ctx NULL. */
+JG_API jg_status jg_context_get_cache_dir(const jg_context *ctx, const char **dir,
+                                          jg_cache_mode *mode);
+
+typedef enum jg_cache_state {
+    JG_CACHE_ENTRY_OK = 0,           /* passes every check made */
+    JG_CACHE_ENTRY_MISSING = 1,      /* no such entry (jg_context_cache_entry) */
+    JG_CACHE_ENTRY_DAMAGED = 2,      /* fails a check: a load would recompile and replace it */
+    JG_CACHE_ENTRY_OTHER_FORMAT = 3, /* another format version (an older or newer library's):
+                                        this one does not read it */
+} jg_cache_state;
+
+/* One entry. Times are Unix seconds. */
+typedef struct jg_cache_entry {
+    jg_cache_state state;
+    const char *problem;   /* the check that failed ("payload checksum mismatch", "other
+                              format version", ...; static text), "" when none did */
+    char arch[16];         /* the directory it lies in: "sm_90a" */
+    char kernel_name[128]; /* from its header, as jg_plan_info.kernel_name; "" unless OK */
+    uint64_t key_hash[2];  /* from its file name, as jg_plan_info.key_hash */
+    uint64_t bytes;        /* the file's size: header and cubin */
+    int64_t created_unix;  /* written then (its header; unless OK, the file's modification
+                              time) */
+    int64_t used_unix;     /* the file's access time: when it was written, and then when a
+                              process loaded it, as often as the file system records reads
+                              (relatime, Linux's default: about once a day; noatime: never).
+                              The library's own checks here do not count as reads. */
+    uint32_t format;       /* its format version as read (0: too short to tell) */
+} jg_cache_entry;
+
+/* Called once per entry; returns 0 to go on, anything else to stop. path
+ * (the entry's file) is valid during the call only. */
+typedef int (*jg_cache_entry_fn)(void *user, const char *path, const jg_cache_entry *entry);
+
+enum {
+    /* Also read every entry's cubin and check its checksum, as a load does
+     * (without it: the header's checks and the file's size). */
+    JG_CACHE_VERIFY = 1u << 0,
+};
+
+/* Calls fn for every entry of the cache in dir (every arch), in the order
+ * of their arch and then file name. flags: JG_CACHE_VERIFY or 0. Returns
+ * JG_OK (also for a directory not there yet, which holds nothing),
+ * JG_ERR_NULL_POINTER for fn NULL, JG_ERR_INVALID for unknown flags,
+ * JG_ERR_CACHE for a directory refused or unreadable, JG_ERR_NO_MEMORY. */
+JG_API jg_status jg_cache_list(const char *dir, uint32_t flags, jg_cache_entry_fn fn,
+                               void *user);
+
+/* The entry of one kernel (key_hash as jg_plan_info or jg_kernel_id give
+ * it) in ctx's disk cache, checked as a load checks it (header, sizes, both
+ * checksums): *out's state says whether it is there and whole. Returns
+ * JG_ERR_NULL_POINTER, or JG_ERR_CACHE when ctx has no disk cache
+ * (JG_CACHE_OFF, or its directory was refused). */
+JG_API jg_status jg_context_cache_entry(jg_context *ctx, const uint64_t key_hash[2],
+                                        jg_cache_entry *out);
+
+/* What jg_cache_prune removes beyond what is always removed: damaged
+ * entries (with JG_CACHE_VERIFY, those whose cubin fails its checksum too),
+ * entries of an older format version (a newer library's are kept), temp
+ * files of writers killed mid-write (older than a minute: younger ones may
+ * be writes in progress) and lock files without an entry that no process
+ * holds. A zeroed struct removes only those. */
+typedef struct jg_cache_prune_options {
+    uint32_t flags;     /* JG_CACHE_VERIFY or 0 */
+    int64_t max_age_s;  /* > 0: also every entry not used (jg_cache_entry.used_unix) for
+                           longer than this many seconds; 0: none by age */
+    uint64_t max_bytes; /* > 0: then also the least recently used entries (used_unix,
+                           then created_unix, then name), until the whole entries of
+                           this format left take at most this many bytes; 0: no limit */
+} jg_cache_prune_options;
+
+typedef enum jg_cache_outcome {
+    JG_CACHE_REMOVED = 0, /* the file is gone */
+    JG_CACHE_BUSY = 1,    /* a lock file held by a compile in progress: kept */
+    JG_CACHE_FAILED = 2,  /* could not be removed: error says why */
+} jg_cache_outcome;
+
+/* One file jg_cache_prune meant to remove. Pointers are valid during the
+ * callback only. */
+typedef struct jg_cache_removal {
+    const char *path;             /* the file */
+    const char *arch;             /* the directory it lies in */
+    const char *name;             /* its name there */
+    const char *reason;           /* why it was to go (static text): "damaged entry", "older
+                                     format version", "not used within the age limit" (max_age_s),
+                                     "least recently used, over the size limit" (max_bytes),
+                                     "temp file left by an interrupted write", "lock file
+                                     without an entry" */
+    const jg_cache_entry *entry;  /* for entries (.cubin): what was found; else NULL */
+    uint64_t bytes;               /* its size */
+    jg_cache_outcome outcome;
+    int error;                    /* JG_CACHE_FAILED: the errno of the removal; else 0 */
+} jg_cache_removal;
+
+typedef void (*jg_cache_removal_fn)(void *user, const jg_cache_removal *removal);
+
+/* Removes from the cache in dir (every arch) what opt asks (NULL: a zeroed
+ * struct), calling fn (may be NULL) for each file it meant to remove:
+ * entries first (damaged, older format, by age, then by size), then lock
+ * files, then temp files. An entry in use by a process is unaffected (it
+ * has the file open, or loaded its cubin); a process that later needs a
+ * removed kernel compiles it again. Returns JG_OK when every file meant to
+ * go is gone (or busy), JG_ERR_CACHE when one could not be removed (the last
+ * error names the first) or the directory is refused or unreadable,
+ * JG_ERR_INVALID for unknown flags or max_age_s < 0, JG_ERR_NO_MEMORY. */
+JG_API jg_status jg_cache_prune(const char *dir, const jg_cache_prune_options *opt,
+                                jg_cache_removal_fn fn, void *user);
 
 #ifdef __cplusplus
 }

@@ -7,113 +7,7 @@
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
-
-void jg__buf_append(jg__buf *b, const void *data, size_t len)
-{
-    if (b->failed)
-        return;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + len + 1)
-            cap *= 2;
-        char *p = realloc(b->data, cap);
-        if (!p) {
-            b->failed = true;
-            return;
-        }
-        b->data = p;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-    b->data[b->len] = 0;
-}
-
-void jg__buf_puts(jg__buf *b, const char *s) { jg__buf_append(b, s, strlen(s)); }
-
-void jg__buf_printf(jg__buf *b, const char *fmt, ...)
-{
-    char small[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = true;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        jg__buf_append(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->failed = true;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    jg__buf_append(b, big, (size_t)n);
-    free(big);
-}
-
-bool jg__buf_read_file(jg__buf *b, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        jg__buf_append(b, chunk, n);
-    bool ok = !ferror(f) && !b->failed;
-    fclose(f);
-    return ok;
-}
-
-void jg__buf_free(jg__buf *b)
-{
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
-const char *jg__dtype_name(uint32_t dtype)
-{
-    switch (dtype) {
-    case JG_BF16:
-        return "bf16";
-    case JG_FP16:
-        return "fp16";
-    case JG_FP32:
-        return "fp32";
-    case JG_E4M3:
-        return "e4m3";
-    case JG_NVFP4:
-        return "nvfp4";
-    }
-    return "none";
-}
-
-size_t jg__dtype_size(uint32_t dtype)
-{
-    switch (dtype) {
-    case JG_BF16:
-    case JG_FP16:
-        return 2;
-    case JG_FP32:
-        return 4;
-    case JG_E4M3:
-        return 1;
-    }
-    return 0;
-}
-
-size_t jg__dtype_bits(uint32_t dtype)
-{
-    return dtype == JG_NVFP4 ? 4 : 8 * jg__dtype_size(dtype);
-}
+#include "codegen/codegen.h"
 
 /* Names encode the kernel's parameters: the same name shows in logs,
  * profiles, the cache listing and JITGEMM_DUMP files. Grouped kernels carry
@@ -178,7 +72,9 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     if (key->cfg.split_k > 1)
         snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
     else if (key->cfg.swap_ab)
-        snprintf(shape, sizeof shape, "_ab");
+        snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
+    else if (key->cfg.pingpong)
+        snprintf(shape, sizeof shape, "_pp");
     /* operand forms: MN-major A ("_am") and B ("_bn"), the kernel's soft
      * operands ("_s" and a, b, d) */
     char form[16] = "";
@@ -195,19 +91,14 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         if (key->cfg.soft & JG_SOFT_D)
             strcat(form, "d");
     }
-    char full[512];
-    snprintf(
-        full, sizeof full, "jg_%s_%s%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s%s_m%sn%lldk%lld%s", kind,
+    const int len = snprintf(
+        out, 128, "jg_%s_%s%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s%s_m%sn%lldk%lld%s", kind,
         jg__dtype_name(key->a_type), (key->flags & JG_GEMM_FP32_EXACT) ? "x3" : "", scale,
         jg__dtype_name(key->d_type), key->c_type ? "_c" : "", arch_id, key->cfg.block_m,
         key->cfg.block_n, key->cfg.block_k, key->cfg.stages, key->cfg.consumers,
         key->cfg.cluster, shape, form, pipe, m, (long long)key->n, (long long)key->k,
         (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
-    size_t len = strlen(full);
-    if (len > 127)
-        len = 127;
-    memcpy(out, full, len);
-    out[len] = 0;
+    (void)len;
 }
 
 /* An include the emitter redirects: the template names the header with every
@@ -422,6 +313,8 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
                        jg__swap_epi_rows(key->cfg.block_n));
     if (key->cfg.split_k > 1)
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
+    if (key->cfg.pingpong)
+        jg__buf_printf(out, "#define JG_PINGPONG 1\n");
     /* exact FP32: three passes over the workspace's parts, KP each */
     const bool exact = (key->flags & JG_GEMM_FP32_EXACT) != 0;
     const int64_t kp = jg__exact_kp(key->k);

@@ -1,12 +1,13 @@
 /* Cache keys: fixed-layout bytes, zeroed then filled, hashed with XXH3-128
  * together with everything else that decides the cubin. Keys hold no
  * pointers and no paths, so a cache built on one machine serves another. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 /* Everything a dense problem and a grouped one share, with packed leading
  * dimensions filled in; the rows are the caller's. */
@@ -154,10 +155,8 @@ void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out)
     out->a_sf_layout = (uint32_t)p->sf_layout;
 }
 
-jg__salt jg__salt_make(const char *arch, const char *options)
+jg__salt jg__salt_make(const char *arch, const char *options, int nv_major, int nv_minor)
 {
-    int nv_major = 0, nv_minor = 0;
-    jg__nvrtc_version(&nv_major, &nv_minor);
     jg__hash128 templates = jg__templates_hash();
     char text[512];
     int n = snprintf(text, sizeof text,

@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "codegen/codegen.h"
 
 #define SASS_INSN_BYTES 16
 #define SASS_NO_YIELD (UINT64_C(1) << 45)

@@ -14,7 +14,7 @@
 
 #include <xxhash.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 _Static_assert(sizeof(jg__disk_header) == 208, "the header layout of cache/README.md");
 
@@ -51,35 +51,47 @@ static int make_dirs(const char *path)
     return 0;
 }
 
-/* The directory must be a directory, ours, and not writable by others. */
-static bool dir_is_safe(const char *path, const jg__log *log)
+/* The directory must be a directory, ours, and not writable by others;
+ * why not, into why. */
+static bool dir_is_safe(const char *path, char *why, size_t len)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "cache directory %s: %s; using memory only", path,
-                 strerror(errno));
-        return false;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
-                 "cache path %s is not a directory; using memory only", path);
-        return false;
-    }
-    if (st.st_uid != geteuid()) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
-                 "cache directory %s is owned by uid %u, not by us (uid %u): refused, using "
-                 "memory only",
+    if (stat(path, &st) != 0)
+        snprintf(why, len, "cache directory %s: %s", path, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(why, len, "cache path %s is not a directory", path);
+    else if (st.st_uid != geteuid())
+        snprintf(why, len, "cache directory %s is owned by uid %u, not by us (uid %u): refused",
                  path, (unsigned)st.st_uid, (unsigned)geteuid());
-        return false;
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        snprintf(why, len,
+                 "cache directory %s is writable by group or others (mode %03o): refused", path,
+                 (unsigned)(st.st_mode & 0777));
+    else
+        return true;
+    return false;
+}
+
+/* dir_opt, else the environment's default, into out; false (why) when none
+ * resolves. */
+static bool resolve_dir(const char *dir_opt, char *out, size_t len, char *why, size_t why_len)
+{
+    out[0] = 0;
+    if (dir_opt && *dir_opt) {
+        if ((size_t)snprintf(out, len, "%s", dir_opt) < len)
+            return true;
+        snprintf(why, why_len, "cache directory %.64s... is longer than %zu bytes", dir_opt,
+                 len - 1);
+    } else if (default_dir(out, len)) {
+        return true;
+    } else {
+        snprintf(why, why_len,
+                 "no usable cache directory (JITGEMM_CACHE_DIR, XDG_CACHE_HOME and HOME unset, "
+                 "or the path longer than %zu bytes)",
+                 len - 1);
     }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
-                 "cache directory %s is writable by group or others (mode %03o): refused, using "
-                 "memory only",
-                 path, (unsigned)(st.st_mode & 0777));
-        return false;
-    }
-    return true;
+    out[0] = 0;
+    return false;
 }
 
 void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const jg__log *log)
@@ -87,19 +99,9 @@ void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const j
     memset(d, 0, sizeof *d);
     if (mode == JG_CACHE_OFF)
         return;
-    if (dir_opt && *dir_opt) {
-        if ((size_t)snprintf(d->dir, sizeof d->dir, "%s", dir_opt) >= sizeof d->dir) {
-            jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
-                     "cache directory %.64s... is longer than %zu bytes; using memory only",
-                     dir_opt, sizeof d->dir - 1);
-            d->dir[0] = 0;
-            return;
-        }
-    } else if (!default_dir(d->dir, sizeof d->dir)) {
-        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
-                 "no usable cache directory (JITGEMM_CACHE_DIR, XDG_CACHE_HOME and HOME unset, "
-                 "or the path longer than %zu bytes); using memory only",
-                 sizeof d->dir - 1);
+    char why[sizeof d->dir + 256];
+    if (!resolve_dir(dir_opt, d->dir, sizeof d->dir, why, sizeof why)) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "%s; using memory only", why);
         return;
     }
     d->writable = mode == JG_CACHE_READWRITE;
@@ -108,11 +110,24 @@ void jg__disk_open(jg__disk *d, const char *dir_opt, jg_cache_mode mode, const j
                  strerror(errno));
         return;
     }
-    if (!dir_is_safe(d->dir, log))
+    if (!dir_is_safe(d->dir, why, sizeof why)) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "%s; using memory only", why);
         return;
+    }
     d->enabled = true;
     jg__logf(log, JG_LOG_INFO, JG_LOGC_CACHE, "disk cache %s (%s)", d->dir,
              d->writable ? "read-write" : "read-only");
+}
+
+jg__dir_state jg__disk_locate(const char *dir_opt, char *out, size_t len, char *why,
+                              size_t why_len)
+{
+    struct stat st;
+    if (!resolve_dir(dir_opt, out, len, why, why_len))
+        return JG_DIR_REFUSED;
+    if (stat(out, &st) != 0 && errno == ENOENT)
+        return JG_DIR_MISSING;
+    return dir_is_safe(out, why, why_len) ? JG_DIR_USABLE : JG_DIR_REFUSED;
 }
 
 static void arch_dir(const jg__disk *d, const char *arch, char *out, size_t len)
@@ -174,16 +189,18 @@ static const char *check_header(const jg__disk_header *h, jg__hash128 key, off_t
 }
 
 /* Every check of cache/README.md on the entry open on fd, whose name says
- * `key`. The payload is appended to `payload` when that is not NULL. Returns
- * NULL when the entry is usable, else why not; *h is what was read. */
-static const char *check_entry(int fd, jg__hash128 key, jg__disk_header *h, jg__buf *payload)
+ * `key` (but the payload's checksum when !verify). The payload is appended
+ * to `payload` when that is not NULL. Returns NULL when the entry is usable,
+ * else why not; *h is what was read. */
+static const char *check_entry(int fd, jg__hash128 key, jg__disk_header *h, bool verify,
+                               jg__buf *payload)
 {
     struct stat st;
     memset(h, 0, sizeof *h);
     if (fstat(fd, &st) != 0 || !jg__read_all(fd, h, sizeof *h))
         return "short header";
     const char *why = check_header(h, key, st.st_size);
-    if (why)
+    if (why || !verify)
         return why;
     char *data = malloc(h->payload_size ? h->payload_size : 1);
     if (!data || !jg__read_all(fd, data, h->payload_size))
@@ -200,8 +217,7 @@ static const char *check_entry(int fd, jg__hash128 key, jg__disk_header *h, jg__
     return why;
 }
 
-/* "<32 hex digits>.cubin" at the end of path: the key it must hold. */
-static bool key_from_path(const char *path, jg__hash128 *key)
+bool jg__disk_key_from_path(const char *path, jg__hash128 *key)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -220,20 +236,24 @@ static bool key_from_path(const char *path, jg__hash128 *key)
     return true;
 }
 
-bool jg__disk_check_file(const char *path, jg__disk_header *hdr, const char **why)
+bool jg__disk_check_file(const char *path, bool verify, jg__disk_header *hdr, const char **why)
 {
     jg__hash128 key;
     memset(hdr, 0, sizeof *hdr);
-    if (!key_from_path(path, &key)) {
+    if (!jg__disk_key_from_path(path, &key)) {
         *why = "file name is not <32 hex digits>.cubin";
         return false;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* A check is not a use: the access time stays what loads made it (only
+     * the file's owner may ask so; others read as loads do). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+    if (fd < 0 && errno == EPERM)
+        fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         *why = errno == ENOENT ? "missing" : "cannot open";
         return false;
     }
-    *why = check_entry(fd, key, hdr, NULL);
+    *why = check_entry(fd, key, hdr, verify, NULL);
     close(fd);
     return *why == NULL;
 }
@@ -251,7 +271,7 @@ bool jg__disk_read(const jg__disk *d, const char *arch, jg__hash128 key, jg__buf
         return false;
     }
     jg__disk_header h;
-    const char *why = check_entry(fd, key, &h, payload);
+    const char *why = check_entry(fd, key, &h, true, payload);
     close(fd);
     if (why) {
         jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE, "ignoring damaged cache entry %s: %s", path, why);

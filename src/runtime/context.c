@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* Targets with kernel tables. Offline contexts may name any of these. */
 static const struct {
@@ -116,13 +116,17 @@ static void read_forced_ffma_reuse(jg_context *ctx)
              env[0] == '1' ? "on" : "off");
 }
 
-/* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies) and
- * JITGEMM_SPLIT=S|any (dense split-K over clusters of S CTAs only, 1 none,
- * any: some S from 2, where it applies): instead of the planner's measured
- * table, for experiments and the sweep that measures the table. */
+/* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
+ * JITGEMM_SPLIT=S|any (dense split-K over clusters of S = 2, 4 or 8 CTAs only, 1 none,
+ * any: some S from 2, where it applies) and JITGEMM_PINGPONG=1 (dense
+ * ping-pong tiles only): instead of the planner's measured table, for
+ * experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
     const char *swap = getenv("JITGEMM_SWAP"), *split = getenv("JITGEMM_SPLIT");
+    const char *ping = getenv("JITGEMM_PINGPONG");
+    if (ping && !strcmp(ping, "1"))
+        ctx->target.force_pingpong = 1;
     if (swap && *swap) {
         if (strcmp(swap, "0") && strcmp(swap, "1"))
             jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_SWAP=%s ignored: 0 or 1", swap);
@@ -140,6 +144,39 @@ static void read_forced_shape(jg_context *ctx)
         else
             ctx->target.force_split = (uint32_t)s;
     }
+}
+
+/* The default bound of the memory cache. A serving process meets tens to a
+ * few hundred kernels (a model's GEMM shapes times dtypes, M-generic
+ * plans), so 1024 never evicts there, while a fuzz run or a server meeting
+ * 10^4 shapes keeps at most 1024 modules loaded. Their cubins are 11-48 KB
+ * (sm_90a, NVRTC 13: dense BF16 11-15 KB, FP8 with block scales 26 KB,
+ * NVFP4 32-48 KB), so 1024 of them are some tens of MB of device memory
+ * plus the driver's own per module (tests/gpu/test_many_kernels.c reports
+ * what a run used), and a plan is about 7 KB of host memory (a grouped
+ * list plan up to 35 KB). An evicted kernel met again costs ~0.2 ms from
+ * the disk cache, or a compile (~0.3 s) without one. */
+#define DEFAULT_MAX_KERNELS 1024
+
+/* The bound from JITGEMM_MAX_KERNELS: a positive count, or "unlimited"
+ * (returned as 0); anything else is warned about and gives the default. */
+static size_t max_kernels_from_env(const jg__log *log)
+{
+    const char *env = getenv("JITGEMM_MAX_KERNELS");
+    if (!env || !*env)
+        return DEFAULT_MAX_KERNELS;
+    if (!strcmp(env, "unlimited"))
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (*end || env[0] < '0' || env[0] > '9' || !v || errno || v > SIZE_MAX / 2) {
+        jg__logf(log, JG_LOG_WARN, JG_LOGC_CACHE,
+                 "JITGEMM_MAX_KERNELS=%s is not a positive count or \"unlimited\": using %d", env,
+                 DEFAULT_MAX_KERNELS);
+        return DEFAULT_MAX_KERNELS;
+    }
+    return (size_t)v;
 }
 
 static int find_target(const char *arch)
@@ -216,27 +253,40 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     if (!out)
         return jg__fail(NULL, JG_ERR_NULL_POINTER, "out is NULL");
     *out = NULL;
+    /* Fields past sm_count only with the flags that say they are there:
+     * callers built against older headers pass a shorter struct. */
     jg_options o;
     memset(&o, 0, sizeof o);
     if (opt)
-        o = *opt;
-    if (o.flags & ~(uint32_t)JG_CONTEXT_OFFLINE)
+        memcpy(&o, opt, offsetof(jg_options, max_kernels));
+    if (o.flags & JG_CONTEXT_MAX_KERNELS)
+        o.max_kernels = opt->max_kernels;
+    if (o.flags & ~(uint32_t)(JG_CONTEXT_OFFLINE | JG_CONTEXT_MAX_KERNELS))
         return jg__fail(NULL, JG_ERR_INVALID, "options.flags 0x%x: unknown bits", o.flags);
     if ((unsigned)o.cache_mode > JG_CACHE_READWRITE)
         return jg__fail(NULL, JG_ERR_INVALID, "options.cache_mode %d is not a jg_cache_mode",
                         (int)o.cache_mode);
+    if (o.max_kernels < JG_MAX_KERNELS_UNLIMITED)
+        return jg__fail(NULL, JG_ERR_INVALID,
+                        "options.max_kernels %d: a count, 0 (the default) or "
+                        "JG_MAX_KERNELS_UNLIMITED (-1)",
+                        o.max_kernels);
     jg_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the context");
     pthread_mutex_init(&ctx->stats_lock, NULL);
     pthread_mutex_init(&ctx->error_lock, NULL);
-    if (jg__table_init(&ctx->plans, JG_DENSE_KEY_BYTES) != 0 ||
-        jg__table_init(&ctx->grouped_plans, sizeof(jg__problem_key)) != 0 ||
-        jg__table_init(&ctx->kernels, sizeof(jg__hash128)) != 0) {
+    pthread_mutex_init(&ctx->trim_lock, NULL);
+    if (jg__table_init(&ctx->plans, JG_DENSE_KEY_BYTES, &ctx->clock) != 0 ||
+        jg__table_init(&ctx->grouped_plans, sizeof(jg__problem_key), &ctx->clock) != 0 ||
+        jg__table_init(&ctx->kernels, sizeof(jg__hash128), &ctx->clock) != 0) {
         jg_context_destroy(ctx);
         return jg__fail(NULL, JG_ERR_NO_MEMORY, "allocating the caches");
     }
     setup_log(ctx, &o);
+    ctx->max_kernels = o.max_kernels > 0   ? (size_t)o.max_kernels
+                       : o.max_kernels < 0 ? 0
+                                           : max_kernels_from_env(&ctx->log);
     jg_status st = (o.flags & JG_CONTEXT_OFFLINE) ? setup_offline(ctx, &o) : bind_device(ctx, &o);
     if (st != JG_OK) {
         jg_context_destroy(ctx);
@@ -253,7 +303,9 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);
     setup_dump(ctx);
-    ctx->salt = jg__salt_make(ctx->arch, jg__nvrtc_options());
+    int nv_major, nv_minor;
+    jg__nvrtc_version(&nv_major, &nv_minor);
+    ctx->salt = jg__salt_make(ctx->arch, jg__nvrtc_options(), nv_major, nv_minor);
     *out = ctx;
     return JG_OK;
 }
@@ -268,12 +320,14 @@ void jg_context_destroy(jg_context *ctx)
     jg__table_destroy(&ctx->grouped_plans, plan_free);
     bool pushed = ctx->cu && ctx->cu_ctx && ctx->cu->cuCtxPushCurrent(ctx->cu_ctx) == CUDA_SUCCESS;
     jg__table_destroy(&ctx->kernels, jg__kernel_free);
+    jg__kernels_retire(ctx, true);
     if (pushed) {
         CUcontext popped;
         ctx->cu->cuCtxPopCurrent(&popped);
     }
     pthread_mutex_destroy(&ctx->stats_lock);
     pthread_mutex_destroy(&ctx->error_lock);
+    pthread_mutex_destroy(&ctx->trim_lock);
     free(ctx);
 }
 
@@ -286,5 +340,26 @@ jg_status jg_context_get_stats(const jg_context *ctx, jg_context_stats *out)
     *out = c->stats;
     out->plans_memory = __atomic_load_n(&c->stats.plans_memory, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&c->stats_lock);
+    return JG_OK;
+}
+
+jg_status jg_context_get_cache_stats(const jg_context *ctx, jg_cache_stats *out)
+{
+    jg_context *c = (jg_context *)ctx; /* locks change */
+    if (!ctx || !out)
+        return jg__fail(c, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
+    memset(out, 0, sizeof *out);
+    out->max_kernels = c->max_kernels ? (int64_t)c->max_kernels : JG_MAX_KERNELS_UNLIMITED;
+    out->kernels = jg__table_count(&c->kernels);
+    out->plans = jg__table_count(&c->plans) + jg__table_count(&c->grouped_plans);
+    out->plans_held = jg__table_held(&c->plans) + jg__table_held(&c->grouped_plans);
+    out->modules = __atomic_load_n(&c->cache.modules, __ATOMIC_RELAXED);
+    out->modules_waiting = __atomic_load_n(&c->cache.modules_waiting, __ATOMIC_RELAXED);
+    out->modules_peak = __atomic_load_n(&c->cache.modules_peak, __ATOMIC_RELAXED);
+    out->module_bytes = __atomic_load_n(&c->cache.module_bytes, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&c->trim_lock);
+    out->kernel_evictions = c->cache.kernel_evictions;
+    out->plan_evictions = c->cache.plan_evictions;
+    pthread_mutex_unlock(&c->trim_lock);
     return JG_OK;
 }

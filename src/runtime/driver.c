@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* The ABI version we ask cuGetProcAddress for: every function in the table
  * exists in this form since CUDA 12.0. */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 const char *jg_status_name(jg_status status)
 {

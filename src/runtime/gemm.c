@@ -1,9 +1,11 @@
-/* The dense GEMM entry points: plan (validate, look up, build) and run. */
+/* The dense GEMM entry points: plan (validate, the planner's or the tuner's
+ * choice, look up or build: plan.c) and run; the plan table that grouped.c
+ * shares. */
 #include <stddef.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* The planner's choice for a validated problem, as key bytes. */
 jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key)
@@ -34,24 +36,37 @@ jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gem
     return jg__plan_key(ctx, &pk, out);
 }
 
-/* How many of the kernel's clusters the GPU holds at once: the SMs for a
- * cluster of 1; for larger ones the driver's answer when the module was
- * loaded, or SMs / cluster without one (offline contexts). */
-static uint32_t resident_clusters(const jg_context *ctx, const jg__gemm_config *cfg,
-                                  const jg__kernel *kernel)
+jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
 {
-    const uint32_t cluster = cfg->cluster ? cfg->cluster : 1;
-    const uint32_t most = (uint32_t)ctx->target.sm_count / cluster;
-    if (cluster == 1 || !kernel->resident_clusters)
-        return most;
-    return kernel->resident_clusters < most ? kernel->resident_clusters : most;
+    jg_status st = jg__validate_grouped(ctx, p);
+    if (st != JG_OK)
+        return st;
+    jg__problem_key pk;
+    jg__grouped_key_make(p, &pk);
+    return jg__plan_key(ctx, &pk, out);
 }
 
-void jg__plan_free(jg_plan *plan)
+jg_status jg__kernel_id(jg_context *ctx, const void *problem, bool grouped, jg_kernel_id *out)
 {
-    free(plan->list_params);
-    pthread_mutex_destroy(&plan->tmap_lock);
-    free(plan);
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!ctx || !out)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
+    jg__gemm_key key;
+    jg_status st = grouped ? jg__grouped_kernel_key(ctx, problem, &key)
+                           : jg__gemm_kernel_key(ctx, problem, &key);
+    if (st != JG_OK)
+        return st;
+    const jg__hash128 h = jg__kernel_hash(ctx, &key);
+    jg__gemm_kernel_name(&key, ctx->arch, out->name);
+    out->key_hash[0] = h.lo;
+    out->key_hash[1] = h.hi;
+    return JG_OK;
+}
+
+jg_status jg_gemm_kernel_id(jg_context *ctx, const jg_gemm_problem *problem, jg_kernel_id *out)
+{
+    return jg__kernel_id(ctx, problem, false, out);
 }
 
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
@@ -61,61 +76,14 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
     return st != JG_OK ? st : jg__plan_build(ctx, pk, &key, out);
 }
 
-jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_key *key,
-                         jg_plan **out)
-{
-    jg__gemm_config cfg = key->cfg;
-    jg__kernel *kernel;
-    jg_status st = jg__kernel_get(ctx, key, &kernel);
-    if (st != JG_OK)
-        return st;
-    jg_plan *plan = calloc(1, sizeof *plan);
-    if (!plan)
-        return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a plan");
-    plan->ctx = ctx;
-    plan->problem = *pk;
-    plan->cfg = cfg;
-    plan->kernel = kernel;
-    plan->threads = jg__gemm_threads(&cfg);
-    pthread_mutex_init(&plan->tmap_lock, NULL);
-    plan->max_clusters = resident_clusters(ctx, &cfg, kernel);
-    plan->grid = cfg.pre ? cfg.pre : jg__gemm_grid(plan, pk->m); /* pre: its baked schedule's */
-    if (cfg.pre) { /* the pre-pass: 256 items a CTA, two a row's 64 of K, the tallest group's */
-        int64_t most = 0;
-        for (uint32_t g = 0; g < pk->groups; ++g)
-            most = pk->group_m[g] > most ? pk->group_m[g] : most;
-        plan->workspace_bytes = jg__pre_workspace_bytes(pk->group_m, pk->groups, pk->k);
-        plan->pre_grid =
-            (uint32_t)jg__ceil_div((uint64_t)most * jg__ceil_div((uint64_t)pk->k, 64) * 2, 256);
-    }
-    if (!pk->groups && (pk->flags & JG_GEMM_FP32_EXACT)) /* the split's TF32 parts */
-        plan->workspace_bytes = ((uint64_t)pk->m + (uint64_t)pk->n) *
-                                (uint64_t)jg__exact_kp(pk->k) * 8;
-    if (pk->layout == JG_GROUPED_LIST) {
-        /* cfg.pre: the pre-pass's block after the GEMM's; soft operands: the
-         * soft block (aligned_alloc takes whole multiples of the alignment) */
-        const size_t pre_bytes = cfg.pre ? (JG_PRE_DQ_SIZE(pk->groups) + 63) / 64 * 64 : 0;
-        const size_t soft_bytes = cfg.soft ? (JG_SOFT_LIST_SIZE(pk->groups) + 63) / 64 * 64 : 0;
-        plan->list_params = aligned_alloc(64, pk->a_type == JG_NVFP4
-                                                   ? JG_LIST_NVFP4_SIZE(pk->groups) + pre_bytes
-                                                   : JG_LIST_SIZE(pk->groups) + soft_bytes);
-        if (!plan->list_params) {
-            pthread_mutex_destroy(&plan->tmap_lock);
-            free(plan);
-            return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a grouped parameter block");
-        }
-    }
-    *out = plan;
-    return JG_OK;
-}
-
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__table *table = pk->groups ? &ctx->grouped_plans : &ctx->plans;
     jg_status st = JG_OK;
-    jg_plan *plan = jg__table_find(table, pk);
+    jg__table_entry *e;
+    jg_plan *plan = jg__table_find(table, pk, &e);
     if (!plan)
-        plan = jg__table_claim(table, pk, &st);
+        plan = jg__table_claim(table, pk, &e, &st);
     if (st != JG_OK)
         return jg__fail(ctx, st, "plan table");
     if (plan) {
@@ -124,11 +92,26 @@ jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out
         return JG_OK;
     }
     if ((st = build_plan(ctx, pk, &plan)) != JG_OK) {
-        jg__table_abandon(table, pk);
+        jg__table_abandon(table, e);
         return st;
     }
-    jg__table_publish(table, pk, plan);
+    plan->entry = e; /* before publishing: whoever finds the plan may release it */
+    jg__table_publish(table, e, plan);
+    jg__cache_trim(ctx);
     *out = plan;
+    return JG_OK;
+}
+
+jg_status jg_plan_release(jg_plan *plan)
+{
+    if (!plan)
+        return JG_OK;
+    jg_context *ctx = plan->ctx; /* once released, another thread may free the plan */
+    if (!plan->entry || !jg__table_release(plan->entry))
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "jg_plan_release: the plan is not pinned (released more often than "
+                        "jg_gemm_plan or jg_grouped_plan returned it)");
+    jg__cache_trim(ctx);
     return JG_OK;
 }
 
@@ -259,7 +242,11 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
     }
     jg_plan *plan;
     jg_status st = jg_gemm_plan(ctx, problem, &plan);
-    return st != JG_OK ? st : jg_gemm_run(plan, args, stream);
+    if (st != JG_OK)
+        return st;
+    st = jg_gemm_run(plan, args, stream);
+    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    return st;
 }
 
 jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg_plan **out)
 {
@@ -19,14 +19,10 @@ jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg
     return jg__plan_get(ctx, &pk, out);
 }
 
-jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
+jg_status jg_grouped_kernel_id(jg_context *ctx, const jg_grouped_problem *problem,
+                               jg_kernel_id *out)
 {
-    jg_status st = jg__validate_grouped(ctx, p);
-    if (st != JG_OK)
-        return st;
-    jg__problem_key pk;
-    jg__grouped_key_make(p, &pk);
-    return jg__plan_key(ctx, &pk, out);
+    return jg__kernel_id(ctx, problem, true, out);
 }
 
 /* The alignment an operand's pointers need: its element's where the plan
@@ -200,5 +196,9 @@ jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
     }
     jg_plan *plan;
     jg_status st = jg_grouped_plan(ctx, problem, &plan);
-    return st != JG_OK ? st : jg_grouped_run(plan, args, stream);
+    if (st != JG_OK)
+        return st;
+    st = jg_grouped_run(plan, args, stream);
+    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    return st;
 }

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* CTAs of a launch: one per scheduling unit (a tile, or a cluster's stack
  * of tiles along M, or a tile whose K a cluster splits), up to what fits on

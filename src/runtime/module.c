@@ -1,13 +1,17 @@
 /* Kernels: found in memory, else on disk, else generated and compiled; then
  * loaded into the context's CUDA context. One build per key per process
  * (the memory table's claim), one compile per key across processes (the
- * disk cache's per-key lock). */
+ * disk cache's per-key lock). Evicted kernels (cache_bound.c) are unloaded
+ * once their one-shot launches have finished: the driver's documentation
+ * of cuModuleUnload makes later use of the module undefined and does not
+ * say that it waits for launches in flight, so the library records an
+ * event after each such launch and waits for it, without blocking. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 static double now_ms(void)
 {
@@ -140,11 +144,30 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
     return r == CUDA_SUCCESS ? JG_OK : jg__fail_cu(ctx, call, r);
 }
 
+/* A module loaded (bytes of its cubin) or unloaded (0): the counts of
+ * jg_cache_stats. */
+static void count_module(jg_context *ctx, size_t bytes, bool loaded)
+{
+    jg_cache_stats *c = &ctx->cache;
+    if (!loaded) {
+        __atomic_sub_fetch(&c->modules, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&c->module_bytes, bytes, __ATOMIC_RELAXED);
+        return;
+    }
+    uint64_t now = __atomic_add_fetch(&c->modules, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&c->module_bytes, bytes, __ATOMIC_RELAXED);
+    uint64_t peak = __atomic_load_n(&c->modules_peak, __ATOMIC_RELAXED);
+    while (peak < now && !__atomic_compare_exchange_n(&c->modules_peak, &peak, now, true,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
 static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, jg__kernel **out)
 {
     jg__kernel *k = calloc(1, sizeof *k);
     if (!k)
         return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a kernel");
+    pthread_mutex_init(&k->marks_lock, NULL);
     k->key = h;
     k->cu = ctx->cu;
     k->smem_bytes = key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4
@@ -171,10 +194,13 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
         ctx->stats.plans_disk++;
         pthread_mutex_unlock(&ctx->stats_lock);
     }
-    if (st == JG_OK && !ctx->offline)
-        st = load(ctx, k, key, &cubin);
+    if (st == JG_OK && !ctx->offline && (st = load(ctx, k, key, &cubin)) == JG_OK) {
+        k->image_bytes = cubin.len;
+        count_module(ctx, k->image_bytes, true);
+    }
     jg__buf_free(&cubin);
     if (st != JG_OK) {
+        pthread_mutex_destroy(&k->marks_lock);
         free(k);
         return st;
     }
@@ -191,26 +217,136 @@ jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **
 {
     jg__hash128 h = jg__kernel_hash(ctx, key);
     jg_status st;
-    jg__kernel *k = jg__table_claim(&ctx->kernels, &h, &st);
+    jg__table_entry *e;
+    jg__kernel *k = jg__table_claim(&ctx->kernels, &h, &e, &st);
     if (st != JG_OK)
         return jg__fail(ctx, st, "kernel table");
     if (!k) {
         st = build(ctx, key, h, &k);
         if (st != JG_OK) {
-            jg__table_abandon(&ctx->kernels, &h);
+            jg__table_abandon(&ctx->kernels, e);
             return st;
         }
-        jg__table_publish(&ctx->kernels, &h, k);
+        k->entry = e;
+        jg__table_publish(&ctx->kernels, e, k); /* the caller trims (cache_bound.c) */
     }
     *out = k;
     return JG_OK;
 }
 
-/* Called by jg_context_destroy with the context's CUDA context current. */
-void jg__kernel_free(void *p)
+void jg__kernel_release(jg__kernel *k) { jg__table_release(k->entry); }
+
+/* The mark for a one-shot launch on stream `id`: the stream's own, else an
+ * unused one, else one whose launches have finished; NULL when every mark
+ * follows launches still in flight on other streams. Under marks_lock. */
+static jg__launch_mark *pick_mark(const jg__driver *cu, jg__kernel *k, unsigned long long id)
 {
-    jg__kernel *k = p;
+    jg__launch_mark *unused = NULL, *finished = NULL;
+    for (int i = 0; i < JG_KERNEL_MARKS; ++i) {
+        jg__launch_mark *m = &k->marks[i];
+        if (!m->done)
+            unused = unused ? unused : m;
+        else if (m->stream == id)
+            return m;
+    }
+    for (int i = 0; !unused && !finished && i < JG_KERNEL_MARKS; ++i)
+        if (cu->cuEventQuery(k->marks[i].done) == CUDA_SUCCESS)
+            finished = &k->marks[i];
+    return unused ? unused : finished;
+}
+
+/* An event of the context's CUDA context, whichever is current. */
+static bool create_event(const jg_context *ctx, CUevent *out)
+{
+    const jg__driver *cu = ctx->cu;
+    if (cu->cuCtxPushCurrent(ctx->cu_ctx) != CUDA_SUCCESS)
+        return false;
+    const bool ok = cu->cuEventCreate(out, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+    CUcontext popped;
+    cu->cuCtxPopCurrent(&popped);
+    if (!ok)
+        *out = NULL;
+    return ok;
+}
+
+bool jg__kernel_track(jg_context *ctx, jg__kernel *k, jg_stream stream)
+{
+    if (ctx->offline || !ctx->max_kernels)
+        return true;
+    const jg__driver *cu = ctx->cu;
+    CUstream s = (CUstream)stream;
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    unsigned long long id = 0;
+    if (cu->cuStreamIsCapturing(s, &capture) != CUDA_SUCCESS ||
+        capture != CU_STREAM_CAPTURE_STATUS_NONE || cu->cuStreamGetId(s, &id) != CUDA_SUCCESS)
+        return false;
+    pthread_mutex_lock(&k->marks_lock);
+    jg__launch_mark *m = pick_mark(cu, k, id);
+    bool ok = m && (m->done || create_event(ctx, &m->done));
+    /* A failed record leaves the mark's earlier record in place: it still
+     * follows what it followed, and this launch is kept instead. */
+    ok = ok && cu->cuEventRecord(m->done, s) == CUDA_SUCCESS;
+    if (ok)
+        m->stream = id;
+    pthread_mutex_unlock(&k->marks_lock);
+    return ok;
+}
+
+/* Whether every one-shot launch followed on k has finished. An event that
+ * cannot be asked (an error other than "not ready") counts as unfinished:
+ * the module then stays until jg_context_destroy. */
+static bool launches_finished(const jg__kernel *k)
+{
+    for (int i = 0; i < JG_KERNEL_MARKS; ++i)
+        if (k->marks[i].done && k->cu->cuEventQuery(k->marks[i].done) != CUDA_SUCCESS)
+            return false;
+    return true;
+}
+
+/* Destroys the marks' events and unloads the module: the context current. */
+static void unload(jg__kernel *k)
+{
+    for (int i = 0; i < JG_KERNEL_MARKS; ++i)
+        if (k->marks[i].done)
+            k->cu->cuEventDestroy(k->marks[i].done);
     if (k->module)
         k->cu->cuModuleUnload(k->module);
+    pthread_mutex_destroy(&k->marks_lock);
     free(k);
 }
+
+void jg__kernels_retire(jg_context *ctx, bool all)
+{
+    if (!ctx->retired)
+        return;
+    const jg__driver *cu = ctx->cu;
+    bool pushed = cu && ctx->cu_ctx && cu->cuCtxPushCurrent(ctx->cu_ctx) == CUDA_SUCCESS;
+    if (cu && !pushed && !all) /* cannot unload now: the next trim tries again */
+        return;
+    /* Unloading is no stream work, but in the default (global) capture mode
+     * the driver may refuse calls it deems unsafe while any thread captures
+     * a CUDA graph: relaxed for the unloads. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    const bool relaxed = pushed && cu->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
+    for (jg__kernel **link = &ctx->retired; *link;) {
+        jg__kernel *k = *link;
+        if (!all && !launches_finished(k)) {
+            link = &k->next;
+            continue;
+        }
+        *link = k->next;
+        if (k->module)
+            count_module(ctx, k->image_bytes, false);
+        __atomic_sub_fetch(&ctx->cache.modules_waiting, 1, __ATOMIC_RELAXED);
+        unload(k);
+    }
+    if (relaxed)
+        cu->cuThreadExchangeStreamCaptureMode(&mode); /* the thread's mode as it was */
+    if (pushed) {
+        CUcontext popped;
+        cu->cuCtxPopCurrent(&popped);
+    }
+}
+
+/* Called by jg_context_destroy with the context's CUDA context current. */
+void jg__kernel_free(void *p) { unload(p); }

@@ -6,7 +6,7 @@
 
 #include <nvrtc.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* -default-device: every function without a space qualifier is device code.
  * -minimal (NVRTC 12.4+, our minimum): leaves out of NVRTC's built-in header

@@ -2,7 +2,7 @@
  * through the JIT pipeline (kind JG_KIND_QUANT keys), and its launches. */
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 #define QUANT_THREADS 256u /* JG_Q_THREADS of sm90_quant_common.cuh */
 
@@ -83,9 +83,12 @@ jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_q
     jg_status st = jg__kernel_get(ctx, key, k);
     if (st != JG_OK)
         return st;
-    if (ctx->offline)
+    if (ctx->offline) {
+        jg__kernel_release(*k);
+        jg__cache_trim(ctx);
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
+    }
     memset(ka, 0, sizeof *ka);
     ka->src = a->src;
     ka->ld_src = p->ld_src ? p->ld_src : p->cols;
@@ -95,6 +98,24 @@ jg_status jg__quant_prepare(jg_context *ctx, const jg__gemm_key *key, const jg_q
     ka->rows = p->rows;
     ka->sf = sf;
     return JG_OK;
+}
+
+/* The launches of a quantization by the mode's grid. */
+static jg_status launch_mode(jg_context *ctx, const jg__kernel *k, const jg_quant_problem *problem,
+                             jg_quant_kargs *ka, jg_stream stream)
+{
+    const uint64_t rows = (uint64_t)problem->rows, cols = (uint64_t)problem->cols;
+    const uint32_t warps = QUANT_THREADS / 32;
+    if (problem->scale == JG_SCALE_ROW)
+        return launch(ctx, k, (uint32_t)jg__ceil_div(rows, warps), ka, stream);
+    if (problem->scale == JG_SCALE_BLOCK && problem->block_rows == 1)
+        return launch(ctx, k, (uint32_t)jg__ceil_div(rows * jg__ceil_div(cols, 128), warps), ka,
+                      stream);
+    if (problem->scale == JG_SCALE_BLOCK)
+        return launch(ctx, k, (uint32_t)(jg__ceil_div(rows, 128) * jg__ceil_div(cols, 128)), ka,
+                      stream);
+    /* Tensor: amax (into zeroed scale[0]), quantize, then the scale. */
+    return jg__quant_phases(ctx, k, ka, rows * cols, jg__quant_grid(ctx, rows * cols), stream);
 }
 
 jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
@@ -111,16 +132,7 @@ jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
     jg_quant_kargs ka;
     if ((st = jg__quant_prepare(ctx, &key, problem, args, NULL, &k, &ka)) != JG_OK)
         return st;
-    const uint64_t rows = (uint64_t)problem->rows, cols = (uint64_t)problem->cols;
-    const uint32_t warps = QUANT_THREADS / 32;
-    if (problem->scale == JG_SCALE_ROW)
-        return launch(ctx, k, (uint32_t)jg__ceil_div(rows, warps), &ka, stream);
-    if (problem->scale == JG_SCALE_BLOCK && problem->block_rows == 1)
-        return launch(ctx, k, (uint32_t)jg__ceil_div(rows * jg__ceil_div(cols, 128), warps), &ka,
-                      stream);
-    if (problem->scale == JG_SCALE_BLOCK)
-        return launch(ctx, k, (uint32_t)(jg__ceil_div(rows, 128) * jg__ceil_div(cols, 128)), &ka,
-                      stream);
-    /* Tensor: amax (into zeroed scale[0]), quantize, then the scale. */
-    return jg__quant_phases(ctx, k, &ka, rows * cols, jg__quant_grid(ctx, rows * cols), stream);
+    st = launch_mode(ctx, k, problem, &ka, stream);
+    jg__oneshot_done(ctx, k, k->entry, &k->kept, stream, st);
+    return st;
 }

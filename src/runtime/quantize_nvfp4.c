@@ -3,7 +3,7 @@
  * kernel through the JIT pipeline (JG_KIND_QUANT_NVFP4 keys), its launches. */
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 /* Rows and scales per row of a layout's array, padding included; false for
  * arguments outside the formulas' domain. */
@@ -113,6 +113,8 @@ jg_status jg_quantize_nvfp4(jg_context *ctx, const jg_quant_problem *problem,
     /* Phase 1: one thread per byte of the scale array. */
     const uint64_t sf_bytes =
         (uint64_t)jg_nvfp4_sf_bytes(problem->sf_layout, problem->rows, problem->cols);
-    return jg__quant_phases(ctx, k, &ka, (uint64_t)problem->rows * (uint64_t)problem->cols,
-                            jg__quant_grid(ctx, sf_bytes), stream);
+    st = jg__quant_phases(ctx, k, &ka, (uint64_t)problem->rows * (uint64_t)problem->cols,
+                          jg__quant_grid(ctx, sf_bytes), stream);
+    jg__oneshot_done(ctx, k, k->entry, &k->kept, stream, st);
+    return st;
 }

@@ -1,7 +1,7 @@
 /* TMA descriptors, encoded on the host and passed by value to the kernel. */
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 _Static_assert(sizeof(jg_tmap) == sizeof(CUtensorMap), "jg_tmap mirrors CUtensorMap");
 _Static_assert(_Alignof(jg_tmap) == 64, "TMA needs 64-byte aligned descriptors");

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 enum {
     TUNE_CANDIDATES = 4,
@@ -22,7 +22,7 @@ enum {
 typedef struct tune_key {
     char tag[8]; /* "jgtune2": a different space from kernel keys */
     int32_t sm_count, smem_per_block;
-    uint32_t force_m, force_n, force_k, force_cluster, force_swap, force_split;
+    uint32_t force_m, force_n, force_k, force_cluster, force_swap, force_split, force_pingpong;
     jg__problem_key problem;
 } tune_key;
 
@@ -39,6 +39,7 @@ static jg__hash128 record_key(const jg_context *ctx, const jg__problem_key *pk)
     k.force_cluster = ctx->target.force_cluster;
     k.force_swap = ctx->target.force_swap;
     k.force_split = ctx->target.force_split;
+    k.force_pingpong = ctx->target.force_pingpong;
     k.problem = *pk;
     return jg__key_hash(&ctx->salt, &k, sizeof k);
 }
@@ -225,6 +226,7 @@ jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *
     const int best = time_candidates(ctx, pk, cands, n);
     CUcontext popped;
     cu->cuCtxPopCurrent(&popped);
+    jg__cache_trim(ctx); /* the candidates' kernels, held no more */
     if (best < 0) {
         jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
                  "tune m=%lld n=%lld k=%lld: could not time the candidates; the planner decides",

@@ -2,7 +2,7 @@
  * failure a specific status and a message naming the field and the rule. */
 #include <stdio.h>
 
-#include "jg_internal.h"
+#include "runtime/runtime.h"
 
 #define JG_DIM_MAX 2147483647LL       /* tile indices and coordinates are int32 */
 #define JG_TMA_STRIDE_MAX (1LL << 40) /* TMA global strides are < 2^40 bytes */

@@ -55,19 +55,36 @@ static inline int jg_test_result(const char *name)
     return jg_test_failures ? 1 : 0;
 }
 
-/* An offline context for sm_90a with the caches off: it compiles kernels
- * and cannot launch them. NULL (a failed check) if it cannot be made. */
-static inline jg_context *jg_test_offline_context(void)
+/* An offline context for sm_90a (it compiles kernels and cannot launch
+ * them) with the disk cache in dir, in mode; log, when not NULL, captures its
+ * warnings and errors and cache messages. NULL (a failed check) if it cannot
+ * be made. */
+static inline jg_context *jg_test_offline_cache(const char *dir, jg_cache_mode mode,
+                                                captured *log)
 {
     jg_options o;
     memset(&o, 0, sizeof o);
     o.flags = JG_CONTEXT_OFFLINE;
     o.arch = "sm_90a";
-    o.cache_mode = JG_CACHE_OFF;
+    o.cache_dir = dir;
+    o.cache_mode = mode;
+    if (log) {
+        memset(log, 0, sizeof *log);
+        o.log = capture_log;
+        o.log_user = log;
+        o.log_mask = JG_LOGC_CACHE;
+    }
     jg_context *ctx = NULL;
     jg_status st = jg_context_create(&o, &ctx);
-    CHECK(st == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    CHECK(st == JG_OK && ctx, "offline context on %s: %s", dir ? dir : "(no cache)",
+          jg_context_last_error(NULL));
     return st == JG_OK ? ctx : NULL;
+}
+
+/* The same with the caches off. */
+static inline jg_context *jg_test_offline_context(void)
+{
+    return jg_test_offline_cache(NULL, JG_CACHE_OFF, NULL);
 }
 
 #ifdef JG_INTERNAL_H
@@ -77,6 +94,33 @@ static inline jg__log log_to(captured *c)
     memset(c, 0, sizeof *c);
     jg__log log = {capture_log, c, JG_LOGC_ALL};
     return log;
+}
+
+/* A bucket's representative value: the geometric middle of its range (M
+ * from 1 to 16384; N and K from 1024 to 28672, a multiple of 64). */
+static inline int64_t jg_test_bucket_middle(const uint32_t *edges, size_t count, uint32_t b,
+                                            int nk)
+{
+    const double lo = b ? edges[b - 1] + 1.0 : (nk ? 1024 : 1);
+    const double hi = b < count ? edges[b] : (nk ? 28672 : 16384);
+    const int64_t v = (int64_t)(sqrt(lo * hi) + 0.5);
+    return nk ? (v + 32) / 64 * 64 : v;
+}
+
+/* The middle problem of a measured table cell: its class's operands (bf16;
+ * e4m3 with tensor scales; e4m3 with block scales), D bf16. */
+static inline jg_gemm_problem jg_test_table_problem(const jg__table_cell_info *cell)
+{
+    static const jg_scale_mode scales[] = {JG_SCALE_NONE, JG_SCALE_TENSOR, JG_SCALE_BLOCK};
+    jg_gemm_problem p = {
+        .a_type = cell->dclass ? JG_E4M3 : JG_BF16,
+        .b_type = cell->dclass ? JG_E4M3 : JG_BF16,
+        .d_type = JG_BF16,
+        .m = jg_test_bucket_middle(cell->m_edges, cell->m_edge_count, cell->m, 0),
+        .n = jg_test_bucket_middle(cell->nk_edges, cell->nk_edge_count, cell->n, 1),
+        .k = jg_test_bucket_middle(cell->nk_edges, cell->nk_edge_count, cell->k, 1),
+        .scale = scales[cell->dclass % 3]};
+    return p;
 }
 
 /* The planner's target for an H100 (132 SMs, sm_90a), filled in place (its

@@ -12,7 +12,8 @@
  * previous kernel, run here after the poisoning memset). Shapes are planned
  * in turn in contexts that force the planner's kernel families (fuzz_envs:
  * the planner's own choice, clusters of 2 with multicast B wherever the
- * tiles pair up, swap-AB, split-K where the tiles leave SMs idle, both).
+ * tiles pair up, swap-AB, split-K where the tiles leave SMs idle, both,
+ * ping-pong tiles, 256-row tiles).
  * Failing shapes print their flags and context.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
@@ -102,6 +103,8 @@ static const struct {
     {"swap-AB", "JITGEMM_SWAP", "1", NULL, NULL},
     {"split-K", "JITGEMM_SPLIT", "any", NULL, NULL},
     {"swap-AB+split-K", "JITGEMM_SWAP", "1", "JITGEMM_SPLIT", "any"},
+    {"ping-pong", "JITGEMM_PINGPONG", "1", NULL, NULL},
+    {"256-row", "JITGEMM_TILE", "256", NULL, NULL},
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 

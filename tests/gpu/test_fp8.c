@@ -428,21 +428,24 @@ static int64_t pick_size(jg_rng *r, int64_t lo, int64_t hi, int64_t step)
 }
 
 /* Contexts that force the planner's dense families (JITGEMM_SWAP,
- * JITGEMM_SPLIT: read when a context is made): swap-AB, split-K where the
- * tiles leave SMs idle, both. */
-#define FAMILIES 3
+ * JITGEMM_SPLIT, JITGEMM_PINGPONG: read when a context is made): swap-AB,
+ * split-K where the tiles leave SMs idle, both, ping-pong tiles. */
+#define FAMILIES 4
 static void family_contexts(jg_context *fam[FAMILIES])
 {
-    static const char *const swap[FAMILIES] = {"1", NULL, "1"}, *const split[FAMILIES] = {
-                                                                     NULL, "any", "any"};
+    static const char *const swap[FAMILIES] = {"1", NULL, "1", NULL};
+    static const char *const split[FAMILIES] = {NULL, "any", "any", NULL};
     for (int f = 0; f < FAMILIES; ++f) {
         if (swap[f])
             setenv("JITGEMM_SWAP", swap[f], 1);
         if (split[f])
             setenv("JITGEMM_SPLIT", split[f], 1);
+        if (f == 3)
+            setenv("JITGEMM_PINGPONG", "1", 1);
         fam[f] = jg_test_context();
         unsetenv("JITGEMM_SWAP");
         unsetenv("JITGEMM_SPLIT");
+        unsetenv("JITGEMM_PINGPONG");
     }
 }
 

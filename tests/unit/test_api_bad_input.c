@@ -188,7 +188,7 @@ static const struct {
     /* what                  opt_null out_null flags        arch      cache_mode  sm  dir */
     {"out NULL",             false, true,  OFF,         "sm_90a", OFFC,       0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
     {"opt and out NULL",     true,  true,  0,           NULL,     0,          0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
-    {"flags bit 1",          false, false, OFF | 2u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x3"},
+    {"flags bit 2",          false, false, OFF | 4u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x5"},
     {"flags bit 31",         false, false, 0x80000000u, "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x80000000"},
     {"cache_mode 4",         false, false, OFF,         "sm_90a", 4,          0,   NULL, JG_ERR_INVALID, "options.cache_mode 4", NULL},
     {"cache_mode -1",        false, false, OFF,         "sm_90a", -1,         0,   NULL, JG_ERR_INVALID, "options.cache_mode -1", NULL},
@@ -299,6 +299,13 @@ static jg_status n_stats_ctx(void)
 }
 static jg_status n_stats_out(void) { return jg_context_get_stats(fx.ctx, NULL); }
 static jg_status n_stats_both(void) { return jg_context_get_stats(NULL, NULL); }
+static jg_status n_cache_ctx(void)
+{
+    jg_cache_stats s;
+    return jg_context_get_cache_stats(NULL, &s);
+}
+static jg_status n_cache_out(void) { return jg_context_get_cache_stats(fx.ctx, NULL); }
+static jg_status n_cache_both(void) { return jg_context_get_cache_stats(NULL, NULL); }
 static jg_status n_plan_ctx(void)
 {
     jg_plan *out = plan_sentinel();
@@ -358,6 +365,9 @@ static const struct {
     {"jg_context_get_stats(NULL, &s)", n_stats_ctx, false, "ctx is NULL"},
     {"jg_context_get_stats(ctx, NULL)", n_stats_out, true, "out is NULL"},
     {"jg_context_get_stats(NULL, NULL)", n_stats_both, false, "ctx is NULL"},
+    {"jg_context_get_cache_stats(NULL, &s)", n_cache_ctx, false, "ctx is NULL"},
+    {"jg_context_get_cache_stats(ctx, NULL)", n_cache_out, true, "out is NULL"},
+    {"jg_context_get_cache_stats(NULL, NULL)", n_cache_both, false, "ctx is NULL"},
     {"jg_gemm_plan(NULL, p, &out)", n_plan_ctx, false, "ctx is NULL"},
     {"jg_gemm_plan(ctx, NULL, &out)", n_plan_problem, true, "problem is NULL"},
     {"jg_gemm_plan(ctx, p, NULL)", n_plan_out, true, "out is NULL"},

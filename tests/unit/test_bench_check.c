@@ -1,6 +1,6 @@
 /* jitgemm-bench's nvfp4 check (check_nvfp4_rows) on the host, without a
- * GPU: the tool is compiled in with its main renamed. Random normal bf16
- * inputs (the tool's fill_normal) are quantized by the CPU reference
+ * GPU, linked with the tool's parts. Random normal bf16 inputs (the tool's
+ * fill_normal) are quantized by the CPU reference
  * quantizer (tests/common/jg_nvfp4_ref.h, which jg_quantize_nvfp4 matches
  * bit for bit), and the rows the check reads (0, M/2, M-1) of three D's are
  * compared:
@@ -13,12 +13,16 @@
  * Both scale layouts, decode-like and M = 1 shapes.
  *
  * Also the tool's SM-clock statistics (clock_sample, clock_json) over a
- * stand-in NVML that replays a fixed sequence of clocks and reasons. */
-#define main jitgemm_bench_main
-#include "../../tools/jitgemm-bench.c"
-#undef main
-
+ * stand-in NVML that replays a fixed sequence of clocks and reasons, and
+ * --random's summary over hand-made rows. */
 #include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "jg_nvfp4_ref.h" /* the CPU reference quantizer */
+#include "jg_test.h"      /* 16-bit float conversions */
 
 static int failures;
 
@@ -122,7 +126,7 @@ static int fake_reasons(nvml_dev dev, unsigned long long *why)
 static void check(bool ok, const char *what)
 {
     if (!ok) {
-        fprintf(stderr, "test_bench_check: clock statistics: %s\n", what);
+        fprintf(stderr, "test_bench_check: %s\n", what);
         ++failures;
     }
 }
@@ -133,7 +137,7 @@ static void clocks(void)
                   .dev = (nvml_dev)&fake_at};
     clock_stats c = {0};
     json_t *none = clock_json(&c);
-    check(json_is_null(none) && isnan(clock_mean(&c)), "no samples: null, NAN mean");
+    check(json_is_null(none) && isnan(clock_mean(&c)), "clocks, no samples: null, NAN mean");
     json_decref(none);
     for (int i = 0; i < 4; ++i)
         clock_sample(&n, &c);
@@ -154,9 +158,93 @@ static void clocks(void)
     check(d.n == 0, "no NVML: no sample");
 }
 
+/* --random's summary (random_summary) over hand-made rows: which rows count
+ * (not errors, mismatches or a peer of other scales), the statistics, the
+ * bands of M, the worst rows in order, and the M-generic ratios. */
+static double num_at(json_t *o, const char *path)
+{
+    char key[64];
+    const char *dot;
+    while ((dot = strchr(path, '.'))) {
+        snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
+        o = json_is_array(o) ? json_array_get(o, (size_t)atoi(key)) : json_object_get(o, key);
+        path = dot + 1;
+    }
+    o = json_is_array(o) ? json_array_get(o, (size_t)atoi(path)) : json_object_get(o, path);
+    return json_is_number(o) ? json_number_value(o) : NAN;
+}
+
+static void summary(void)
+{
+    /* M, ours us, peer us, generic us (0: not M-generic); then what excludes it */
+    static const struct {
+        int64_t m;
+        double ours, peer, gen;
+        int bad; /* 1 error, 2 mismatch, 3 peer of other scales, 4 M-generic mismatch */
+    } in[] = {{1, 10, 12, 0, 0},     {16, 10, 8, 11, 0},   {100, 20, 10, 0, 0},
+              {300, 10, 9, 12.5, 0}, {5000, 100, 130, 0, 0}, {9000, 50, 50, 0, 1},
+              {9000, 50, 5, 0, 2},   {9000, 50, 500, 0, 3}, {2000, 10, 10, 20, 4}};
+    enum { N = sizeof in / sizeof in[0] };
+    shape s[N];
+    row r[N];
+    bench b;
+    memset(&b, 0, sizeof b);
+    memset(s, 0, sizeof s);
+    b.opt.random = N;
+    b.peak_tflops = b.fp8_peak_tflops = NAN;
+    b.copy_gbs = 3000;
+    for (int i = 0; i < N; ++i) {
+        s[i] = (shape){.m = in[i].m, .n = 4096, .k = 4096, .b_count = 1, .in = JG_BF16,
+                       .out = JG_BF16};
+        snprintf(s[i].name, sizeof s[i].name, "r%d", i + 1);
+        r[i] = (row){.s = &s[i], .origin = "nvrtc", .ours_us = in[i].ours, .peer_us = in[i].peer,
+                     .generic_hint = in[i].gen > 0 ? 1 : 0, .generic_us = in[i].gen > 0 ? in[i].gen
+                                                                                    : NAN};
+        r[i].mismatch = in[i].bad == 2;
+        r[i].peer_other_scales = in[i].bad == 3;
+        r[i].generic_mismatch = in[i].bad == 4;
+        if (in[i].bad == 1)
+            snprintf(r[i].error, sizeof r[i].error, "failed");
+    }
+    json_t *out = random_summary(&b, r, N), *sum = json_object_get(out, "summary");
+    /* counted: rows 1-5 and 9 (its M-generic mismatch does not hide its own ratio):
+     * 1.2, 0.8, 0.5, 0.9, 1.3, 1.0 */
+    const double ratios[] = {1.2, 0.8, 0.5, 0.9, 1.3, 1.0};
+    double logs = 0;
+    for (int i = 0; i < 6; ++i)
+        logs += log(ratios[i]);
+    check(num_at(sum, "rows") == N && num_at(sum, "count") == 6, "summary: 6 of 9 rows count");
+    check(fabs(num_at(sum, "geomean") - exp(logs / 6)) < 1e-12, "summary: geomean");
+    /* sorted 0.5 0.8 0.9 1.0 1.2 1.3: at 0.5, halfway from 0.5 to 0.8 */
+    check(fabs(num_at(sum, "p10") - 0.65) < 1e-12 && num_at(sum, "min") == 0.5,
+          "summary: 10th percentile, minimum");
+    check(num_at(sum, "worst.0.ratio") == 0.5 && num_at(sum, "worst.0.m") == 100 &&
+              num_at(sum, "worst.1.ratio") == 0.8 && num_at(sum, "worst.5.ratio") == 1.3 &&
+              json_array_size(json_object_get(sum, "worst")) == 6,
+          "summary: the worst rows, ascending");
+    /* bands: 1-16 {1.2, 0.8}, 17-128 {0.5}, 129-512 {0.9}, 513-2048 {1.0}, 2049-8192
+     * {1.3}, 8193- none */
+    check(num_at(sum, "by_m.0.count") == 2 && fabs(num_at(sum, "by_m.0.geomean") -
+                                                   sqrt(1.2 * 0.8)) < 1e-12 &&
+              num_at(sum, "by_m.3.count") == 1 && num_at(sum, "by_m.5.count") == 0 &&
+              isnan(num_at(sum, "by_m.5.geomean")),
+          "summary: bands of M");
+    /* M-generic: rows 2 and 4 (row 9's D mismatched): 10/11 and 10/12.5 */
+    check(num_at(sum, "generic.baked_over_generic.count") == 2 &&
+              fabs(num_at(sum, "generic.baked_over_generic.geomean") -
+                   sqrt(10 / 11.0 * 10 / 12.5)) < 1e-12 &&
+              fabs(num_at(sum, "generic.peer_over_generic.geomean") -
+                   sqrt(8 / 11.0 * 9 / 12.5)) < 1e-12,
+          "summary: M-generic ratios");
+    check(num_at(out, "random.count") == N && num_at(out, "random.max_elements") == 1 << 30,
+          "summary: what was drawn");
+    json_decref(out);
+}
+
 int main(void)
 {
     clocks();
+    summary();
     one(JG_SF_SWIZZLED_128X4, 128, 512, 2048);
     one(JG_SF_ROW_MAJOR, 128, 512, 2048);
     one(JG_SF_SWIZZLED_128X4, 1, 300, 512);

@@ -2,9 +2,11 @@
 # jitgemm-bench's command line and spec handling, which it does before it
 # looks for a GPU: --help, bad option values (--chain's among them), and
 # which spec lines become rows (nvfp4 lines and --dtype nvfp4; grouped ones
-# skipped). Every run here stops before any GPU work: a usage error, or an
-# --only naming a shape that is not in the spec (an error, exit status 2,
-# reported after the spec is read, with the runnable names accepted
+# skipped); --random's options and its draw (--emit-shapes: the printed
+# seed draws the same problems, as does bench/peer_torch.py from that seed).
+# Every run here stops before any GPU work: a usage error, --emit-shapes,
+# or an --only naming a shape that is not in the spec (an error, exit status
+# 2, reported after the spec is read, with the runnable names accepted
 # silently).
 #
 #   test_bench_cli.sh path/to/jitgemm-bench
@@ -109,6 +111,92 @@ expect_not "no runnable shape 'd16'" "--dtype fp8"
 run --dtype nvfp4 --spec "$tmp/spec.jsonl" --only g16
 expect_rc 2 "--only a skipped grouped line"
 expect "no runnable shape 'g16'" "--only a skipped grouped line"
+
+# --random N: the draw and its options, checked before any GPU work (every
+# run here either fails on an option or stops after --emit-shapes).
+run --help
+expect "--random N" "--help"
+expect "--random-generic F" "--help"
+expect "--emit-shapes FILE" "--help"
+for bad in 0 -5 x 100001 ""; do
+    run --random "$bad"
+    expect_rc 2 "--random '$bad'"
+    expect "--random must be an integer in \[1, 100000\], not '$bad'" "--random '$bad'"
+done
+for bad in -1 abc 0x10 9223372036854775808 18446744073709551616 ""; do
+    run --random 3 --seed "$bad"
+    expect_rc 2 "--seed '$bad'"
+    expect "--seed must be an integer in \[0, 9223372036854775807\], not '$bad'" "--seed '$bad'"
+done
+for bad in 1.5 -0.1 x nan ""; do
+    run --random 3 --random-generic "$bad"
+    expect_rc 2 "--random-generic '$bad'"
+    expect "--random-generic must be a number in \[0, 1\], not '$bad'" "--random-generic '$bad'"
+done
+run --seed 3 --spec "$tmp/spec.jsonl"
+expect_rc 2 "--seed without --random"
+expect "go with --random N" "--seed without --random"
+for extra in "--spec $tmp/spec.jsonl" "--only d16" "--chain 4"; do
+    run --random 3 $extra
+    expect_rc 2 "--random $extra"
+    expect "--random draws its own problems" "--random $extra"
+done
+run --random 3 --dtype nvfp4
+expect_rc 2 "--random --dtype nvfp4"
+expect "not nvfp4" "--random --dtype nvfp4"
+run --random 3 --reps 19
+expect_rc 2 "--random --reps 19"
+expect "--reps must be an integer in \[20, 100000\], not '19'" "--random --reps 19"
+echo '{"models": {"X": {"hidden": 4100}}}' >"$tmp/dims.json"
+run --random 3 --dims "$tmp/dims.json" --emit-shapes "$tmp/never.jsonl"
+expect_rc 2 "--dims with a width not a multiple of 16"
+expect "models.X.hidden = 4100: not a multiple of 16" "--dims with a bad width"
+
+# The seed is printed first and draws the same problems again; another seed
+# draws others; --reps 20 is enough for --random. (The default --dims is
+# relative to the working directory, as --spec's is.)
+dims=$(dirname "$0")/../../bench/model-dims.json
+run --random 40 --seed 12345 --reps 20 --dims "$dims" --emit-shapes "$tmp/a.jsonl"
+expect_rc 0 "--emit-shapes"
+expect "40 problems, seed 12345 (--seed 12345 draws them again)" "--emit-shapes"
+run --random 40 --seed 12345 --dims "$dims" --emit-shapes "$tmp/b.jsonl"
+cmp -s "$tmp/a.jsonl" "$tmp/b.jsonl" || fail "seed 12345 drew different problems twice"
+run --random 40 --seed 12346 --dims "$dims" --emit-shapes "$tmp/c.jsonl"
+cmp -s "$tmp/a.jsonl" "$tmp/c.jsonl" && fail "seeds 12345 and 12346 drew the same problems"
+[ "$(grep -c '"kind": "dense"' "$tmp/a.jsonl")" -eq 40 ] || fail "--emit-shapes: not 40 lines"
+run --random 40 --dims "$dims" --emit-shapes "$tmp/fresh.jsonl"
+seed=$(printf '%s\n' "$out" | sed -n 's/.*problems, seed \([0-9]*\) .*/\1/p')
+if [ -z "$seed" ]; then
+    fail "no seed printed without --seed"
+else
+    run --random 40 --seed "$seed" --dims "$dims" --emit-shapes "$tmp/again.jsonl"
+    cmp -s "$tmp/fresh.jsonl" "$tmp/again.jsonl" || fail "the printed seed $seed drew others"
+fi
+# The drawn problems are spec lines: a fixed run reads them (and stops at
+# the unknown name).
+run --spec "$tmp/a.jsonl" --only r1,r40,nosuch
+expect_rc 2 "--spec of drawn problems"
+expect "no runnable shape 'nosuch'" "--spec of drawn problems"
+expect_not "no runnable shape 'r1'" "--spec of drawn problems"
+expect_not "line" "--spec of drawn problems"
+
+# bench/peer_torch.py draws the same problems from the same seed (its own
+# generator, bench/random_draw.py; no torch needed to draw).
+peer=$(dirname "$0")/../../bench/peer_torch.py
+if command -v python3 >/dev/null; then
+    for args in "--seed 12345" "--seed 0 --random-generic 1" \
+        "--seed 9223372036854775807 --random-generic 0.1"; do
+        # shellcheck disable=SC2086
+        python3 "$peer" --random 300 $args --dims "$dims" --emit-shapes "$tmp/py.jsonl" \
+            >/dev/null 2>&1 ||
+            fail "peer_torch.py --random 300 $args --emit-shapes failed"
+        run --random 300 $args --dims "$dims" --emit-shapes "$tmp/c.jsonl"
+        cmp -s "$tmp/py.jsonl" "$tmp/c.jsonl" ||
+            fail "peer_torch.py and jitgemm-bench drew different problems ($args)"
+    done
+else
+    echo "no python3: the draw of peer_torch.py is not compared"
+fi
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"

@@ -211,26 +211,6 @@ static jg_gemm_problem problem(void)
     return p;
 }
 
-static jg_context *offline_ctx(const char *dir, jg_cache_mode mode, captured *log)
-{
-    jg_options o;
-    memset(&o, 0, sizeof o);
-    o.flags = JG_CONTEXT_OFFLINE;
-    o.arch = ARCH;
-    o.cache_dir = dir;
-    o.cache_mode = mode;
-    if (log) {
-        memset(log, 0, sizeof *log);
-        o.log = capture_log;
-        o.log_user = log;
-        o.log_mask = JG_LOGC_CACHE;
-    }
-    jg_context *ctx = NULL;
-    jg_status st = jg_context_create(&o, &ctx);
-    CHECK(st == JG_OK && ctx, "offline context on %s: %s", dir, jg_context_last_error(NULL));
-    return ctx;
-}
-
 static jg_context_stats stats_of(const jg_context *ctx)
 {
     jg_context_stats s;
@@ -246,7 +226,7 @@ static jg_context_stats plan_once(const char *what, const char *dir, jg_cache_mo
 {
     jg_context_stats s;
     memset(&s, 0xff, sizeof s);
-    jg_context *ctx = offline_ctx(dir, mode, log);
+    jg_context *ctx = jg_test_offline_cache(dir, mode, log);
     if (!ctx)
         return s;
     jg_gemm_problem p = problem();

@@ -37,7 +37,12 @@ static jg_gemm_problem base_problem(void)
     return p;
 }
 
-static jg__salt default_salt(void) { return jg__salt_make("sm_90a", jg__nvrtc_options()); }
+static jg__salt default_salt(void)
+{
+    int major, minor;
+    jg__nvrtc_version(&major, &minor);
+    return jg__salt_make("sm_90a", jg__nvrtc_options(), major, minor);
+}
 
 /* Copies src's fields one by one into a struct whose padding holds `fill`,
  * as a caller's stack garbage would. */
@@ -342,18 +347,24 @@ static void test_leading_dims(void)
     CHECK(!memcmp(&pk_packed, &pk_padded, sizeof pk_packed), "ldc without C splits problem keys");
 }
 
-/* The salt holds the arch and the compile options; so does every hash. */
+/* The salt holds the arch, the compile options and the NVRTC version it is
+ * given; so does every hash. */
 static void test_salt(void)
 {
     const char *opts = jg__nvrtc_options();
     char more_opts[512];
     snprintf(more_opts, sizeof more_opts, "%s -lineinfo", opts);
-    jg__salt base = jg__salt_make("sm_90a", opts);
-    jg__salt arch = jg__salt_make("sm_90", opts);
-    jg__salt options = jg__salt_make("sm_90a", more_opts);
+    jg__salt base = jg__salt_make("sm_90a", opts, 13, 0);
+    jg__salt arch = jg__salt_make("sm_90", opts, 13, 0);
+    jg__salt options = jg__salt_make("sm_90a", more_opts, 13, 0);
+    jg__salt major = jg__salt_make("sm_90a", opts, 12, 0);
+    jg__salt minor = jg__salt_make("sm_90a", opts, 13, 1);
     CHECK(!hash_eq(base.h, arch.h), "salt ignores the arch");
     CHECK(!hash_eq(base.h, options.h), "salt ignores the compile options");
     CHECK(!hash_eq(arch.h, options.h), "arch and option salts collide");
+    CHECK(!hash_eq(base.h, major.h), "salt ignores NVRTC's major version");
+    CHECK(!hash_eq(base.h, minor.h), "salt ignores NVRTC's minor version");
+    CHECK(!hash_eq(major.h, minor.h), "NVRTC version salts collide");
 
     jg__problem_key pk;
     jg__gemm_key gk;
@@ -363,6 +374,16 @@ static void test_salt(void)
           "key hash ignores the arch");
     CHECK(!hash_eq(jg__key_hash(&base, &gk, sizeof gk), jg__key_hash(&options, &gk, sizeof gk)),
           "key hash ignores the compile options");
+
+    /* A context salts with the NVRTC it compiles with. */
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
+    jg_context *ctx;
+    CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    if (ctx) {
+        jg__salt own = default_salt();
+        CHECK(hash_eq(ctx->salt.h, own.h), "the context's salt is not the loaded NVRTC's");
+        jg_context_destroy(ctx);
+    }
 }
 
 /* ---- keys seen through the public API: paths and cache modes never enter -- */

@@ -267,6 +267,10 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     static const int64_t ns[] = {8, 64, 128, 200, 1024, 4096, 7168, 16384};
     jg__target t;
     jg_test_h100_target(&t);
+    /* the plain tiles, which compile for any problem of their kind: the
+     * measured table's families are compiled for their own problems
+     * (check_table, check_families) */
+    t.force_swap = t.force_split = 1;
     jg__log quiet = {0};
     size_t n = 0;
     for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
@@ -656,6 +660,41 @@ static void check_families(const char *cuobjdump)
         const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
         CHECK(c.block_m == 256, "JITGEMM_TILE=256: a %u-row tile", c.block_m);
     }
+    /* Ping-pong (JITGEMM_PINGPONG=1): 16-bit with fp32 out and C (two slabs
+     * of sums a consumer), FP8 with row scales and with block scales */
+    t.force_m = 0;
+    t.force_pingpong = 1;
+    for (int y = 0; y < 3; ++y) {
+        jg_gemm_problem p = {.a_type = y ? JG_E4M3 : JG_BF16, .b_type = y ? JG_E4M3 : JG_BF16,
+                             .c_type = y < 2 ? JG_FP32 : JG_DTYPE_NONE,
+                             .d_type = y < 2 ? JG_FP32 : JG_BF16, .m = 4096, .n = 11008,
+                             .k = 2048,
+                             .scale = y == 0 ? JG_SCALE_NONE : y == 1 ? JG_SCALE_ROW : JG_SCALE_BLOCK};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+        CHECK(c.pingpong == 1, "JITGEMM_PINGPONG=1: not a ping-pong plan");
+    }
+}
+
+/* Every non-plain cell of the measured table: its middle problem's plan
+ * (the cell's family) compiles without local memory. */
+static void check_table(const char *cuobjdump)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    jg__table_cell_info cell;
+    size_t n = 0;
+    for (size_t i = 0; jg__sm90_table_cell(i, &cell); ++i) {
+        if (cell.families == JG_FAMILY_PLAIN)
+            continue;
+        const jg_gemm_problem p = jg_test_table_problem(&cell);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        check_planned(cuobjdump, &t, &pk);
+        ++n;
+    }
+    printf("sass: %zu non-plain table cells compiled\n", n);
 }
 
 /* 0.7's problems: FP32 operands (TF32, and exact with its split), MN-major
@@ -822,6 +861,7 @@ int main(int argc, char **argv)
         check_planned(cuobjdump, &ft, &pk);
     }
     check_families(cuobjdump);
+    check_table(cuobjdump);
     check_nvfp4(cuobjdump);
     /* The seeds' grouped cases (list layout): group rows baked in. */
     static const int64_t seed_m[4][8] = {{80, 176, 128, 72, 64, 248, 96, 160},
@@ -918,6 +958,7 @@ int main(int argc, char **argv)
     (void)check_nvfp4_pre;
     (void)check_ffma_reuse;
     (void)check_families;
+    (void)check_table;
     (void)check_any_problem;
     test_public_path_with_dump();
     test_compile_error();

@@ -20,6 +20,15 @@ static jg__problem_key dense(int64_t m, int64_t n, int64_t k)
     return pk;
 }
 
+/* An H100 whose planner keeps to the plain tiles (the families the
+ * measured table may choose instead, forced off): the model's own rules. */
+static void plain_target(jg__target *t)
+{
+    jg_test_h100_target(t);
+    t->force_swap = 1;  /* JITGEMM_SWAP=0 */
+    t->force_split = 1; /* JITGEMM_SPLIT=1 */
+}
+
 /* The planner's choice for p on t (zeroed, and a failed check, if none). */
 static jg__gemm_config plan_of(const jg__target *t, const jg_gemm_problem *p, const char *what)
 {
@@ -118,7 +127,7 @@ static void keep_last(void *user, jg_log_level level, const char *category, cons
 static void test_tall_tiles(void)
 {
     jg__target t;
-    jg_test_h100_target(&t);
+    plain_target(&t);
     static const struct {
         int64_t m, n, k;
         uint32_t block_m[2]; /* [0] BF16, [1] FP8 */
@@ -159,7 +168,7 @@ static void test_tall_tiles(void)
               (long long)pk.m, msg);
     }
     /* A forced 64-row tile is kept. */
-    jg_test_h100_target(&t);
+    plain_target(&t);
     t.force_m = 64;
     jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
                          .m = 80, .n = 7168, .k = 2048};
@@ -171,7 +180,7 @@ static void test_tall_tiles(void)
 static void test_a_box(void)
 {
     jg__target t;
-    jg_test_h100_target(&t);
+    plain_target(&t);
     jg__log quiet = {0};
     const struct {
         int64_t m;
@@ -258,7 +267,7 @@ static void test_nvfp4_swap_rows(void)
 static void test_fp8_defaults(void)
 {
     jg__target t;
-    jg_test_h100_target(&t);
+    plain_target(&t);
     const struct {
         int64_t m, n, k;
         uint32_t cluster, force, chunk;
@@ -794,8 +803,65 @@ static void test_pre_tables(void)
     free(chunk);
 }
 
+/* The kernel family of a dense configuration. */
+static uint32_t family_of(const jg__gemm_config *c)
+{
+    if (c->swap_ab)
+        return c->split_k > 1 ? JG_FAMILY_SWAP_SPLIT : JG_FAMILY_SWAP;
+    if (c->split_k > 1)
+        return JG_FAMILY_SPLIT;
+    if (c->pingpong)
+        return JG_FAMILY_PINGPONG;
+    return c->block_m == 256 ? JG_FAMILY_TALL : JG_FAMILY_PLAIN;
+}
+
+/* The measured table: every cell's middle shape planned with its cell's
+ * family (or, where that family has no kernel for it, such as a split
+ * where the tiles alone fill the GPU, the plain tiles), the same twice, the
+ * plan log naming the cell; most non-plain cells get their family. The
+ * forced families (JITGEMM_SWAP=0, JITGEMM_SPLIT=1) leave the table out. */
+static void test_table(void)
+{
+    jg__target t, plain;
+    jg_test_h100_target(&t);
+    plain_target(&plain);
+    jg__table_cell_info cell;
+    size_t cells = 0, special = 0, kept = 0;
+    for (size_t i = 0; jg__sm90_table_cell(i, &cell); ++i, ++cells) {
+        const jg_gemm_problem p = jg_test_table_problem(&cell);
+        char what[96], msg[768] = "";
+        snprintf(what, sizeof what, "table cell %zu (class %u, %lldx%lldx%lld)", i, cell.dclass,
+                 (long long)p.m, (long long)p.n, (long long)p.k);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
+        jg__gemm_config c, again;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "%s: planning", what);
+        again = plan_of(&t, &p, what);
+        CHECK(!memcmp(&c, &again, sizeof c), "%s: two plans differ", what);
+        const uint32_t f = family_of(&c);
+        CHECK(f == cell.families || f == JG_FAMILY_PLAIN, "%s: family %u, the cell's %u", what, f,
+              cell.families);
+        CHECK(f != cell.families || strstr(msg, "measured table's cell"),
+              "%s: the plan log does not name the cell: \"%s\"", what, msg);
+        if (cell.families != JG_FAMILY_PLAIN) {
+            ++special;
+            kept += f == cell.families;
+            const jg__gemm_config forced = plan_of(&plain, &p, what);
+            CHECK(family_of(&forced) == JG_FAMILY_PLAIN, "%s: JITGEMM_SWAP=0, JITGEMM_SPLIT=1 "
+                  "gave family %u", what, family_of(&forced));
+        }
+    }
+    CHECK(cells > 0, "the measured table is empty");
+    CHECK(kept * 10 >= special * 8, "only %zu of %zu non-plain cells planned with their family",
+          kept, special);
+    printf("measured table: %zu cells, %zu of %zu non-plain ones planned with their family\n",
+           cells, kept, special);
+}
+
 int main(void)
 {
+    test_table();
     test_candidates();
     test_fp8_defaults();
     test_tall_tiles();

@@ -2,8 +2,9 @@
 # jitgemm-warm end to end, offline (--arch sm_90a: no GPU needed), into a
 # temporary cache: two kernels compiled, then found cached; malformed and
 # unsupported lines; --dry-run, --m-generic and --pdl counting; stdin; --list;
-# a damaged entry caught by --verify and removed by --prune; a directory
-# the library refuses. Three compiles in all (~0.3-0.6 s each).
+# a damaged entry caught by --verify and removed by --prune; pruning by age
+# and size; a directory the library refuses. Three compiles in all (~0.3-0.6 s
+# each).
 #
 #   test_warm.sh path/to/jitgemm-warm
 set -u
@@ -199,11 +200,37 @@ expect_rc 0 "warm after --prune"
 expect "^compiled 1$" "warm after --prune (the removed kernel again)"
 expect "^already cached 1$" "warm after --prune"
 
+# ---- pruning by age and by size ---------------------------------------------
+old=$(ls "$cache"/sm_90a/*.cubin | head -n 1)
+touch -a -d '40 days ago' "$old" # its last load, as the file system records it
+run --verify --cache-dir "$cache" # reads every entry, which is not a use
+expect_rc 0 "--verify before --prune --max-age"
+run --prune --max-age 30d --cache-dir "$cache"
+expect_rc 0 "--prune --max-age"
+expect "removed sm_90a/$(basename "$old"): not used within the age limit" "--prune --max-age"
+[ "$(entries)" -eq 1 ] || fail "--prune --max-age: $(entries) entries left, expected 1"
+run --prune --max-age 30d --cache-dir "$cache"
+expect "^pruned 0 files" "--prune --max-age of a cache in use"
+run --prune --max-size 1K --cache-dir "$cache"
+expect_rc 0 "--prune --max-size"
+expect "least recently used, over the size limit" "--prune --max-size"
+[ "$(entries)" -eq 0 ] || fail "--prune --max-size 1K: $(entries) entries left, expected 0"
+for bad in "--max-age 0" "--max-age 3w" "--max-size 2T" "--max-size -5"; do
+    run --prune $bad --cache-dir "$cache"
+    expect_rc 2 "--prune $bad"
+done
+run --list --max-size 1G --cache-dir "$cache"
+expect_rc 2 "--list with --max-size"
+
 # ---- setups that cannot work ------------------------------------------------
 mkdir "$tmp/open" && chmod 777 "$tmp/open"
 run --arch sm_90a --cache-dir "$tmp/open" "$tmp/two.jsonl"
 [ "$rc" -ne 0 ] || fail "a group-writable cache directory: exit status 0"
 expect "writable by group or others" "a group-writable cache directory"
+
+run --list --cache-dir "$tmp/open"
+expect_rc 2 "--list of a group-writable directory"
+expect "writable by group or others" "--list of a group-writable directory"
 
 run --cache-dir "$cache" "$tmp/two.jsonl" # no --arch: the local GPU, if any
 if [ "$rc" -eq 2 ]; then

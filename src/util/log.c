@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jg_internal.h"
+#include "util/util.h"
 
 static const struct {
     const char *word;

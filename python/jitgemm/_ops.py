@@ -1,0 +1,933 @@
+"""The ops: PyTorch custom ops (``torch.ops.jitgemm.*``) with fake kernels, and
+the public functions that call them.
+
+Each op is a ``torch.library.custom_op`` whose fake (meta) kernel runs the
+same argument checks as the real one (``_checks``) and makes outputs of the
+same shapes, so ``torch.compile(fullgraph=True)`` traces them without graph
+breaks. The real kernels launch on PyTorch's current stream of the operands'
+device, never synchronize or allocate outside PyTorch's allocator, and so are
+captured by CUDA graphs.
+
+The public functions call the real kernel directly in plain eager code (real
+tensors, no tracing, no dispatch or function modes): the dispatcher's round
+trip into Python costs several microseconds a call, and plain eager calls
+gain nothing from it. Anything else (torch.compile, FakeTensorMode, tensor
+subclasses, TorchFunctionModes such as ``with torch.device(...)``) goes
+through ``torch.ops.jitgemm``.
+"""
+
+import ctypes
+from typing import Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from . import _capi as C
+from . import _checks as K
+from ._device import device, m_hint
+
+# ---- helpers ------------------------------------------------------------------------
+
+_dispatch_modes = torch._C._len_torch_dispatch_stack
+_function_modes = torch._C._is_torch_function_mode_enabled
+
+
+def _direct(t: Tensor) -> bool:
+    """True where the real kernel may be called without the dispatcher."""
+    return (type(t) is Tensor and not torch.compiler.is_compiling() and not _dispatch_modes()
+            and not _function_modes())
+
+
+def _ptr(t: Optional[Tensor]) -> Optional[int]:
+    return t.data_ptr() if t is not None else None
+
+
+def _one(t: Tensor):
+    """A host array of one device pointer (the grouped device layouts' form)."""
+    return (ctypes.c_void_p * 1)(t.data_ptr())
+
+
+def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
+    """Whether a pointer has bits of mask set (the fast test; K.aligned then
+    names the tensor)."""
+    for t in tensors:
+        if t is not None and t.data_ptr() & mask:
+            return True
+    return False
+
+
+def _meta(t: Optional[Tensor]):
+    """What the checks read of a tensor (not its address)."""
+    return None if t is None else (t.shape, t.stride(), t.dtype, t.device)
+
+
+class _Call:
+    """What the checks derived for operands of one metadata: the op's shape
+    spec, its plan key, device and, once planned, plan."""
+
+    __slots__ = ("spec", "key", "dev", "plan", "grouped")
+
+    def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
+        self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
+        self.grouped = grouped
+
+    def planned(self) -> int:
+        if not self.plan:
+            self.plan = (self.dev.grouped_plan if self.grouped else self.dev.gemm_plan)(self.key)
+        return self.plan
+
+
+# The checks run once per metadata (shapes, strides, dtypes, devices, the
+# op's options): a call whose operands look like an earlier call's costs a
+# dict lookup, not the checks (tens of microseconds of Python). Bounded: a
+# serving loop's shapes repeat, and the dict starts over past the bound.
+_MEMO: dict = {}
+_MEMO_MAX = 4096
+
+
+def _memo(key: tuple, compute):
+    e = _MEMO.get(key)
+    if e is None:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        e = _MEMO[key] = compute()
+    return e
+
+
+def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
+             sf: Tuple[int, int] = (0, 0)) -> tuple:
+    """The plan key (jg_gemm_problem's fields) of a dense call: M-generic, with
+    the M hint of its rows."""
+    return (C.JG_GEMM_M_GENERIC, a_type, a_type, d_type if with_c else C.JG_DTYPE_NONE,
+            d_type, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, scale, sf[0], sf[1])
+
+
+_KEY_SCALE = 12  # jg_gemm_problem.scale's place in a gemm key
+
+
+def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
+                sf: Tuple[int, int] = (0, 0)) -> _Call:
+    key = gemm_key(g, a_type, K.JG_TYPES[g.out_dtype], g.bias == K.BIAS_C, scale, sf)
+    return _Call(g, key, a.device.index)
+
+
+def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None,
+          a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None,
+          a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
+    """Launches D = A B^T (+ C) with the call's plan (M-generic: args.m rows)."""
+    plan = e.plan or e.planned()
+    args = C.GemmArgs(a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(), 1.0,
+                      1.0 if c is not None else 0.0, e.spec.m, _ptr(a_scale), _ptr(b_scale),
+                      _ptr(a_sf), _ptr(b_sf))
+    e.dev.run(C.lib.jg_gemm_run, plan, args, f"jitgemm.{op}")
+
+
+def _dense(op: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
+           a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None) -> Tensor:
+    g = e.spec
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    if g.m:
+        _gemm(op, e, a, b, out, bias if g.bias == K.BIAS_C else None, a_scale, b_scale)
+    if g.bias == K.BIAS_ADD:
+        out.add_(bias)
+    return out
+
+
+def _fp8_scale_args(mode: int, scale_a: Tensor, scale_b: Tensor) -> Tuple[Tensor, Tensor]:
+    """The scales as the library reads them: row-major FP32 arrays."""
+    if mode == C.JG_SCALE_BLOCK:
+        return scale_a.contiguous(), scale_b.contiguous()
+    return scale_a.reshape(-1).contiguous(), scale_b.reshape(-1).contiguous()
+
+
+def _fake_like(ref: Tensor, shape, dtype) -> Tensor:
+    return torch.empty(shape, dtype=dtype, device=ref.device)
+
+
+# ---- linear, mm -----------------------------------------------------------------------
+
+
+def _linear_call(x, w, bias, out_dtype) -> _Call:
+    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
+    K.on_cuda("linear", x=x, w=w, bias=bias)
+    return _dense_call(g, x, K.JG_TYPES[x.dtype], C.JG_SCALE_NONE)
+
+
+def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
+                 out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    e = _memo(("linear", out_dtype, _meta(x), _meta(w), _meta(bias)),
+              lambda: _linear_call(x, w, bias, out_dtype))
+    c = bias if e.spec.bias == K.BIAS_C else None
+    if _misaligned(15, x, w, c):
+        K.aligned("linear", x=x, w=w, bias=c)
+    return _dense("linear", e, x, w, bias)
+
+
+def _linear_fake(x, w, bias=None, out_dtype=None):
+    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
+    return _fake_like(x, g.out_shape, g.out_dtype)
+
+
+def _mm_checks(a, b_t, out_dtype) -> K.Gemm:
+    K.dims("mm", "a", a, 2, "[M, K]")
+    return K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+
+
+def _mm_call(a, b_t, out_dtype) -> _Call:
+    g = _mm_checks(a, b_t, out_dtype)
+    K.on_cuda("mm", a=a, b_t=b_t)
+    return _dense_call(g, a, K.JG_TYPES[a.dtype], C.JG_SCALE_NONE)
+
+
+def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    e = _memo(("mm", out_dtype, _meta(a), _meta(b_t)), lambda: _mm_call(a, b_t, out_dtype))
+    if _misaligned(15, a, b_t):
+        K.aligned("mm", a=a, b_t=b_t)
+    return _dense("mm", e, a, b_t, None)
+
+
+def _mm_fake(a, b_t, out_dtype=None):
+    g = _mm_checks(a, b_t, out_dtype)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+# ---- FP8 -----------------------------------------------------------------------------------
+
+
+def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype) -> _Call:
+    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
+    K.on_cuda("scaled_mm", a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias)
+    return _dense_call(s.gemm, a, C.JG_E4M3, s.scale)
+
+
+def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                    bias: Optional[Tensor] = None,
+                    out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    e = _memo(("scaled_mm", out_dtype, _meta(a), _meta(b), _meta(scale_a), _meta(scale_b),
+               _meta(bias)), lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype))
+    c = bias if e.spec.bias == K.BIAS_C else None
+    if _misaligned(15, a, b, c) or _misaligned(3, scale_a, scale_b):
+        K.aligned("scaled_mm", a=a, b=b, bias=c)
+        K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
+    sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
+    return _dense("scaled_mm", e, a, b, bias, sa, sb)
+
+
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
+    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
+    return _fake_like(a, s.gemm.out_shape, s.gemm.out_dtype)
+
+
+def quant_key(op: str, problem: C.QuantProblem) -> tuple:
+    """What shapes a quantizer's kernel (rows and leading dimensions do not)."""
+    return (op, problem.src_type, problem.scale, problem.block_rows, problem.cols,
+            problem.sf_layout)
+
+
+def _quantize(op: str, fn, x: Tensor, problem: C.QuantProblem, args: C.QuantArgs):
+    """Launches a quantizer, recording its kernel's origin on first sight."""
+    dev = device(x.device.index)
+    key = quant_key(op, problem)
+    before = dev.stats() if key not in dev.records else None
+    dev.quantize(fn, problem, args, f"jitgemm.{op}")
+    if before is not None:
+        dev.record_quantizer(key, before)
+
+
+def _quantize_fp8_call(x, scale, block_rows) -> K.Quant:
+    q = K.quantize_fp8("quantize_fp8", x, scale, block_rows)
+    K.on_cuda("quantize_fp8", x=x)
+    return q
+
+
+def _quantize_fp8_impl(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
+    q = _memo(("quantize_fp8", scale, block_rows, _meta(x)),
+              lambda: _quantize_fp8_call(x, scale, block_rows))
+    K.aligned("quantize_fp8", 2, x=x)
+    out = torch.empty(x.shape, dtype=K.E4M3, device=x.device)
+    s = torch.empty(q.scale_shape, dtype=K.FP32, device=x.device)
+    if q.rows:
+        problem = C.QuantProblem(K.JG_TYPES[x.dtype], q.scale, q.block_rows, q.rows, q.cols,
+                                 q.ld, q.cols, C.JG_SF_LAYOUT_NONE)
+        args = C.QuantArgs(x.data_ptr(), out.data_ptr(), s.data_ptr(), None)
+        _quantize("quantize_fp8", C.lib.jg_quantize_e4m3, x, problem, args)
+    return out, s
+
+
+def _quantize_fp8_fake(x, scale="row", block_rows=1):
+    q = K.quantize_fp8("quantize_fp8", x, scale, block_rows)
+    return _fake_like(x, x.shape, K.E4M3), _fake_like(x, q.scale_shape, K.FP32)
+
+
+# ---- NVFP4 ----------------------------------------------------------------------------------
+
+
+def _quantize_nvfp4_impl(x: Tensor, sf_layout: str = "swizzled") -> Tuple[Tensor, Tensor, Tensor]:
+    rows, k, ld, layout = K.quantize_nvfp4("quantize_nvfp4", x, sf_layout)
+    K.on_cuda("quantize_nvfp4", x=x)
+    K.aligned("quantize_nvfp4", 2, x=x)
+    codes = torch.empty((rows, k // 2), dtype=torch.uint8, device=x.device)
+    sf = torch.empty(K.sf_shape(layout, rows, k), dtype=K.E4M3, device=x.device)
+    g = torch.empty((1,), dtype=K.FP32, device=x.device)
+    problem = C.QuantProblem(K.JG_TYPES[x.dtype], C.JG_SCALE_NVFP4, 0, rows, k, ld, k, layout)
+    args = C.QuantArgs(x.data_ptr(), codes.data_ptr(), g.data_ptr(), sf.data_ptr())
+    _quantize("quantize_nvfp4", C.lib.jg_quantize_nvfp4, x, problem, args)
+    return codes, sf, g
+
+
+def _quantize_nvfp4_fake(x, sf_layout="swizzled"):
+    rows, k, _, layout = K.quantize_nvfp4("quantize_nvfp4", x, sf_layout)
+    return (_fake_like(x, (rows, k // 2), torch.uint8),
+            _fake_like(x, K.sf_shape(layout, rows, k), K.E4M3), _fake_like(x, (1,), K.FP32))
+
+
+def nvfp4_gemm(s: K.Nvfp4Gemm) -> K.Gemm:
+    return K.Gemm(s.m, s.n, s.k, s.lda, s.ldb, (s.m, s.n), s.out_dtype, K.BIAS_NONE, 0)
+
+
+def _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout) -> _Call:
+    s = K.nvfp4_mm("nvfp4_mm", a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout)
+    K.on_cuda("nvfp4_mm", a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global)
+    return _dense_call(nvfp4_gemm(s), a, C.JG_NVFP4, C.JG_SCALE_NVFP4, (s.a_layout, s.b_layout))
+
+
+def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                   b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
+                   a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
+    op = "nvfp4_mm"
+    e = _memo((op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
+               _meta(b), _meta(b_sf), _meta(b_global)),
+              lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global, out_dtype,
+                                     a_sf_layout, b_sf_layout))
+    if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
+        K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
+        K.aligned(op, 4, a_global=a_global, b_global=b_global)
+    out = torch.empty(e.spec.out_shape, dtype=e.spec.out_dtype, device=a.device)
+    _gemm(op, e, a, b, out, None, a_global, b_global, a_sf, b_sf)
+    return out
+
+
+def _nvfp4_mm_fake(a, a_sf, a_global, b, b_sf, b_global, out_dtype=None,
+                   a_sf_layout="swizzled", b_sf_layout="swizzled"):
+    s = K.nvfp4_mm("nvfp4_mm", a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                   b_sf_layout)
+    return _fake_like(a, (s.m, s.n), s.out_dtype)
+
+
+# ---- grouped -----------------------------------------------------------------------------------
+
+
+def grouped_key(g: K.Grouped, masked: bool, a_type: int,
+                expected_m: Optional[int]) -> tuple:
+    """The plan key of a grouped call (Device.grouped_plan's fields), its tiles
+    sized for m_hint(ceil(M / G)) rows a group (contiguous) or for expected_m
+    (masked; none: for m_max)."""
+    if masked:
+        layout, hint = C.JG_GROUPED_MASKED, m_hint(min(expected_m, g.m)) if expected_m else 0
+    else:
+        layout, hint = C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups))
+    return (layout, a_type, a_type, K.JG_TYPES[g.out_dtype], g.scale, g.groups, hint, g.n, g.k,
+            g.lda, g.ldb, g.n, g.m, g.a_sf_layout, g.b_sf_layout)
+
+
+def _grouped_launch(op: str, e: _Call, a: Tensor, b: Tensor, rows: Tensor, out: Tensor,
+                    scale_a: Optional[Tensor] = None, scale_b: Optional[Tensor] = None,
+                    a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
+    plan = e.plan or e.planned()
+    pa, pb, pd = _one(a), _one(b), _one(out)
+    args = C.GroupedArgs(a=pa, b=pb, d=pd, alpha=1.0, beta=0.0, rows=rows.data_ptr(),
+                         a_scale=_ptr(scale_a), b_scale=_ptr(scale_b), a_sf=_ptr(a_sf),
+                         b_sf=_ptr(b_sf))
+    e.dev.run(C.lib.jg_grouped_run, plan, args, f"jitgemm.{op}")
+
+
+def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
+    if g.scale == C.JG_SCALE_BLOCK and not masked:  # b's scales came as the [G, K/128, N/128] view
+        return scale_a.contiguous(), scale_b.transpose(1, 2).contiguous()
+    return _fp8_scale_args(g.scale, scale_a, scale_b)
+
+
+def _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b) -> K.Grouped:
+    fp8 = scale_a is not None
+    check = K.masked_grouped_mm if masked else K.grouped_mm
+    g = check(op, a, b, rows, out_dtype, (K.E4M3,) if fp8 else K.HALF, K.BF16 if fp8 else None)
+    return K.grouped_scales(op, g, scale_a, scale_b, masked) if fp8 else g
+
+
+def _rows_name(masked: bool) -> str:
+    return "counts" if masked else "offs"
+
+
+def _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a, scale_b) -> _Call:
+    g = _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b)
+    _expected_m(op, expected_m)
+    K.on_cuda(op, a=a, b=b, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
+    return _grouped_plan_call(g, masked, K.JG_TYPES[a.dtype], expected_m, a)
+
+
+def _grouped_plan_call(g: K.Grouped, masked: bool, a_type: int, expected_m: Optional[int],
+                       a: Tensor) -> _Call:
+    """The plan of a checked grouped call."""
+    return _Call(g, grouped_key(g, masked, a_type, expected_m), a.device.index, grouped=True)
+
+
+def _expected_m(op: str, expected_m: Optional[int]):
+    if expected_m is not None and expected_m < 1:
+        K.fail(op, f"expected_m = {expected_m}: must be at least 1 (or None)")
+
+
+def _offsets(g: K.Grouped, masked: bool, rows: Tensor) -> Tensor:
+    """The rows argument: counts as they are; torch's G end offsets with a 0
+    in front, as the library reads G + 1 offsets from 0 (group g is rows[g]
+    .. rows[g + 1] - 1): one small kernel, no sync."""
+    if not masked and rows.shape[0] == g.groups:
+        return F.pad(rows, (1, 0))
+    return rows
+
+
+def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
+                  scale_b=None) -> Tensor:
+    e = _memo((op, out_dtype, expected_m, _meta(a), _meta(b), _meta(rows), _meta(scale_a),
+               _meta(scale_b)),
+              lambda: _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a,
+                                    scale_b))
+    if _misaligned(15, a, b) or _misaligned(3, rows, scale_a, scale_b):
+        K.aligned(op, a=a, b=b)
+        K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
+    g = e.spec
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    if g.m == 0:
+        return out
+    sa, sb = (_grouped_scale_args(g, scale_a, scale_b, masked) if scale_a is not None
+              else (None, None))
+    _grouped_launch(op, e, a, b, _offsets(g, masked, rows), out, sa, sb)
+    return out
+
+
+def _grouped_fake(op, masked, a, b, rows, out_dtype, expected_m=None, scale_a=None,
+                  scale_b=None):
+    g = _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+def _grouped_mm_impl(a: Tensor, b: Tensor, offs: Tensor,
+                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    return _grouped_impl("grouped_mm", False, a, b, offs, out_dtype)
+
+
+def _grouped_mm_fake(a, b, offs, out_dtype=None):
+    return _grouped_fake("grouped_mm", False, a, b, offs, out_dtype)
+
+
+def _scaled_grouped_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                            offs: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    return _grouped_impl("scaled_grouped_mm", False, a, b, offs, out_dtype, None, scale_a,
+                         scale_b)
+
+
+def _scaled_grouped_mm_fake(a, b, scale_a, scale_b, offs, out_dtype=None):
+    return _grouped_fake("scaled_grouped_mm", False, a, b, offs, out_dtype, None, scale_a,
+                         scale_b)
+
+
+def _masked_grouped_mm_impl(a: Tensor, b: Tensor, counts: Tensor,
+                            out_dtype: Optional[torch.dtype] = None,
+                            expected_m: Optional[int] = None) -> Tensor:
+    return _grouped_impl("masked_grouped_mm", True, a, b, counts, out_dtype, expected_m)
+
+
+def _masked_grouped_mm_fake(a, b, counts, out_dtype=None, expected_m=None):
+    return _grouped_fake("masked_grouped_mm", True, a, b, counts, out_dtype, expected_m)
+
+
+def _masked_scaled_grouped_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                                   counts: Tensor, out_dtype: Optional[torch.dtype] = None,
+                                   expected_m: Optional[int] = None) -> Tensor:
+    return _grouped_impl("masked_scaled_grouped_mm", True, a, b, counts, out_dtype, expected_m,
+                         scale_a, scale_b)
+
+
+def _masked_scaled_grouped_mm_fake(a, b, scale_a, scale_b, counts, out_dtype=None,
+                                   expected_m=None):
+    return _grouped_fake("masked_scaled_grouped_mm", True, a, b, counts, out_dtype, expected_m,
+                         scale_a, scale_b)
+
+
+def _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        expected_m, a_sf_layout, b_sf_layout) -> _Call:
+    g = K.nvfp4_grouped(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        a_sf_layout, b_sf_layout)
+    _expected_m(op, expected_m)
+    K.on_cuda(op, a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global,
+              **{_rows_name(masked): rows})
+    return _grouped_plan_call(g, masked, C.JG_NVFP4, expected_m, a)
+
+
+def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_global, rows,
+                        out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
+    e = _memo((op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
+               _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows)),
+              lambda: _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global,
+                                          rows, out_dtype, expected_m, a_sf_layout,
+                                          b_sf_layout))
+    K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
+    K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
+    g = e.spec
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    if g.m:
+        _grouped_launch(op, e, a, b, _offsets(g, masked, rows), out, a_global, b_global, a_sf,
+                        b_sf)
+    return out
+
+
+def _nvfp4_grouped_fake(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        a_sf_layout, b_sf_layout):
+    g = K.nvfp4_grouped(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype,
+                        a_sf_layout, b_sf_layout)
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+def _nvfp4_grouped_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                           b_global: Tensor, offs: Tensor,
+                           out_dtype: Optional[torch.dtype] = None,
+                           b_sf_layout: str = "swizzled") -> Tensor:
+    return _nvfp4_grouped_impl("nvfp4_grouped_mm", False, a, a_sf, a_global, b, b_sf, b_global,
+                               offs, out_dtype, None, "row", b_sf_layout)
+
+
+def _nvfp4_grouped_mm_fake(a, a_sf, a_global, b, b_sf, b_global, offs, out_dtype=None,
+                           b_sf_layout="swizzled"):
+    return _nvfp4_grouped_fake("nvfp4_grouped_mm", False, a, a_sf, a_global, b, b_sf,
+                               b_global, offs, out_dtype, "row", b_sf_layout)
+
+
+def _masked_nvfp4_grouped_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor,
+                                  b_sf: Tensor, b_global: Tensor, counts: Tensor,
+                                  out_dtype: Optional[torch.dtype] = None,
+                                  expected_m: Optional[int] = None,
+                                  a_sf_layout: str = "swizzled",
+                                  b_sf_layout: str = "swizzled") -> Tensor:
+    return _nvfp4_grouped_impl("masked_nvfp4_grouped_mm", True, a, a_sf, a_global, b, b_sf,
+                               b_global, counts, out_dtype, expected_m, a_sf_layout,
+                               b_sf_layout)
+
+
+def _masked_nvfp4_grouped_mm_fake(a, a_sf, a_global, b, b_sf, b_global, counts, out_dtype=None,
+                                  expected_m=None, a_sf_layout="swizzled",
+                                  b_sf_layout="swizzled"):
+    return _nvfp4_grouped_fake("masked_nvfp4_grouped_mm", True, a, a_sf, a_global, b, b_sf,
+                               b_global, counts, out_dtype, a_sf_layout, b_sf_layout)
+
+
+# ---- registration ----------------------------------------------------------------------------
+
+# name: (real kernel, fake kernel); the schema comes from the real one's annotations
+_OPS = {
+    "linear": (_linear_impl, _linear_fake),
+    "mm": (_mm_impl, _mm_fake),
+    "scaled_mm": (_scaled_mm_impl, _scaled_mm_fake),
+    "quantize_fp8": (_quantize_fp8_impl, _quantize_fp8_fake),
+    "quantize_nvfp4": (_quantize_nvfp4_impl, _quantize_nvfp4_fake),
+    "nvfp4_mm": (_nvfp4_mm_impl, _nvfp4_mm_fake),
+    "grouped_mm": (_grouped_mm_impl, _grouped_mm_fake),
+    "scaled_grouped_mm": (_scaled_grouped_mm_impl, _scaled_grouped_mm_fake),
+    "masked_grouped_mm": (_masked_grouped_mm_impl, _masked_grouped_mm_fake),
+    "masked_scaled_grouped_mm": (_masked_scaled_grouped_mm_impl,
+                                 _masked_scaled_grouped_mm_fake),
+    "nvfp4_grouped_mm": (_nvfp4_grouped_mm_impl, _nvfp4_grouped_mm_fake),
+    "masked_nvfp4_grouped_mm": (_masked_nvfp4_grouped_mm_impl, _masked_nvfp4_grouped_mm_fake),
+}
+
+for _name, (_impl, _fake) in _OPS.items():
+    torch.library.custom_op(f"jitgemm::{_name}", _impl, mutates_args=()).register_fake(_fake)
+
+_torch_ops = torch.ops.jitgemm
+
+
+# ---- the public functions -------------------------------------------------------------------------
+
+
+def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
+           out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """``x @ w.T + bias``, as ``torch.nn.functional.linear``, on CUDA.
+
+    Parameters
+    ----------
+    x : Tensor
+        ``[..., K]``, bfloat16 or float16, contiguous in its last dimension,
+        the others collapsible into rows of one stride (any contiguous tensor).
+    w : Tensor
+        ``[N, K]``, x's dtype, K contiguous (a ``nn.Linear`` weight).
+    bias : Tensor, optional
+        ``[N]`` (added after the GEMM, in the output's dtype), or of the
+        output's shape and dtype (read as the GEMM's C operand, beta = 1:
+        e.g. a residual).
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default x's dtype. Sums are FP32.
+
+    Returns
+    -------
+    Tensor
+        ``[..., N]``, contiguous.
+
+    Notes
+    -----
+    Planned M-generic with the M hint of ``x``'s rows (``m_hint``): the first
+    call of each (dtypes, N, K, layout, M bucket) plans, and compiles if the
+    kernel is in neither cache; ``warm`` does it ahead.
+    """
+    if _direct(x):
+        return _linear_impl(x, w, bias, out_dtype)
+    return _torch_ops.linear(x, w, bias, out_dtype)
+
+
+def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """``a @ b_t.T``: a ``[M, K]``, b_t ``[N, K]`` (K-major: B given transposed,
+    the layout libjitgemm reads; ``torch.mm(a, b)`` is ``mm(a, b.t())`` where b
+    is a ``[K, N]`` column-major view of a contiguous ``[N, K]`` tensor).
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[M, K]``, bfloat16 or float16, rows contiguous.
+    b_t : Tensor
+        ``[N, K]``, a's dtype, rows contiguous.
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default a's dtype.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _mm_impl(a, b_t, out_dtype)
+    return _torch_ops.mm(a, b_t, out_dtype)
+
+
+def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+              bias: Optional[Tensor] = None,
+              out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """FP8 GEMM: ``(scale_a * a) @ (scale_b * b).T + bias``.
+
+    The operands follow DeepGEMM's ``fp8_gemm_nt``: a ``[M, K]`` and b
+    ``[N, K]``, both float8_e4m3fn and K-major; the scales' dimensions follow
+    their operands', FP32:
+
+    ======  ============================  ========================================
+    mode    scale_a                       scale_b
+    ======  ============================  ========================================
+    tensor  one value (``[]``, ``[1]``)   one value
+    row     ``[M]`` or ``[M, 1]``         ``[N]``, ``[N, 1]`` or ``[1, N]``
+    block   ``[M, ceil(K/128)]`` (1x128)  ``[ceil(N/128), ceil(K/128)]`` (128x128)
+    ======  ============================  ========================================
+
+    From ``torch._scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)``, whose
+    b is ``[K, N]`` column-major: call ``scaled_mm(a, b.t(), scale_a,
+    scale_b.t(), bias, out_dtype)``. ``b.t()`` is then the ``[N, K]`` row-major
+    tensor, and ``scale_b.t()`` turns torch's row-wise ``[1, N]`` into ``[N,
+    1]`` and its 128x128 ``[ceil(K/128), ceil(N/128)]`` (a transposed view) into
+    the row-major ``[ceil(N/128), ceil(K/128)]`` read here, both without a copy.
+    torch's 1x128 scale_a is outer-dim-major (stride ``(1, M)``): it is copied
+    to row-major here (one small kernel). From DeepGEMM's
+    ``fp8_gemm_nt((a, sfa), (b, sfb), d)``: ``d = scaled_mm(a, b, sfa, sfb)``
+    (sfa in any layout; non-row-major ones are copied).
+
+    Parameters
+    ----------
+    a, b : Tensor
+        ``[M, K]`` and ``[N, K]``, float8_e4m3fn, K a multiple of 16.
+    scale_a, scale_b : Tensor
+        FP32, as in the table; the mode is read from their shapes.
+    bias : Tensor, optional
+        As ``linear``'s.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _scaled_mm_impl(a, b, scale_a, scale_b, bias, out_dtype)
+    return _torch_ops.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)
+
+
+def quantize_fp8(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
+    """bfloat16/float16 to float8_e4m3fn with FP32 scales, on the GPU
+    (``jg_quantize_e4m3``): ``q = e4m3(x / s)``, ``s = amax / 448`` of each
+    scale's group (1 for an all-zero group), so ``x ~= q * s``.
+
+    Parameters
+    ----------
+    x : Tensor
+        ``[..., K]``, bfloat16 or float16 (2-D for ``block_rows=128``).
+    scale : {"row", "block", "tensor"}
+        ``"tensor"``: s ``[1]``; ``"row"``: s ``[...]`` (x's leading shape);
+        ``"block"``: 1x128 blocks, s ``[..., ceil(K/128)]`` (activations),
+        or with ``block_rows=128`` 128x128 blocks, s
+        ``[ceil(rows/128), ceil(K/128)]`` (weights).
+    block_rows : {1, 128}
+        The block height of ``scale="block"``.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        q (x's shape, contiguous) and s, in the layouts ``scaled_mm`` reads.
+    """
+    if _direct(x):
+        return _quantize_fp8_impl(x, scale, block_rows)
+    return _torch_ops.quantize_fp8(x, scale, block_rows)
+
+
+def quantize_nvfp4(x: Tensor, sf_layout: str = "swizzled") -> Tuple[Tensor, Tensor, Tensor]:
+    """bfloat16/float16 ``[R, K]`` to NVFP4 on the GPU (``jg_quantize_nvfp4``,
+    NVIDIA's recipe; ``include/jitgemm/jitgemm.h`` gives every step).
+
+    Parameters
+    ----------
+    x : Tensor
+        ``[R, K]``, K a multiple of 16.
+    sf_layout : {"swizzled", "row"}
+        The block scales' layout: 128x4-swizzled (cuBLASLt's, CUTLASS's and
+        ``torch._scaled_mm``'s NVFP4 layout) or row-major.
+
+    Returns
+    -------
+    (Tensor, Tensor, Tensor)
+        codes ``[R, K/2]`` uint8 (two e2m1 codes a byte, element 2i in the low
+        nibble); block scales float8_e4m3fn, one per 16 of K, ``[R rounded up
+        to 128, K/16 rounded up to 4]`` swizzled or ``[R, K/16]`` row-major;
+        the FP32 global scale ``[1]``. An element is ``e2m1(code) *
+        e4m3(scale) * global``.
+    """
+    if _direct(x):
+        return _quantize_nvfp4_impl(x, sf_layout)
+    return _torch_ops.quantize_nvfp4(x, sf_layout)
+
+
+def nvfp4_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+             b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
+             a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
+    """NVFP4 GEMM ``A @ B.T`` over operands from ``quantize_nvfp4`` (codes,
+    block scales, global scale each). Hopper has no FP4 tensor cores: the
+    kernels expand to FP16 exactly and sum in FP32.
+
+    Parameters
+    ----------
+    a, a_sf, a_global : Tensor
+        A ``[M, K]``: codes ``[M, K/2]`` uint8, its block scales, its global scale.
+    b, b_sf, b_global : Tensor
+        B ``[N, K]`` likewise.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+    a_sf_layout, b_sf_layout : {"swizzled", "row"}
+        The block scales' layouts ("row" needs K a multiple of 256).
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _nvfp4_mm_impl(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                              b_sf_layout)
+    return _torch_ops.nvfp4_mm(a, a_sf, a_global, b, b_sf, b_global, out_dtype, a_sf_layout,
+                               b_sf_layout)
+
+
+def grouped_mm(a: Tensor, b: Tensor, offs: Tensor,
+               out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """Grouped GEMM with ``torch._grouped_mm``'s 2D x 3D semantics (MoE experts,
+    the groups' rows one after another in a):
+    ``out[offs[g-1]:offs[g]] = a[offs[g-1]:offs[g]] @ b[g]``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[M, K]``, bfloat16 or float16.
+    b : Tensor
+        ``[G, K, N]``, K-major: ``w.transpose(1, 2)`` of expert weights ``w``
+        ``[G, N, K]`` that are contiguous (what torch._grouped_mm runs fastest
+        too). At most 256 groups.
+    offs : Tensor
+        int32 on the device: torch's ``[G]`` end offsets (group g is rows
+        ``offs[g-1]`` (0 for g = 0) to ``offs[g] - 1``), or ``[G + 1]`` offsets
+        starting with 0 (libjitgemm's own form, which saves one small kernel).
+        Read on the device: no synchronization. Rows past the last offset are
+        not written.
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default a's dtype.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+
+    Notes
+    -----
+    Tiles are sized for ``m_hint(ceil(M / G))`` rows a group; the plan also
+    holds M, so each new M plans once (the kernel itself comes from the
+    memory cache unless the hint's bucket is new).
+    """
+    if _direct(a):
+        return _grouped_mm_impl(a, b, offs, out_dtype)
+    return _torch_ops.grouped_mm(a, b, offs, out_dtype)
+
+
+def scaled_grouped_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, offs: Tensor,
+                      out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """FP8 ``grouped_mm``, as ``torch._scaled_grouped_mm(a, b, scale_a, scale_b,
+    offs=offs, out_dtype=...)``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[M, K]`` float8_e4m3fn.
+    b : Tensor
+        ``[G, K, N]`` float8_e4m3fn, K-major (``w.transpose(1, 2)``).
+    scale_a, scale_b : Tensor
+        FP32, dims following their operands': row-wise ``[M]`` and ``[G, N]``
+        (torch's); 1x128 and 128x128 blocks ``[M, ceil(K/128)]`` and ``[G,
+        ceil(K/128), ceil(N/128)]`` (the transposed view of DeepGEMM's ``[G,
+        ceil(N/128), ceil(K/128)]``, as b is of ``[G, N, K]``); or one per
+        group each, ``[G]`` and ``[G]``.
+    offs : Tensor
+        As ``grouped_mm``'s.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+    """
+    if _direct(a):
+        return _scaled_grouped_mm_impl(a, b, scale_a, scale_b, offs, out_dtype)
+    return _torch_ops.scaled_grouped_mm(a, b, scale_a, scale_b, offs, out_dtype)
+
+
+def masked_grouped_mm(a: Tensor, b: Tensor, counts: Tensor,
+                      out_dtype: Optional[torch.dtype] = None,
+                      expected_m: Optional[int] = None) -> Tensor:
+    """Masked grouped GEMM (DeepGEMM's ``m_grouped_*_masked`` layout, for
+    CUDA-graph decode): ``out[g, :counts[g]] = a[g, :counts[g]] @ b[g].T``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``[G, m_max, K]``, bfloat16 or float16.
+    b : Tensor
+        ``[G, N, K]``, a's dtype, K contiguous.
+    counts : Tensor
+        ``[G]`` int32 on the device: the valid rows of each group (clamped to
+        m_max), e.g. written by a router inside the same CUDA graph.
+    out_dtype : torch.dtype, optional
+        bfloat16, float16 or float32; default a's dtype.
+    expected_m : int, optional
+        The rows a group is expected to hold: sizes the tiles (bucketed like
+        M). Default: tiles sized for m_max.
+
+    Returns
+    -------
+    Tensor
+        ``[G, m_max, N]``; rows past each group's count are not written.
+    """
+    if _direct(a):
+        return _masked_grouped_mm_impl(a, b, counts, out_dtype, expected_m)
+    return _torch_ops.masked_grouped_mm(a, b, counts, out_dtype, expected_m)
+
+
+def masked_scaled_grouped_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                             counts: Tensor, out_dtype: Optional[torch.dtype] = None,
+                             expected_m: Optional[int] = None) -> Tensor:
+    """FP8 ``masked_grouped_mm`` (DeepGEMM's ``m_grouped_fp8_gemm_nt_masked``).
+
+    Parameters
+    ----------
+    a, b : Tensor
+        ``[G, m_max, K]`` and ``[G, N, K]``, float8_e4m3fn.
+    scale_a, scale_b : Tensor
+        FP32: row-wise ``[G, m_max]`` and ``[G, N]``; blocks ``[G, m_max,
+        ceil(K/128)]`` and ``[G, ceil(N/128), ceil(K/128)]`` (DeepGEMM's
+        shapes, any layout; non-row-major ones are copied); or ``[G]`` and
+        ``[G]``.
+    counts, out_dtype, expected_m
+        As ``masked_grouped_mm``'s (out_dtype default bfloat16).
+    """
+    if _direct(a):
+        return _masked_scaled_grouped_mm_impl(a, b, scale_a, scale_b, counts, out_dtype,
+                                              expected_m)
+    return _torch_ops.masked_scaled_grouped_mm(a, b, scale_a, scale_b, counts, out_dtype, expected_m)
+
+
+def nvfp4_grouped_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                     b_global: Tensor, offs: Tensor, out_dtype: Optional[torch.dtype] = None,
+                     b_sf_layout: str = "swizzled") -> Tensor:
+    """NVFP4 grouped GEMM in the contiguous layout (``grouped_mm``'s, the
+    groups' rows one after another in a):
+    ``out[offs[g-1]:offs[g]] = A[offs[g-1]:offs[g]] @ B[g].T``.
+
+    Parameters
+    ----------
+    a, a_sf : Tensor
+        A ``[M, K]`` as from ``quantize_nvfp4(x, "row")``: codes ``[M, K/2]``
+        uint8 and row-major block scales ``[M, K/16]`` (a group's first row is
+        known only on the GPU, so A's scales cannot be swizzled here); K a
+        multiple of 256.
+    a_global : Tensor
+        ``[G]`` FP32: the global scale of each group's rows of A (one
+        quantization of the whole A: its scale repeated, ``g.repeat(G)``).
+    b, b_sf, b_global : Tensor
+        The experts' weights: codes ``[G, N, K/2]``, G scale arrays of N rows
+        one after another (``torch.stack`` of ``quantize_nvfp4``'s), global
+        scales ``[G]``.
+    offs : Tensor
+        As ``grouped_mm``'s.
+    out_dtype : torch.dtype, optional
+        bfloat16 (default), float16 or float32.
+    b_sf_layout : {"swizzled", "row"}
+        B's scale layout.
+
+    Returns
+    -------
+    Tensor
+        ``[M, N]``.
+    """
+    if _direct(a):
+        return _nvfp4_grouped_mm_impl(a, a_sf, a_global, b, b_sf, b_global, offs, out_dtype,
+                                      b_sf_layout)
+    return _torch_ops.nvfp4_grouped_mm(a, a_sf, a_global, b, b_sf, b_global, offs, out_dtype,
+                                       b_sf_layout)
+
+
+def masked_nvfp4_grouped_mm(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: Tensor,
+                            b_global: Tensor, counts: Tensor,
+                            out_dtype: Optional[torch.dtype] = None,
+                            expected_m: Optional[int] = None, a_sf_layout: str = "swizzled",
+                            b_sf_layout: str = "swizzled") -> Tensor:
+    """NVFP4 ``masked_grouped_mm``: ``out[g, :counts[g]] = A[g, :counts[g]] @ B[g].T``.
+
+    Parameters
+    ----------
+    a, a_sf, a_global : Tensor
+        A: codes ``[G, m_max, K/2]``; G scale arrays of m_max rows one after
+        another (``quantize_nvfp4`` of A viewed as ``[G m_max, K]`` makes them
+        where m_max is a multiple of 128 or the layout is "row"); ``[G]``
+        global scales (there, the one scale repeated: ``g.repeat(G)``).
+    b, b_sf, b_global, out_dtype, expected_m
+        As ``nvfp4_grouped_mm``'s and ``masked_grouped_mm``'s.
+    counts : Tensor
+        As ``masked_grouped_mm``'s.
+    a_sf_layout, b_sf_layout : {"swizzled", "row"}
+        The scale layouts ("row" needs K a multiple of 256).
+
+    Returns
+    -------
+    Tensor
+        ``[G, m_max, N]``; rows past each group's count are not written.
+    """
+    if _direct(a):
+        return _masked_nvfp4_grouped_mm_impl(a, a_sf, a_global, b, b_sf, b_global, counts,
+                                             out_dtype, expected_m, a_sf_layout, b_sf_layout)
+    return _torch_ops.masked_nvfp4_grouped_mm(a, a_sf, a_global, b, b_sf, b_global, counts,
+                                              out_dtype, expected_m, a_sf_layout, b_sf_layout)

@@ -1,0 +1,286 @@
+/* The code generation layer's declarations (src/codegen/): problem to key,
+ * plan and CUDA source. It knows no driver, no NVRTC, no disk and no GPU:
+ * it includes nothing of the runtime and calls none of its functions
+ * (tests/unit/check_layers.py). Not installed. */
+#ifndef JG_CODEGEN_H
+#define JG_CODEGEN_H
+
+#include "jg_kargs.h"
+#include "util/util.h"
+
+/* ---- key.c (and plan_sm90.c's chunking of the pre kernel) ----------------- */
+
+/* The planner's choices: everything besides the problem that shapes code. */
+typedef struct jg__gemm_config {
+    uint32_t block_m, block_n, block_k;
+    uint32_t stages;
+    uint32_t consumers; /* consumer warpgroups */
+    uint32_t cluster;
+    uint32_t group_m;   /* tile rows per band of the grouped tile order */
+    uint32_t epi_bytes; /* row bytes of an epilogue chunk (TMA store box): 16..128, or a
+                         * whole row up to 256 bytes (unswizzled) */
+    uint32_t a_box_m;   /* rows of A's TMA box: block_m, or a baked M < block_m rounded up to
+                         * 8 (rows past M are neither read nor zero-filled) */
+    uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
+    uint32_t promote_chunk; /* FP8: stages per chunk whose promotions overlap the next
+                             * stage's wgmmas (two sets of partial sums); 0: none */
+    uint32_t expand_bufs;   /* NVFP4: BF16 buffers the staged stages (block_k = 256 of K
+                             * as packed codes and scales) are expanded into; 0: none.
+                             * Swap-AB: FP16 pieces (64 of K) of the activation */
+    uint32_t swap;          /* NVFP4 swap-AB (sm90_nvfp4_swap.cu): B, the weight, on wgmma's
+                             * M side in 64-row tiles, dequantized in registers; block_m
+                             * activation rows (8..128, a power of two) on its N side */
+    uint32_t a_scales_smem; /* FP8 block scales: A's staged in shared memory a chunk of
+                             * stages ahead (1), or loaded from global memory (0) */
+    uint32_t ffma_reuse;    /* FP8 block scales: the promotions' FFMAs keep their scale in
+                             * the operand-reuse cache, edited in the cubin (sass_patch.c) */
+    uint32_t pre;           /* NVFP4 list layout with a workspace (sm90_nvfp4_pre.cu): the CTAs
+                             * its baked tile schedule is for (0: another kernel). block_n 128
+                             * weight rows; block_m the rows of an activation piece slot (the
+                             * tallest chunk, rounded up to a_box_m, the box's rows);
+                             * expand_bufs the slots; stages the weight's */
+    uint32_t pre_rows;      /* cfg.pre: the most rows of a chunk (jg__pre_chunks) */
+    uint32_t swap_ab;       /* dense swap-AB (sm90_gemm.cu, JG_SWAP_AB): D^T = B A^T, the kernel's
+                             * rows the problem's N (block_m of them a tile), its columns M
+                             * (block_n, wgmma's N); A's box is the problem's B's */
+    uint32_t split_k;       /* dense split-K: a cluster of this many CTAs (cluster == split_k)
+                             * shares each tile, each over its share of K (0 or 1: none) */
+    uint32_t pingpong;      /* dense: the two consumers take whole tiles (block_m rows) in
+                             * turn, one's epilogue under the other's wgmmas (JG_PINGPONG) */
+    uint32_t soft;          /* JG_SOFT_A | JG_SOFT_B | JG_SOFT_D: the kernel's operands (swap-AB:
+                             * A the problem's B) that may take soft loads or, D, direct stores
+                             * (sm90_soft.cuh), their pointers or rows not 16-byte aligned */
+} jg__gemm_config;
+
+enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
+
+#define JG_SPLIT_K_MAX 8 /* CTAs of a split-K cluster, at most (portable cluster size) */
+#define JG_SPLIT_ANY (JG_SPLIT_K_MAX + 1) /* jg__target.force_split: any split (JITGEMM_SPLIT=any) */
+
+/* The dense kernel families the planner chooses among: tiles of M x N
+ * (64 or 128 rows; 256 rows: TALL, 16-bit operands), swap-AB's tiles of
+ * N x M, either with split-K, and plain tiles in ping-pong (a bit each). */
+enum {
+    JG_FAMILY_PLAIN = 1,
+    JG_FAMILY_SWAP = 2,
+    JG_FAMILY_SPLIT = 4,
+    JG_FAMILY_SWAP_SPLIT = 8,
+    JG_FAMILY_TALL = 16,
+    JG_FAMILY_PINGPONG = 32,
+    JG_FAMILY_ALL = 63,
+};
+
+/* The sm_90a planner's measured table (plan_sm90.c), for tests: cell i's
+ * class of operands (0: 16-bit; 1: FP8 with tensor or row scales; 2: FP8
+ * with block scales), its buckets of M, N and K, and the families it
+ * keeps; false past the last cell. *_edges: the buckets' upper edges (a
+ * value falls in the first bucket whose edge it does not exceed; past
+ * the last, one more). */
+typedef struct jg__table_cell_info {
+    uint32_t dclass, m, n, k, families;
+    const uint32_t *m_edges, *nk_edges;
+    size_t m_edge_count, nk_edge_count;
+} jg__table_cell_info;
+bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out);
+
+/* Rows of D a swap-AB epilogue round stages (JG_SW_EPI_ROWS): 8 times the
+ * largest divisor of block_n / 8 up to 4. */
+uint32_t jg__swap_epi_rows(uint32_t block_n);
+
+/* sm90_nvfp4_pre.cu's chunks: each group's rows cut into near-equal pieces
+ * of at most chunk_rows (up to JG_PRE_CHUNK_MAX, wgmma's widest N), tallest
+ * first (ties: lower group, then lower row first), each with its width
+ * (below). jg__pre_chunks writes up
+ * to max of them and returns how many the problem has (more than max: the
+ * kernel does not serve it). jg__pre_balance spreads the n chunks' tiles
+ * (chunk-major, tiles_n weight tiles each) over `grid` CTAs, each to the
+ * least loaded CTA so far (the costs fall along the chunks), into cta_of
+ * (may be NULL); returns the most loaded CTA's cost, in rows (of the
+ * chunks' widths). */
+#define JG_PRE_CHUNK_MAX 256
+#define JG_PRE_MAX_CHUNKS 256 /* chunks a kernel bakes in, at most */
+#define JG_PRE_MAX_TILES 8192 /* chunks x weight tiles (16-bit indices, 16 KB of constants) */
+#define JG_PRE_MAX_GRID 1024  /* CTAs of a baked schedule, at most (SMs) */
+/* Activation rows per TMA box: 32, 64, 128 or 256, the least that holds
+ * the tallest chunk's width. One thread issues every box, and the box count
+ * paces it: the seeds' four cases took 5-19% less time with boxes chosen so
+ * (up to 128) than with boxes of 32 rows, although shorter chunks load rows
+ * they do not use; one box of 256 instead of two of 128 took the second
+ * case from 81.4 to 77.7 us and left the others as they were (H200,
+ * 2026-11-26). */
+#define JG_PRE_BOX_MIN 32
+#define JG_PRE_BOX_MAX 256
+/* Distinct wgmma widths a kernel instantiates its tile for, at most: each
+ * costs ~0.3-0.4 s of NVRTC (the seeds' first case, 8 of them, 3.15 s at d693b3a). */
+#define JG_PRE_MAX_WIDTHS 8
+/* width: wgmma's N the kernel runs the chunk at. Its rows rounded up to 8;
+ * where the chunks have more than JG_PRE_MAX_WIDTHS such heights, the
+ * next of JG_PRE_MAX_WIDTHS of them (the tallest among them) chosen to pad
+ * the fewest rows in all (the kernel loads the rows past a chunk and does
+ * not store them). */
+typedef struct jg__pre_chunk {
+    uint32_t group, row0, rows, width;
+} jg__pre_chunk;
+uint32_t jg__pre_chunks(const int64_t *group_m, uint32_t groups, uint32_t chunk_rows,
+                        jg__pre_chunk *out, uint32_t max);
+uint64_t jg__pre_balance(const jg__pre_chunk *chunks, uint32_t n, uint32_t tiles_n, uint32_t grid,
+                         uint16_t *cta_of);
+/* The pre-pass's workspace: every group's rows, K rounded up to 64, FP16. */
+uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_t k);
+
+/* CTAs of a cluster that stack their tiles along M and share one B tile
+ * (TMA multicast): the cluster's size, but 1 for NVFP4 swap-AB, whose
+ * clusters split K of one tile, and for the pre kernel (cfg.pre), whose
+ * CTAs load their whole weight tile (launch.c sizes the weight's TMA box
+ * by this: the pair kernel of 83bc822's bench/patches hung on half
+ * boxes). */
+static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
+{
+    return cfg->swap || cfg->pre || cfg->split_k > 1 || !cfg->cluster ? 1 : cfg->cluster;
+}
+
+#define JG_KIND_QUANT 3
+#define JG_KIND_QUANT_NVFP4 4
+#define JG_KEY_FORMAT 14 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+
+/* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
+typedef struct jg__gemm_key {
+    uint32_t key_format; /* bumped when this struct changes meaning */
+    uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization to e4m3 (JG_KIND_QUANT),
+                            4: quantization to NVFP4 (JG_KIND_QUANT_NVFP4) */
+    uint32_t a_type, b_type, c_type, d_type;
+    uint32_t flags;      /* JG_GEMM_* that shape code (JG_KEY_CODE_FLAGS) */
+    uint32_t scale;      /* jg_scale_mode */
+    uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout of NVFP4 operands (quantization: a_) */
+    int64_t m;           /* 0 when M is a run-time argument */
+    int64_t n, k;
+    jg__gemm_config cfg;
+    uint32_t groups;     /* grouped: the groups (and, list layout, their rows) */
+    uint32_t layout;     /* 0 dense, else jg_grouped_layout */
+    int64_t group_m[JG_GROUPED_MAX_GROUPS];
+} jg__gemm_key;
+
+typedef struct jg__hash128 {
+    uint64_t lo, hi;
+} jg__hash128;
+
+/* A problem normalized for lookup: fields copied into zeroed memory, packed
+ * leading dimensions filled in. Used as the plan table's key. */
+typedef struct jg__problem_key {
+    uint32_t flags;
+    uint32_t a_type, b_type, c_type, d_type;
+    uint32_t groups; /* 0: dense; else grouped, rows in group_m (list layout) */
+    uint32_t layout; /* 0 dense, else jg_grouped_layout */
+    uint32_t scale;  /* jg_scale_mode */
+    uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout; 0 unless NVFP4 */
+    int64_t m_max;   /* contiguous, masked: the m_max of the layout */
+    int64_t m, n, k, lda, ldb, ldc, ldd; /* grouped: m is the total (expected) rows */
+    int64_t group_m[JG_GROUPED_MAX_GROUPS];
+} jg__problem_key;
+
+#define JG_DENSE_KEY_BYTES offsetof(jg__problem_key, group_m)
+
+/* Problem flags that shape a kernel's code (dense JG_GEMM_*; grouped
+ * problems share the values of JG_GEMM_B_N_MAJOR and JG_GEMM_UNALIGNED). */
+#define JG_KEY_CODE_FLAGS                                                                  \
+    (JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR |            \
+     JG_GEMM_FP32_EXACT)
+_Static_assert((int)JG_GROUPED_B_N_MAJOR == (int)JG_GEMM_B_N_MAJOR &&
+                   (int)JG_GROUPED_UNALIGNED == (int)JG_GEMM_UNALIGNED,
+               "grouped and dense flags share these bits");
+
+void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
+/* The problem's operands that may need soft loads or stores: JG_SOFT_A |
+ * JG_SOFT_B | JG_SOFT_D in the problem's terms. Those whose leading
+ * dimension times the element size is not a multiple of 16 bytes, or
+ * every one with JG_GEMM_UNALIGNED; JG_GEMM_FP32_EXACT's A and B never
+ * (the GEMM reads the workspace). */
+uint32_t jg__problem_soft(const jg__problem_key *p);
+/* JG_GEMM_FP32_EXACT: K rounded up to 64, the workspace's part width. */
+static inline int64_t jg__exact_kp(int64_t k) { return (k + 63) / 64 * 64; }
+void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
+void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
+/* The keys of the quantization kernels of a validated problem (e4m3 reads
+ * no field past ld_dst: callers built against the 0.2 header). */
+void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out);
+void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out);
+
+/* Everything besides the key bytes that decides the cubin: library version,
+ * embedded templates, NVRTC version (the caller's: jg__nvrtc_version; code
+ * generation asks no compiler), arch, compile options. */
+typedef struct jg__salt {
+    jg__hash128 h;
+} jg__salt;
+
+jg__salt jg__salt_make(const char *arch, const char *options, int nv_major, int nv_minor);
+jg__hash128 jg__key_hash(const jg__salt *salt, const void *key, size_t key_len);
+void jg__hash_hex(jg__hash128 h, char out[33]);
+
+/* ---- templates (generated), sass_patch.c, emit.c, plan_sm90.c ----------------- */
+
+typedef struct jg__template {
+    const char *name; /* file name under templates/ */
+    const char *text;
+    size_t len;
+} jg__template;
+
+extern const jg__template jg__templates[];
+extern const size_t jg__templates_count;
+
+const jg__template *jg__template_find(const char *name);
+jg__hash128 jg__templates_hash(void);
+
+/* SASS edits after NVRTC (sass_patch.c). jg__sass_ffma_reuse: in FFMA runs
+ * of at least min_run instructions in the SASS of `kernel` (section
+ * .text.<kernel> of the 64-bit ELF `cubin`), every FFMA R, R, R whose
+ * successor reads the same register as operand b keeps it in the reuse
+ * cache. Returns the FFMAs changed, or -1 where the ELF or the section is
+ * not found or not well formed (the cubin is then unchanged).
+ * jg__sass_edit: the edits the key's config asks for, on a compiled
+ * kernel; 0 when it asks for none. */
+#define JG_SASS_FFMA_MIN_RUN 16 /* shorter FFMA runs are not promotions */
+int jg__sass_ffma_reuse(uint8_t *cubin, size_t len, const char *kernel, uint32_t min_run);
+int jg__sass_edit(const jg__gemm_key *key, const char *kernel, jg__buf *cubin);
+/* The edits' version: part of the cache salt, bumped when they change. */
+#define JG_SASS_PATCH_VERSION 1
+
+/* Kernel names encode their parameters; max 127 characters. */
+void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[128]);
+#define JG_PRE_DQ_SUFFIX "_dq" /* the pre-pass's name: the kernel's and this */
+#define JG_SPLIT_SUFFIX "_split" /* exact FP32's split kernel: the GEMM's name and this */
+
+/* Writes the self-contained source of a dense GEMM kernel. */
+void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out);
+
+typedef struct jg__target {
+    const char *arch;     /* "sm_90a" (points at arch_name) */
+    char arch_name[16];
+    int sm_count;
+    int smem_per_block;   /* opt-in maximum of dynamic shared memory */
+    /* JITGEMM_TILE=MxNxK: only tiles with these sizes (0: any), for
+     * experiments and for comparing the planner's choice with others. */
+    uint32_t force_m, force_n, force_k;
+    uint32_t force_cluster; /* JITGEMM_CLUSTER=1|2 (0: the planner's choice) */
+    uint32_t force_ffma_reuse; /* JITGEMM_FFMA_REUSE=0|1, plus one (0: the planner's) */
+    uint32_t force_swap;  /* JITGEMM_SWAP=0|1, plus one: dense swap-AB never or only */
+    uint32_t force_split; /* JITGEMM_SPLIT=S: dense split-K over S CTAs only (1: none;
+                           * JG_SPLIT_ANY: any S from 2) */
+    uint32_t force_pingpong; /* JITGEMM_PINGPONG=1: dense ping-pong tiles only */
+} jg__target;
+
+/* Chooses tiles, stages, cluster for a valid problem; explains itself on
+ * JG_LOGC_PLAN. Returns JG_ERR_UNSUPPORTED_ARCH for arches without tables. */
+jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
+                             jg__gemm_config *out);
+/* The planner's best `max` configurations (at most JG_PLAN_CANDIDATES_MAX),
+ * best first by estimated time; returns how many (0: none fits, or an arch
+ * without tables). Tuning (JITGEMM_TUNE) times them on the GPU. */
+#define JG_PLAN_CANDIDATES_MAX 8
+size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
+                                jg__gemm_config *out, size_t max);
+/* Dynamic shared memory of a GEMM kernel: d_type sizes its epilogue's
+ * staging, scale (jg_scale_mode) adds row-wise scales' space. */
+uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint32_t scale);
+uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
+
+#endif /* JG_CODEGEN_H */
