@@ -95,7 +95,12 @@ JG_SCALE_NVFP4 = 4
 JG_SF_SWIZZLED_128X4 = 2
 JG_ORIGIN_COMPILED = 1
 JG_GROUPED_WORKSPACE = 1  # 0.5, jg_grouped_problem.flags
+JG_FP32 = 3
 JG_GEMM_M_GENERIC = 1  # jg_gemm_problem.flags
+JG_GEMM_A_M_MAJOR = 4  # 0.7 (bench/peer_any.py)
+JG_GEMM_B_N_MAJOR = 8
+JG_GEMM_UNALIGNED = 16
+JG_GEMM_FP32_EXACT = 32
 
 
 class GemmProblem(ctypes.Structure):
@@ -115,7 +120,7 @@ class GemmProblem(ctypes.Structure):
         ("ldc", ctypes.c_int64),
         ("ldd", ctypes.c_int64),
         ("scale", ctypes.c_int),
-        ("a_sf_layout", ctypes.c_int),
+        ("a_sf_layout", ctypes.c_int),  # 0.3, NVFP4 only
         ("b_sf_layout", ctypes.c_int),
     ]
 
@@ -133,8 +138,10 @@ class GemmArgs(ctypes.Structure):
         ("m", ctypes.c_int64),  # M-generic plans: this call's rows
         ("a_scale", ctypes.c_void_p),
         ("b_scale", ctypes.c_void_p),
-        ("a_sf", ctypes.c_void_p),
+        ("a_sf", ctypes.c_void_p),  # 0.3, NVFP4 only
         ("b_sf", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),  # 0.7, read only with JG_GEMM_FP32_EXACT
+        ("workspace_bytes", ctypes.c_size_t),
     ]
 
 

@@ -47,6 +47,58 @@ typedef struct jg_gemm_kargs {
     uint32_t reserved;
 } jg_gemm_kargs;
 
+/* Soft loads and stores (sm90_soft.cuh), for operands whose pointers or
+ * rows TMA cannot take (not 16-byte aligned): the matrix as a row-major
+ * [rows, cols] array with rows ld elements apart, read in the boxes and
+ * coordinates of its tensor map (K-major A: rows M, columns K; M-major A:
+ * rows K, columns M). */
+typedef struct jg_soft_map {
+    const void *ptr;
+    int64_t ld;
+    int32_t rows, cols;
+} jg_soft_map;
+
+/* How one launch moves an operand that may take soft loads: */
+#define JG_SOFT_TMA 0   /* TMA after all: pointer and rows 16-byte aligned */
+#define JG_SOFT_P8 1    /* cp.async of 8-byte pieces: pointer and rows 8-byte aligned */
+#define JG_SOFT_WORDS 2 /* cp.async of the aligned 4-byte words that hold each row,
+                           then shifted into place (any element-aligned pointer and rows) */
+
+/* The second kernel parameter of a GEMM with soft operands (JG_SOFT_PARAM
+ * in sm90_gemm.cu): the kernel's A and B (swap-AB: the problem's B and A),
+ * each operand's JG_SOFT_* mode for this launch, and the bytes of D's
+ * direct stores (0: TMA stores). */
+typedef struct jg_soft_kargs {
+    jg_soft_map a, b;
+    uint32_t a_mode, b_mode;
+    uint32_t d_piece; /* 2, 4, 8 or 16 */
+    uint32_t reserved;
+} jg_soft_kargs;
+
+/* The list layout's soft block: each group's A and B as soft maps, and
+ * one mode for all groups (the strictest any group's pointers need). */
+#define JG_SOFT_LIST_KARGS(G)                                                                \
+    struct {                                                                                 \
+        jg_soft_map a[G];                                                                    \
+        jg_soft_map b[G];                                                                    \
+        uint32_t a_mode, b_mode, d_piece, reserved;                                          \
+    }
+#define JG_SOFT_LIST_OFF_A(G) 0
+#define JG_SOFT_LIST_OFF_B(G) ((G)*24)
+#define JG_SOFT_LIST_OFF_MODES(G) ((G)*48)
+#define JG_SOFT_LIST_SIZE(G) ((G)*48 + 16)
+
+/* JG_GEMM_FP32_EXACT's split (sm90_split.cu): FP32 A [m, k] and B [n, k]
+ * (rows lda, ldb elements apart) into the workspace as TF32 high and low
+ * parts, rows of 2 * KP floats (KP = k rounded up to 64: high parts at
+ * 0, low parts at KP, zeros past k): A's m rows, then B's n rows. */
+typedef struct jg_split_kargs {
+    const float *a, *b;
+    int64_t lda, ldb;
+    float *ws;
+    int32_t m, n;
+} jg_split_kargs;
+
 /* Dense NVFP4 GEMM: the dense block's fields in its order (the kernel's
  * shared code reads them by name), then the block scales. */
 typedef struct jg_nvfp4_kargs {

@@ -13,7 +13,7 @@
  */
 #ifndef JG_KERNEL_NAME
 #define JG_KERNEL_NAME jg_gemm_sm90_default
-#define JG_AB_DTYPE 1 /* 1 bf16, 2 fp16 (jg_dtype) */
+#define JG_AB_DTYPE 1 /* 1 bf16, 2 fp16, 3 fp32 (as TF32), 4 e4m3, 5 nvfp4 (jg_dtype) */
 #define JG_D_DTYPE 1  /* 1 bf16, 2 fp16, 3 fp32 */
 #define JG_HAS_C 1
 #define JG_M 0        /* 0: M from the arguments */
@@ -63,15 +63,52 @@
 #ifndef JG_N_BAKED
 #define JG_N_BAKED JG_N
 #endif
+/* Operand layouts (16-bit types): the kernel's A as [K, rows] row-major
+ * (M-major) and its B as [K, N] row-major (N-major), read by wgmma from
+ * MN-major tiles through its descriptors' transpose bits. */
+#ifndef JG_A_MN
+#define JG_A_MN 0
+#endif
+#ifndef JG_B_MN
+#define JG_B_MN 0
+#endif
+/* Operands that may take soft loads or stores (sm90_soft.cuh) where TMA
+ * cannot: their pointers or rows need not be 16-byte aligned. Each launch
+ * says per operand how it moves (jg_soft_kargs, the kernel's second
+ * parameter). */
+#ifndef JG_A_SOFT
+#define JG_A_SOFT 0
+#endif
+#ifndef JG_B_SOFT
+#define JG_B_SOFT 0
+#endif
+#ifndef JG_D_SOFT
+#define JG_D_SOFT 0
+#endif
+#define JG_SOFT_LOADS (JG_A_SOFT || JG_B_SOFT)
+#define JG_SOFT_PARAM (JG_SOFT_LOADS || JG_D_SOFT)
+/* JG_GEMM_FP32_EXACT: A and B are the workspace's TF32 high and low parts
+ * (rows of 2 * JG_KP, sm90_split.cu), and K runs three times over them:
+ * high x high, high x low, low x high (JG_K = 3 * JG_KP). */
+#ifndef JG_EXACT
+#define JG_EXACT 0
+#endif
+#ifndef JG_KP
+#define JG_KP 0
+#endif
 
 #include "jg_kargs.h"
 #include "sm90_ptx.cuh"
+#if JG_SOFT_PARAM
+#include "sm90_soft.cuh"
+#endif
 
 #define JG_MMA_N JG_BLOCK_N
 #include "sm90_wgmma_n.cuh"
 
-/* A and B: 16-bit (wgmma k16) or e4m3 (k32); either way one wgmma step
- * reads 32 bytes of each row, and a 128-byte swizzle atom holds 4 steps.
+/* A and B: 16-bit (wgmma k16), e4m3 (k32) or TF32 (k8); either way one
+ * wgmma step reads 32 bytes of each row, and a 128-byte swizzle atom holds
+ * 4 steps.
  * NVFP4 (5) operands are expanded to FP16 in shared memory (sm90_nvfp4_expand.cuh):
  * a stage is JG_BLOCK_K (256) of K as loaded, the wgmmas run on BF16 pieces
  * of 64 of K, so JG_BLOCK_K below is the piece's. */
@@ -84,12 +121,19 @@
 #define JG_AB_PTX "bf16"
 #elif JG_AB_DTYPE == 2 || JG_NVFP4 /* NVFP4: FP16 values c * s * 2^-7 */
 #define JG_AB_PTX "f16"
+/* FP32 read as TF32: wgmma takes the top 19 bits, of values the loads
+ * rounded to TF32 (TFLOAT32 tensor maps, jg_soft_round_tf32) */
+#elif JG_AB_DTYPE == 3
+#define JG_AB_PTX "tf32"
 #else
 #define JG_AB_PTX "e4m3"
 #endif
 #if JG_AB_DTYPE == 4
 #define JG_AB_SIZE 1
 #define JG_MMA_K 32
+#elif JG_AB_DTYPE == 3
+#define JG_AB_SIZE 4
+#define JG_MMA_K 8
 #else
 #define JG_AB_SIZE 2
 #define JG_MMA_K 16
@@ -204,6 +248,38 @@ static_assert(JG_MMA_N % JG_SW_EPI_ROWS == 0 && JG_SW_EPI_ROWS % 8 == 0 &&
 #define JG_M_STACK (JG_SPLIT_K > 1 ? 1 : JG_CLUSTER)
 #define JG_UNIT_M (JG_BLOCK_M * JG_M_STACK) /* rows of a scheduling unit */
 #define JG_B_BOX_N (JG_BLOCK_N / JG_M_STACK)
+/* Each operand's stage as boxes of 128-byte rows (TMA's, or soft loads'
+ * into the same places): K-major, one box of the tile's rows per 128-byte
+ * atom along K; MN-major, one box of the stage's K rows per 64 elements of
+ * M or N (a wgmma m64 slab of A, a 64-wide block of B's columns). A
+ * cluster's CTAs stacked along M each load 1/JG_M_STACK of B's boxes. */
+#if JG_A_MN
+#define JG_A_BOXES (JG_BLOCK_M / 64)
+#define JG_A_BOX_ROWS JG_BLOCK_K
+#define JG_A_BOX_STRIDE (JG_BLOCK_K * 128)
+#else
+#define JG_A_BOXES JG_K_ATOMS
+#define JG_A_BOX_ROWS JG_A_BOX_M
+#define JG_A_BOX_STRIDE (JG_BLOCK_M * 128)
+#endif
+#if JG_B_MN
+#define JG_B_BOXES (JG_BLOCK_N / 64 / JG_M_STACK)
+#define JG_B_BOX_ROWS JG_BLOCK_K
+#define JG_B_BOX_STRIDE (JG_BLOCK_K * 128)
+#else
+#define JG_B_BOXES JG_K_ATOMS
+#define JG_B_BOX_ROWS JG_B_BOX_N
+#define JG_B_BOX_STRIDE (JG_BLOCK_N * 128)
+#endif
+/* Bytes of a stage's A and of its B that TMA brings (JG_STAGE_TX_BYTES's
+ * parts), for launches that load one of them softly. */
+#define JG_A_TX_BYTES (JG_A_BOX_M * JG_BLOCK_K * JG_AB_SIZE)
+#define JG_B_TX_BYTES (JG_BLOCK_N * JG_BLOCK_K * JG_AB_SIZE)
+/* Soft loads' side slots per stage: 8 bytes per row of each soft box (the
+ * row's 33rd word and its delta, jg_soft_box_words). */
+#define JG_SIDE_A (JG_A_SOFT ? JG_A_BOXES * JG_A_BOX_ROWS * 8 : 0)
+#define JG_SIDE_B (JG_B_SOFT ? JG_B_BOXES * JG_B_BOX_ROWS * 8 : 0)
+#define JG_SIDE_BYTES (JG_SIDE_A + JG_SIDE_B)
 
 static_assert(JG_BLOCK_K == JG_ATOM_K || JG_BLOCK_K == 2 * JG_ATOM_K,
               "a stage holds one or two 128-byte swizzle atoms along K");
@@ -219,7 +295,8 @@ static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4
 static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
               "swap-AB: dense BF16, FP16 and FP8 with tensor or row scales");
 static_assert(JG_N_BAKED || JG_SWAP_AB, "the kernel's columns are baked unless they are M (swap-AB)");
-static_assert(JG_AB_SIZE == 2 || JG_SCALE, "FP8 operands come with their scales");
+static_assert(JG_AB_SIZE != 1 || JG_SCALE, "FP8 operands come with their scales");
+static_assert(JG_AB_SIZE == 1 || JG_NVFP4 || JG_SCALE == 0, "scales: FP8 operands only");
 static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
 static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "FP8 promotions overlap the next stage's wgmmas");
 /* Block scales (DeepSeek-V3): A one FP32 per row per 128 of K, B one per
@@ -228,24 +305,55 @@ static_assert(JG_SCALE != 3 || (JG_BLOCK_K == 128 && 128 % JG_BLOCK_N == 0),
               "block scales: stages of 128 K, tiles inside one 128-column block");
 static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M,
               "A's box: whole 8-row swizzle atoms inside the tile");
+static_assert(!(JG_A_MN || JG_B_MN) || (JG_AB_SIZE == 2 && !JG_NVFP4),
+              "MN-major operands: 16-bit types (wgmma transposes no others)");
+static_assert(!JG_A_MN || JG_A_BOX_M == JG_BLOCK_M, "M-major A: boxes of whole slabs");
+static_assert(!JG_B_MN || (JG_BLOCK_N % (64 * JG_M_STACK) == 0 && JG_LAYOUT != 2 && JG_LAYOUT != 3),
+              "N-major B: whole 64-column boxes (per CTA of a cluster); no stacked groups");
+static_assert(!JG_SOFT_PARAM || !JG_NVFP4, "soft loads and stores: no NVFP4");
+static_assert(!JG_B_SOFT || JG_M_STACK == 1, "soft B loads are not multicast");
+static_assert(!JG_D_SOFT || !JG_SWAP_AB, "direct stores of D: unswapped tiles");
+static_assert(!JG_EXACT || (JG_AB_DTYPE == 3 && JG_K % 3 == 0 && JG_KP % 64 == 0 &&
+                            JG_K == 3 * JG_KP && !JG_SOFT_LOADS),
+              "exact FP32: three passes over the workspace's TF32 parts");
 static_assert(JG_SWAP_AB || JG_MMA_N % JG_EPI_W == 0, "epilogue chunks tile BLOCK_N exactly");
 
 #if JG_LAYOUT == 1 && JG_NVFP4
-typedef JG_LIST_NVFP4_KARGS(JG_GROUPS) jg_kargs_t;
-static_assert(sizeof(jg_kargs_t) == JG_LIST_NVFP4_SIZE(JG_GROUPS), "list layout: size");
+typedef JG_LIST_NVFP4_KARGS(JG_GROUPS) jg_kargs_base_t;
+static_assert(sizeof(jg_kargs_base_t) == JG_LIST_NVFP4_SIZE(JG_GROUPS), "list layout: size");
 #elif JG_LAYOUT == 1
-typedef JG_LIST_KARGS(JG_GROUPS) jg_kargs_t;
+typedef JG_LIST_KARGS(JG_GROUPS) jg_kargs_base_t;
 /* NVRTC has no offsetof: the members are arrays of 128- and 8-byte items
  * in the order the host's JG_LIST_OFF_* follow, so the size pins them. */
-static_assert(sizeof(jg_kargs_t) == JG_LIST_SIZE(JG_GROUPS), "list layout: size");
+static_assert(sizeof(jg_kargs_base_t) == JG_LIST_SIZE(JG_GROUPS), "list layout: size");
 #elif JG_DEVICE_ROWS && JG_NVFP4
-typedef jg_device_grouped_nvfp4_kargs jg_kargs_t;
+typedef jg_device_grouped_nvfp4_kargs jg_kargs_base_t;
 #elif JG_DEVICE_ROWS
-typedef jg_device_grouped_kargs jg_kargs_t;
+typedef jg_device_grouped_kargs jg_kargs_base_t;
 #elif JG_NVFP4
-typedef jg_nvfp4_kargs jg_kargs_t;
+typedef jg_nvfp4_kargs jg_kargs_base_t;
 #else
-typedef jg_gemm_kargs jg_kargs_t;
+typedef jg_gemm_kargs jg_kargs_base_t;
+#endif
+#if JG_SOFT_PARAM
+/* Kernels with soft operands: the layout's block, then the soft block
+ * (list layout: each group's A and B), as the host lays them out: from
+ * the first's size, a multiple of 64 bytes (its tensor maps' alignment). */
+#if JG_LAYOUT == 1
+typedef JG_SOFT_LIST_KARGS(JG_GROUPS) jg_soft_t;
+static_assert(sizeof(jg_soft_t) == JG_SOFT_LIST_SIZE(JG_GROUPS), "soft list block: size");
+#else
+typedef jg_soft_kargs jg_soft_t;
+#endif
+struct jg_kargs_t : jg_kargs_base_t {
+    jg_soft_t soft;
+};
+static_assert(sizeof(jg_kargs_base_t) % 64 == 0 &&
+                  sizeof(jg_kargs_t) ==
+                      (sizeof(jg_kargs_base_t) + sizeof(jg_soft_t) + 63) / 64 * 64,
+              "soft block right after the layout's");
+#else
+typedef jg_kargs_base_t jg_kargs_t;
 #endif
 
 /* One output tile: where it is in its matrix and which operands it uses.
@@ -260,6 +368,9 @@ struct jg_tile {
     const jg_tmap *a, *b, *d;
     const void *c;
     void *d_ptr;
+#if JG_SOFT_LOADS
+    const jg_soft_map *soft_a, *soft_b; /* the tile's A and B for soft loads */
+#endif
 #if JG_SCALE || JG_NVFP4
     /* FP8: the scales of the tile's A and B matrices (of the group's), laid
      * out as a dense problem's: tensor one each; row [m] and [N]; block
@@ -280,10 +391,11 @@ static_assert(JG_A_STAGE_BYTES % 1024 == 0 && JG_B_STAGE_BYTES % 1024 == 0,
 #include "sm90_nvfp4_expand.cuh"
 #endif
 
-/* One m64nNk16 (16-bit) or m64nNk32 (e4m3) wgmma, A and B from shared
- * memory through descriptors, both K-major (FP8 allows no transpose). */
-#if JG_AB_SIZE == 2
-#define JG_MMA_TAIL ", p, 1, 1, 0, 0;\n"
+/* One m64nNk16 (16-bit), m64nNk32 (e4m3) or m64nNk8 (TF32) wgmma, A and B
+ * from shared memory through descriptors, K-major or (16-bit only)
+ * MN-major. */
+#if JG_AB_SIZE == 2 /* imm-trans-a, imm-trans-b: 1 for MN-major tiles */
+#define JG_MMA_TAIL ", p, 1, 1, " JG_STR(JG_A_MN) ", " JG_STR(JG_B_MN) ";\n"
 #else
 #define JG_MMA_TAIL ", p, 1, 1;\n"
 #endif
@@ -363,6 +475,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.d = &p.d[g];
     tl.c = p.c[g];
     tl.d_ptr = p.d_ptr[g];
+#if JG_SOFT_LOADS
+    tl.soft_a = &p.soft.a[g];
+    tl.soft_b = &p.soft.b[g];
+#endif
 #if JG_SCALE || JG_NVFP4
     tl.sa = p.a_scale[g];
     tl.sb = p.b_scale[g];
@@ -451,6 +567,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t)
     tl.a = &p.a;
     tl.b = &p.b;
     tl.d = &p.d;
+#if JG_SOFT_LOADS
+    tl.soft_a = &p.soft.a;
+    tl.soft_b = &p.soft.b;
+#endif
     tl.c = p.c ? (const uint8_t *)p.c + (int64_t)tl.row_base * p.ldc * JG_D_SIZE : nullptr;
     tl.d_ptr = (uint8_t *)p.d_ptr + (int64_t)tl.row_base * p.ldd * JG_D_SIZE;
 #if JG_SCALE == 1 || JG_NVFP4
@@ -493,6 +613,10 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
     tl.d = &p.d;
     tl.c = p.c;
     tl.d_ptr = p.d_ptr;
+#if JG_SOFT_LOADS
+    tl.soft_a = &p.soft.a;
+    tl.soft_b = &p.soft.b;
+#endif
 #if JG_SCALE || JG_NVFP4
     tl.sa = p.a_scale;
     tl.sb = p.b_scale;
@@ -520,6 +644,162 @@ JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, ui
 #endif
     return tl;
 }
+
+/* Element offsets along K of stage kt (of the whole K's, split-K's share
+ * offset included) in A's and B's rows. JG_EXACT: three passes over the
+ * workspace's rows of 2 * JG_KP (high parts, then low parts): A's high x
+ * B's high, A's high x B's low, A's low x B's high; stages past the third
+ * (split-K's last share) read past the rows, as zeros. */
+#if JG_EXACT
+#define JG_KP_TILES (JG_KP / JG_BLOCK_K)
+JG_DEV int32_t jg_k_pass(int kt, int low_pass)
+{
+    const int pass = kt / JG_KP_TILES;
+    return pass > 2 ? 2 * JG_KP
+                    : (kt % JG_KP_TILES) * JG_BLOCK_K + (pass == low_pass ? JG_KP : 0);
+}
+JG_DEV int32_t jg_k_a(int kt) { return jg_k_pass(kt, 2); }
+JG_DEV int32_t jg_k_b(int kt) { return jg_k_pass(kt, 1); }
+#else
+JG_DEV int32_t jg_k_a(int kt) { return kt * JG_BLOCK_K; }
+JG_DEV int32_t jg_k_b(int kt) { return kt * JG_BLOCK_K; }
+#endif
+
+/* Stage kt's TMA loads of the tile's A (if `a`) and B (if `b`), counted on
+ * `full` (the caller announced their bytes). K-major operands: one box
+ * per swizzle atom along K (A's, then B's, atom by atom); MN-major ones: a
+ * box of the stage's K rows per 64 elements of M or N. A box wholly past
+ * the matrix arrives as zeros and still counts its bytes. A cluster's CTAs
+ * stacked along M each load their share of B's rows (or boxes) and
+ * multicast it to all. */
+JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t smem_b,
+                         uint32_t stage, uint32_t full, uint32_t rank, bool a, bool b)
+{
+#if !JG_A_MN && !JG_B_MN
+#pragma unroll
+    for (int at = 0; at < JG_K_ATOMS; ++at) {
+        const int32_t ka = jg_k_a(tl.k0 + kt) + at * JG_ATOM_K;
+        const int32_t kb = jg_k_b(tl.k0 + kt) + at * JG_ATOM_K;
+        if (a)
+            jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + at * JG_BLOCK_M * 128, tl.a, full,
+                           ka, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
+        if (b) {
+#if JG_M_STACK > 1
+            jg_tma_load_2d_multicast(smem_b + stage * JG_B_STAGE_BYTES + at * JG_BLOCK_N * 128 +
+                                         rank * JG_B_BOX_N * 128,
+                                     tl.b, full, kb,
+                                     tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + rank * JG_B_BOX_N),
+                                     (uint16_t)((1u << JG_M_STACK) - 1));
+#else
+            (void)rank;
+            jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + at * JG_BLOCK_N * 128, tl.b, full,
+                           kb, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
+#endif
+        }
+    }
+#else
+    const uint32_t sa = smem_a + stage * JG_A_STAGE_BYTES, sb = smem_b + stage * JG_B_STAGE_BYTES;
+    const int32_t row0 = tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M);
+    const int32_t n0 = tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N);
+#pragma unroll
+    for (int i = 0; a && i < JG_A_BOXES; ++i) {
+#if JG_A_MN
+        jg_tma_load_2d(sa + i * JG_A_BOX_STRIDE, tl.a, full, row0 + 64 * i, jg_k_a(tl.k0 + kt));
+#else
+        jg_tma_load_2d(sa + i * JG_A_BOX_STRIDE, tl.a, full,
+                       jg_k_a(tl.k0 + kt) + i * JG_ATOM_K, row0);
+#endif
+    }
+#pragma unroll
+    for (int i = 0; b && i < JG_B_BOXES; ++i) {
+#if JG_B_MN
+        const int box = (int)rank * JG_B_BOXES + i; /* this CTA's share of the 64-column boxes */
+        const int32_t c0 = n0 + 64 * box, c1 = jg_k_b(tl.k0 + kt);
+#else
+        const int box = i;
+        const int32_t c0 = jg_k_b(tl.k0 + kt) + i * JG_ATOM_K,
+                      c1 = n0 + (int32_t)(rank * JG_B_BOX_N);
+#endif
+        const uint32_t dst = sb + box * JG_B_BOX_STRIDE + (JG_B_MN ? 0 : rank * JG_B_BOX_N * 128);
+#if JG_M_STACK > 1
+        jg_tma_load_2d_multicast(dst, tl.b, full, c0, c1, (uint16_t)((1u << JG_M_STACK) - 1));
+#else
+        jg_tma_load_2d(dst, tl.b, full, c0, c1);
+#endif
+    }
+#endif
+}
+
+#if JG_SOFT_LOADS
+/* Stage kt's soft loads of the tile's A and B, in the launch's modes, into
+ * the same boxes (and the stage's side slots): every producer thread. */
+JG_DEV void jg_stage_soft(const jg_kargs_t &p, const jg_tile &tl, int kt, uint32_t sa, uint32_t sb,
+                          uint32_t side)
+{
+    const int32_t row0 = tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M);
+    const int32_t n0 = tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N);
+#if JG_A_SOFT
+    if (p.soft.a_mode != JG_SOFT_TMA)
+#pragma unroll 1
+        for (int i = 0; i < JG_A_BOXES; ++i) {
+            const int32_t k = jg_k_a(tl.k0 + kt);
+            jg_soft_box<JG_AB_SIZE, JG_A_BOX_ROWS>(
+                p.soft.a_mode, sa + i * JG_A_BOX_STRIDE, side + i * JG_A_BOX_ROWS * 8, *tl.soft_a,
+                JG_A_MN ? row0 + 64 * i : k + i * JG_ATOM_K, JG_A_MN ? k : row0);
+        }
+#endif
+#if JG_B_SOFT
+    if (p.soft.b_mode != JG_SOFT_TMA)
+#pragma unroll 1
+        for (int i = 0; i < JG_B_BOXES; ++i) {
+            const int32_t k = jg_k_b(tl.k0 + kt);
+            jg_soft_box<JG_AB_SIZE, JG_B_BOX_ROWS>(
+                p.soft.b_mode, sb + i * JG_B_BOX_STRIDE, side + JG_SIDE_A + i * JG_B_BOX_ROWS * 8,
+                *tl.soft_b, JG_B_MN ? n0 + 64 * i : k + i * JG_ATOM_K, JG_B_MN ? k : n0);
+        }
+#endif
+    (void)p, (void)tl, (void)kt, (void)sa, (void)sb, (void)side, (void)row0, (void)n0;
+}
+
+/* A stage's soft loads have landed (this thread's, cp.async.wait_group):
+ * the warp shifts its WORDS rows into place (TF32: the thread rounds its
+ * values), then the thread fences its shared-memory writes (generic proxy)
+ * before wgmma's reads (async proxy) and arrives on the stage's full
+ * barrier. */
+JG_DEV void jg_soft_complete(const jg_kargs_t &p, uint32_t stage, uint32_t smem_a,
+                             uint32_t smem_b, uint32_t side, uint32_t bar_full)
+{
+    __syncwarp();
+    const uint32_t sd = side + stage * JG_SIDE_BYTES;
+#if JG_AB_DTYPE == 3 && JG_A_SOFT
+    jg_soft_round_tf32<JG_A_BOX_ROWS>(p.soft.a_mode, smem_a + stage * JG_A_STAGE_BYTES,
+                                      JG_A_BOXES, JG_A_BOX_STRIDE);
+#endif
+#if JG_AB_DTYPE == 3 && JG_B_SOFT
+    jg_soft_round_tf32<JG_B_BOX_ROWS>(p.soft.b_mode, smem_b + stage * JG_B_STAGE_BYTES,
+                                      JG_B_BOXES, JG_B_BOX_STRIDE);
+#endif
+#if JG_A_SOFT
+    if (p.soft.a_mode == JG_SOFT_WORDS)
+#pragma unroll 1
+        for (int i = 0; i < JG_A_BOXES; ++i)
+            jg_soft_shift<JG_AB_SIZE, JG_A_BOX_ROWS>(smem_a + stage * JG_A_STAGE_BYTES +
+                                                         i * JG_A_BOX_STRIDE,
+                                                     sd + i * JG_A_BOX_ROWS * 8);
+#endif
+#if JG_B_SOFT
+    if (p.soft.b_mode == JG_SOFT_WORDS)
+#pragma unroll 1
+        for (int i = 0; i < JG_B_BOXES; ++i)
+            jg_soft_shift<JG_AB_SIZE, JG_B_BOX_ROWS>(
+                smem_b + stage * JG_B_STAGE_BYTES + i * JG_B_BOX_STRIDE,
+                sd + JG_SIDE_A + i * JG_B_BOX_ROWS * 8);
+#endif
+    (void)p, (void)smem_a, (void)smem_b, (void)sd;
+    jg_fence_proxy_async_smem();
+    jg_mbar_arrive(bar_full + 8 * stage);
+}
+#endif
 
 /* C's element `at` (elements from C's start) as FP32. */
 JG_DEV float jg_c_at(const jg_tile &tl, int64_t at)
@@ -660,6 +940,35 @@ JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t bu
 }
 #endif
 
+#if JG_D_SOFT
+/* Direct stores of a staged chunk (D's pointer or rows not 16-byte
+ * aligned, jg_soft_kargs.d_piece): its 64 rows below the tile's matrix's
+ * (row0 + r < tl.m), columns below tl.n, to D at (row0, col0), in
+ * `piece`-byte stores (D's pointer and rows are aligned to them), element
+ * by element where a piece would cross the last column. Consecutive
+ * threads of the warpgroup store consecutive pieces of a row. */
+JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf, int32_t row0,
+                              int32_t col0, uint32_t piece)
+{
+    const uint32_t per_row = JG_EPI_BYTES / piece, tid = threadIdx.x % 128;
+    for (uint32_t u = tid; u < 64 * per_row; u += 128) {
+        const int32_t r = (int32_t)(u / per_row);
+        const uint32_t byte = (u % per_row) * piece;
+        const int32_t col = col0 + (int32_t)(byte / JG_D_SIZE);
+        if (row0 + r >= tl.m || col >= tl.n)
+            continue;
+        uint8_t *dst = (uint8_t *)tl.d_ptr + ((int64_t)(row0 + r) * p.ldd + col) * JG_D_SIZE;
+        const uint32_t src = buf + jg_epi_offset((uint32_t)r, byte);
+        if (col + (int32_t)(piece / JG_D_SIZE) <= tl.n) {
+            jg_soft_store(dst, src, piece);
+            continue;
+        }
+        for (int32_t e = 0; col + e < tl.n; ++e) /* the row's last columns */
+            jg_soft_store(dst + e * JG_D_SIZE, src + (uint32_t)e * JG_D_SIZE, JG_D_SIZE);
+    }
+}
+#endif
+
 /* Split-K: the rounds of the epilogue (units of a consumer's slab, in
  * order) are dealt to the cluster's CTAs in turn; each CTA sums and stores
  * its own. Without split-K, every round is this CTA's. */
@@ -753,12 +1062,17 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
 {
     const uint32_t w = jg_warp_id() % 4, l = jg_lane_id(), bar_id = 1 + c;
     const bool leader = threadIdx.x % 128 == 0;
+#if JG_D_SOFT /* this launch stores D directly (its pointer or rows not 16-byte aligned) */
+    const uint32_t soft_d = p.soft.d_piece;
+#else
+    constexpr uint32_t soft_d = 0;
+#endif
 #pragma unroll
     for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
         const uint32_t r = jg_frag_row();
         /* A chunk reaching past the group's rows (contiguous, masked) is
          * copied out by the threads: TMA would write the next group's rows. */
-        const bool direct = JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m;
+        const bool direct = (JG_DEVICE_ROWS && row0 + mi * 64 + 64 > tl.m) || soft_d;
 #pragma unroll
         for (int ch0 = 0; ch0 < JG_EPI_CHUNKS; ch0 += JG_EPI_SUBS) {
             if (!jg_split_owns(c, mi, ch0 / JG_EPI_SUBS, rank))
@@ -793,7 +1107,7 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
                     q[g][0] = jg_pack_d(v0, v1);
                     q[g][1] = jg_pack_d(v2, v3);
 #endif
-                    if (JG_N_TMA < JG_N && col >= JG_N_TMA) {
+                    if (JG_N_TMA < JG_N && col >= JG_N_TMA && !soft_d) {
                         jg_store_pair_global(p, tl, row, col, v0, v1);
                         jg_store_pair_global(p, tl, row + 8, col, v2, v3);
                     }
@@ -804,8 +1118,17 @@ JG_DEV void jg_epilogue(const jg_kargs_t &p, const jg_tile &tl,
             }
             jg_fence_proxy_async_smem(); /* our stores, then TMA's reads */
             jg_named_barrier(bar_id, 128);
+#if JG_D_SOFT
+            if (soft_d) {
+#pragma unroll
+                for (int s = 0; s < JG_EPI_SUBS; ++s)
+                    if (ch0 + s < JG_EPI_CHUNKS)
+                        jg_epi_store_soft(p, tl, buf + (uint32_t)s * JG_EPI_SUB_BYTES,
+                                          row0 + mi * 64, col0 + (ch0 + s) * JG_EPI_W, soft_d);
+            }
+#endif
 #if JG_DEVICE_ROWS
-            if (direct) {
+            if (direct && !soft_d) {
 #pragma unroll
                 for (int s = 0; s < JG_EPI_SUBS; ++s)
                     if (ch0 + s < JG_EPI_CHUNKS)
@@ -1007,17 +1330,24 @@ JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
 #endif
 
 /* Registers per thread after setmaxnreg: the producer warpgroup gives up
- * what the consumers take, within the 168 x 384 the CTA starts with. A
- * split-K producer offsets K by its CTA's share and needs a few more (at
- * 40, ptxas spilled one 64-bit value in its loop). */
-#if JG_SPLIT_K > 1
+ * what the consumers take, within the 168 x (threads) the CTA starts with.
+ * A split-K producer offsets K by its CTA's share and needs a few more (at
+ * 40, ptxas spilled one 64-bit value in its loop), and so does a soft
+ * producer of the list layout (its tiles' group lookup); other soft
+ * producers fit the 40 with their loops rolled (unrolled by 2 or 4, ptxas
+ * spilled the tile loop's state). One consumer leaves room for both. */
+#if JG_SPLIT_K > 1 || (JG_SOFT_LOADS && JG_LAYOUT == 1 && JG_CONSUMERS == 2)
 #define JG_PRODUCER_REGS 56
 #define JG_CONSUMER_REGS 224
+#elif JG_SOFT_PARAM && JG_CONSUMERS == 1 /* one consumer leaves room for both */
+#define JG_PRODUCER_REGS 56
+#define JG_CONSUMER_REGS 256
 #else
 #define JG_PRODUCER_REGS 40
 #define JG_CONSUMER_REGS 232
 #endif
-static_assert(JG_CONSUMERS != 2 || 128 * (JG_PRODUCER_REGS + 2 * JG_CONSUMER_REGS) <= 168 * 384,
+static_assert(128 * (JG_PRODUCER_REGS + JG_CONSUMERS * JG_CONSUMER_REGS) <=
+                  168 * 128 * (JG_CONSUMERS + 1),
               "setmaxnreg: the warpgroups' registers fit the CTA's");
 
 /* Arrivals that free a stage: each consumer warp of every CTA of the
@@ -1030,6 +1360,15 @@ static_assert(JG_CONSUMERS != 2 || 128 * (JG_PRODUCER_REGS + 2 * JG_CONSUMER_REG
 #define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 128)
 #else
 #define JG_EMPTY_ARRIVALS ((JG_PINGPONG ? 1 : JG_CONSUMERS) * 4 * JG_M_STACK)
+#endif
+
+/* Arrivals that fill a stage: the producer thread that announces its TMA
+ * bytes; with soft loads also each producer thread once its copies of the
+ * stage have landed (jg_soft_complete). */
+#if JG_SOFT_LOADS
+#define JG_FULL_ARRIVALS (1 + 128)
+#else
+#define JG_FULL_ARRIVALS 1
 #endif
 
 /* A consumer warp is done with a stage: every producer of the cluster may
@@ -1045,22 +1384,41 @@ JG_DEV void jg_release_stage(uint32_t bar)
 #endif
 }
 
-/* One stage's wgmmas for this warpgroup's slabs: BLOCK_K / MMA_K steps,
- * each 32 bytes further along K inside its 128-byte swizzle atom. The first
- * overwrites acc unless `accumulate`. */
+/* Descriptors of the operands' tiles and each step's bytes into them: a
+ * K-major step is 32 bytes further along K inside its atom (the next atom
+ * a tile's rows further on); an MN-major one JG_MMA_K rows of K further
+ * (its slab of A, or B's 64-column blocks, a box apart: the leading byte
+ * offset). */
+#if JG_A_MN
+#define JG_A_DESC(tile) jg_wgmma_desc_mn_sw128(tile, JG_BLOCK_K * 128)
+#define JG_A_STEP(kk, mi) ((mi) * JG_BLOCK_K * 128 + (kk) * JG_MMA_K * 128)
+#define JG_A_WG_BYTES(c) (JG_CONSUMER_ROW0(c) / 64 * JG_BLOCK_K * 128) /* consumer c's slabs */
+#else
+#define JG_A_DESC(tile) jg_wgmma_desc_sw128(tile)
+#define JG_A_STEP(kk, mi) (((kk) / 4) * JG_BLOCK_M * 128 + (mi) * 64 * 128 + ((kk) % 4) * 32)
+#define JG_A_WG_BYTES(c) (JG_CONSUMER_ROW0(c) * 128)
+#endif
+#if JG_B_MN
+#define JG_B_DESC(tile) jg_wgmma_desc_mn_sw128(tile, JG_BLOCK_K * 128)
+#define JG_B_STEP(kk) ((kk) * JG_MMA_K * 128)
+#else
+#define JG_B_DESC(tile) jg_wgmma_desc_sw128(tile)
+#define JG_B_STEP(kk) (((kk) / 4) * JG_BLOCK_N * 128 + ((kk) % 4) * 32)
+#endif
+
+/* One stage's wgmmas for this warpgroup's slabs: BLOCK_K / MMA_K steps
+ * (JG_A_STEP, JG_B_STEP). The first overwrites acc unless `accumulate`. */
 JG_DEV void jg_stage_mmas(float (&acc)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t a_tile, uint32_t b_tile,
                           bool accumulate)
 {
-    const uint64_t da0 = jg_wgmma_desc_sw128(a_tile), db0 = jg_wgmma_desc_sw128(b_tile);
+    const uint64_t da0 = JG_A_DESC(a_tile), db0 = JG_B_DESC(b_tile);
     jg_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < JG_BLOCK_K / JG_MMA_K; ++kk) {
-        const uint32_t in_atom = (kk % 4) * 32;
-        const uint64_t db = jg_wgmma_desc_add(db0, (kk / 4) * JG_BLOCK_N * 128 + in_atom);
+        const uint64_t db = jg_wgmma_desc_add(db0, JG_B_STEP(kk));
 #pragma unroll
         for (int mi = 0; mi < JG_WG_MMAS; ++mi) {
-            const uint64_t da =
-                jg_wgmma_desc_add(da0, (kk / 4) * JG_BLOCK_M * 128 + mi * 64 * 128 + in_atom);
+            const uint64_t da = jg_wgmma_desc_add(da0, JG_A_STEP(kk, mi));
             jg_wgmma_ss(acc[mi], da, db, (accumulate || kk > 0) ? 1u : 0u);
         }
     }
@@ -1261,6 +1619,59 @@ JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
 #endif
 #endif
 
+#if JG_SOFT_LOADS
+/* Stages a producer thread keeps in flight before it completes the oldest
+ * (waits for its copies, shifts, arrives): at most the ring's less one, so
+ * that the stage it waits to refill has been completed and freed. */
+#define JG_SOFT_LAG (JG_STAGES - 1 < 7 ? JG_STAGES - 1 : 7)
+
+/* The producer warpgroup with soft loads: every thread walks the stages;
+ * thread 0 announces the stage's TMA bytes (those of the operands this
+ * launch moves by TMA, if any) and issues their boxes, every thread its
+ * share of the soft boxes, one cp.async group per stage; each stage is
+ * completed JG_SOFT_LAG stages later, the last ones at the end. The state
+ * is kept small (40 registers a thread): one count of the stages issued,
+ * the other shared-memory addresses fixed offsets from smem_a and
+ * bar_full (the kernel's layout). */
+JG_DEV void jg_produce_soft(const jg_kargs_t &p, uint32_t smem_a, uint32_t bar_full,
+                            uint32_t tiles, uint32_t tiles_m, uint32_t rank)
+{
+    const uint32_t smem_b = smem_a + JG_STAGES * JG_A_STAGE_BYTES;
+    const uint32_t bar_empty = bar_full + JG_STAGES * 8, side = bar_empty + JG_STAGES * 8;
+    const bool a_tma = !JG_A_SOFT || p.soft.a_mode == JG_SOFT_TMA;
+    const bool b_tma = !JG_B_SOFT || p.soft.b_mode == JG_SOFT_TMA;
+    uint32_t issued = 0;
+    for (uint32_t t = blockIdx.x / JG_CLUSTER; t < tiles; t += gridDim.x / JG_CLUSTER) {
+        const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
+        for (int kt = 0; kt < JG_K_TILES; ++kt, ++issued) {
+            const uint32_t stage = issued % JG_STAGES;
+            jg_mbar_wait(bar_empty + 8 * stage, ((issued / JG_STAGES) & 1) ^ 1);
+            if (threadIdx.x == 0) {
+                jg_mbar_arrive_expect_tx(bar_full + 8 * stage, (a_tma ? JG_A_TX_BYTES : 0u) +
+                                                                   (b_tma ? JG_B_TX_BYTES : 0u));
+                jg_stage_tma(tl, kt, smem_a, smem_b, stage, bar_full + 8 * stage, rank, a_tma,
+                             b_tma);
+            }
+            jg_stage_soft(p, tl, kt, smem_a + stage * JG_A_STAGE_BYTES,
+                          smem_b + stage * JG_B_STAGE_BYTES, side + stage * JG_SIDE_BYTES);
+            jg_cp_async_commit();
+            if (issued >= JG_SOFT_LAG) {
+                jg_cp_async_wait_group<JG_SOFT_LAG>();
+                jg_soft_complete(p, (issued - JG_SOFT_LAG) % JG_STAGES, smem_a, smem_b, side,
+                                 bar_full);
+            }
+        }
+    }
+    jg_cp_async_wait_group<0>();
+    for (uint32_t i = issued > JG_SOFT_LAG ? issued - JG_SOFT_LAG : 0; i < issued; ++i)
+        jg_soft_complete(p, i % JG_STAGES, smem_a, smem_b, side, bar_full);
+#if JG_PDL
+    if (threadIdx.x == 0)
+        jg_pdl_launch_dependents();
+#endif
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(JG_THREADS, 1)
 JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 {
@@ -1307,7 +1718,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t first_unit = blockIdx.x / JG_CLUSTER, unit_step = gridDim.x / JG_CLUSTER;
 
     if (threadIdx.x == 0) {
-#if JG_LAYOUT != 1
+#if JG_LAYOUT != 1 && JG_SOFT_PARAM /* the maps of operands this launch moves by TMA */
+        if (!JG_A_SOFT || p.soft.a_mode == JG_SOFT_TMA)
+            jg_tma_prefetch_desc(&p.a);
+        if (!JG_B_SOFT || p.soft.b_mode == JG_SOFT_TMA)
+            jg_tma_prefetch_desc(&p.b);
+        if (!JG_D_SOFT || p.soft.d_piece == 0)
+            jg_tma_prefetch_desc(&p.d);
+#elif JG_LAYOUT != 1
         jg_tma_prefetch_desc(&p.a);
         jg_tma_prefetch_desc(&p.b);
         jg_tma_prefetch_desc(&p.d);
@@ -1321,7 +1739,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         /* Each consumer warp of every CTA of the cluster releases a stage:
          * the cluster's producers all write into it. */
         for (int s = 0; s < JG_STAGES; ++s) {
-            jg_mbar_init(bar_full + 8 * s, 1);
+            jg_mbar_init(bar_full + 8 * s, JG_FULL_ARRIVALS);
             jg_mbar_init(bar_empty + 8 * s, JG_EMPTY_ARRIVALS);
         }
         jg_mbar_init_fence();
@@ -1333,9 +1751,18 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #pragma unroll /* constant g: the baked rows stay immediates, not a local array */
         for (int g = 0; g < JG_GROUPS; ++g)
             if (jg_group_tiles_m(g) && g % 32 == (int)threadIdx.x) {
+#if JG_SOFT_PARAM
+                if (!JG_A_SOFT || p.soft.a_mode == JG_SOFT_TMA)
+                    jg_tma_prefetch_desc(&p.a[g]);
+                if (!JG_B_SOFT || p.soft.b_mode == JG_SOFT_TMA)
+                    jg_tma_prefetch_desc(&p.b[g]);
+                if (!JG_D_SOFT || p.soft.d_piece == 0)
+                    jg_tma_prefetch_desc(&p.d[g]);
+#else
                 jg_tma_prefetch_desc(&p.a[g]);
                 jg_tma_prefetch_desc(&p.b[g]);
                 jg_tma_prefetch_desc(&p.d[g]);
+#endif
 #if JG_NVFP4
                 if (JG_A_SF_LAYOUT == 1)
                     jg_tma_prefetch_desc(&p.a_sf[g]);
@@ -1368,8 +1795,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
 
     if (wg == 0) {
-        /* Producer: one thread keeps the ring full, running ahead across tiles. */
+        /* Producer: one thread keeps the ring full, running ahead across
+         * tiles (with soft loads, the whole warpgroup). */
         jg_setmaxnreg_dec<JG_PRODUCER_REGS>();
+#if JG_SOFT_LOADS
+        jg_produce_soft(p, smem_a, bar_full, tiles, tiles_m, rank);
+#else
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = first_unit; t < tiles; t += unit_step) {
@@ -1384,25 +1815,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
                     jg_mbar_arrive_expect_tx(full, JG_STAGE_TX_BYTES);
-                    /* One box per swizzle atom; a box wholly past K arrives as
-                     * zeros and still counts its bytes. */
-#pragma unroll
-                    for (int a = 0; a < JG_K_ATOMS; ++a) {
-                        const int32_t k0 = (tl.k0 + kt) * JG_BLOCK_K + a * JG_ATOM_K;
-                        jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + a * JG_BLOCK_M * 128,
-                                       tl.a, full, k0, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
-#if JG_M_STACK > 1
-                        jg_tma_load_2d_multicast(
-                            smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128 +
-                                rank * JG_B_BOX_N * 128,
-                            tl.b, full, k0,
-                            tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + rank * JG_B_BOX_N),
-                            (uint16_t)((1u << JG_M_STACK) - 1));
-#else
-                        jg_tma_load_2d(smem_b + stage * JG_B_STAGE_BYTES + a * JG_BLOCK_N * 128,
-                                       tl.b, full, k0, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N));
-#endif
-                    }
+                    jg_stage_tma(tl, kt, smem_a, smem_b, stage, full, rank, true, true);
 #endif
                     if (++stage == JG_STAGES) {
                         stage = 0;
@@ -1414,6 +1827,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_pdl_launch_dependents();
 #endif
         }
+#endif
 #if JG_SPLIT_K > 1
         /* the consumers' cluster barrier between jg_split_publish and
          * jg_split_gather, once per tile */
@@ -1460,7 +1874,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                                 (int32_t)(tl.tn * JG_BLOCK_N), smem_rs + c * JG_RS_BYTES);
 #endif
 #if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
-            const uint32_t a_wg = smem_a + JG_CONSUMER_ROW0(c) * 128, b_all = smem_b;
+            const uint32_t a_wg = smem_a + JG_A_WG_BYTES(c), b_all = smem_b;
 #endif
 #if JG_PROMOTE
             /* Stage kt's wgmmas go into `cur` and stay in flight while the

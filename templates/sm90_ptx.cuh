@@ -266,6 +266,32 @@ JG_DEV void jg_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "me
 
 JG_DEV void jg_cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
+/* 8 bytes global -> shared, the same way (both addresses 8-byte aligned). */
+JG_DEV void jg_cp_async_8(uint32_t dst, const void *src, uint32_t bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(src), "r"(bytes)
+                 : "memory");
+}
+
+/* Waits until at most N of this thread's cp.async groups are pending. */
+template <int N>
+JG_DEV void jg_cp_async_wait_group()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+JG_DEV void jg_st_shared_b32(uint32_t addr, uint32_t v)
+{
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
+JG_DEV uint32_t jg_ld_shared_b32(uint32_t addr)
+{
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 JG_DEV float jg_ld_shared_f32(uint32_t addr)
 {
     float v;
@@ -340,6 +366,23 @@ JG_DEV uint64_t jg_wgmma_desc_sw128(uint32_t smem)
     return d;
 }
 
+/* The same for an MN-major tile in 128-byte swizzle (wgmma's transposed
+ * 16-bit operands): rows of 128 bytes (64 elements of M or N) along K,
+ * 8-row atoms 1024 bytes apart along K (stride byte offset), and the next
+ * 64 elements of M or N `lbo` bytes further (leading byte offset): the
+ * canonical layout ((8 x 8 elements, m), (8 rows, k)) of the PTX ISA's
+ * matrix descriptor, as a TMA box of 64 elements by the stage's K rows
+ * with 128-byte swizzle lands. The tile must be 1024-byte aligned. */
+JG_DEV uint64_t jg_wgmma_desc_mn_sw128(uint32_t smem, uint32_t lbo)
+{
+    uint64_t d = 0;
+    d |= (uint64_t)((smem & 0x3FFFF) >> 4);
+    d |= (uint64_t)((lbo >> 4) & 0x3FFF) << 16;
+    d |= (uint64_t)(1024 >> 4) << 32;
+    d |= (uint64_t)1 << 62;
+    return d;
+}
+
 /* The descriptor of the tile `bytes` (a multiple of 16) further on: the
  * start address field holds address / 16 in 14 bits, and shared memory
  * (< 256 KB) never carries out of it, so a 32-bit add on the low word does
@@ -388,6 +431,15 @@ JG_DEV uint32_t jg_pack_f16x2(float lo, float hi)
     uint32_t r;
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
+}
+
+/* TF32 of an FP32 value, rounded to nearest (ties away from zero): the
+ * low 13 bits of the result are zero. */
+JG_DEV float jg_tf32_rna(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
 }
 
 JG_DEV float jg_bf16_to_f32(uint16_t h) { return __uint_as_float((uint32_t)h << 16); }

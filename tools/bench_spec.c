@@ -94,7 +94,11 @@ static int parse_line(const char *text, size_t len, const char *file, int line,
     snprintf(s->kind, sizeof s->kind, "%s", spec_kind_name(sp.kind));
     s->seed = sp.has_seed ? sp.seed : 0;
     set_types(&sp, o, s);
-    if (sp.kind == SPEC_GROUPED && s->in == JG_NVFP4)
+    if (sp.dtype == SPEC_FP32 || sp.dtype == SPEC_FP32_EXACT || sp.a_mn || sp.b_mn ||
+        sp.lda || sp.ldb || sp.ldd || sp.unaligned)
+        printf("skipping %s: FP32 operands, MN-major operands, leading dimensions and "
+               "unaligned pointers are measured by bench/peer_any.py\n", sp.name);
+    else if (sp.kind == SPEC_GROUPED && s->in == JG_NVFP4)
         printf("skipping %s: grouped in nvfp4 (%s): grouped NVFP4 is measured against its "
                "peer (torch._scaled_grouped_mm, FP8 row-wise) by bench/peer_torch.py "
                "--nvfp4\n", sp.name,

@@ -23,8 +23,11 @@ static const spec_word kinds[] = {
     {"dense", SPEC_DENSE}, {"decode", SPEC_DECODE}, {"grouped", SPEC_GROUPED}};
 static const spec_word layouts[] = {
     {"list", SPEC_LAYOUT_LIST}, {"contiguous", SPEC_LAYOUT_CONTIGUOUS}, {"masked", SPEC_LAYOUT_MASKED}};
-static const spec_word dtypes[] = {
-    {"bf16", SPEC_BF16}, {"fp16", SPEC_FP16}, {"fp8", SPEC_FP8}, {"nvfp4", SPEC_NVFP4}};
+static const spec_word dtypes[] = {{"bf16", SPEC_BF16},   {"fp16", SPEC_FP16},
+                                   {"fp8", SPEC_FP8},     {"nvfp4", SPEC_NVFP4},
+                                   {"fp32", SPEC_FP32},   {"fp32-exact", SPEC_FP32_EXACT}};
+static const spec_word a_majors[] = {{"k", 0}, {"m", 1}};
+static const spec_word b_majors[] = {{"k", 0}, {"n", 1}};
 static const spec_word scales[] = {
     {"tensor", SPEC_SCALE_TENSOR}, {"row", SPEC_SCALE_ROW}, {"block", SPEC_SCALE_BLOCK}};
 static const spec_word sfs[] = {{"128x4", SPEC_SF_128X4}, {"row", SPEC_SF_ROW}};
@@ -226,18 +229,61 @@ static int parse_shape(const spec_errs *e, json_t *obj, struct spec *s)
     return rc;
 }
 
-/* workspace: grouped lines only, a JSON boolean. */
-static int parse_workspace(const spec_errs *e, json_t *obj, struct spec *s)
+/* An optional boolean field; *out keeps its value when absent. */
+static int bool_field(const spec_errs *e, json_t *obj, const char *key, bool *out, bool *found)
 {
-    json_t *v = json_object_get(obj, "workspace");
+    json_t *v = json_object_get(obj, key);
+    *found = v != NULL;
     if (!v)
         return 0;
     if (!json_is_boolean(v))
-        return fail(e, "workspace", "expected true or false");
-    if (s->kind != SPEC_GROUPED)
-        return fail(e, "workspace", "only for kind grouped");
-    s->workspace = json_is_true(v);
+        return fail(e, key, "expected true or false");
+    *out = json_is_true(v);
     return 0;
+}
+
+/* workspace: grouped lines only, a JSON boolean. */
+static int parse_workspace(const spec_errs *e, json_t *obj, struct spec *s)
+{
+    bool found;
+    if (bool_field(e, obj, "workspace", &s->workspace, &found))
+        return -1;
+    if (found && s->kind != SPEC_GROUPED)
+        return fail(e, "workspace", "only for kind grouped");
+    return 0;
+}
+
+/* a_major, b_major (16-bit types; A's dense only), lda, ldb, ldd (dense
+ * and decode only), unaligned. */
+static int parse_forms(const spec_errs *e, json_t *obj, struct spec *s)
+{
+    int a = 0, b = 0;
+    bool a_found, b_found, found;
+    if (word_field(e, obj, "a_major", WORDS(a_majors), &a, &a_found) ||
+        word_field(e, obj, "b_major", WORDS(b_majors), &b, &b_found))
+        return -1;
+    const bool bits16 = s->dtype == SPEC_BF16 || s->dtype == SPEC_FP16;
+    if ((a || b) && !bits16)
+        return fail(e, a ? "a_major" : "b_major",
+                    "MN-major operands only for dtype bf16 or fp16, not %s (Hopper's wgmma "
+                    "reads the others K-major)",
+                    spec_dtype_name(s->dtype));
+    if (a && s->kind == SPEC_GROUPED)
+        return fail(e, "a_major", "only for kind dense or decode");
+    s->a_mn = a;
+    s->b_mn = b;
+    static const char *const lds[3] = {"lda", "ldb", "ldd"};
+    int64_t *out[3] = {&s->lda, &s->ldb, &s->ldd};
+    for (int i = 0; i < 3; ++i) {
+        if (int_field(e, obj, lds[i], 1, (INT64_C(1) << 40) - 1,
+                      "expected an integer in [1, 2^40-1]", out[i], &found))
+            return -1;
+        if (found && s->kind == SPEC_GROUPED)
+            return fail(e, lds[i], "only for kind dense or decode");
+    }
+    if (s->dtype == SPEC_FP32_EXACT && s->kind == SPEC_GROUPED)
+        return fail(e, "dtype", "fp32-exact only for kind dense or decode");
+    return bool_field(e, obj, "unaligned", &s->unaligned, &found);
 }
 
 /* layout and m_max: grouped lines only, m_max for masked ones. */
@@ -330,7 +376,7 @@ int spec_parse_line(const char *text, size_t len, int line, struct spec *out, ch
                      json_type_name(obj));
     } else if (!name_field(&e, obj, out) && !parse_shape(&e, obj, out) &&
                !parse_layout(&e, obj, out) && !parse_types(&e, obj, out) &&
-               !parse_workspace(&e, obj, out)) {
+               !parse_workspace(&e, obj, out) && !parse_forms(&e, obj, out)) {
         rc = 0;
     }
     json_decref(obj);

@@ -13,7 +13,9 @@
  *           integers; every value in [1, 2^31-1]
  *   g       groups, in [1, 65536]; default the lists' length (1 for dense)
  *   m_max   masked only: rows each group may reach (>= every m); default max(m)
- *   dtype   "bf16" (default), "fp16", "fp8" or "nvfp4"
+ *   dtype   "bf16" (default), "fp16", "fp8", "nvfp4", "fp32" (A and B FP32 on
+ *           TF32 tensor cores) or "fp32-exact" (FP32 accuracy, three TF32
+ *           products; dense only)
  *   scale   fp8/nvfp4 only: "tensor", "row" or "block"; default tensor for
  *           fp8, block for nvfp4
  *   sf      nvfp4 only: the block scales' layout, "128x4" (default: the
@@ -21,6 +23,14 @@
  *   seed    an integer >= 0 (the seeds' grouped cases name one)
  *   workspace  grouped only: true to plan with JG_GROUPED_WORKSPACE (the
  *           caller passes a device workspace); default false
+ *   a_major  "k" (default) or "m": A given as [K, M] row-major (bf16 and
+ *           fp16, dense only)
+ *   b_major  "k" (default) or "n": B (each B_g) as [K, N] row-major (bf16
+ *           and fp16; grouped: list layout)
+ *   lda ldb ldd  dense and decode only: leading dimensions in elements, in
+ *           [1, 2^40) (default packed; the library checks them against m, n, k)
+ *   unaligned  true to plan for pointers aligned to their element only
+ *           (JG_GEMM_UNALIGNED, JG_GROUPED_UNALIGNED); default false
  * Blank lines and lines whose first non-blank character is '#' are skipped. */
 #ifndef JG_TOOLS_SPEC_H
 #define JG_TOOLS_SPEC_H
@@ -31,7 +41,7 @@
 
 enum spec_kind { SPEC_DENSE, SPEC_DECODE, SPEC_GROUPED };
 enum spec_layout { SPEC_LAYOUT_NONE, SPEC_LAYOUT_LIST, SPEC_LAYOUT_CONTIGUOUS, SPEC_LAYOUT_MASKED };
-enum spec_dtype { SPEC_BF16, SPEC_FP16, SPEC_FP8, SPEC_NVFP4 };
+enum spec_dtype { SPEC_BF16, SPEC_FP16, SPEC_FP8, SPEC_NVFP4, SPEC_FP32, SPEC_FP32_EXACT };
 enum spec_scale { SPEC_SCALE_NONE, SPEC_SCALE_TENSOR, SPEC_SCALE_ROW, SPEC_SCALE_BLOCK };
 enum spec_sf { SPEC_SF_NONE, SPEC_SF_128X4, SPEC_SF_ROW };
 
@@ -52,6 +62,9 @@ struct spec {
     bool has_seed;
     int64_t seed;
     bool workspace;          /* grouped: plan with JG_GROUPED_WORKSPACE */
+    bool a_mn, b_mn;         /* A as [K, M], B as [K, N] (a_major "m", b_major "n") */
+    int64_t lda, ldb, ldd;   /* dense and decode: leading dimensions; 0 packed */
+    bool unaligned;          /* plan for element-aligned pointers */
 };
 
 /* Parses one line of len bytes (no NUL needed; a trailing newline is fine).

@@ -18,15 +18,22 @@ const char *spec_unsupported(const struct spec *s)
     }
     if (s->dtype == SPEC_NVFP4 && s->scale != SPEC_SCALE_BLOCK)
         return "nvfp4 takes scale block (e4m3 per 16 of K, an FP32 global scale)";
+    if (s->dtype == SPEC_NVFP4 && s->unaligned)
+        return "nvfp4 operands are loaded by TMA only (16-byte aligned pointers)";
+    if (s->kind == SPEC_GROUPED && s->b_mn && s->layout != SPEC_LAYOUT_NONE &&
+        s->layout != SPEC_LAYOUT_LIST)
+        return "N-major B takes the list layout only";
     return NULL;
 }
 
 jg_gemm_problem spec_problem(const struct spec *s, jg_dtype out_dtype, uint32_t flags)
 {
-    const jg_dtype in = s->dtype == SPEC_FP16   ? JG_FP16
-                        : s->dtype == SPEC_FP8  ? JG_E4M3
+    const bool fp32 = s->dtype == SPEC_FP32 || s->dtype == SPEC_FP32_EXACT;
+    const jg_dtype in = s->dtype == SPEC_FP16    ? JG_FP16
+                        : s->dtype == SPEC_FP8   ? JG_E4M3
                         : s->dtype == SPEC_NVFP4 ? JG_NVFP4
-                                                : JG_BF16;
+                        : fp32                   ? JG_FP32
+                                                 : JG_BF16;
     /* FP8 and NVFP4 write BF16 unless --out-dtype says otherwise. */
     const jg_dtype out =
         out_dtype ? out_dtype : in == JG_E4M3 || in == JG_NVFP4 ? JG_BF16 : in;
@@ -35,6 +42,7 @@ jg_gemm_problem spec_problem(const struct spec *s, jg_dtype out_dtype, uint32_t 
         [SPEC_SCALE_ROW] = JG_SCALE_ROW, [SPEC_SCALE_BLOCK] = JG_SCALE_BLOCK};
     jg_gemm_problem p = {.a_type = in, .b_type = in, .d_type = out,
                          .m = s->m[0], .n = s->n[0], .k = s->k[0],
+                         .lda = s->lda, .ldb = s->ldb, .ldd = s->ldd,
                          .scale = in == JG_E4M3 ? scales[s->scale] : JG_SCALE_NONE};
     if (in == JG_NVFP4) {
         p.scale = JG_SCALE_NVFP4;
@@ -42,6 +50,14 @@ jg_gemm_problem spec_problem(const struct spec *s, jg_dtype out_dtype, uint32_t 
             s->sf == SPEC_SF_ROW ? JG_SF_ROW_MAJOR : JG_SF_SWIZZLED_128X4;
     }
     p.flags = flags;
+    if (s->a_mn)
+        p.flags |= JG_GEMM_A_M_MAJOR;
+    if (s->b_mn)
+        p.flags |= JG_GEMM_B_N_MAJOR;
+    if (s->unaligned)
+        p.flags |= JG_GEMM_UNALIGNED;
+    if (s->dtype == SPEC_FP32_EXACT)
+        p.flags |= JG_GEMM_FP32_EXACT;
     return p;
 }
 
@@ -60,7 +76,9 @@ jg_grouped_problem spec_grouped(const jg_gemm_problem *dense, const struct spec 
                             .groups = s->g, .m = m, .n = s->n[0], .k = s->k[0],
                             .scale = dense->scale, .a_sf_layout = dense->a_sf_layout,
                             .b_sf_layout = dense->b_sf_layout,
-                            .flags = s->workspace ? JG_GROUPED_WORKSPACE : 0};
+                            .flags = (s->workspace ? JG_GROUPED_WORKSPACE : 0u) |
+                                     (s->b_mn ? JG_GROUPED_B_N_MAJOR : 0u) |
+                                     (s->unaligned ? JG_GROUPED_UNALIGNED : 0u)};
     if (s->layout == SPEC_LAYOUT_CONTIGUOUS || s->layout == SPEC_LAYOUT_MASKED) {
         p.layout = s->layout == SPEC_LAYOUT_MASKED ? JG_GROUPED_MASKED : JG_GROUPED_CONTIGUOUS;
         p.m = NULL; /* more groups than m holds: tiles sized from m_max */

@@ -3,8 +3,10 @@
  *
  *   D[M,N] = alpha * A[M,K] * B[N,K]^T + beta * C[M,N]
  *
- * A and B are K-major (row-major [M,K] and [N,K]); C and D are row-major.
- * Leading dimensions are in elements. All pointers are device pointers.
+ * A and B are K-major (row-major [M,K] and [N,K]) unless the problem's
+ * flags say otherwise (16-bit types: JG_GEMM_A_M_MAJOR, JG_GEMM_B_N_MAJOR);
+ * C and D are row-major. Leading dimensions are in elements. All pointers
+ * are device pointers.
  *
  * Thread-safety: every function may be called from several threads at once
  * on the same context, unless its comment says otherwise. Plans belong to
@@ -76,7 +78,8 @@ typedef enum jg_dtype {
     JG_DTYPE_NONE = 0, /* "no operand" (c_type only); the zero of a fresh struct */
     JG_BF16 = 1,
     JG_FP16 = 2,
-    JG_FP32 = 3,
+    JG_FP32 = 3, /* D and C; A and B too (both FP32): read as TF32 unless
+                    JG_GEMM_FP32_EXACT (see jg_gemm_problem) */
     JG_E4M3 = 4, /* FP8 e4m3 (A and B only, both K-major), with scales (jg_scale_mode) */
     JG_NVFP4 = 5, /* NVFP4 (A and B only, both K-major): packed e2m1 with e4m3 block scales
                      and an FP32 global scale; see "NVFP4" below */
@@ -384,17 +387,57 @@ enum {
      * (decode), where launch latency and the first loads are a large part
      * of each GEMM's time. */
     JG_GEMM_PDL = 1u << 1,
+    /* 0.7: A is given as [K, M] row-major (M-major): element (m, k) at
+     * a[k * lda + m], lda >= m (M-generic plans: >= every call's args.m).
+     * 16-bit types only. */
+    JG_GEMM_A_M_MAJOR = 1u << 2,
+    /* 0.7: B is given as [K, N] row-major (N-major): element (n, k) at
+     * b[k * ldb + n], ldb >= n. 16-bit types only. With both flags the
+     * call is D = A^T B in the terms of a row-major [K, M] A and [K, N] B:
+     * the four transpose cases of a BLAS GEMM run without a copy. */
+    JG_GEMM_B_N_MAJOR = 1u << 3,
+    /* 0.7: the plan takes pointers aligned to their element only (2 bytes
+     * for 16-bit types, 1 for e4m3, 4 for FP32), not 16 bytes: each launch
+     * loads each operand by TMA where its pointer and rows allow, else by
+     * cp.async, and stores D directly where TMA cannot. Problems whose
+     * leading dimensions are not multiples of 16 bytes get such plans
+     * without the flag. Costs a few percent where every pointer turns out
+     * aligned; none where they are not. See "Alignment" below. */
+    JG_GEMM_UNALIGNED = 1u << 4,
+    /* 0.7: FP32 A and B to FP32 accuracy: each product as three TF32
+     * products (a_hi b_hi + a_hi b_lo + a_lo b_hi, a = a_hi + a_lo, the
+     * parts rounded to nearest TF32), about 3x the time of the TF32
+     * product. A first kernel splits A and B into the caller's workspace
+     * (jg_gemm_args.workspace, jg_plan_workspace_bytes: (m + n) * KP * 8
+     * bytes, KP = k rounded up to 64; M-generic plans: for each call's m),
+     * on the same stream. K-major A and B only; inputs finite. */
+    JG_GEMM_FP32_EXACT = 1u << 5,
 };
 
 /* Everything that shapes the kernel. A zeroed struct plus the fields you need.
  * Rules (checked before anything is compiled; JG_ERR_INVALID or
  * JG_ERR_UNSUPPORTED with the rule in the message):
- *   a_type == b_type, both BF16 or FP16; d_type BF16, FP16 or FP32;
- *   c_type NONE or == d_type;
+ *   a_type == b_type: BF16, FP16, FP32, E4M3 (scale != NONE) or NVFP4;
+ *   d_type BF16, FP16 or FP32; c_type NONE or == d_type;
  *   1 <= m, n, k <= 2^31 - 1 (JG_ERR_TOO_LARGE beyond);
- *   lda, ldb >= k; ldd (and ldc) >= n; 0 means packed (k or n);
- *   every leading dimension times the element size a multiple of 16 bytes
- *   (TMA's rule), so with packed 16-bit operands k and n are multiples of 8.
+ *   K-major A: lda >= k; M-major A (JG_GEMM_A_M_MAJOR): lda >= m;
+ *   K-major B: ldb >= k; N-major B (JG_GEMM_B_N_MAJOR): ldb >= n;
+ *   ldd (and ldc) >= n; 0 means packed (the least allowed); any value
+ *   (0.6 and before: multiples of 16 bytes), each row under 2^40 bytes;
+ *   MN-major operands: BF16 or FP16 (wgmma transposes no other type:
+ *   JG_ERR_UNSUPPORTED for FP8, FP32 and NVFP4);
+ *   FP32 A and B: no scale; TF32 tensor cores (10-bit significands, as
+ *   torch's allow_tf32: each input rounded to the nearest TF32 value as it
+ *   is loaded, within 2^-11 of itself), or FP32 accuracy with
+ *   JG_GEMM_FP32_EXACT.
+ * Alignment. A plan loads A and B with TMA and stores D with TMA when its
+ * problem's leading dimensions times the element size are multiples of
+ * 16 bytes and JG_GEMM_UNALIGNED is not set; jg_gemm_run then needs a, b
+ * and d 16-byte aligned (JG_ERR_MISALIGNED, whose message names the
+ * flag). Any other plan takes pointers aligned to their element and picks
+ * per launch, per operand, TMA or cp.async. C is read element by element:
+ * element-aligned in every plan. jg_gemm (plan and run in one) adds
+ * JG_GEMM_UNALIGNED itself when a pointer is not 16-byte aligned.
  * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4, JG_ERR_INVALID
  * otherwise): k a multiple of 16; lda, ldb multiples of 32 (rows 16 bytes
  * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or
@@ -419,8 +462,9 @@ typedef struct jg_gemm_problem {
     jg_sf_layout a_sf_layout, b_sf_layout;
 } jg_gemm_problem;
 
-/* What changes from call to call. Pointers must be 16-byte aligned.
- * c may equal d (in-place update). With c_type NONE, c and beta are ignored. */
+/* What changes from call to call. Pointers: 16-byte aligned, or aligned to
+ * their element where the plan allows it ("Alignment" above). c may equal
+ * d (in-place update). With c_type NONE, c and beta are ignored. */
 typedef struct jg_gemm_args {
     const void *a;
     const void *b;
@@ -436,6 +480,12 @@ typedef struct jg_gemm_args {
      * on the device, 16-byte aligned, in the problem's sf layouts. */
     const void *a_sf;
     const void *b_sf;
+    /* 0.7, read only when the problem sets JG_GEMM_FP32_EXACT: device
+     * memory for this launch's TF32 parts of A and B (16-byte aligned; two
+     * launches in flight at once need two), and its size, at least
+     * jg_plan_workspace_bytes (M-generic plans: (args.m + n) * KP * 8). */
+    void *workspace;
+    size_t workspace_bytes;
 } jg_gemm_args;
 
 /* Finds or builds the plan for a problem: memory cache, then disk cache,
@@ -449,11 +499,15 @@ JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
 /* Launches the plan on stream: no allocation, no synchronization, no
  * compilation; capturable in a CUDA graph. The context's CUDA context must be
  * current on the calling thread. Returns JG_ERR_NULL_POINTER,
- * JG_ERR_MISALIGNED, JG_ERR_INVALID (args.m), JG_ERR_OFFLINE or JG_ERR_CUDA. */
+ * JG_ERR_MISALIGNED (a pointer the plan cannot take: see "Alignment"),
+ * JG_ERR_INVALID (args.m; an M-major A's lda below args.m; a workspace too
+ * small), JG_ERR_OFFLINE or JG_ERR_CUDA. */
 JG_API jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
 
 /* jg_gemm_plan then jg_gemm_run, holding the plan only during the call: it
- * may be freed later to meet the cache's bound (see "the memory cache"). */
+ * may be freed later to meet the cache's bound (see "the memory cache").
+ * JG_GEMM_UNALIGNED is added to the problem when a, b, c or d is not
+ * 16-byte aligned (a plan of its own). */
 JG_API jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem,
                          const jg_gemm_args *args, jg_stream stream);
 
@@ -485,7 +539,8 @@ typedef enum jg_grouped_layout {
 } jg_grouped_layout;
 
 /* D_g = alpha * A_g * B_g^T + beta * C_g for every group g. The same rules as
- * jg_gemm_problem for types and leading dimensions (shared by all groups).
+ * jg_gemm_problem for types, layouts, leading dimensions and alignment
+ * (shared by all groups), but for FP32 A and B: TF32 only (no exact mode).
  * List layout: 1 <= groups <= JG_GROUPED_MAX_GROUPS (JG_ERR_TOO_LARGE beyond),
  * m[g] >= 0 the rows of each group (0: skipped), baked into the kernel.
  * Contiguous and masked: 1 <= groups <= JG_GROUPED_MAX_DEVICE_GROUPS, m_max
@@ -513,6 +568,15 @@ enum {
      * fields are not read (callers built against 0.4 headers, whose args
      * struct is shorter). */
     JG_GROUPED_WORKSPACE = 1u << 0,
+    /* 0.7: every B_g is given as [K, N] row-major (N-major), as
+     * JG_GEMM_B_N_MAJOR: 16-bit types, list layout (the contiguous and
+     * masked layouts stack B_g by rows: JG_ERR_UNSUPPORTED). */
+    JG_GROUPED_B_N_MAJOR = 1u << 3,
+    /* 0.7: pointers aligned to their element only, as JG_GEMM_UNALIGNED
+     * (and the same without the flag where a leading dimension is not a
+     * multiple of 16 bytes); each launch takes TMA for an operand only
+     * where every group's pointer allows it. Not with NVFP4 operands. */
+    JG_GROUPED_UNALIGNED = 1u << 4,
 };
 
 typedef struct jg_grouped_problem {
@@ -530,7 +594,8 @@ typedef struct jg_grouped_problem {
 } jg_grouped_problem;
 
 /* List layout: host arrays of `groups` device pointers, each 16-byte
- * aligned; pointers of groups with m[g] = 0 are ignored (may be NULL).
+ * aligned (or to its element, as "Alignment" says); pointers of groups with
+ * m[g] = 0 are ignored (may be NULL).
  * Contiguous and masked: each array holds one pointer, the whole tensor, and
  * rows is a device array (4-byte aligned) as the layout says. c may be NULL
  * without C. */

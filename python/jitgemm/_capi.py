@@ -137,6 +137,8 @@ class GemmArgs(ctypes.Structure):
         ("b_scale", _vp),
         ("a_sf", _vp),
         ("b_sf", _vp),
+        ("workspace", _vp),  # 0.7, read only with JG_GEMM_FP32_EXACT
+        ("workspace_bytes", ctypes.c_size_t),
     ]
 
 

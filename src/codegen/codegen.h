@@ -47,7 +47,12 @@ typedef struct jg__gemm_config {
                              * shares each tile, each over its share of K (0 or 1: none) */
     uint32_t pingpong;      /* dense: the two consumers take whole tiles (block_m rows) in
                              * turn, one's epilogue under the other's wgmmas (JG_PINGPONG) */
+    uint32_t soft;          /* JG_SOFT_A | JG_SOFT_B | JG_SOFT_D: the kernel's operands (swap-AB:
+                             * A the problem's B) that may take soft loads or, D, direct stores
+                             * (sm90_soft.cuh), their pointers or rows not 16-byte aligned */
 } jg__gemm_config;
+
+enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
 
 #define JG_SPLIT_K_MAX 8 /* CTAs of a split-K cluster, at most (portable cluster size) */
 #define JG_SPLIT_ANY (JG_SPLIT_K_MAX + 1) /* jg__target.force_split: any split (JITGEMM_SPLIT=any) */
@@ -136,7 +141,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
-#define JG_KEY_FORMAT 13 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 14 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -144,7 +149,7 @@ typedef struct jg__gemm_key {
     uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization to e4m3 (JG_KIND_QUANT),
                             4: quantization to NVFP4 (JG_KIND_QUANT_NVFP4) */
     uint32_t a_type, b_type, c_type, d_type;
-    uint32_t flags;      /* JG_GEMM_* that shape code */
+    uint32_t flags;      /* JG_GEMM_* that shape code (JG_KEY_CODE_FLAGS) */
     uint32_t scale;      /* jg_scale_mode */
     uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout of NVFP4 operands (quantization: a_) */
     int64_t m;           /* 0 when M is a run-time argument */
@@ -175,7 +180,24 @@ typedef struct jg__problem_key {
 
 #define JG_DENSE_KEY_BYTES offsetof(jg__problem_key, group_m)
 
+/* Problem flags that shape a kernel's code (dense JG_GEMM_*; grouped
+ * problems share the values of JG_GEMM_B_N_MAJOR and JG_GEMM_UNALIGNED). */
+#define JG_KEY_CODE_FLAGS                                                                  \
+    (JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR |            \
+     JG_GEMM_FP32_EXACT)
+_Static_assert((int)JG_GROUPED_B_N_MAJOR == (int)JG_GEMM_B_N_MAJOR &&
+                   (int)JG_GROUPED_UNALIGNED == (int)JG_GEMM_UNALIGNED,
+               "grouped and dense flags share these bits");
+
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
+/* The problem's operands that may need soft loads or stores: JG_SOFT_A |
+ * JG_SOFT_B | JG_SOFT_D in the problem's terms. Those whose leading
+ * dimension times the element size is not a multiple of 16 bytes, or
+ * every one with JG_GEMM_UNALIGNED; JG_GEMM_FP32_EXACT's A and B never
+ * (the GEMM reads the workspace). */
+uint32_t jg__problem_soft(const jg__problem_key *p);
+/* JG_GEMM_FP32_EXACT: K rounded up to 64, the workspace's part width. */
+static inline int64_t jg__exact_kp(int64_t k) { return (k + 63) / 64 * 64; }
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
 /* The keys of the quantization kernels of a validated problem (e4m3 reads
@@ -227,6 +249,7 @@ int jg__sass_edit(const jg__gemm_key *key, const char *kernel, jg__buf *cubin);
 /* Kernel names encode their parameters; max 127 characters. */
 void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[128]);
 #define JG_PRE_DQ_SUFFIX "_dq" /* the pre-pass's name: the kernel's and this */
+#define JG_SPLIT_SUFFIX "_split" /* exact FP32's split kernel: the GEMM's name and this */
 
 /* Writes the self-contained source of a dense GEMM kernel. */
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out);
@@ -242,6 +265,15 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
 #define JG_SPEC_M "jg_spec_m"
 #define JG_SPEC_N "jg_spec_n"
 #define JG_SPEC_K "jg_spec_k"
+/* Whether a kernel key takes the forms of 0.7's any-problem work: soft
+ * (cp.async) loads or direct stores, MN-major operands, FP32 (TF32 or
+ * exact) inputs. The LLVM backend's catalog holds none of them yet. */
+static inline bool jg__key_new_forms(const jg__gemm_key *key)
+{
+    return key->cfg.soft || key->a_type == JG_FP32 ||
+           (key->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT)) ||
+           (key->groups && (key->flags & JG_GROUPED_B_N_MAJOR));
+}
 bool jg__spec_supported(const jg__gemm_key *key);
 void jg__emit_gemm_spec(const jg__gemm_key *key, bool with_template, jg__buf *out);
 /* The values of JG_SPEC_M, _N and _K for a key (0: not a value). */

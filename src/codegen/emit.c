@@ -75,12 +75,29 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
     else if (key->cfg.pingpong)
         snprintf(shape, sizeof shape, "_pp");
+    /* operand forms: MN-major A ("_am") and B ("_bn"), the kernel's soft
+     * operands ("_s" and a, b, d) */
+    char form[16] = "";
+    if (key->flags & JG_GEMM_A_M_MAJOR)
+        strcat(form, "_am");
+    if (key->flags & JG_GEMM_B_N_MAJOR)
+        strcat(form, "_bn");
+    if (key->cfg.soft) {
+        strcat(form, "_s");
+        if (key->cfg.soft & JG_SOFT_A)
+            strcat(form, "a");
+        if (key->cfg.soft & JG_SOFT_B)
+            strcat(form, "b");
+        if (key->cfg.soft & JG_SOFT_D)
+            strcat(form, "d");
+    }
     const int len = snprintf(
-        out, 128, "jg_%s_%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s_m%sn%lldk%lld%s", kind,
-        jg__dtype_name(key->a_type), scale, jg__dtype_name(key->d_type), key->c_type ? "_c" : "",
-        arch_id, key->cfg.block_m, key->cfg.block_n, key->cfg.block_k, key->cfg.stages,
-        key->cfg.consumers, key->cfg.cluster, shape, pipe, m, (long long)key->n,
-        (long long)key->k, (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
+        out, 128, "jg_%s_%s%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s%s_m%sn%lldk%lld%s", kind,
+        jg__dtype_name(key->a_type), (key->flags & JG_GEMM_FP32_EXACT) ? "x3" : "", scale,
+        jg__dtype_name(key->d_type), key->c_type ? "_c" : "", arch_id, key->cfg.block_m,
+        key->cfg.block_n, key->cfg.block_k, key->cfg.stages, key->cfg.consumers,
+        key->cfg.cluster, shape, form, pipe, m, (long long)key->n, (long long)key->k,
+        (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
     (void)len;
 }
 
@@ -251,6 +268,25 @@ static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *
     emit_named(out, "sm90_nvfp4_pre.cu");
 }
 
+/* The kernel's operand layouts (MN-major: swap-AB's A is the problem's B)
+ * and the operands that may take soft loads or stores (cfg.soft, already
+ * the kernel's); nothing for K-major operands that only TMA moves. */
+static void emit_forms(const jg__gemm_key *key, bool swap_ab, jg__buf *out)
+{
+    const bool a_mn = key->flags & (swap_ab ? JG_GEMM_B_N_MAJOR : JG_GEMM_A_M_MAJOR);
+    const bool b_mn = key->flags & (swap_ab ? JG_GEMM_A_M_MAJOR : JG_GEMM_B_N_MAJOR);
+    if (a_mn)
+        jg__buf_puts(out, "#define JG_A_MN 1\n");
+    if (b_mn)
+        jg__buf_puts(out, "#define JG_B_MN 1\n");
+    if (key->cfg.soft & JG_SOFT_A)
+        jg__buf_puts(out, "#define JG_A_SOFT 1\n");
+    if (key->cfg.soft & JG_SOFT_B)
+        jg__buf_puts(out, "#define JG_B_SOFT 1\n");
+    if (key->cfg.soft & JG_SOFT_D)
+        jg__buf_puts(out, "#define JG_D_SOFT 1\n");
+}
+
 /* Whether the LLVM backend's bitcode serves a key (jg__emit_gemm_spec):
  * sm90_gemm.cu's kernels but NVFP4's, and but FP8 block scales in the list
  * layout, where LLVM's PTX left ptxas 24 bytes of spills at the consumers'
@@ -258,7 +294,8 @@ static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *
 bool jg__spec_supported(const jg__gemm_key *key)
 {
     return (key->kind == 1 || key->kind == 2) && key->a_type != JG_NVFP4 && !key->cfg.pre &&
-           !key->cfg.swap && !(key->layout == JG_GROUPED_LIST && key->scale == JG_SCALE_BLOCK);
+           !key->cfg.swap && !(key->layout == JG_GROUPED_LIST && key->scale == JG_SCALE_BLOCK) &&
+           !jg__key_new_forms(key);
 }
 
 /* M, N and K as the kernel sees them (swap-AB: N is its rows, M its columns). */
@@ -307,7 +344,16 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
     if (key->cfg.pingpong)
         jg__buf_printf(out, "#define JG_PINGPONG 1\n");
-    emit_size(out, "JG_K", key->k, spec, JG_SPEC_K);
+    /* exact FP32: three passes over the workspace's parts, KP each (a
+     * number: the LLVM backend does not take these kernels) */
+    const bool exact = (key->flags & JG_GEMM_FP32_EXACT) != 0;
+    if (exact) {
+        const int64_t kp = jg__exact_kp(key->k);
+        jg__buf_printf(out, "#define JG_K %lld\n#define JG_EXACT 1\n#define JG_KP %lld\n",
+                       (long long)(3 * kp), (long long)kp);
+    } else {
+        emit_size(out, "JG_K", key->k, spec, JG_SPEC_K);
+    }
     if (spec && key->a_type == JG_E4M3) {
         /* FP8's chunks of stages are unrolled: their lengths stay numbers */
         const uint64_t split = key->cfg.split_k > 1 ? key->cfg.split_k : 1;
@@ -316,6 +362,7 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
         jg__buf_printf(out, "#define JG_CHUNK_STAGES %llu\n#define JG_CHUNK_TAIL %llu\n",
                        (unsigned long long)chunk, (unsigned long long)(chunk ? tiles % chunk : 0));
     }
+    emit_forms(key, swap_ab, out);
     jg__buf_printf(out, "#define JG_BLOCK_M %u\n", key->cfg.block_m);
     jg__buf_printf(out, "#define JG_BLOCK_N %u\n", key->cfg.block_n);
     jg__buf_printf(out, "#define JG_BLOCK_K %u\n", key->cfg.block_k);
@@ -346,8 +393,9 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
 
 /* The template of a GEMM key after its prelude, with the wgmma header of
  * its N. */
-static void emit_gemm_template(const jg__gemm_key *key, jg__buf *out)
+static void emit_gemm_template(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
+    const bool exact = (key->flags & JG_GEMM_FP32_EXACT) != 0;
     const jg__template *t = jg__template_find(key->cfg.swap ? "sm90_nvfp4_swap.cu" : "sm90_gemm.cu");
     if (!t) {
         out->failed = true;
@@ -361,6 +409,11 @@ static void emit_gemm_template(const jg__gemm_key *key, jg__buf *out)
     include_alias alias = {"sm90_wgmma_n.cuh", jg__template_find(wgmma)};
     uint64_t included = 1ull << (unsigned)(t - jg__templates);
     emit_template(out, t, &included, &alias);
+    if (exact) { /* the split into the workspace, launched before the GEMM */
+        jg__buf_printf(out, "#define JG_SPLIT_NAME %s" JG_SPLIT_SUFFIX "\n", kernel_name);
+        jg__buf_printf(out, "#define JG_EXACT_K %lld\n", (long long)key->k);
+        emit_named(out, "sm90_split.cu");
+    }
 }
 
 void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
@@ -374,14 +427,14 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
         return;
     }
     emit_gemm_defines(key, kernel_name, false, out);
-    emit_gemm_template(key, out);
+    emit_gemm_template(key, kernel_name, out);
 }
 
 void jg__emit_gemm_spec(const jg__gemm_key *key, bool with_template, jg__buf *out)
 {
     emit_gemm_defines(key, JG_SPEC_KERNEL, true, out);
     if (with_template)
-        emit_gemm_template(key, out);
+        emit_gemm_template(key, JG_SPEC_KERNEL, out);
 }
 
 void jg__spec_values(const jg__gemm_key *key, int64_t values[3])

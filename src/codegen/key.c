@@ -21,8 +21,7 @@
         (out)->d_type = (uint32_t)(p)->d_type;                                                     \
         (out)->n = (p)->n;                                                                         \
         (out)->k = (p)->k;                                                                         \
-        (out)->lda = (p)->lda ? (p)->lda : (p)->k;                                                 \
-        (out)->ldb = (p)->ldb ? (p)->ldb : (p)->k;                                                 \
+        (out)->ldb = (p)->ldb ? (p)->ldb : ((p)->flags & JG_GEMM_B_N_MAJOR) ? (p)->n : (p)->k;     \
         (out)->ldd = (p)->ldd ? (p)->ldd : (p)->n;                                                 \
         (out)->ldc = (p)->c_type == JG_DTYPE_NONE ? 0 : ((p)->ldc ? (p)->ldc : (p)->n);            \
     } while (0)
@@ -30,6 +29,7 @@
 void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
 {
     JG_KEY_SHARED(out, p);
+    out->lda = p->lda ? p->lda : (p->flags & JG_GEMM_A_M_MAJOR) ? p->m : p->k;
     out->m = p->m;
     out->scale = (uint32_t)p->scale;
     if (p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4) { /* read only then: 0.2 callers */
@@ -45,6 +45,7 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out)
 {
     JG_KEY_SHARED(out, p);
+    out->lda = p->lda ? p->lda : p->k;
     out->scale = (uint32_t)p->scale;
     out->groups = (uint32_t)p->groups;
     out->layout = (uint32_t)p->layout;
@@ -89,8 +90,8 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     out->b_type = p->b_type;
     out->c_type = p->c_type;
     out->d_type = p->d_type;
-    /* grouped: cfg.pre says it */
-    out->flags = p->groups ? 0 : p->flags & (JG_GEMM_M_GENERIC | JG_GEMM_PDL);
+    /* grouped: cfg.pre says the workspace; B's layout shapes code */
+    out->flags = p->flags & (p->groups ? JG_GEMM_B_N_MAJOR : JG_KEY_CODE_FLAGS);
     out->scale = p->scale;
     out->a_sf_layout = p->a_sf_layout;
     out->b_sf_layout = p->b_sf_layout;
@@ -103,6 +104,27 @@ void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg_
     /* The device layouts' kernels do not depend on the rows' hints. */
     if (p->layout == JG_GROUPED_LIST)
         memcpy(out->group_m, p->group_m, sizeof out->group_m);
+}
+
+/* A leading dimension of `bytes` per row (ld times the element size):
+ * TMA takes it when a multiple of 16. */
+static bool tma_rows(int64_t ld, uint32_t dtype)
+{
+    return ((uint64_t)ld * jg__dtype_bits(dtype)) % 128 == 0;
+}
+
+uint32_t jg__problem_soft(const jg__problem_key *p)
+{
+    const bool any = (p->flags & JG_GEMM_UNALIGNED) != 0;
+    const bool exact = !p->groups && (p->flags & JG_GEMM_FP32_EXACT);
+    uint32_t soft = 0;
+    if (!exact && (any || !tma_rows(p->lda, p->a_type)))
+        soft |= JG_SOFT_A;
+    if (!exact && (any || !tma_rows(p->ldb, p->b_type)))
+        soft |= JG_SOFT_B;
+    if (any || !tma_rows(p->ldd, p->d_type))
+        soft |= JG_SOFT_D;
+    return soft;
 }
 
 /* What every quantization key holds: the source type and the columns

@@ -51,11 +51,13 @@ typedef struct sm90_table_cell {
 #include "plan_sm90_table.h"
 
 /* Classes of operands with a table of their own: 16-bit, FP8 with tensor
- * or row scales, FP8 with block scales (no swap-AB). */
+ * or row scales, FP8 with block scales (no swap-AB), FP32 (TF32). */
 static uint8_t sm90_dclass(const jg__problem_key *p)
 {
     if (jg__dtype_size(p->a_type) == 2)
         return 0;
+    if (p->a_type == JG_FP32)
+        return 3;
     return p->scale == JG_SCALE_BLOCK ? 2 : 1;
 }
 
@@ -136,6 +138,13 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
      * registers, split-K's consumers, at 224 registers, spilled) */
     if (p->scale == JG_SCALE_BLOCK)
         f &= ~(swaps | splits);
+    if (jg__problem_soft(p) & JG_SOFT_D) /* swap-AB's epilogue stores D^T by TMA only */
+        f &= ~swaps;
+    /* ping-pong's consumers and epilogue take K-major 16-bit or FP8
+     * operands by TMA only */
+    if (jg__problem_soft(p) || p->a_type == JG_FP32 ||
+        (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR)))
+        f &= ~JG_FAMILY_PINGPONG;
     return f ? f : JG_FAMILY_PLAIN;
 }
 /* Dense split-K: each CTA at least this many stages of K, and only where
@@ -223,6 +232,13 @@ static const struct {
     {256, 2, 1.00},
 };
 #define SM90_TALL_MAX_BLOCK_N 160
+/* Soft loads (sm90_soft.cuh): every producer thread copies and keeps more
+ * registers, which the consumers give up (224 instead of 232 each): their
+ * tiles stay this narrow. */
+#define SM90_SOFT_MAX_BLOCK_N 192
+/* ... and with soft B loads next to two MN-major operands, this narrow (at
+ * 192, ptxas spilled one register of the loop state) */
+#define SM90_SOFT_MN_MAX_BLOCK_N 128
 /* Ping-pong's 128-row tiles: two slabs of sums per consumer, and its own
  * epilogue's registers (128x160 with FP32 out and C spilled) */
 #define SM90_PINGPONG_MAX_BLOCK_N 128
@@ -283,7 +299,12 @@ static uint32_t stage_bytes(const jg__gemm_config *cfg)
         return cfg->block_n * 128 + SM90_NVFP4_SF_BYTES / 2;
     if (cfg->expand_bufs) /* NVFP4: packed codes and scales */
         return (cfg->block_m + cfg->block_n) * 128 + SM90_NVFP4_SF_BYTES;
-    return (cfg->block_m + cfg->block_n) * cfg->block_k * (cfg->ab_size ? cfg->ab_size : 2);
+    const uint32_t size = cfg->ab_size ? cfg->ab_size : 2;
+    /* soft loads' side slots: 8 bytes per 128-byte row of a soft operand's boxes */
+    const uint32_t side_rows = ((cfg->soft & JG_SOFT_A ? cfg->a_box_m : 0) +
+                                (cfg->soft & JG_SOFT_B ? cfg->block_n : 0)) *
+                               cfg->block_k * size / 128;
+    return (cfg->block_m + cfg->block_n) * cfg->block_k * size + 8 * side_rows;
 }
 
 /* NVFP4: the FP16 buffers, 64 of K of the tile's rows each; swap-AB: the
@@ -384,7 +405,8 @@ static uint32_t epi_bytes_for(uint32_t block_n, uint32_t d_type)
  * M = 64 with the whole-tile box). */
 static uint32_t a_box_rows(const jg__problem_key *p, uint32_t block_m)
 {
-    if (p->groups || (p->flags & JG_GEMM_M_GENERIC) || p->m >= (int64_t)block_m)
+    if (p->groups || (p->flags & (JG_GEMM_M_GENERIC | JG_GEMM_A_M_MAJOR)) ||
+        p->m >= (int64_t)block_m) /* an M-major A loads whole 64-row slabs */
         return block_m;
     return (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
 }
@@ -463,7 +485,9 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     const double stage_eff = stage_efficiency(c);
     /* wgmma's N: the activation rows for NVFP4 swap-AB */
     const uint32_t mma_n = c->swap ? block_m : block_n;
-    double sm_rate = SM90_PEAK_FLOPS * (c->ab_size == 1 ? 2.0 : 1.0) / t->sm_count * efficiency *
+    /* FP8 twice the 16-bit rate, TF32 half of it */
+    const double type_rate = c->ab_size == 1 ? 2.0 : c->ab_size == 4 ? 0.5 : 1.0;
+    double sm_rate = SM90_PEAK_FLOPS * type_rate / t->sm_count * efficiency *
                      width_efficiency(mma_n) * stage_eff;
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
@@ -957,6 +981,18 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
      * pay off when tiles pair up along M. */
     if (dp->cluster > 1 && (bn % 16 || !pairs_up(p, c.block_m)))
         return false;
+    /* Operands TMA may not take (sm90_soft.cuh): soft B loads are not
+     * multicast, D's direct stores leave unswapped tiles, and soft loads
+     * keep tiles at most SM90_SOFT_MAX_BLOCK_N wide. An N-major B loads
+     * whole 64-column boxes (each CTA of a cluster its share of them). */
+    c.soft = jg__problem_soft(p);
+    const bool both_mn = (p->flags & JG_GEMM_A_M_MAJOR) && (p->flags & JG_GEMM_B_N_MAJOR);
+    if ((c.soft & JG_SOFT_B && dp->cluster > 1 && split == 1) ||
+        (c.soft & JG_SOFT_D && dp->swap_ab) ||
+        (c.soft & (JG_SOFT_A | JG_SOFT_B) && bn > SM90_SOFT_MAX_BLOCK_N) ||
+        (c.soft & JG_SOFT_B && both_mn && bn > SM90_SOFT_MN_MAX_BLOCK_N) ||
+        ((p->flags & JG_GEMM_B_N_MAJOR) && bn % (64 * (split > 1 ? 1 : dp->cluster))))
+        return false;
     c.a_box_m = a_box_rows(p, c.block_m);
     c.stages = fit_stages(t, p, &c);
     stage_a_scales(t, p, &c);
@@ -1048,6 +1084,12 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
     ps.n = p->m;
     ps.lda = p->ldb;
     ps.ldb = p->lda;
+    /* the operands' layouts swap with them */
+    ps.flags &= ~(uint32_t)(JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR);
+    if (p->flags & JG_GEMM_A_M_MAJOR)
+        ps.flags |= JG_GEMM_B_N_MAJOR;
+    if (p->flags & JG_GEMM_B_N_MAJOR)
+        ps.flags |= JG_GEMM_A_M_MAJOR;
     /* each family's kernel: swap-AB or not, the splits of K, ping-pong */
     static const struct {
         uint32_t family, swap, split_min, split_max, pingpong;
@@ -1093,6 +1135,16 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     *cell = NULL;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
+    /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
+     * TF32 parts (rows of 2 KP floats, 16-byte aligned) */
+    jg__problem_key exact;
+    if (!p->groups && (p->flags & JG_GEMM_FP32_EXACT)) {
+        const int64_t kp = jg__exact_kp(p->k);
+        exact = *p;
+        exact.k = 3 * kp;
+        exact.lda = exact.ldb = 2 * kp;
+        p = &exact;
+    }
     const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
     /* A longer ranking, then its head: tall_tiles_for_pairs may merge
      * candidates (at most pairwise), and fewer asked for must still be the

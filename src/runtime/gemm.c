@@ -1,6 +1,7 @@
 /* The dense GEMM entry points: plan (validate, the planner's or the tuner's
  * choice, look up or build: plan.c) and run; the plan table that grouped.c
  * shares. */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -128,12 +129,52 @@ jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem, jg_plan 
     return jg__plan_get(ctx, &pk, out);
 }
 
-static jg_status check_ptr(jg_context *ctx, const char *name, const void *p)
+/* A pointer the plan reads or writes: present, and aligned as the plan
+ * needs: to its element where the plan may move it otherwise than by TMA
+ * (`soft`), else to 16 bytes. */
+static jg_status check_ptr(jg_context *ctx, const char *name, const void *p, bool soft,
+                           uint32_t dtype)
 {
+    const uintptr_t align = soft ? jg__dtype_size(dtype) : 16;
     if (!p)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args.%s is NULL", name);
-    if ((uintptr_t)p % 16)
-        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.%s = %p is not 16-byte aligned", name, p);
+    if ((uintptr_t)p % align)
+        return jg__fail(ctx, JG_ERR_MISALIGNED,
+                        soft ? "args.%s = %p is not aligned to its %s elements"
+                             : "args.%s = %p is not 16-byte aligned: this plan moves it by TMA "
+                               "(its problem's rows are 16-byte multiples); plan with "
+                               "JG_GEMM_UNALIGNED for pointers aligned to the element (%s)",
+                        name, p, jg__dtype_name(dtype));
+    return JG_OK;
+}
+
+/* The launch's own rules beyond pointers: an M-major A's rows hold the
+ * call's m; the exact FP32 workspace holds the call's parts. */
+static jg_status check_launch(jg_context *ctx, const jg__problem_key *p, const jg_gemm_args *args,
+                              int64_t m, uint64_t plan_ws)
+{
+    if ((p->flags & JG_GEMM_A_M_MAJOR) && p->lda < m)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "args.m = %lld: the M-major A's rows are lda = %lld elements; plan with "
+                        "lda >= every call's m",
+                        (long long)m, (long long)p->lda);
+    if (!(p->flags & JG_GEMM_FP32_EXACT))
+        return JG_OK;
+    const uint64_t need = (p->flags & JG_GEMM_M_GENERIC)
+                              ? ((uint64_t)m + (uint64_t)p->n) * (uint64_t)jg__exact_kp(p->k) * 8
+                              : plan_ws;
+    if (!args->workspace)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER,
+                        "args.workspace is NULL: this JG_GEMM_FP32_EXACT plan needs %llu bytes",
+                        (unsigned long long)need);
+    if ((uintptr_t)args->workspace % 16)
+        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.workspace = %p is not 16-byte aligned",
+                        args->workspace);
+    if (args->workspace_bytes < need)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "args.workspace_bytes = %zu: this call needs %llu ((m + n) * KP * 8, KP = "
+                        "k rounded up to 64)",
+                        args->workspace_bytes, (unsigned long long)need);
     return JG_OK;
 }
 
@@ -147,10 +188,17 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
     if (plan->problem.groups)
         return jg__fail(ctx, JG_ERR_INVALID, "a grouped plan: launch it with jg_grouped_run");
     jg_status st;
-    if ((st = check_ptr(ctx, "a", args->a)) || (st = check_ptr(ctx, "b", args->b)) ||
-        (st = check_ptr(ctx, "d", args->d)))
+    const jg__problem_key *p = &plan->problem;
+    /* exact FP32: A and B are read by the split, element by element; C, by
+     * every kernel but NVFP4's */
+    const bool exact = p->flags & JG_GEMM_FP32_EXACT;
+    const uint32_t soft = jg__problem_soft(p) | (exact ? JG_SOFT_A | JG_SOFT_B : 0);
+    if ((st = check_ptr(ctx, "a", args->a, soft & JG_SOFT_A, p->a_type)) ||
+        (st = check_ptr(ctx, "b", args->b, soft & JG_SOFT_B, p->b_type)) ||
+        (st = check_ptr(ctx, "d", args->d, soft & JG_SOFT_D, p->d_type)))
         return st;
-    if (plan->problem.c_type != JG_DTYPE_NONE && (st = check_ptr(ctx, "c", args->c)))
+    if (p->c_type != JG_DTYPE_NONE &&
+        (st = check_ptr(ctx, "c", args->c, p->a_type != JG_NVFP4, p->c_type)))
         return st;
     if (plan->problem.scale != JG_SCALE_NONE &&
         (st = jg__check_scales(ctx, args->a_scale, args->b_scale)))
@@ -166,6 +214,8 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
                                       "or plan with JG_GEMM_M_GENERIC",
                             (long long)args->m, (long long)plan->problem.m);
     }
+    if ((st = check_launch(ctx, p, args, args->m ? args->m : p->m, plan->workspace_bytes)))
+        return st;
     if (ctx->offline) /* after the argument checks, so offline contexts test them too */
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
@@ -177,6 +227,19 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
 {
     if (ctx && !args) /* before planning: a bad call compiles nothing */
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "args is NULL");
+    /* pointers TMA cannot take: a plan that moves them otherwise (NVFP4's
+     * kernels take none: jg_gemm_run says why) */
+    jg_gemm_problem p;
+    if (problem && problem->a_type != JG_NVFP4 &&
+        ((uintptr_t)args->a | (uintptr_t)args->b | (uintptr_t)args->d |
+         (problem->c_type != JG_DTYPE_NONE ? (uintptr_t)args->c : 0)) % 16) {
+        /* the fields up to scale: the 0.2 header's struct ends there (the
+         * sf layouts are read for NVFP4 only) */
+        memset(&p, 0, sizeof p);
+        memcpy(&p, problem, offsetof(jg_gemm_problem, a_sf_layout));
+        p.flags |= JG_GEMM_UNALIGNED;
+        problem = &p;
+    }
     jg_plan *plan;
     jg_status st = jg_gemm_plan(ctx, problem, &plan);
     if (st != JG_OK)

@@ -100,21 +100,151 @@ static uint64_t d_map_cols(const jg__problem_key *p)
     return n16 ? n16 : per16;
 }
 
-/* Finds or encodes the tensor maps for (a, b, m) (NVFP4: and the scales)
- * under the plan's lock; copies them straight into the parameter block:
- * dst = a, b, d, then (NVFP4 only, else NULL) a_sf, b_sf. */
+/* An operand as a launch's kernel reads it: a row-major [rows, cols]
+ * matrix of `dtype`, ld elements a row, loaded in boxes of box_rows x
+ * box_cols; `soft`: the kernel may take it by soft loads; `tf32`: FP32
+ * values read as TF32, rounded as they are loaded (TMA: a TFLOAT32 map;
+ * soft loads: the kernel). */
+typedef struct operand {
+    const void *ptr;
+    uint64_t rows, cols, ld;
+    uint32_t dtype, box_rows, box_cols;
+    bool soft, tf32;
+} operand;
+
+/* Problem operand `which` (0: A of `m` rows, 1: B) as the kernel's A
+ * (kernel_a; swap-AB: the problem's B) or B. K-major: rows of M or N by
+ * K, boxes of one 128-byte swizzle atom of K by the tile's rows (A's box,
+ * or B's share per CTA of a cluster). MN-major: rows of K by M or N, boxes
+ * of 64 columns by the stage's K rows. Exact FP32: the workspace's rows of
+ * high and low parts (2 KP floats, A's m rows then B's n rows). */
+static operand kernel_operand(const jg_plan *plan, int which, bool kernel_a, const void *ptr,
+                              int64_t m, const void *ws)
+{
+    const jg__problem_key *p = &plan->problem;
+    const jg__gemm_config *cfg = &plan->cfg;
+    const uint64_t rows = which ? b_rows(p) : (uint64_t)m;
+    operand o = {.ptr = ptr,
+                 .dtype = map_type(p),
+                 .box_rows = kernel_a ? cfg->a_box_m : b_box_rows(plan),
+                 .box_cols = box_k(p),
+                 .soft = (cfg->soft & (kernel_a ? JG_SOFT_A : JG_SOFT_B)) != 0,
+                 .tf32 = p->a_type == JG_FP32};
+    if (!p->groups && (p->flags & JG_GEMM_FP32_EXACT)) {
+        o.tf32 = false; /* the parts are TF32 values already */
+        const uint64_t kp = (uint64_t)jg__exact_kp(p->k);
+        o.ptr = (const char *)ws + (which ? (uint64_t)m * 2 * kp * 4 : 0);
+        o.rows = rows;
+        o.cols = o.ld = 2 * kp;
+        return o;
+    }
+    const int64_t ld = which ? p->ldb : p->lda;
+    if (p->flags & (which ? JG_GEMM_B_N_MAJOR : JG_GEMM_A_M_MAJOR)) {
+        o.rows = (uint64_t)p->k;
+        o.cols = rows;
+        o.ld = (uint64_t)ld;
+        o.box_rows = cfg->block_k;
+        o.box_cols = 64;
+    } else {
+        o.rows = rows;
+        o.cols = map_cols(p, p->k);
+        o.ld = map_cols(p, ld);
+    }
+    return o;
+}
+
+/* How a launch moves an operand that may take soft loads (JG_SOFT_*): by
+ * TMA where its pointer and rows are 16-byte aligned, in 8-byte pieces
+ * where they are 8-byte aligned, else by words. */
+static uint32_t soft_mode(const operand *o)
+{
+    const uint64_t at = (uint64_t)(uintptr_t)o->ptr | o->ld * jg__dtype_size(o->dtype);
+    return at % 16 == 0 ? JG_SOFT_TMA : at % 8 == 0 ? JG_SOFT_P8 : JG_SOFT_WORDS;
+}
+
+/* The bytes of D's direct stores for a D that may take them: 0 (TMA
+ * stores) where its pointer and rows are 16-byte aligned, else the widest
+ * of 8, 4, 2 bytes they are aligned to (at least an element). */
+static uint32_t d_piece(const void *d, int64_t ldd, uint32_t d_type)
+{
+    const uint64_t size = jg__dtype_size(d_type);
+    const uint64_t at = (uint64_t)(uintptr_t)d | (uint64_t)ldd * size;
+    uint32_t piece = 16;
+    while (piece > size && at % piece)
+        piece /= 2;
+    return piece == 16 ? 0 : piece;
+}
+
+/* The operand's tensor map where `mode` (the launch's, JG_SOFT_*) moves
+ * it by TMA, else zeros; and its soft map. */
+static jg_status operand_maps(jg_plan *plan, const operand *o, uint32_t mode, jg_tmap *map,
+                              jg_soft_map *soft)
+{
+    soft->ptr = o->ptr;
+    soft->ld = (int64_t)o->ld;
+    soft->rows = (int32_t)o->rows;
+    soft->cols = (int32_t)o->cols;
+    if (mode != JG_SOFT_TMA) {
+        memset(map, 0, sizeof *map);
+        return JG_OK;
+    }
+    return jg__tmap_encode_2d(plan->ctx, map, o->tf32 ? JG__TMAP_TF32 : o->dtype, o->ptr,
+                              o->rows, o->cols, o->ld, o->box_rows, o->box_cols);
+}
+
+/* Encodes a slot's maps for (args, m): the kernel's A and B, D (swap-AB:
+ * the kernel's A is the problem's B, and its B the problem's A; the
+ * epilogue stores chunks of 64 rows x epi_bytes, swap-AB's rounds of its
+ * rows of D by 64 columns), the operands' soft maps and modes, NVFP4's
+ * scale maps. */
+static jg_status encode_slot(jg_plan *plan, const jg_gemm_args *args, int64_t m, const void *ws,
+                             jg__tmap_slot *slot)
+{
+    const jg__problem_key *p = &plan->problem;
+    const bool swap = plan->cfg.swap_ab;
+    const operand oa = kernel_operand(plan, swap ? 1 : 0, true, swap ? args->b : args->a, m, ws);
+    const operand ob = kernel_operand(plan, swap ? 0 : 1, false, swap ? args->a : args->b, m, ws);
+    memset(&slot->soft, 0, sizeof slot->soft);
+    slot->soft.a_mode = oa.soft ? soft_mode(&oa) : JG_SOFT_TMA;
+    slot->soft.b_mode = ob.soft ? soft_mode(&ob) : JG_SOFT_TMA;
+    jg_status st = operand_maps(plan, &oa, slot->soft.a_mode, &slot->ta, &slot->soft.a);
+    if (st == JG_OK)
+        st = operand_maps(plan, &ob, slot->soft.b_mode, &slot->tb, &slot->soft.b);
+    if (plan->cfg.soft & JG_SOFT_D)
+        slot->soft.d_piece = d_piece(args->d, p->ldd, p->d_type);
+    memset(&slot->td, 0, sizeof slot->td);
+    if (st == JG_OK && !slot->soft.d_piece) {
+        const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
+        const uint32_t epi_rows = swap ? jg__swap_epi_rows(plan->cfg.block_n) : 64;
+        st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
+                                d_map_cols(p), (uint64_t)p->ldd, epi_rows, epi_cols);
+    }
+    if (st == JG_OK && p->a_type == JG_NVFP4)
+        st = sf_maps(plan, args, m, slot);
+    return st;
+}
+
+/* Finds or encodes the tensor maps for (a, b, m) (NVFP4: and the scales;
+ * exact FP32: of the workspace) under the plan's lock; copies them
+ * straight into the parameter block: dst = a, b, d, then (NVFP4 only, else
+ * NULL) a_sf, b_sf; and the soft block into *soft (plans with soft
+ * operands; may be NULL otherwise). */
 static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
-                             jg_tmap *const dst[5])
+                             jg_tmap *const dst[5], jg_soft_kargs *soft)
 {
     jg_status st = JG_OK;
     const bool fp4 = plan->problem.a_type == JG_NVFP4; /* a_sf, b_sf read only then */
     const void *a_sf = fp4 ? args->a_sf : NULL, *b_sf = fp4 ? args->b_sf : NULL;
+    /* (the workspace field is read only for exact plans: 0.6 callers' args end before it) */
+    const void *ws = !plan->problem.groups && (plan->problem.flags & JG_GEMM_FP32_EXACT)
+                         ? args->workspace
+                         : NULL;
     pthread_mutex_lock(&plan->tmap_lock);
     jg__tmap_slot *slot = NULL, *oldest = &plan->tmaps[0];
     for (int i = 0; i < JG_TMAP_SLOTS; ++i) {
         jg__tmap_slot *s = &plan->tmaps[i];
         if (s->stamp && s->a == args->a && s->b == args->b && s->d == args->d && s->m == m &&
-            s->a_sf == a_sf && s->b_sf == b_sf) {
+            s->a_sf == a_sf && s->b_sf == b_sf && s->ws == ws) {
             slot = s;
             break;
         }
@@ -122,34 +252,16 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
             oldest = s;
     }
     if (!slot) {
-        const jg__problem_key *p = &plan->problem;
         slot = oldest;
         slot->stamp = 0;
-        /* The epilogue stores chunks of 64 rows x epi_bytes; swap-AB's, rounds
-         * of its rows of D by 64 columns (epi_bytes). The kernel's A is the
-         * problem's B there, and its B the problem's A. */
-        const bool swap = plan->cfg.swap_ab;
-        const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
-        const uint32_t epi_rows = swap ? jg__swap_epi_rows(plan->cfg.block_n) : 64;
-        st = jg__tmap_encode_2d(plan->ctx, &slot->ta, map_type(p), swap ? args->b : args->a,
-                                swap ? b_rows(p) : (uint64_t)m, map_cols(p, p->k),
-                                map_cols(p, swap ? p->ldb : p->lda), plan->cfg.a_box_m, box_k(p));
-        if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, &slot->tb, map_type(p), swap ? args->a : args->b,
-                                    swap ? (uint64_t)m : b_rows(p), map_cols(p, p->k),
-                                    map_cols(p, swap ? p->lda : p->ldb), b_box_rows(plan),
-                                    box_k(p));
-        if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, &slot->td, p->d_type, args->d, (uint64_t)m,
-                                    d_map_cols(p), (uint64_t)p->ldd, epi_rows, epi_cols);
-        if (st == JG_OK && fp4)
-            st = sf_maps(plan, args, m, slot);
+        st = encode_slot(plan, args, m, ws, slot);
         if (st == JG_OK) {
             slot->a = args->a;
             slot->b = args->b;
             slot->d = args->d;
             slot->a_sf = a_sf;
             slot->b_sf = b_sf;
+            slot->ws = ws;
             slot->m = m;
         }
     }
@@ -162,6 +274,8 @@ static jg_status tensor_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m,
             *dst[3] = slot->tsa;
             *dst[4] = slot->tsb;
         }
+        if (soft)
+            *soft = slot->soft;
     }
     pthread_mutex_unlock(&plan->tmap_lock);
     return st;
@@ -257,6 +371,44 @@ static jg_status nvfp4_launch(jg_plan *plan, const jg_gemm_args *args, const jg_
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
 }
 
+/* Kernels with soft operands take the layout's block, then the soft block
+ * (sm90_gemm.cu's jg_kargs_t: from the first's size, a multiple of 64). */
+typedef struct dense_soft_kargs {
+    jg_gemm_kargs k;
+    jg_soft_kargs s;
+} dense_soft_kargs;
+typedef struct device_soft_kargs {
+    jg_device_grouped_kargs k;
+    jg_soft_kargs s;
+} device_soft_kargs;
+_Static_assert(offsetof(dense_soft_kargs, s) == sizeof(jg_gemm_kargs) &&
+                   offsetof(device_soft_kargs, s) == sizeof(jg_device_grouped_kargs) &&
+                   sizeof(jg_gemm_kargs) % 64 == 0 && sizeof(jg_device_grouped_kargs) % 64 == 0,
+               "the soft block right after the layout's");
+
+/* JG_GEMM_FP32_EXACT: the split of A and B into the workspace (the
+ * module's first kernel), on the stream before the GEMM; 256 threads a
+ * CTA, up to 8 CTAs per SM, over (m + n) rows of KP. */
+static jg_status split_launch(jg_plan *plan, const jg_gemm_args *args, int64_t m,
+                              jg_stream stream)
+{
+    const jg__problem_key *p = &plan->problem;
+    jg_split_kargs ka = {.a = args->a,
+                         .b = args->b,
+                         .lda = p->lda,
+                         .ldb = p->ldb,
+                         .ws = args->workspace,
+                         .m = (int32_t)m,
+                         .n = (int32_t)p->n};
+    const uint64_t items = ((uint64_t)m + (uint64_t)p->n) * (uint64_t)jg__exact_kp(p->k);
+    const uint64_t most = (uint64_t)plan->ctx->target.sm_count * 8;
+    const uint64_t grid = jg__ceil_div(items, 256);
+    const jg__kernel *k = plan->kernel;
+    const launch_desc d = {k->fn_pre, k->name, (uint32_t)(grid < most ? grid : most), 1, 256, 0, 1,
+                           false};
+    return launch_fn(plan->ctx, &d, &ka, stream);
+}
+
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
 {
     const int64_t m = args->m ? args->m : plan->problem.m;
@@ -265,7 +417,10 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     jg_tmap sf[2];
     const bool fp4 = plan->problem.a_type == JG_NVFP4;
     jg_tmap *const dst[5] = {&ka.a, &ka.b, &ka.d, fp4 ? &sf[0] : NULL, fp4 ? &sf[1] : NULL};
-    jg_status st = tensor_maps(plan, args, m, dst);
+    jg_soft_kargs soft;
+    jg_status st = tensor_maps(plan, args, m, dst, &soft);
+    if (st == JG_OK && (plan->problem.flags & JG_GEMM_FP32_EXACT))
+        st = split_launch(plan, args, m, stream);
     if (st != JG_OK)
         return st;
     ka.d_ptr = args->d;
@@ -280,6 +435,13 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     ka.beta = args->beta;
     if (fp4)
         return nvfp4_launch(plan, args, &ka, sf, m, stream);
+    if (plan->cfg.soft) {
+        dense_soft_kargs both;
+        memset(&both, 0, sizeof both);
+        both.k = ka;
+        both.s = soft;
+        return launch(plan, jg__gemm_grid(plan, m), &both, stream);
+    }
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
 }
 
@@ -288,6 +450,35 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
  * also the maps of and pointers to A_g's and B_g's block scales). cfg.pre:
  * A's map is the workspace's, no D or A-scale maps (the GEMM stores D and
  * the pre-pass reads A through pointers), and the pre-pass's block follows. */
+_Static_assert(sizeof(jg_soft_map) == 24, "JG_SOFT_LIST_KARGS's maps are 24 bytes");
+
+/* The list layout's soft modes: for each operand that may take soft loads
+ * the strictest any group's pointer needs (a launch moves an operand
+ * alike in every group), and D's narrowest direct stores. */
+static jg_soft_kargs list_modes(const jg_plan *plan,
+                                const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS])
+{
+    const jg__problem_key *p = &plan->problem;
+    jg_soft_kargs modes;
+    memset(&modes, 0, sizeof modes);
+    uint32_t piece = 16;
+    for (uint32_t g = 0; g < p->groups; ++g) {
+        if (!p->group_m[g])
+            continue;
+        const operand oa = kernel_operand(plan, 0, true, ptrs[0][g], p->group_m[g], NULL);
+        const operand ob = kernel_operand(plan, 1, false, ptrs[1][g], p->group_m[g], NULL);
+        const uint32_t a = oa.soft ? soft_mode(&oa) : JG_SOFT_TMA;
+        const uint32_t b = ob.soft ? soft_mode(&ob) : JG_SOFT_TMA;
+        const uint32_t d = d_piece(ptrs[3][g], p->ldd, p->d_type);
+        modes.a_mode = a > modes.a_mode ? a : modes.a_mode;
+        modes.b_mode = b > modes.b_mode ? b : modes.b_mode;
+        if ((plan->cfg.soft & JG_SOFT_D) && d && d < piece)
+            piece = d;
+    }
+    modes.d_piece = piece == 16 ? 0 : piece;
+    return modes;
+}
+
 static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS],
                              const void *workspace)
 {
@@ -296,7 +487,11 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
     const uint32_t epi_cols = plan->cfg.epi_bytes / (uint32_t)jg__dtype_size(p->d_type);
     unsigned char *buf = plan->list_params;
     const bool fp4 = p->a_type == JG_NVFP4, pre = plan->cfg.pre;
-    memset(buf, 0, fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G));
+    /* plans with soft operands: the soft block after the layout's */
+    unsigned char *soft = plan->cfg.soft ? buf + JG_LIST_SIZE(G) : NULL;
+    memset(buf, 0,
+           fp4 ? JG_LIST_NVFP4_SIZE(G) : JG_LIST_SIZE(G) + (soft ? JG_SOFT_LIST_SIZE(G) : 0));
+    const jg_soft_kargs modes = list_modes(plan, ptrs);
     if (pre) { /* a[0]: the workspace, FP16 [rows of all groups (m), k rounded up to 64] */
         const uint64_t k64 = jg__ceil_div((uint64_t)p->k, 64) * 64;
         jg_status st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)), JG_FP16,
@@ -317,18 +512,23 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
         if (!rows)
             continue;
         jg_status st = JG_OK;
+        const operand oa = kernel_operand(plan, 0, true, ptrs[0][g], (int64_t)rows, NULL);
+        const operand ob = kernel_operand(plan, 1, false, ptrs[1][g], (int64_t)rows, NULL);
+        jg_soft_map sa, sb;
         if (!pre) /* (pre: the pre-pass reads A through pointers) */
-            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
-                                    map_type(p), ptrs[0][g], rows, map_cols(p, p->k),
-                                    map_cols(p, p->lda), plan->cfg.a_box_m, box_k(p));
+            st = operand_maps(plan, &oa, modes.a_mode, (jg_tmap *)(buf + JG_LIST_OFF_A(G)) + g,
+                              &sa);
         if (st == JG_OK)
-            st = jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g,
-                                    map_type(p), ptrs[1][g], (uint64_t)p->n, map_cols(p, p->k),
-                                    map_cols(p, p->ldb), b_box_rows(plan), box_k(p));
-        if (st == JG_OK && !pre) /* (pre: D is stored through pointers) */
+            st = operand_maps(plan, &ob, modes.b_mode, (jg_tmap *)(buf + JG_LIST_OFF_B(G)) + g,
+                              &sb);
+        if (st == JG_OK && !pre && !modes.d_piece) /* (pre: D is stored through pointers) */
             st =
                 jg__tmap_encode_2d(plan->ctx, (jg_tmap *)(buf + JG_LIST_OFF_D(G)) + g, p->d_type,
                                    ptrs[3][g], rows, d_map_cols(p), (uint64_t)p->ldd, 64, epi_cols);
+        if (soft && !pre) {
+            memcpy(soft + JG_SOFT_LIST_OFF_A(G) + sizeof sa * g, &sa, sizeof sa);
+            memcpy(soft + JG_SOFT_LIST_OFF_B(G) + sizeof sb * g, &sb, sizeof sb);
+        }
         if (st == JG_OK && fp4 && !pre)
             st = sf_map(plan, (jg_tmap *)(buf + JG_LIST_OFF_ASF(G)) + g, p->a_sf_layout,
                         ptrs[4][g], rows, plan->cfg.a_box_m);
@@ -346,6 +546,10 @@ static jg_status list_params(jg_plan *plan, const void *ptrs[JG_LIST_PTRS][JG_GR
     }
     memcpy(buf + JG_LIST_OFF_LDC(G), &p->ldc, sizeof p->ldc);
     memcpy(buf + JG_LIST_OFF_LDD(G), &p->ldd, sizeof p->ldd);
+    if (soft) {
+        const uint32_t m3[3] = {modes.a_mode, modes.b_mode, modes.d_piece};
+        memcpy(soft + JG_SOFT_LIST_OFF_MODES(G), m3, sizeof m3);
+    }
     return JG_OK;
 }
 
@@ -430,7 +634,8 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
     jg_device_grouped_nvfp4_kargs ka; /* its first fields: jg_device_grouped_kargs */
     memset(&ka, 0, sizeof ka);
     jg_tmap *const dst[5] = {&ka.a, &ka.b, &ka.d, fp4 ? &ka.a_sf : NULL, fp4 ? &ka.b_sf : NULL};
-    jg_status st = tensor_maps(plan, &ptrs, rows, dst);
+    jg_soft_kargs soft;
+    jg_status st = tensor_maps(plan, &ptrs, rows, dst, &soft);
     if (st != JG_OK)
         return st;
     ka.rows = args->rows;
@@ -445,5 +650,12 @@ jg_status jg__device_grouped_launch(jg_plan *plan, const jg_grouped_args *args, 
     ka.beta = args->beta;
     ka.a_sf_ptr = ptrs.a_sf;
     ka.b_sf_ptr = ptrs.b_sf;
+    if (plan->cfg.soft) { /* never NVFP4: the device block, then the soft one */
+        device_soft_kargs both;
+        memset(&both, 0, sizeof both);
+        memcpy(&both.k, &ka, sizeof both.k);
+        both.s = soft;
+        return launch(plan, plan->grid, &both, stream);
+    }
     return launch(plan, plan->grid, &ka, stream);
 }

@@ -182,10 +182,11 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
         call = "cuModuleGetFunction";
         r = cu->cuModuleGetFunction(&k->fn, k->module, k->name);
     }
-    if (r == CUDA_SUCCESS && key->cfg.pre) { /* quantizer keys: cfg all zero */
-        char dq[sizeof k->name + sizeof JG_PRE_DQ_SUFFIX];
-        snprintf(dq, sizeof dq, "%s" JG_PRE_DQ_SUFFIX, k->name);
-        r = cu->cuModuleGetFunction(&k->fn_pre, k->module, dq);
+    const bool split = key->kind == 1 && (key->flags & JG_GEMM_FP32_EXACT);
+    if (r == CUDA_SUCCESS && (key->cfg.pre || split)) { /* quantizer keys: cfg all zero */
+        char first[sizeof k->name + sizeof JG_SPLIT_SUFFIX];
+        snprintf(first, sizeof first, "%s%s", k->name, split ? JG_SPLIT_SUFFIX : JG_PRE_DQ_SUFFIX);
+        r = cu->cuModuleGetFunction(&k->fn_pre, k->module, first);
     }
     if (r == CUDA_SUCCESS) {
         call = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)";

@@ -47,13 +47,17 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
         plan->pre_grid =
             (uint32_t)jg__ceil_div((uint64_t)most * jg__ceil_div((uint64_t)pk->k, 64) * 2, 256);
     }
+    if (!pk->groups && (pk->flags & JG_GEMM_FP32_EXACT)) /* the split's TF32 parts */
+        plan->workspace_bytes = ((uint64_t)pk->m + (uint64_t)pk->n) *
+                                (uint64_t)jg__exact_kp(pk->k) * 8;
     if (pk->layout == JG_GROUPED_LIST) {
-        /* cfg.pre: the pre-pass's block after the GEMM's (aligned_alloc takes
-         * whole multiples of the alignment) */
+        /* cfg.pre: the pre-pass's block after the GEMM's; soft operands: the
+         * soft block (aligned_alloc takes whole multiples of the alignment) */
         const size_t pre_bytes = cfg.pre ? (JG_PRE_DQ_SIZE(pk->groups) + 63) / 64 * 64 : 0;
+        const size_t soft_bytes = cfg.soft ? (JG_SOFT_LIST_SIZE(pk->groups) + 63) / 64 * 64 : 0;
         plan->list_params = aligned_alloc(64, pk->a_type == JG_NVFP4
                                                    ? JG_LIST_NVFP4_SIZE(pk->groups) + pre_bytes
-                                                   : JG_LIST_SIZE(pk->groups));
+                                                   : JG_LIST_SIZE(pk->groups) + soft_bytes);
         if (!plan->list_params) {
             jg__plan_free(plan);
             return jg__fail(ctx, JG_ERR_NO_MEMORY, "allocating a grouped parameter block");

@@ -230,7 +230,8 @@ typedef struct jg__kernel {
     jg__table_entry *entry; /* in the context's kernel table: plans hold it there */
     CUmodule module;   /* NULL in an offline context */
     CUfunction fn;
-    CUfunction fn_pre; /* cfg.pre: the module's dequantization pre-pass (JG_PRE_DQ_SUFFIX) */
+    CUfunction fn_pre; /* the module's first pass: cfg.pre's dequantization (JG_PRE_DQ_SUFFIX),
+                        * JG_GEMM_FP32_EXACT's split (JG_SPLIT_SUFFIX) */
     uint32_t smem_bytes;
     /* clusters (of more than one CTA) resident at once, by the driver when
      * the module was loaded; 0: not asked (cluster 1, offline, or no answer) */
@@ -252,10 +253,12 @@ typedef struct jg__kernel {
 typedef struct jg__tmap_slot {
     const void *a, *b, *d;
     const void *a_sf, *b_sf; /* NVFP4 plans; NULL otherwise */
+    const void *ws;          /* exact FP32 plans: the workspace A and B are read from */
     int64_t m;
     uint64_t stamp;
     jg_tmap ta, tb, td;
     jg_tmap tsa, tsb; /* NVFP4 row-major scales */
+    jg_soft_kargs soft; /* plans with soft operands: their maps and modes for these pointers */
 } jg__tmap_slot;
 
 struct jg_plan {
@@ -342,7 +345,10 @@ void jg__kernel_free(void *kernel);
 
 /* tensormap.c: a row-major [rows, cols] matrix with row stride ld elements,
  * read or written in boxes of box_rows x box_cols; box_cols * size bytes is
- * also the swizzle span (16: none, 32, 64, 128). */
+ * also the swizzle span (16: none, 32, 64, 128). dtype a jg_dtype, or
+ * JG__TMAP_TF32: FP32 elements that TMA rounds to TF32 as it loads them
+ * (a TFLOAT32 map; wgmma would truncate them). */
+#define JG__TMAP_TF32 0x80u
 jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, const void *ptr,
                              uint64_t rows, uint64_t cols, uint64_t ld, uint32_t box_rows,
                              uint32_t box_cols);

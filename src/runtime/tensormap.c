@@ -15,6 +15,8 @@ static CUtensorMapDataType tma_dtype(uint32_t dtype)
         return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case JG_E4M3:
         return CU_TENSOR_MAP_DATA_TYPE_UINT8; /* TMA moves bytes; wgmma reads e4m3 */
+    case JG__TMAP_TF32:
+        return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
     default:
         return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     }
@@ -40,7 +42,7 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
                              uint64_t rows, uint64_t cols, uint64_t ld, uint32_t box_rows,
                              uint32_t box_cols)
 {
-    const uint64_t size = jg__dtype_size(dtype);
+    const uint64_t size = jg__dtype_size(dtype == JG__TMAP_TF32 ? JG_FP32 : dtype);
     if (!size) /* NVFP4 operands are maps of bytes (E4M3); a half-byte type here is our bug */
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "a tensor map of %s elements: only whole bytes",
                         jg__dtype_name((jg_dtype)dtype));

@@ -196,8 +196,10 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk, const jg_
 jg_status jg__tune(jg_context *ctx, const jg__problem_key *pk, jg__gemm_config *out)
 {
     /* Dense problems with a GPU; NVFP4 ones are left to the planner (the
-     * scratch launches carry no block scales). */
-    if (ctx->offline || pk->groups || pk->a_type == JG_NVFP4)
+     * scratch launches carry no block scales), and so are MN-major and
+     * exact FP32 ones (the scratch operands are K-major, with no workspace). */
+    const uint32_t untimed = JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT;
+    if (ctx->offline || pk->groups || pk->a_type == JG_NVFP4 || (pk->flags & untimed))
         return JG_ERR_UNSUPPORTED;
     jg__gemm_config cands[TUNE_CANDIDATES];
     const size_t n = jg__plan_candidates_sm90(&ctx->target, pk, cands, TUNE_CANDIDATES);

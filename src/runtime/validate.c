@@ -51,10 +51,11 @@ jg_status jg__check_dim(jg_context *ctx, const char *name, int64_t v)
     return JG_OK;
 }
 
-/* A leading dimension: 0 (packed: `min`), else >= min; its byte stride a
- * multiple of 16 and below 2^40 (TMA's rules for global strides). */
+/* A leading dimension: 0 (packed: `min`), else >= min; its byte stride
+ * below 2^40 (TMA's limit for global strides), and with `tma` (operands
+ * that only TMA moves: NVFP4's) a multiple of 16. */
 static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t min,
-                          const char *min_name, jg_dtype t)
+                          const char *min_name, jg_dtype t, bool tma)
 {
     int64_t eff = ld ? ld : min;
     const int64_t bits = (int64_t)jg__dtype_bits(t);
@@ -64,10 +65,11 @@ static jg_status check_ld(jg_context *ctx, const char *name, int64_t ld, int64_t
     if (ld < 0 || (ld && ld < min))
         return jg__fail(ctx, JG_ERR_INVALID, "%s = %lld: must be 0 (packed) or >= %s (%lld)", name,
                         (long long)ld, min_name, (long long)min);
-    if (stride_bits % 128)
+    if (tma && stride_bits % 128)
         return jg__fail(ctx, JG_ERR_INVALID,
-                        "%s = %lld%s: rows of %s are %lld%s bytes apart, TMA needs a multiple of "
-                        "16 (a multiple of %d elements)",
+                        "%s = %lld%s: rows of %s are %lld%s bytes apart; nvfp4 problems move "
+                        "their operands only by TMA, which needs a multiple of 16 (a multiple "
+                        "of %d elements)",
                         name, (long long)eff, ld ? "" : " (packed)", jg__dtype_name(t),
                         (long long)bytes, stride_bits % 8 ? ".5" : "", (int)(128 / bits));
     if (bytes >= JG_TMA_STRIDE_MAX)
@@ -92,10 +94,7 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
         if (fields[i].value != JG_DTYPE_NONE && !is_known(fields[i].value))
             return jg__fail(ctx, JG_ERR_INVALID, "%s = %d: not a jg_dtype value", fields[i].name,
                             (int)fields[i].value);
-    if (!is_16bit(p->a_type) && p->a_type != JG_E4M3 && p->a_type != JG_NVFP4)
-        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
-                        "a_type %s: A and B must be bf16, fp16, e4m3 or nvfp4",
-                        jg__dtype_name(p->a_type));
+    /* (every known type is an operand type: bf16, fp16, fp32, e4m3, nvfp4) */
     if (p->b_type != p->a_type)
         return jg__fail(ctx, JG_ERR_UNSUPPORTED, "b_type %s differs from a_type %s",
                         jg__dtype_name(p->b_type), jg__dtype_name(p->a_type));
@@ -108,15 +107,44 @@ static jg_status check_types(jg_context *ctx, const jg_gemm_problem *p)
     return check_scale(ctx, p);
 }
 
+/* The flags that say how operands lie: MN-major ones for 16-bit types
+ * only (wgmma transposes no other), the exact FP32 mode for FP32 only,
+ * unaligned pointers not with NVFP4 (its kernels load only by TMA). */
+static jg_status check_layout_flags(jg_context *ctx, const jg_gemm_problem *p)
+{
+    const struct {
+        uint32_t flag;
+        const char *name, *operand;
+    } majors[] = {{JG_GEMM_A_M_MAJOR, "JG_GEMM_A_M_MAJOR", "A"},
+                  {JG_GEMM_B_N_MAJOR, "JG_GEMM_B_N_MAJOR", "B"}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(majors); ++i)
+        if ((p->flags & majors[i].flag) && !is_16bit(p->a_type))
+            return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                            "%s with %s operands: Hopper's wgmma reads e4m3, tf32 (fp32) and "
+                            "nvfp4 operands K-major only; give %s K-major (row-major [%s, K])",
+                            majors[i].name, jg__dtype_name(p->a_type), majors[i].operand,
+                            i ? "N" : "M");
+    if ((p->flags & JG_GEMM_FP32_EXACT) && p->a_type != JG_FP32)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "JG_GEMM_FP32_EXACT with %s operands: for fp32 A and B only",
+                        jg__dtype_name(p->a_type));
+    if ((p->flags & JG_GEMM_UNALIGNED) && p->a_type == JG_NVFP4)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "JG_GEMM_UNALIGNED with nvfp4 operands: their kernels load only by TMA "
+                        "(16-byte aligned pointers and rows)");
+    return JG_OK;
+}
+
 /* The rules of a grouped problem: the dense rules for what the groups share
  * (checked on a stand-in dense problem), then the groups themselves. */
 jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
 {
     if (!p)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
-    if (p->flags & ~(uint32_t)JG_GROUPED_WORKSPACE)
+    const uint32_t known = JG_GROUPED_WORKSPACE | JG_GROUPED_B_N_MAJOR | JG_GROUPED_UNALIGNED;
+    if (p->flags & ~known)
         return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: unknown bits 0x%x", p->flags,
-                        p->flags & ~(uint32_t)JG_GROUPED_WORKSPACE);
+                        p->flags & ~known);
     if (p->layout < JG_GROUPED_LIST || p->layout > JG_GROUPED_MASKED)
         return jg__fail(ctx, JG_ERR_INVALID, "layout %d: not a jg_grouped_layout", (int)p->layout);
     const bool list = p->layout == JG_GROUPED_LIST;
@@ -156,7 +184,13 @@ jg_status jg__validate_grouped(jg_context *ctx, const jg_grouped_problem *p)
                         "a_sf_layout JG_SF_SWIZZLED_128X4 in the contiguous layout: a group's "
                         "first row is known only on the device, so A's scales must be "
                         "JG_SF_ROW_MAJOR");
-    jg_gemm_problem shared = {.a_type = p->a_type,
+    if ((p->flags & JG_GROUPED_B_N_MAJOR) && p->layout != JG_GROUPED_LIST)
+        return jg__fail(ctx, JG_ERR_UNSUPPORTED,
+                        "JG_GROUPED_B_N_MAJOR in the %s layout: its B_g are stacked by rows of "
+                        "K; N-major B takes the list layout",
+                        p->layout == JG_GROUPED_CONTIGUOUS ? "contiguous" : "masked");
+    jg_gemm_problem shared = {.flags = p->flags & (JG_GROUPED_B_N_MAJOR | JG_GROUPED_UNALIGNED),
+                              .a_type = p->a_type,
                               .b_type = p->b_type,
                               .c_type = p->c_type,
                               .d_type = p->d_type,
@@ -239,11 +273,12 @@ jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
     jg_status st;
     if (!p)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "problem is NULL");
-    const uint32_t known = JG_GEMM_M_GENERIC | JG_GEMM_PDL;
+    const uint32_t known = JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_A_M_MAJOR |
+                           JG_GEMM_B_N_MAJOR | JG_GEMM_UNALIGNED | JG_GEMM_FP32_EXACT;
     if (p->flags & ~known)
         return jg__fail(ctx, JG_ERR_INVALID, "flags 0x%x: unknown bits 0x%x", p->flags,
                         p->flags & ~known);
-    if ((st = check_types(ctx, p)) != JG_OK)
+    if ((st = check_types(ctx, p)) != JG_OK || (st = check_layout_flags(ctx, p)) != JG_OK)
         return st;
     if ((st = jg__check_dim(ctx, "m", p->m)) != JG_OK ||
         (st = jg__check_dim(ctx, "n", p->n)) != JG_OK ||
@@ -251,11 +286,16 @@ jg_status jg__validate_gemm(jg_context *ctx, const jg_gemm_problem *p)
         return st;
     if (p->a_type == JG_NVFP4 && (st = check_nvfp4(ctx, p)) != JG_OK)
         return st;
-    if ((st = check_ld(ctx, "lda", p->lda, p->k, "k", p->a_type)) != JG_OK ||
-        (st = check_ld(ctx, "ldb", p->ldb, p->k, "k", p->b_type)) != JG_OK ||
-        (st = check_ld(ctx, "ldd", p->ldd, p->n, "n", p->d_type)) != JG_OK)
+    const bool tma = p->a_type == JG_NVFP4, a_m = p->flags & JG_GEMM_A_M_MAJOR,
+               b_n = p->flags & JG_GEMM_B_N_MAJOR;
+    if ((st = check_ld(ctx, "lda", p->lda, a_m ? p->m : p->k, a_m ? "m (M-major A)" : "k",
+                       p->a_type, tma)) != JG_OK ||
+        (st = check_ld(ctx, "ldb", p->ldb, b_n ? p->n : p->k, b_n ? "n (N-major B)" : "k",
+                       p->b_type, tma)) != JG_OK ||
+        (st = check_ld(ctx, "ldd", p->ldd, p->n, "n", p->d_type, tma)) != JG_OK)
         return st;
-    if (p->c_type != JG_DTYPE_NONE && (st = check_ld(ctx, "ldc", p->ldc, p->n, "n", p->c_type)))
+    if (p->c_type != JG_DTYPE_NONE &&
+        (st = check_ld(ctx, "ldc", p->ldc, p->n, "n", p->c_type, tma)))
         return st;
     return JG_OK;
 }

@@ -300,6 +300,20 @@ typedef struct jg_gemm_check {
     bool ok;
 } jg_gemm_check;
 
+/* (a)'s count of one bad element at (i, j): non-finite inside D, or no
+ * longer poison outside it; the first one's place is kept. */
+static inline void jg_check_bad(jg_gemm_check *ck, bool inside, int64_t i, int64_t j)
+{
+    if (inside)
+        ++ck->nonfinite;
+    else
+        ++ck->clobbered;
+    if (ck->bad_i < 0) {
+        ck->bad_i = i;
+        ck->bad_j = j;
+    }
+}
+
 /* (a): scans the whole downloaded buffer, padding included. */
 static inline void jg_check_scan(jg_gemm_check *ck)
 {
@@ -308,16 +322,8 @@ static inline void jg_check_scan(jg_gemm_check *ck)
         for (int64_t j = 0; j < d->ld; ++j) {
             bool inside = i < ck->m && j < d->cols;
             bool bad = inside ? !isfinite(jg_mat_get(d, i, j)) : !jg_mat_is_poison(d, i, j);
-            if (!bad)
-                continue;
-            if (inside)
-                ++ck->nonfinite;
-            else
-                ++ck->clobbered;
-            if (ck->bad_i < 0) {
-                ck->bad_i = i;
-                ck->bad_j = j;
-            }
+            if (bad)
+                jg_check_bad(ck, inside, i, j);
         }
 }
 

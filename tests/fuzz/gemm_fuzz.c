@@ -20,8 +20,6 @@
  * of jg_test_gpu.h, one at a time. Exits 1 if any shape fails, 77 without
  * an sm_90 GPU. */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jg_fuzz.h"
 #include "jg_test.h"
 #include "jg_test_gpu.h"
 
@@ -47,12 +46,6 @@ typedef struct fuzz_shape {
     jg_status plan_status;
     char plan_error[256];
 } fuzz_shape;
-
-typedef struct fuzz_opts {
-    int64_t count, only; /* only: -1 runs all */
-    uint64_t seed;
-    int threads;
-} fuzz_opts;
 
 static int64_t draw_dim(jg_rng *r)
 {
@@ -115,47 +108,26 @@ static const struct {
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 
-typedef struct plan_pool {
+typedef struct plan_job {
     jg_context *ctx[FUZZ_ENVS];
     fuzz_shape *shapes;
-    int64_t count, only;
-    atomic_llong next;
-} plan_pool;
+} plan_job;
 
-static void *plan_worker(void *arg)
+static void plan_one(int64_t i, void *arg)
 {
-    plan_pool *pool = arg;
-    for (;;) {
-        int64_t i = (int64_t)atomic_fetch_add(&pool->next, 1);
-        if (i >= pool->count)
-            return NULL;
-        if (pool->only >= 0 && i != pool->only)
-            continue;
-        fuzz_shape *s = &pool->shapes[i];
-        jg_context *ctx = pool->ctx[i % FUZZ_ENVS];
-        s->plan_status = jg_gemm_plan(ctx, &s->p, &s->plan);
-        if (s->plan_status != JG_OK)
-            snprintf(s->plan_error, sizeof s->plan_error, "%s", jg_context_last_error(ctx));
-    }
+    plan_job *job = arg;
+    fuzz_shape *s = &job->shapes[i];
+    jg_context *ctx = job->ctx[i % FUZZ_ENVS];
+    s->plan_status = jg_gemm_plan(ctx, &s->p, &s->plan);
+    if (s->plan_status != JG_OK)
+        snprintf(s->plan_error, sizeof s->plan_error, "%s", jg_context_last_error(ctx));
 }
 
-static void plan_all(jg_context *const ctx[FUZZ_ENVS], fuzz_shape *shapes, const fuzz_opts *o)
+static void plan_all(jg_context *const ctx[FUZZ_ENVS], fuzz_shape *shapes, const jg_fuzz_opts *o)
 {
-    plan_pool pool = {.shapes = shapes, .count = o->count, .only = o->only};
-    memcpy(pool.ctx, ctx, sizeof pool.ctx);
-    atomic_init(&pool.next, 0);
-    pthread_t tid[64];
-    int nt = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
-    struct timespec t0, t1;
-    timespec_get(&t0, TIME_UTC);
-    for (int t = 0; t < nt; ++t)
-        if (pthread_create(&tid[t], NULL, plan_worker, &pool) != 0) {
-            fprintf(stderr, "pthread_create failed\n");
-            exit(1);
-        }
-    for (int t = 0; t < nt; ++t)
-        pthread_join(tid[t], NULL);
-    timespec_get(&t1, TIME_UTC);
+    plan_job job = {.shapes = shapes};
+    memcpy(job.ctx, ctx, sizeof job.ctx);
+    const double seconds = jg_fuzz_parallel(o, plan_one, &job);
     unsigned long long compiled = 0, disk = 0, memory = 0;
     for (size_t e = 0; e < FUZZ_ENVS; ++e) {
         jg_context_stats st;
@@ -166,8 +138,8 @@ static void plan_all(jg_context *const ctx[FUZZ_ENVS], fuzz_shape *shapes, const
     }
     printf("gemm_fuzz: planned in %.1f s on %d threads: %llu compiled, %llu from disk, "
            "%llu from memory\n",
-           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), nt,
-           compiled, disk, memory);
+           seconds, o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads, compiled, disk,
+           memory);
 }
 
 /* ---- phase 2: run and check, one at a time ------------------------------- */
@@ -252,46 +224,10 @@ static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
 
 /* ---- main ---------------------------------------------------------------- */
 
-static uint64_t clock_seed(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    uint64_t x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    return jg_splitmix64(&x) % 1000000000u; /* short enough to retype */
-}
-
-static void parse_args(int argc, char **argv, fuzz_opts *o)
-{
-    o->count = 500;
-    o->only = -1;
-    o->seed = clock_seed();
-    o->threads = 16;
-    for (int i = 1; i < argc; i += 2) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (v && !strcmp(argv[i], "--count"))
-            o->count = strtoll(v, NULL, 0);
-        else if (v && !strcmp(argv[i], "--seed"))
-            o->seed = strtoull(v, NULL, 0);
-        else if (v && !strcmp(argv[i], "--only"))
-            o->only = strtoll(v, NULL, 0);
-        else if (v && !strcmp(argv[i], "--threads"))
-            o->threads = atoi(v);
-        else {
-            fprintf(stderr, "usage: %s [--count N] [--seed S] [--only I] [--threads T]\n",
-                    argv[0]);
-            exit(2);
-        }
-    }
-    if (o->count < 1 || o->only >= o->count) {
-        fprintf(stderr, "--count must be >= 1 and --only below it\n");
-        exit(2);
-    }
-}
-
 int main(int argc, char **argv)
 {
-    fuzz_opts o;
-    parse_args(argc, argv, &o);
+    jg_fuzz_opts o;
+    jg_fuzz_parse(argc, argv, 500, &o);
     printf("gemm_fuzz: seed %llu (replay with --seed %llu)\n", (unsigned long long)o.seed,
            (unsigned long long)o.seed);
     fflush(stdout);

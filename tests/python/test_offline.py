@@ -78,9 +78,11 @@ def test_every_op_plans_offline(cache):
 
 def test_library_errors_carry_its_message(cache):
     dev = _device.offline_device("sm_90a")
-    key = (C.JG_GEMM_M_GENERIC, C.JG_FP32, C.JG_FP32, 0, C.JG_BF16, 16, 64, 64, 64, 64, 0, 64,
-           0, 0, 0)  # an FP32 A, which no op passes
-    with pytest.raises(jitgemm.JitGemmError, match=r"jg_gemm_plan: .*a_type fp32") as e:
+    # an N-major e4m3 B (8: JG_GEMM_B_N_MAJOR), which no op passes
+    key = (C.JG_GEMM_M_GENERIC | 8, C.JG_E4M3, C.JG_E4M3, 0, C.JG_BF16, 16, 64, 64, 64, 64, 0,
+           64, C.JG_SCALE_TENSOR, 0, 0)
+    with pytest.raises(jitgemm.JitGemmError,
+                       match=r"jg_gemm_plan: .*JG_GEMM_B_N_MAJOR with e4m3 operands") as e:
         dev.gemm_plan(key)
     assert e.value.status_name == "JG_ERR_UNSUPPORTED" and e.value.status < 0
     assert not isinstance(e.value, jitgemm.ArgumentError)

@@ -5,8 +5,9 @@ they use, so that the CPU can run the kernel's own arithmetic.
 
     extract_device_functions.py TEMPLATE OUT.h NAME...
 
-Each function must start with a line "JG_DEV <type> NAME(" and end with a
-line "}"; a missing one is an error."""
+Each function must start with a line "JG_DEV <type> NAME(" (after a line
+"template <...>", which comes along, for a C++ test) and end with a line
+"}"; a missing one is an error."""
 import re
 import sys
 
@@ -28,7 +29,8 @@ def main():
     parts = ['/* Generated from %s by extract_device_functions.py: do not edit. */' % template,
              SHIMS]
     for name in names:
-        m = re.search(r'^JG_DEV [^\n(]*\b%s\(.*?^\}\n' % re.escape(name), text, re.S | re.M)
+        m = re.search(r'^(?:template <[^\n]*>\n)?JG_DEV [^\n(]*\b%s\(.*?^\}\n' % re.escape(name),
+                      text, re.S | re.M)
         if not m:
             sys.exit('%s: no JG_DEV function %s' % (template, name))
         parts.append(m.group(0))

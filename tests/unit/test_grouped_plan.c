@@ -74,14 +74,38 @@ static void test_validation(jg_context *ctx)
                rows[i].word);
         CHECK(plan == NULL, "%s: out not cleared", rows[i].what);
     }
-    /* The rules the groups share are the dense ones. */
+    /* The rules the groups share are the dense ones (0.7: FP32 operands
+     * as TF32, rows of any length, N-major B in the list layout; checked
+     * without compiling). */
     jg_grouped_problem p = seed1();
     p.a_type = p.b_type = JG_FP32;
     jg_plan *plan;
-    expect(ctx, "fp32 inputs", jg_grouped_plan(ctx, &p, &plan), JG_ERR_UNSUPPORTED, "a_type");
+    expect(ctx, "fp32 inputs", jg__validate_grouped(ctx, &p), JG_OK, NULL);
+    p.b_type = JG_BF16;
+    expect(ctx, "fp32 a, bf16 b", jg_grouped_plan(ctx, &p, &plan), JG_ERR_UNSUPPORTED, "b_type");
     p = seed1();
     p.k = 12;
-    expect(ctx, "packed k 12", jg_grouped_plan(ctx, &p, &plan), JG_ERR_INVALID, "lda");
+    p.flags = JG_GROUPED_B_N_MAJOR | JG_GROUPED_UNALIGNED;
+    expect(ctx, "packed k 12, N-major B, unaligned", jg__validate_grouped(ctx, &p), JG_OK, NULL);
+    p.ldb = 4095;
+    expect(ctx, "N-major ldb < n", jg_grouped_plan(ctx, &p, &plan), JG_ERR_INVALID, "n (N-major B)");
+    p.ldb = 0;
+    p.layout = JG_GROUPED_CONTIGUOUS;
+    p.m_max = 512;
+    expect(ctx, "N-major B, contiguous", jg_grouped_plan(ctx, &p, &plan), JG_ERR_UNSUPPORTED,
+           "JG_GROUPED_B_N_MAJOR");
+    p = seed1();
+    p.flags = JG_GEMM_A_M_MAJOR; /* a dense flag: unknown in a grouped problem */
+    expect(ctx, "A M-major, grouped", jg_grouped_plan(ctx, &p, &plan), JG_ERR_INVALID, "0x4");
+    p.flags = JG_GEMM_FP32_EXACT;
+    p.a_type = p.b_type = JG_FP32;
+    expect(ctx, "exact FP32, grouped", jg_grouped_plan(ctx, &p, &plan), JG_ERR_INVALID, "0x20");
+    p = seed1();
+    p.a_type = p.b_type = JG_E4M3;
+    p.scale = JG_SCALE_ROW;
+    p.flags = JG_GROUPED_B_N_MAJOR;
+    expect(ctx, "e4m3 N-major B", jg_grouped_plan(ctx, &p, &plan), JG_ERR_UNSUPPORTED,
+           "K-major only");
     expect(ctx, "problem NULL", jg_grouped_plan(ctx, NULL, &plan), JG_ERR_NULL_POINTER, "problem");
     jg_context_stats s;
     jg_context_get_stats(ctx, &s);

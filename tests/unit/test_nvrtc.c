@@ -92,6 +92,39 @@ static void check_pre_sass(const char *name, const jg__gemm_key *key, const char
     }
 }
 
+/* FP32 operands run TF32 wgmmas (HGMMA.64xNx8.F32.TF32), the exact mode's
+ * module also its split; MN-major operands' wgmmas transpose them
+ * (.tnspA, .tnspB), K-major ones' none; soft loads are cp.async (LDGSTS)
+ * and their warps shift words (SHF funnel shifts after LDS), soft stores
+ * of D plain global stores (STG). */
+static void check_forms(const char *name, const jg__gemm_key *key, const char *sass)
+{
+    if (!sass || key->kind > 2 || key->cfg.swap || key->cfg.pre)
+        return;
+    if (key->a_type == JG_FP32)
+        CHECK(strstr(sass, "x8.F32.TF32"), "%s: no TF32 wgmma (HGMMA.64xNx8.F32.TF32)", name);
+    if (key->flags & JG_GEMM_FP32_EXACT) {
+        char fn[192];
+        snprintf(fn, sizeof fn, "Function : %s" JG_SPLIT_SUFFIX "\n", name);
+        CHECK(strstr(sass, fn), "%s: no split kernel %s" JG_SPLIT_SUFFIX, name, name);
+    }
+    const bool swap = key->cfg.swap_ab;
+    const bool a_mn = key->flags & (swap ? JG_GEMM_B_N_MAJOR : JG_GEMM_A_M_MAJOR);
+    const bool b_mn = key->flags & (swap ? JG_GEMM_A_M_MAJOR : JG_GEMM_B_N_MAJOR);
+    CHECK(a_mn == (strstr(sass, "tnspA") != NULL), "%s: A %s, tnspA %s", name,
+          a_mn ? "MN-major" : "K-major", strstr(sass, "tnspA") ? "present" : "absent");
+    CHECK(b_mn == (strstr(sass, "tnspB") != NULL), "%s: B %s, tnspB %s", name,
+          b_mn ? "MN-major" : "K-major", strstr(sass, "tnspB") ? "present" : "absent");
+    if (key->cfg.soft & (JG_SOFT_A | JG_SOFT_B))
+        CHECK(strstr(sass, "LDGSTS") && strstr(sass, "LDGDEPBAR") &&
+                  (key->a_type == JG_FP32 || strstr(sass, "SHF.R.W")),
+              "%s: soft loads without cp.async (LDGSTS), its groups or the words' shifts", name);
+    else
+        CHECK(!strstr(sass, "LDGSTS") || key->scale == JG_SCALE_ROW ||
+                  key->scale == JG_SCALE_BLOCK,
+              "%s: cp.async in a kernel without soft loads or staged scales", name);
+}
+
 static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
 {
     char name[128];
@@ -99,6 +132,7 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
     char *sass = check_no_local(cuobjdump, name, cubin);
     const char *mma = key->a_type == JG_E4M3 ? "QGMMA" : "HGMMA";
     CHECK(sass && strstr(sass, mma), "%s: no %s in SASS", name, mma);
+    check_forms(name, key, sass);
     /* Clusters multicast B, except NVFP4 swap-AB's, which split K: the
      * peer's sums arrive through distributed shared memory (a remote
      * mbarrier arrive), and no CTA leaves before its peer (cluster barrier). */
@@ -604,6 +638,108 @@ static void check_table(const char *cuobjdump)
     printf("sass: %zu non-plain table cells compiled\n", n);
 }
 
+/* 0.7's problems: FP32 operands (TF32, and exact with its split), MN-major
+ * 16-bit operands, and operands TMA cannot take (odd rows, the unaligned
+ * flag), over decode to prefill shapes, every D type, C, and the kernel
+ * families as JITGEMM_SWAP / JITGEMM_SPLIT / JITGEMM_TILE force them; then
+ * the grouped layouts with soft operands and N-major B. Every kernel: no
+ * local memory, its forms in the SASS (check_forms). */
+static void check_any_problem(const char *cuobjdump)
+{
+    enum { AM = JG_GEMM_A_M_MAJOR, BN = JG_GEMM_B_N_MAJOR, UN = JG_GEMM_UNALIGNED,
+           EX = JG_GEMM_FP32_EXACT, MG = JG_GEMM_M_GENERIC };
+    static const struct {
+        uint32_t flags;
+        jg_dtype ab, c, d;
+        jg_scale_mode scale;
+        int64_t m, n, k, lda, ldb, ldd;
+        uint32_t swap, split, force_m; /* the target's forced family, 0: the planner's */
+    } cases[] = {
+        /* FP32 as TF32: tiles of 32 or 64 of K */
+        {0, JG_FP32, JG_DTYPE_NONE, JG_FP32, JG_SCALE_NONE, 4096, 4096, 4096, 0, 0, 0, 0, 0, 0},
+        {0, JG_FP32, JG_FP32, JG_FP32, JG_SCALE_NONE, 1, 7168, 2048, 0, 0, 0, 0, 0, 0},
+        {MG, JG_FP32, JG_BF16, JG_BF16, JG_SCALE_NONE, 300, 2048, 4096, 0, 0, 0, 0, 0, 0},
+        {0, JG_FP32, JG_DTYPE_NONE, JG_FP16, JG_SCALE_NONE, 100, 4096, 7168, 0, 0, 0, 2, 1, 0},
+        {0, JG_FP32, JG_DTYPE_NONE, JG_FP32, JG_SCALE_NONE, 200, 1024, 14336, 0, 0, 0, 1,
+         JG_SPLIT_ANY, 0},
+        /* exact FP32: K of 3 passes over the parts; odd K, unaligned D */
+        {EX, JG_FP32, JG_DTYPE_NONE, JG_FP32, JG_SCALE_NONE, 4096, 4096, 4096, 0, 0, 0, 0, 0, 0},
+        {EX | MG, JG_FP32, JG_FP32, JG_FP32, JG_SCALE_NONE, 64, 1000, 999, 0, 0, 0, 0, 0, 0},
+        {EX, JG_FP32, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 17, 2999, 513, 0, 0, 0, 2, 0, 0},
+        /* MN-major 16-bit operands: A, B, both; the families */
+        {AM, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 4096, 4096, 4096, 0, 0, 0, 0, 0, 0},
+        {BN, JG_FP16, JG_FP32, JG_FP32, JG_SCALE_NONE, 4096, 7168, 2048, 0, 0, 0, 0, 0, 0},
+        {AM | BN, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 1, 4096, 7168, 0, 0, 0, 0, 0, 0},
+        {AM | BN, JG_BF16, JG_FP32, JG_FP32, JG_SCALE_NONE, 4096, 11008, 1536, 0, 0, 0, 0, 0, 256},
+        {BN, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 64, 7168, 2048, 0, 0, 0, 2, 1, 0},
+        {AM, JG_FP16, JG_DTYPE_NONE, JG_FP16, JG_SCALE_NONE, 128, 4096, 7168, 0, 0, 0, 2, 1, 0},
+        {AM | BN, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 330, 1024, 14336, 0, 0, 0, 1,
+         4, 0},
+        /* rows TMA cannot take: odd K (words), K of 4 mod 8 (8-byte pieces),
+         * odd N (D's direct stores), FP8 in every scale mode, FP32 */
+        {0, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 4097, 4099, 4103, 0, 0, 0, 0, 0, 0},
+        {0, JG_FP16, JG_FP16, JG_FP16, JG_SCALE_NONE, 7, 7, 8, 0, 0, 0, 0, 0, 0},
+        {0, JG_BF16, JG_FP32, JG_FP32, JG_SCALE_NONE, 3000, 3000, 2996, 0, 0, 3001, 0, 0, 0},
+        {MG, JG_FP16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 1, 128257, 4097, 0, 0, 0, 0, 0, 0},
+        {0, JG_E4M3, JG_DTYPE_NONE, JG_BF16, JG_SCALE_TENSOR, 4096, 4096, 4097, 0, 0, 0, 0, 0, 0},
+        {0, JG_E4M3, JG_FP32, JG_FP32, JG_SCALE_ROW, 1000, 999, 7003, 0, 0, 0, 0, 0, 0},
+        {0, JG_E4M3, JG_DTYPE_NONE, JG_BF16, JG_SCALE_BLOCK, 200, 3001, 7003, 0, 0, 0, 0, 0, 0},
+        {0, JG_FP32, JG_DTYPE_NONE, JG_FP32, JG_SCALE_NONE, 2000, 2001, 2003, 0, 0, 0, 0, 0, 0},
+        {UN, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 4096, 4096, 4096, 0, 0, 0, 0, 0, 0},
+        {UN | AM | BN, JG_BF16, JG_BF16, JG_BF16, JG_SCALE_NONE, 2048, 3000, 1001, 0, 0, 0, 0, 0,
+         0},
+        {UN | AM, JG_FP16, JG_DTYPE_NONE, JG_FP32, JG_SCALE_NONE, 3, 3000, 999, 0, 0, 0, 0, 0, 0},
+        {UN, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 100, 4096, 7168, 0, 0, 0, 2, 1, 0},
+        {0, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 300, 1024, 8191, 0, 0, 0, 1, 2, 0},
+        {UN, JG_FP16, JG_DTYPE_NONE, JG_FP16, JG_SCALE_NONE, 4096, 11008, 1536, 0, 0, 0, 0, 0, 256},
+    };
+    jg__target t;
+    jg_test_h100_target(&t);
+    uint32_t forms = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(cases); ++i) {
+        jg_gemm_problem p = {.flags = cases[i].flags, .a_type = cases[i].ab,
+                             .b_type = cases[i].ab, .c_type = cases[i].c, .d_type = cases[i].d,
+                             .m = cases[i].m, .n = cases[i].n, .k = cases[i].k,
+                             .lda = cases[i].lda, .ldb = cases[i].ldb, .ldd = cases[i].ldd,
+                             .scale = cases[i].scale};
+        t.force_swap = cases[i].swap;
+        t.force_split = cases[i].split;
+        t.force_m = cases[i].force_m;
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+        forms |= c.soft | (c.swap_ab ? 8u : 0) | (c.split_k > 1 ? 16u : 0) |
+                 (c.block_m == 256 ? 32u : 0);
+    }
+    CHECK(forms == 63, "the cases planned soft A, B, D, swap-AB, split-K and 256-row tiles: "
+                       "0x%x of 0x3f", forms);
+    t.force_swap = t.force_split = t.force_m = 0;
+    /* grouped: the list layout with N-major B and soft operands (odd rows,
+     * then the flag), the device layouts with soft operands */
+    static const int64_t gm[4] = {100, 0, 257, 31};
+    jg_grouped_problem gp = {.flags = JG_GROUPED_B_N_MAJOR, .layout = JG_GROUPED_LIST,
+                             .a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                             .groups = 4, .m = gm, .n = 3001, .k = 1025};
+    check_grouped(cuobjdump, &t, &gp);
+    gp.flags = JG_GROUPED_B_N_MAJOR | JG_GROUPED_UNALIGNED;
+    gp.n = 4096;
+    gp.k = 4096;
+    gp.c_type = gp.d_type = JG_FP32;
+    check_grouped(cuobjdump, &t, &gp);
+    for (int layout = JG_GROUPED_CONTIGUOUS; layout <= JG_GROUPED_MASKED; ++layout) {
+        jg_grouped_problem dp = {.flags = JG_GROUPED_UNALIGNED,
+                                 .layout = (jg_grouped_layout)layout, .a_type = JG_FP16,
+                                 .b_type = JG_FP16, .c_type = JG_FP16, .d_type = JG_FP16,
+                                 .groups = 8, .n = 2049, .k = 7167, .m_max = 4096};
+        check_grouped(cuobjdump, &t, &dp);
+        dp.a_type = dp.b_type = JG_E4M3;
+        dp.scale = JG_SCALE_ROW;
+        dp.flags = 0;
+        dp.k = 7001;
+        check_grouped(cuobjdump, &t, &dp);
+    }
+}
+
 int main(int argc, char **argv)
 {
 #ifdef JG_TEST_SASS
@@ -614,6 +750,7 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
+    check_any_problem(cuobjdump);
     check_ffma_reuse(cuobjdump);
     check_quant_nvfp4(cuobjdump);
     jg__gemm_config cfgs[64];
@@ -763,6 +900,7 @@ int main(int argc, char **argv)
     (void)check_ffma_reuse;
     (void)check_families;
     (void)check_table;
+    (void)check_any_problem;
     test_public_path_with_dump();
     test_compile_error();
     return jg_test_result("nvrtc");

@@ -120,6 +120,45 @@ static void test_workspace(void)
     spec_free(&s);
 }
 
+/* The 0.7 forms: fp32 dtypes, a_major, b_major, lda/ldb/ldd, unaligned. */
+static void test_forms(void)
+{
+    struct spec s;
+    char err[256];
+    int rc = parse("{\"m\": 3, \"n\": 5, \"k\": 7}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && !s.a_mn && !s.b_mn && !s.lda && !s.ldb && !s.ldd && !s.unaligned,
+          "defaults: rc %d (%s)", rc, err);
+    spec_free(&s);
+    rc = parse("{\"m\": 3, \"n\": 5, \"k\": 7, \"dtype\": \"fp16\", \"a_major\": \"m\", "
+               "\"b_major\": \"n\", \"lda\": 9, \"ldb\": 6, \"ldd\": 1099511627775, "
+               "\"unaligned\": true}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && s.a_mn && s.b_mn && s.lda == 9 && s.ldb == 6 &&
+              s.ldd == (INT64_C(1) << 40) - 1 && s.unaligned,
+          "every form: rc %d (%s)", rc, err);
+    spec_free(&s);
+    rc = parse("{\"kind\": \"decode\", \"m\": 3, \"n\": 5, \"k\": 7, \"a_major\": \"k\", "
+               "\"b_major\": \"k\", \"unaligned\": false}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && !s.a_mn && !s.b_mn && !s.unaligned, "K-major spelled out: rc %d (%s)", rc,
+          err);
+    spec_free(&s);
+    rc = parse("{\"m\": [3, 4], \"n\": [8, 8], \"k\": [8, 8], \"b_major\": \"n\", "
+               "\"unaligned\": true, \"dtype\": \"fp32\"}", 1, &s, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "field 'b_major': MN-major operands only for dtype bf16 or "
+                                  "fp16, not fp32"),
+          "grouped fp32 N-major: rc %d (%s)", rc, err);
+    spec_free(&s);
+    rc = parse("{\"m\": [3, 4], \"n\": [8, 8], \"k\": [8, 8], \"b_major\": \"n\", "
+               "\"unaligned\": true}", 1, &s, err, sizeof err);
+    CHECK(rc == 0 && s.kind == SPEC_GROUPED && s.b_mn && s.unaligned,
+          "grouped N-major unaligned: rc %d (%s)", rc, err);
+    spec_free(&s);
+    rc = parse("{\"m\": 3, \"n\": 5, \"k\": 7, \"dtype\": \"fp32-exact\", \"lda\": 8}", 1,
+               &s, err, sizeof err);
+    CHECK(rc == 0 && s.dtype == SPEC_FP32_EXACT && s.lda == 8 && s.scale == SPEC_SCALE_NONE,
+          "fp32-exact: rc %d (%s)", rc, err);
+    spec_free(&s);
+}
+
 static void test_dtypes(void)
 {
     static const struct {
@@ -134,6 +173,9 @@ static void test_dtypes(void)
         {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"nvfp4\", \"scale\": \"tensor\"}",
          SPEC_NVFP4, SPEC_SCALE_TENSOR},
         {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp16\"}", SPEC_FP16, SPEC_SCALE_NONE},
+        {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp32\"}", SPEC_FP32, SPEC_SCALE_NONE},
+        {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp32-exact\"}", SPEC_FP32_EXACT,
+         SPEC_SCALE_NONE},
     };
     /* nvfp4's scale layout: 128x4 by default, row on request, nvfp4 only. */
     static const struct {
@@ -243,6 +285,30 @@ static const struct {
      "line 7: field 'workspace': only for kind grouped"},
     {"{\"kind\": \"decode\", \"m\": 1, \"n\": 8, \"k\": 8, \"workspace\": false}",
      "line 7: field 'workspace': only for kind grouped"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp32\", \"scale\": \"tensor\"}",
+     "line 7: field 'scale': only for dtype fp8 or nvfp4, not fp32"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"a_major\": \"n\"}",
+     "line 7: field 'a_major': 'n' is not one of k, m"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"b_major\": \"m\"}",
+     "line 7: field 'b_major': 'm' is not one of k, n"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"b_major\": 1}", "line 7: field 'b_major': expected a"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp8\", \"b_major\": \"n\"}",
+     "line 7: field 'b_major': MN-major operands only for dtype bf16 or fp16, not fp8"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"dtype\": \"fp32-exact\", \"a_major\": \"m\"}",
+     "line 7: field 'a_major': MN-major operands only for dtype bf16 or fp16, not fp32-exact"},
+    {"{\"m\": [1], \"n\": [8], \"k\": [8], \"a_major\": \"m\"}",
+     "line 7: field 'a_major': only for kind dense or decode"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"lda\": 0}",
+     "line 7: field 'lda': expected an integer in [1, 2^40-1]"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"ldb\": 1099511627776}",
+     "line 7: field 'ldb': expected an integer in [1, 2^40-1]"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"ldd\": 8.5}", "line 7: field 'ldd': expected"},
+    {"{\"m\": [1], \"n\": [8], \"k\": [8], \"ldd\": 8}",
+     "line 7: field 'ldd': only for kind dense or decode"},
+    {"{\"m\": [1], \"n\": [8], \"k\": [8], \"dtype\": \"fp32-exact\"}",
+     "line 7: field 'dtype': fp32-exact only for kind dense or decode"},
+    {"{\"m\": 1, \"n\": 8, \"k\": 8, \"unaligned\": 1}",
+     "line 7: field 'unaligned': expected true or false"},
     {"{\"name\": \"\", \"m\": 1, \"n\": 8, \"k\": 8}", "line 7: field 'name': "},
     {"{\"name\": 5, \"m\": 1, \"n\": 8, \"k\": 8}", "line 7: field 'name': "},
     {"{\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\", "
@@ -281,6 +347,8 @@ static void test_mutations(void)
          "\"n\": [8, 8], \"k\": [8, 8], \"m_max\": 9, \"dtype\": \"fp8\", \"scale\": \"row\", "
          "\"workspace\": true}"),
         "{\"name\": \"d\", \"kind\": \"dense\", \"m\": 4096, \"n\": 4096, \"k\": 4096}",
+        ("{\"m\": 7, \"n\": 9, \"k\": 3, \"dtype\": \"fp16\", \"a_major\": \"m\", "
+         "\"b_major\": \"n\", \"lda\": 11, \"ldb\": 13, \"ldd\": 10, \"unaligned\": true}"),
     };
     static const char alphabet[] = "{}[]\",:0123456789-.eE \\u#\nmnkg";
     jg_rng r;
@@ -288,7 +356,7 @@ static void test_mutations(void)
     int bad = 0;
     for (int it = 0; it < 20000; ++it) {
         char buf[256];
-        const char *seed = seeds[jg_rng_below(&r, 3)];
+        const char *seed = seeds[jg_rng_below(&r, sizeof seeds / sizeof *seeds)];
         size_t len = strlen(seed);
         memcpy(buf, seed, len);
         for (int e = 0, edits = 1 + (int)jg_rng_below(&r, 4); e < edits && len; ++e) {
@@ -346,6 +414,7 @@ int main(int argc, char **argv)
     test_seed_format();
     test_grouped_layouts();
     test_workspace();
+    test_forms();
     test_dtypes();
     test_edges();
     test_malformed();

@@ -18,6 +18,10 @@
 #define SWZ JG_SF_SWIZZLED_128X4
 #define MG JG_GEMM_M_GENERIC
 #define PDL JG_GEMM_PDL
+#define AM JG_GEMM_A_M_MAJOR
+#define BN JG_GEMM_B_N_MAJOR
+#define UNAL JG_GEMM_UNALIGNED
+#define EXACT JG_GEMM_FP32_EXACT
 
 /* A jg_gemm_problem by position, so that each row below reads as one line. */
 #define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
@@ -48,26 +52,34 @@ static const struct {
     {"a NONE",     P(0,  NONE, BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "a_type", NULL},
     {"b NONE",     P(0,  BF16, NONE, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "b_type", NULL},
     {"d NONE",     P(0,  BF16, BF16, NONE, NONE, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "d_type", NULL},
-    {"a fp32",     P(0,  FP32, FP32, NONE, FP32, 128,          128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "a_type", NULL},
+    {"a fp32 b bf16", P(0, FP32, BF16, NONE, FP32, 128,        128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type bf16", "a_type fp32"},
     {"a bf16 b fp16", P(0, BF16, FP16, NONE, BF16, 128,        128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type", NULL},
     {"c != d",     P(0,  BF16, BF16, FP32, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_UNSUPPORTED, "c_type", NULL},
     {"a = 99",     P(0,  BAD,  BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "a_type = 99", NULL},
     {"c = 99",     P(0,  BF16, BF16, BAD,  BF16, 128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "c_type = 99", NULL},
     {"d = 99",     P(0,  BF16, BF16, NONE, BAD,  128,          128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "d_type = 99", NULL},
-    /* flags: unknown bits (bit 2 among them, alone or with JG_GEMM_PDL) */
+    /* flags: unknown bits (bit 6 among them, alone or with JG_GEMM_PDL) */
     {"flags bit 7", P(1u << 7, BF16, BF16, NONE, BF16, 128,   128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags", "0x80"},
     {"flags bit 31", P(PDL | (1u << 31), BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0), JG_ERR_INVALID, "flags", "0x80000000"},
-    {"flags bit 2", P(1u << 2, BF16, BF16, NONE, BF16, 128,   128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags 0x4", "unknown bits 0x4"},
-    {"PDL|bit 2",  P(PDL | (1u << 2), BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0,  0,  0), JG_ERR_INVALID, "flags 0x6", "unknown bits 0x4"},
+    {"flags bit 6", P(1u << 6, BF16, BF16, NONE, BF16, 128,   128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "flags 0x40", "unknown bits 0x40"},
+    {"PDL|bit 6",  P(PDL | (1u << 6), BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0,  0,  0), JG_ERR_INVALID, "flags 0x42", "unknown bits 0x40"},
     {"lda < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  32,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
     {"lda < 0",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  -8,  0,   0,  0), JG_ERR_INVALID, "lda", NULL},
     {"ldb < k",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   63,  0,  0), JG_ERR_INVALID, "ldb", NULL},
-    {"packed k=12", P(0, BF16, BF16, NONE, BF16, 128,          128, 12,  0,   0,   0,  0), JG_ERR_INVALID, "lda", "16"},
-    {"lda bytes",  P(0,  FP16, FP16, NONE, FP16, 128,          128, 64,  68,  0,   0,  0), JG_ERR_INVALID, "lda", "136 bytes"},
     {"ldd < n",    P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  0,   0,   0,  120), JG_ERR_INVALID, "ldd", NULL},
-    {"ldd bytes",  P(0,  BF16, BF16, NONE, FP32, 128,          64,  64,  0,   0,   0,  66), JG_ERR_INVALID, "ldd", "264 bytes"},
-    {"ldc bytes",  P(0,  BF16, BF16, FP32, FP32, 128,          64,  64,  0,   0,   66, 0), JG_ERR_INVALID, "ldc", NULL},
     {"ldc < n",    P(0,  BF16, BF16, FP32, FP32, 128,          64,  64,  0,   0,   32, 0), JG_ERR_INVALID, "ldc", NULL},
+    /* MN-major operands: their leading dimension holds M or N; 16-bit types only */
+    {"M-major lda < m", P(AM, BF16, BF16, NONE, BF16, 128,     128, 64,  100, 0,   0,  0), JG_ERR_INVALID, "lda = 100", "m (M-major A)"},
+    {"N-major ldb < n", P(BN, FP16, FP16, NONE, FP16, 128,     200, 64,  0,   199, 0,  0), JG_ERR_INVALID, "ldb = 199", "n (N-major B)"},
+    {"K-major lda < k, M-major B", P(BN, BF16, BF16, NONE, BF16, 128, 128, 64, 63, 0, 0, 0), JG_ERR_INVALID, "lda = 63", ">= k"},
+    {"e4m3 M-major A", P(AM, E4M3, E4M3, NONE, BF16, 128,      128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "JG_GEMM_A_M_MAJOR", "K-major only"},
+    {"e4m3 N-major B", P(BN, E4M3, E4M3, NONE, BF16, 128,      128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "JG_GEMM_B_N_MAJOR", "e4m3"},
+    {"fp32 N-major B", P(BN, FP32, FP32, NONE, FP32, 128,      128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "JG_GEMM_B_N_MAJOR", "tf32"},
+    {"nvfp4 M-major A", {AM, NVFP4, NVFP4, NONE, BF16, 128, 128, 256, 0, 0, 0, 0, JG_SCALE_NVFP4, SWZ, SWZ}, JG_ERR_UNSUPPORTED, "JG_GEMM_A_M_MAJOR", "nvfp4"},
+    /* the exact FP32 mode: FP32 operands only; unaligned NVFP4: never */
+    {"exact bf16", P(EXACT, BF16, BF16, NONE, BF16, 128,       128, 64,  0,   0,   0,  0), JG_ERR_INVALID, "JG_GEMM_FP32_EXACT", "fp32 A and B only"},
+    {"fp32 scaled", PS(JG_SCALE_TENSOR, 0, FP32, FP32, NONE, FP32, 128, 128, 64, 0, 0, 0, 0), JG_ERR_INVALID, "e4m3 operands only", NULL},
+    {"nvfp4 unaligned", {UNAL, NVFP4, NVFP4, NONE, BF16, 128, 128, 256, 0, 0, 0, 0, JG_SCALE_NVFP4, SWZ, SWZ}, JG_ERR_UNSUPPORTED, "JG_GEMM_UNALIGNED", "TMA"},
     {"lda 2^40 B", P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  1LL << 39, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", "2^40"},
     {"lda huge",   P(0,  BF16, BF16, NONE, BF16, 128,          128, 64,  INT64_MAX - 7, 0, 0, 0), JG_ERR_TOO_LARGE, "lda", NULL},
     {"ldb INT64_MIN", P(0, BF16, BF16, NONE, BF16, 128,        128, 64,  0,   INT64_MIN, 0, 0), JG_ERR_INVALID, "ldb", NULL},
@@ -80,7 +92,23 @@ static const struct {
     {"bf16 scaled", PS(JG_SCALE_TENSOR, 0, BF16, BF16, NONE, BF16, 128, 128, 128, 0, 0, 0, 0), JG_ERR_INVALID, "e4m3 operands only", NULL},
     {"e4m3 b bf16", P(0, E4M3, BF16, NONE, BF16, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "b_type", NULL},
     {"d e4m3",     P(0,  E4M3, E4M3, NONE, E4M3, 128,          128, 128, 0,   0,   0,  0), JG_ERR_UNSUPPORTED, "d_type e4m3", NULL},
-    {"e4m3 k=8",   P(0,  E4M3, E4M3, NONE, BF16, 128,          128, 8,   0,   0,   0,  0), JG_ERR_INVALID, "lda", "8 bytes"},
+    /* 0.7: any leading dimension, any k (soft loads and stores where TMA cannot) */
+    {"packed k=12", P(0, BF16, BF16, NONE, BF16, 128,          128, 12,  0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"lda 68 fp16", P(0, FP16, FP16, NONE, FP16, 128,          128, 64,  68,  0,   0,  0), JG_OK, NULL, NULL},
+    {"ldd 66 fp32", P(0, BF16, BF16, NONE, FP32, 128,          64,  64,  0,   0,   0,  66), JG_OK, NULL, NULL},
+    {"ldc 66 fp32", P(0, BF16, BF16, FP32, FP32, 128,          64,  64,  0,   0,   66, 0), JG_OK, NULL, NULL},
+    {"7x7x8 bf16", P(0,  BF16, BF16, NONE, BF16, 7,            7,   8,   0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"4097x4099x4104", P(0, BF16, BF16, NONE, BF16, 4097,      4099, 4104, 0, 0,   0,  0), JG_OK, NULL, NULL},
+    {"e4m3 k=8",   P(0,  E4M3, E4M3, NONE, BF16, 128,          128, 8,   0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"e4m3 k=1 odd lds", PS(JG_SCALE_BLOCK, 0, E4M3, E4M3, BF16, BF16, 3, 5, 1, 7, 9, 11, 13), JG_OK, NULL, NULL},
+    {"unaligned flag", P(UNAL, BF16, BF16, NONE, BF16, 4096,   4096, 4096, 0, 0,   0,  0), JG_OK, NULL, NULL},
+    /* FP32 operands: TF32, or exact; MN-major 16-bit operands */
+    {"fp32 tf32",  P(0,  FP32, FP32, NONE, FP32, 128,          128, 64,  0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"fp32 tf32 bf16 out", P(0, FP32, FP32, BF16, BF16, 3,     1000, 999, 1001, 0, 0,  0), JG_OK, NULL, NULL},
+    {"fp32 exact", P(EXACT | MG, FP32, FP32, NONE, FP16, 128,  128, 1,   0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"M-major A",  P(AM, BF16, BF16, NONE, BF16, 100,          128, 64,  0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"N-major B",  P(BN, FP16, FP16, FP32, FP32, 100,          130, 64,  0,   131, 0,  0), JG_OK, NULL, NULL},
+    {"both MN-major", P(AM | BN | MG, BF16, BF16, NONE, BF16, 64, 64, 3000, 71, 65, 0, 0), JG_OK, NULL, NULL},
     /* NVFP4: k in whole 16-element blocks, rows 16 bytes apart, known scale
      * layouts, row-major scales TMA can step over, the NVFP4 scale mode. */
     {"nvfp4 k=40",  PN(SWZ, SWZ, 128, 128, 40, 0, 0), JG_ERR_INVALID, "k = 40", "multiple of 16"},
@@ -299,6 +327,92 @@ static void test_offline_run(jg_context *ctx)
     CHECK(compiles(ctx) == 1, "the second plan of one problem compiled again");
 }
 
+/* The alignment a plan needs at run time (after test_offline_run: its
+ * 16-byte plan is compiled): TMA-only plans refuse pointers off 16 bytes
+ * and name JG_GEMM_UNALIGNED; jg_gemm adds the flag itself; unaligned plans
+ * take element-aligned pointers only. Exact FP32 plans check their
+ * workspace, M-generic M-major ones each call's m against lda. Three more
+ * kernels are compiled (the unaligned, exact and M-major plans). */
+static void test_alignment_runs(jg_context *ctx)
+{
+    static _Alignas(16) char buf[64];
+    const uint64_t before = compiles(ctx);
+    jg_gemm_problem p = P(0, BF16, BF16, NONE, BF16, 128, 128, 64, 0, 0, 0, 0);
+    jg_plan *tma = NULL, *any = NULL;
+    CHECK(jg_gemm_plan(ctx, &p, &tma) == JG_OK, "the 16-byte plan: %s", jg_context_last_error(ctx));
+    CHECK(compiles(ctx) == before, "the 16-byte plan compiled again");
+    jg_gemm_args args = {.a = buf + 2, .b = buf, .d = buf, .alpha = 1.0f};
+    jg_status st = tma ? jg_gemm_run(tma, &args, NULL) : JG_OK;
+    CHECK(st == JG_ERR_MISALIGNED, "a + 2, TMA plan: %s", jg_status_name(st));
+    check_message("a + 2, TMA plan", jg_context_last_error(ctx), JG_ERR_MISALIGNED, "args.a",
+                  "JG_GEMM_UNALIGNED");
+    st = jg_gemm(ctx, &p, &args, NULL); /* plans with JG_GEMM_UNALIGNED: one compile */
+    CHECK(st == JG_ERR_OFFLINE, "a + 2, jg_gemm: %s (%s)", jg_status_name(st),
+          jg_context_last_error(ctx));
+    CHECK(compiles(ctx) == before + 1, "jg_gemm with a + 2 compiled %llu kernels",
+          (unsigned long long)(compiles(ctx) - before));
+    p.flags = UNAL;
+    CHECK(jg_gemm_plan(ctx, &p, &any) == JG_OK && compiles(ctx) == before + 1,
+          "the unaligned plan is jg_gemm's: %s", jg_context_last_error(ctx));
+    args.a = buf + 1;
+    st = any ? jg_gemm_run(any, &args, NULL) : JG_OK;
+    CHECK(st == JG_ERR_MISALIGNED, "a + 1, unaligned plan: %s", jg_status_name(st));
+    check_message("a + 1, unaligned plan", jg_context_last_error(ctx), JG_ERR_MISALIGNED,
+                  "args.a", "bf16 elements");
+    args.a = buf + 14;
+    args.d = buf + 6;
+    st = any ? jg_gemm_run(any, &args, NULL) : JG_OK;
+    CHECK(st == JG_ERR_OFFLINE, "a + 14, d + 6, unaligned plan: %s", jg_status_name(st));
+
+    /* exact FP32: the workspace (m + n) * KP * 8 bytes, KP = 64 here */
+    jg_gemm_problem e = P(EXACT, FP32, FP32, NONE, FP32, 100, 28, 50, 0, 0, 0, 0);
+    jg_plan *exact = NULL;
+    size_t ws = 0;
+    CHECK(jg_gemm_plan(ctx, &e, &exact) == JG_OK, "exact plan: %s", jg_context_last_error(ctx));
+    CHECK(exact && jg_plan_workspace_bytes(exact, &ws) == JG_OK && ws == 128 * 64 * 8,
+          "exact workspace %zu bytes, want %d", ws, 128 * 64 * 8);
+    static _Alignas(16) float fbuf[16];
+    jg_gemm_args ea = {.a = fbuf + 1, .b = fbuf + 3, .d = fbuf, .alpha = 1.0f};
+    static const struct {
+        size_t offset, bytes;
+        bool present;
+        jg_status want;
+        const char *w1;
+    } ws_rows[] = {
+        {0, 0, false, JG_ERR_NULL_POINTER, "args.workspace is NULL"},
+        {4, 1 << 20, true, JG_ERR_MISALIGNED, "args.workspace"},
+        {0, 128 * 64 * 8 - 1, true, JG_ERR_INVALID, "65535"},
+        {0, 128 * 64 * 8, true, JG_ERR_OFFLINE, "offline"},
+    };
+    for (size_t i = 0; exact && i < JG_ARRAY_LEN(ws_rows); ++i) {
+        ea.workspace = ws_rows[i].present ? (char *)buf + ws_rows[i].offset : NULL;
+        ea.workspace_bytes = ws_rows[i].bytes;
+        st = jg_gemm_run(exact, &ea, NULL);
+        CHECK(st == ws_rows[i].want, "exact workspace row %zu: %s (%s)", i, jg_status_name(st),
+              jg_context_last_error(ctx));
+        check_message("exact workspace", jg_context_last_error(ctx), ws_rows[i].want,
+                      ws_rows[i].w1, NULL);
+    }
+    ea.a = (const char *)fbuf + 2; /* FP32: 4-byte aligned */
+    st = exact ? jg_gemm_run(exact, &ea, NULL) : JG_OK;
+    CHECK(st == JG_ERR_MISALIGNED, "exact, a + 2 bytes: %s", jg_status_name(st));
+
+    /* M-generic M-major A: each call's m within lda */
+    jg_gemm_problem am = P(AM | MG, FP16, FP16, NONE, FP16, 64, 128, 64, 200, 0, 0, 0);
+    jg_plan *mm = NULL;
+    CHECK(jg_gemm_plan(ctx, &am, &mm) == JG_OK, "M-major plan: %s", jg_context_last_error(ctx));
+    jg_gemm_args ma = {.a = buf, .b = buf, .d = buf, .alpha = 1.0f, .m = 201};
+    st = mm ? jg_gemm_run(mm, &ma, NULL) : JG_OK;
+    CHECK(st == JG_ERR_INVALID, "M-major, m 201 > lda 200: %s", jg_status_name(st));
+    check_message("M-major m > lda", jg_context_last_error(ctx), JG_ERR_INVALID, "args.m = 201",
+                  "lda = 200");
+    ma.m = 200;
+    st = mm ? jg_gemm_run(mm, &ma, NULL) : JG_OK;
+    CHECK(st == JG_ERR_OFFLINE, "M-major, m 200 = lda: %s", jg_status_name(st));
+    CHECK(compiles(ctx) == before + 3, "alignment runs compiled %llu kernels, want 3",
+          (unsigned long long)(compiles(ctx) - before));
+}
+
 static jg_status create_with(uint32_t flags, const char *arch, int cache_mode, int sm_count)
 {
     jg_options o;
@@ -381,6 +495,7 @@ int main(void)
         test_nvfp4_rules(ctx);
         test_pdl_flags_grouped(ctx);
         test_offline_run(ctx);
+        test_alignment_runs(ctx);
         jg_context_destroy(ctx);
     }
     return jg_test_result("test_validate");

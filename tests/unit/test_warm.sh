@@ -86,6 +86,25 @@ expect "^compiled 2$" "nvfp4 lines"
 expect "jg_gemm_nvfp4_sfss_bf16_" "nvfp4 lines"
 expect "jg_gemm_nvfp4_sfrr_bf16_" "nvfp4 lines"
 
+# ---- 0.7 forms: fp32, MN-major, leading dimensions, unaligned (dry run) -----
+printf '%s\n' '{"name": "t32", "m": 100, "n": 200, "k": 300, "dtype": "fp32"}' \
+    '{"name": "x32", "m": 100, "n": 200, "k": 300, "dtype": "fp32-exact"}' \
+    '{"name": "mn", "m": 100, "n": 256, "k": 300, "dtype": "fp16", "a_major": "m", "b_major": "n"}' \
+    '{"name": "ld", "m": 101, "n": 201, "k": 301, "lda": 303, "ldb": 301, "ldd": 203}' \
+    '{"name": "ua", "m": 100, "n": 256, "k": 320, "unaligned": true}' \
+    '{"name": "gn", "m": [64, 32], "n": [256, 256], "k": [256, 256], "b_major": "n", "unaligned": true}' \
+    '{"name": "gc", "kind": "grouped", "layout": "masked", "m": [3, 5], "n": [256, 256], "k": [256, 256], "b_major": "n"}' \
+    >"$tmp/forms.jsonl"
+run --arch sm_90a --cache-dir "$tmp/forms-cache" -n "$tmp/forms.jsonl"
+expect_rc 1 "0.7 forms (one unsupported line)"
+expect "jg_gemm_fp32_fp32_sm90a_.*line 1" "0.7 forms: TF32"
+expect "jg_gemm_fp32x3_fp32_sm90a_.*line 2" "0.7 forms: exact FP32"
+expect "jg_gemm_fp16_fp16_sm90a_.*_am_bn_.*line 3" "0.7 forms: MN-major"
+expect "jg_gemm_bf16_bf16_sm90a_.*_sabd_.*line 4" "0.7 forms: unaligned rows"
+expect "jg_gemm_bf16_bf16_sm90a_.*_sabd_.*line 5" "0.7 forms: unaligned pointers"
+expect "jg_glist2_bf16_bf16_sm90a_.*_bn_sabd_.*line 6" "0.7 forms: grouped"
+expect "unsupported: N-major B takes the list layout only.*line 7" "0.7 forms: masked N-major"
+
 # ---- dense fp8: e4m3 kernels with the line's scale mode ---------------------
 printf '%s\n' '{"name": "f8", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8"}' \
     '{"name": "f8b", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "fp8", "scale": "block"}' \
