@@ -284,6 +284,10 @@ typedef struct jg__target {
     char arch_name[16];
     int sm_count;
     int smem_per_block;   /* opt-in maximum of dynamic shared memory */
+    /* Clusters of 2..JG_SPLIT_K_MAX CTAs, one CTA per SM, that the GPU
+     * holds at once (the driver's answer: its GPCs need not split evenly
+     * into clusters); 0 where unknown (offline), read as sm_count / size. */
+    uint16_t resident_clusters[JG_SPLIT_K_MAX + 1];
     /* JITGEMM_TILE=MxNxK: only tiles with these sizes (0: any), for
      * experiments and for comparing the planner's choice with others. */
     uint32_t force_m, force_n, force_k;

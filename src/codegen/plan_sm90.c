@@ -468,6 +468,15 @@ static double stage_efficiency(const jg__gemm_config *c)
     return c->stages >= SM90_STAGES_FOR_FULL_RATE ? 1.0 : c->stages / SM90_STAGES_FOR_FULL_RATE;
 }
 
+/* Clusters of `cluster` CTAs that run at once: a wave of them. */
+static uint64_t clusters_at_once(const jg__target *t, uint32_t cluster)
+{
+    const uint64_t most = (uint64_t)t->sm_count / cluster;
+    const uint64_t told = cluster < JG_ARRAY_LEN(t->resident_clusters)
+                              ? t->resident_clusters[cluster] : 0;
+    return cluster > 1 && told && told < most ? told : most;
+}
+
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
@@ -480,7 +489,8 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
      * counts CTAs' shares of the work. */
     const uint64_t units = tiles_m(p, block_m * stack) * jg__ceil_div((uint64_t)p->n, block_n);
     e.tiles = units * cluster;
-    e.waves = jg__ceil_div(units, (uint64_t)t->sm_count / cluster);
+    const uint64_t per_wave = clusters_at_once(t, cluster);
+    e.waves = jg__ceil_div(units, per_wave);
     double tile_flops = 2.0 * block_m * block_n * (double)p->k / k_split;
     const double stage_eff = stage_efficiency(c);
     /* wgmma's N: the activation rows for NVFP4 swap-AB */

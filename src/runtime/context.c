@@ -329,6 +329,8 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
         return st;
     }
     snprintf(ctx->target.arch_name, sizeof ctx->target.arch_name, "%s", ctx->arch);
+    if (!ctx->offline)
+        jg__probe_resident_clusters(ctx);
     read_forced_tile(ctx);
     read_forced_cluster(ctx);
     read_forced_ffma_reuse(ctx);

@@ -133,30 +133,70 @@ static jg_status compile(jg_context *ctx, const jg__gemm_key *key, const char *n
     return st;
 }
 
-/* How many clusters of the kernel the GPU holds at once (GPCs need not
- * split evenly into clusters), asked while its module is loaded, with the
- * context current; 0 without an answer. */
-static uint32_t query_resident_clusters(const jg__driver *cu, const jg__kernel *k,
-                                        const jg__gemm_config *cfg, uint32_t sms)
+/* How many clusters of `cluster` CTAs of function fn (`threads` threads,
+ * `smem` bytes of dynamic shared memory) the GPU holds at once (GPCs need
+ * not split evenly into clusters), asked with the context current; 0
+ * without an answer. */
+static uint32_t query_resident_clusters(const jg__driver *cu, CUfunction fn, uint32_t cluster,
+                                        uint32_t threads, uint32_t smem, uint32_t sms)
 {
     CUlaunchAttribute attr;
     memset(&attr, 0, sizeof attr);
     attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = cfg->cluster;
+    attr.value.clusterDim.x = cluster;
     attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
     CUlaunchConfig lc;
     memset(&lc, 0, sizeof lc);
-    lc.gridDimX = sms / cfg->cluster * cfg->cluster;
+    lc.gridDimX = sms / cluster * cluster;
     lc.gridDimY = lc.gridDimZ = 1;
-    lc.blockDimX = jg__gemm_threads(cfg);
+    lc.blockDimX = threads;
     lc.blockDimY = lc.blockDimZ = 1;
-    lc.sharedMemBytes = k->smem_bytes;
+    lc.sharedMemBytes = smem;
     lc.attrs = &attr;
     lc.numAttrs = 1;
     int n = 0;
-    if (cu->cuOccupancyMaxActiveClusters(&n, k->fn, &lc) != CUDA_SUCCESS || n < 1)
+    if (cu->cuOccupancyMaxActiveClusters(&n, fn, &lc) != CUDA_SUCCESS || n < 1)
         return 0;
     return (uint32_t)n;
+}
+
+/* An empty kernel, which the driver compiles from PTX, for asking the GPU
+ * about clusters before any kernel of ours is compiled. */
+static const char probe_ptx[] = ".version 8.0\n"
+                                ".target sm_90a\n"
+                                ".address_size 64\n"
+                                ".visible .entry jg_cluster_probe()\n"
+                                "{\n"
+                                "    ret;\n"
+                                "}\n";
+
+void jg__probe_resident_clusters(jg_context *ctx)
+{
+    const jg__driver *cu = ctx->cu;
+    jg__target *t = &ctx->target;
+    CUmodule mod = NULL;
+    CUfunction fn;
+    const uint32_t smem = (uint32_t)t->smem_per_block, sms = (uint32_t)t->sm_count;
+    if (cu->cuModuleLoadData(&mod, probe_ptx) != CUDA_SUCCESS) {
+        jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_PLAN,
+                 "the cluster probe's PTX did not load: planning with SMs / cluster size");
+        return;
+    }
+    if (cu->cuModuleGetFunction(&fn, mod, "jg_cluster_probe") == CUDA_SUCCESS &&
+        cu->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem) ==
+            CUDA_SUCCESS) {
+        char line[128];
+        int len = 0;
+        for (uint32_t c = 2; c < JG_ARRAY_LEN(t->resident_clusters); ++c) {
+            const uint32_t n = query_resident_clusters(cu, fn, c, 128, smem, sms);
+            t->resident_clusters[c] = (uint16_t)(n > UINT16_MAX ? UINT16_MAX : n);
+            if (len >= 0 && (size_t)len < sizeof line)
+                len += snprintf(line + len, sizeof line - (size_t)len, " %u:%u", c, n);
+        }
+        jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_PLAN,
+                 "clusters resident at once (size:count, %u SMs):%s", sms, line);
+    }
+    cu->cuModuleUnload(mod);
 }
 
 /* Loads a cubin into the context's CUDA context and prepares the function
@@ -195,7 +235,8 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
     }
     if (r == CUDA_SUCCESS && key->cfg.cluster > 1) /* quantizer keys: cfg all zero */
         k->resident_clusters =
-            query_resident_clusters(cu, k, &key->cfg, (uint32_t)ctx->target.sm_count);
+            query_resident_clusters(cu, k->fn, key->cfg.cluster, jg__gemm_threads(&key->cfg),
+                                    k->smem_bytes, (uint32_t)ctx->target.sm_count);
     if (r != CUDA_SUCCESS && k->module) {
         cu->cuModuleUnload(k->module);
         k->module = NULL;

@@ -324,6 +324,9 @@ struct jg_context {
  * held for the caller: jg__kernel_release lets go of it. The caller trims
  * the cache (jg__cache_trim) once it is done building. */
 jg_status jg__kernel_get(jg_context *ctx, const jg__gemm_key *key, jg__kernel **out);
+/* Fills ctx->target.resident_clusters from the driver (context current);
+ * leaves zeros where it cannot, logged. */
+void jg__probe_resident_clusters(jg_context *ctx);
 void jg__kernel_release(jg__kernel *k);
 /* The cache key of a kernel in this context (what jg_plan_info.key_hash shows). */
 jg__hash128 jg__kernel_hash(const jg_context *ctx, const jg__gemm_key *key);

@@ -859,8 +859,38 @@ static void test_table(void)
            cells, kept, special);
 }
 
+/* Waves of clusters count the clusters the GPU holds at once (the
+ * driver's answer in a context with a GPU), not SMs / cluster size. */
+static void test_resident_clusters(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    t.force_split = 4; /* JITGEMM_SPLIT=4 */
+    const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                               .m = 2048, .n = 4096, .k = 8192};
+    for (uint32_t resident = 0; resident <= 16; resident += 16) {
+        t.resident_clusters[4] = (uint16_t)resident;
+        char msg[768] = "";
+        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        jg__gemm_config c;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "split 4: planning");
+        unsigned long long tiles = 0, waves = 0;
+        const char *at = strstr(msg, " tiles = ");
+        while (at && at > msg && at[-1] >= '0' && at[-1] <= '9')
+            --at;
+        CHECK(c.split_k == 4 && at && sscanf(at, "%llu tiles = %llu wave", &tiles, &waves) == 2,
+              "split 4: split %u, log \"%s\"", c.split_k, msg);
+        const unsigned long long per_wave = resident ? resident : (unsigned)t.sm_count / 4;
+        CHECK(tiles / 4 > 16 && waves == (tiles / 4 + per_wave - 1) / per_wave,
+              "split 4 with %u resident clusters: %llu CTAs in %llu waves", resident, tiles, waves);
+    }
+}
+
 int main(void)
 {
+    test_resident_clusters();
     test_table();
     test_candidates();
     test_fp8_defaults();
