@@ -1621,9 +1621,13 @@ JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
 
 #if JG_SOFT_LOADS
 /* Stages a producer thread keeps in flight before it completes the oldest
- * (waits for its copies, shifts, arrives): at most the ring's less one, so
- * that the stage it waits to refill has been completed and freed. */
-#define JG_SOFT_LAG (JG_STAGES - 1 < 7 ? JG_STAGES - 1 : 7)
+ * (waits for its copies, shifts, arrives): at most the ring's less two.
+ * A consumer frees a stage only once the next one is full (it keeps one
+ * stage's wgmmas in flight), so when the producer waits to refill stage
+ * i - JG_STAGES, stage i - JG_STAGES + 1 must have been completed: with
+ * the ring less one, every kernel whose K outran its ring deadlocked. */
+#define JG_SOFT_LAG (JG_STAGES - 2 < 7 ? JG_STAGES - 2 : 7)
+static_assert(JG_STAGES >= 2, "soft loads: a ring of two stages at least");
 
 /* The producer warpgroup with soft loads: every thread walks the stages;
  * thread 0 announces the stage's TMA bytes (those of the operands this
