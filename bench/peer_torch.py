@@ -46,8 +46,9 @@ jitgemm-bench's random mode (bench/README.md, "Random problems").
 
 `--check-abi` needs neither a GPU nor torch: it compiles a small C program
 against include/jitgemm/jitgemm.h (with $CC, else cc), compares the sizes and
-offsets of the ctypes mirrors below and the JG_ constants with C's, and the
-scale offsets of the NVFP4 check with the library's jg_nvfp4_sf_offset.
+offsets of the ctypes mirrors (the package's, python/jitgemm/_abi.py) and the
+JG_ constants with C's, and the scale offsets of the NVFP4 check with the
+library's jg_nvfp4_sf_offset.
 """
 import argparse
 import concurrent.futures
@@ -78,215 +79,28 @@ TOLERANCE = 2e-2  # two bf16 roundings of the same FP32 sums, different orders
 # misplaced block scale or a swapped nibble is off by O(1).
 NVFP4_TOLERANCE = 1e-2
 
-# ---- libjitgemm through ctypes (mirrors include/jitgemm/jitgemm.h) ----------
+# ---- libjitgemm through ctypes ------------------------------------------------
+# The package's mirrors of include/jitgemm/jitgemm.h (python/jitgemm/_abi.py),
+# imported from the source tree: the benchmark needs neither an
+# installed package nor torch for --check-abi, and importing the package would
+# load its own library at import.
 
-JG_OK = 0
-JG_BF16 = 1
-JG_FP16 = 2
-JG_E4M3 = 4
-JG_NVFP4 = 5
-JG_DTYPE_NONE = 0
-JG_GROUPED_LIST = 1
-JG_GROUPED_CONTIGUOUS = 2
-JG_SCALE_TENSOR = 1
-JG_SCALE_ROW = 2
-JG_SCALE_BLOCK = 3
-JG_SCALE_NVFP4 = 4
-JG_SF_SWIZZLED_128X4 = 2
-JG_ORIGIN_COMPILED = 1
-JG_GROUPED_WORKSPACE = 1  # 0.5, jg_grouped_problem.flags
-JG_FP32 = 3
-JG_GEMM_M_GENERIC = 1  # jg_gemm_problem.flags
-JG_GEMM_A_M_MAJOR = 4  # 0.7 (bench/peer_any.py)
-JG_GEMM_B_N_MAJOR = 8
-JG_GEMM_UNALIGNED = 16
-JG_GEMM_FP32_EXACT = 32
-
-
-class GemmProblem(ctypes.Structure):
-    """jg_gemm_problem, every field."""
-
-    _fields_ = [
-        ("flags", ctypes.c_uint32),  # JG_GEMM_*
-        ("a_type", ctypes.c_int),
-        ("b_type", ctypes.c_int),
-        ("c_type", ctypes.c_int),
-        ("d_type", ctypes.c_int),
-        ("m", ctypes.c_int64),  # M-generic plans: the hint the tiles are sized for
-        ("n", ctypes.c_int64),
-        ("k", ctypes.c_int64),
-        ("lda", ctypes.c_int64),
-        ("ldb", ctypes.c_int64),
-        ("ldc", ctypes.c_int64),
-        ("ldd", ctypes.c_int64),
-        ("scale", ctypes.c_int),
-        ("a_sf_layout", ctypes.c_int),  # 0.3, NVFP4 only
-        ("b_sf_layout", ctypes.c_int),
-    ]
-
-
-class GemmArgs(ctypes.Structure):
-    """jg_gemm_args, every field (device pointers)."""
-
-    _fields_ = [
-        ("a", ctypes.c_void_p),
-        ("b", ctypes.c_void_p),
-        ("c", ctypes.c_void_p),
-        ("d", ctypes.c_void_p),
-        ("alpha", ctypes.c_float),
-        ("beta", ctypes.c_float),
-        ("m", ctypes.c_int64),  # M-generic plans: this call's rows
-        ("a_scale", ctypes.c_void_p),
-        ("b_scale", ctypes.c_void_p),
-        ("a_sf", ctypes.c_void_p),  # 0.3, NVFP4 only
-        ("b_sf", ctypes.c_void_p),
-        ("workspace", ctypes.c_void_p),  # 0.7, read only with JG_GEMM_FP32_EXACT
-        ("workspace_bytes", ctypes.c_size_t),
-    ]
-
-
-class GroupedProblem(ctypes.Structure):
-    """jg_grouped_problem, every field (the library reads them all). C enums are
-    int-sized, so c_int."""
-
-    _fields_ = [
-        ("flags", ctypes.c_uint32),  # JG_GROUPED_* (0.5)
-        ("layout", ctypes.c_int),
-        ("a_type", ctypes.c_int),
-        ("b_type", ctypes.c_int),
-        ("c_type", ctypes.c_int),
-        ("d_type", ctypes.c_int),
-        ("groups", ctypes.c_int32),
-        ("m", ctypes.POINTER(ctypes.c_int64)),
-        ("n", ctypes.c_int64),
-        ("k", ctypes.c_int64),
-        ("lda", ctypes.c_int64),
-        ("ldb", ctypes.c_int64),
-        ("ldc", ctypes.c_int64),
-        ("ldd", ctypes.c_int64),
-        ("m_max", ctypes.c_int64),
-        ("scale", ctypes.c_int),  # jg_scale_mode: 0 for bf16
-        ("a_sf_layout", ctypes.c_int),  # 0.4, jg_sf_layout: NVFP4 only
-        ("b_sf_layout", ctypes.c_int),
-    ]
-
-
-PointerArray = ctypes.POINTER(ctypes.c_void_p)  # a host array of device pointers
-
-
-class GroupedArgs(ctypes.Structure):
-    """jg_grouped_args, every field: the arrays are host arrays of device
-    pointers, one per group (list layout) or one (contiguous, masked)."""
-
-    _fields_ = [
-        ("a", PointerArray),
-        ("b", PointerArray),
-        ("c", PointerArray),
-        ("d", PointerArray),
-        ("alpha", ctypes.c_float),
-        ("beta", ctypes.c_float),
-        ("rows", ctypes.c_void_p),
-        ("a_scale", ctypes.c_void_p),
-        ("b_scale", ctypes.c_void_p),
-        ("a_scales", PointerArray),  # list layout: per-group scales (NVFP4: global)
-        ("b_scales", PointerArray),
-        ("a_sfs", PointerArray),  # 0.4, NVFP4 list layout: per-group block scales
-        ("b_sfs", PointerArray),
-        ("a_sf", ctypes.c_void_p),  # 0.4, NVFP4 contiguous and masked
-        ("b_sf", ctypes.c_void_p),
-        ("workspace", ctypes.c_void_p),  # 0.5, read only with JG_GROUPED_WORKSPACE
-        ("workspace_bytes", ctypes.c_size_t),
-    ]
-
-
-class QuantProblem(ctypes.Structure):
-    """jg_quant_problem."""
-
-    _fields_ = [
-        ("src_type", ctypes.c_int),
-        ("scale", ctypes.c_int),
-        ("block_rows", ctypes.c_int32),
-        ("rows", ctypes.c_int64),
-        ("cols", ctypes.c_int64),
-        ("ld_src", ctypes.c_int64),
-        ("ld_dst", ctypes.c_int64),
-        ("sf_layout", ctypes.c_int),
-    ]
-
-
-class QuantArgs(ctypes.Structure):
-    """jg_quant_args: device pointers."""
-
-    _fields_ = [
-        ("src", ctypes.c_void_p),
-        ("dst", ctypes.c_void_p),
-        ("scale", ctypes.c_void_p),
-        ("sf", ctypes.c_void_p),
-    ]
-
-
-class PlanInfo(ctypes.Structure):
-    """jg_plan_info."""
-
-    _fields_ = [
-        ("kernel_name", ctypes.c_char_p),
-        ("origin", ctypes.c_int),
-        ("block_m", ctypes.c_uint32),
-        ("block_n", ctypes.c_uint32),
-        ("block_k", ctypes.c_uint32),
-        ("stages", ctypes.c_uint32),
-        ("cluster", ctypes.c_uint32),
-        ("grid", ctypes.c_uint32),
-        ("threads", ctypes.c_uint32),
-        ("smem_bytes", ctypes.c_uint32),
-        ("key_hash", ctypes.c_uint64 * 2),
-    ]
-
-
-# What --check-abi compares: each mirror with its C struct.
-MIRRORS = {"jg_grouped_problem": GroupedProblem, "jg_grouped_args": GroupedArgs,
-           "jg_plan_info": PlanInfo, "jg_quant_problem": QuantProblem,
-           "jg_quant_args": QuantArgs, "jg_gemm_problem": GemmProblem,
-           "jg_gemm_args": GemmArgs}
+sys.path.insert(0, os.path.join(REPO, "python", "jitgemm"))
+from _abi import (CONSTANTS, JG_BF16, JG_DTYPE_NONE, JG_E4M3, JG_FP16,  # noqa: E402,F401
+                  JG_FP32, JG_GEMM_A_M_MAJOR, JG_GEMM_B_N_MAJOR, JG_GEMM_FP32_EXACT,
+                  JG_GEMM_M_GENERIC, JG_GEMM_UNALIGNED, JG_GROUPED_CONTIGUOUS, JG_GROUPED_LIST,
+                  JG_GROUPED_WORKSPACE, JG_NVFP4, JG_OK, JG_ORIGIN_COMPILED, JG_SCALE_BLOCK,
+                  JG_SCALE_NVFP4, JG_SCALE_ROW, JG_SCALE_TENSOR, JG_SF_SWIZZLED_128X4, MIRRORS,
+                  GemmArgs, GemmProblem, GroupedArgs, GroupedProblem, PlanInfo, QuantArgs,
+                  QuantProblem, open_library)
 
 
 class JitGemm:
-    """The few entry points this benchmark needs, with their C signatures."""
+    """The library at path (typed by the package's signatures) and the few
+    calls this benchmark makes through it."""
 
     def __init__(self, path):
-        lib = ctypes.CDLL(path)
-        vp = ctypes.c_void_p
-        lib.jg_version.restype = ctypes.c_char_p
-        lib.jg_version.argtypes = []
-        lib.jg_status_name.restype = ctypes.c_char_p
-        lib.jg_status_name.argtypes = [ctypes.c_int]
-        lib.jg_context_create.restype = ctypes.c_int
-        lib.jg_context_create.argtypes = [vp, ctypes.POINTER(vp)]
-        lib.jg_context_destroy.restype = None
-        lib.jg_context_destroy.argtypes = [vp]
-        lib.jg_context_last_error.restype = ctypes.c_char_p
-        lib.jg_context_last_error.argtypes = [vp]
-        lib.jg_grouped_plan.restype = ctypes.c_int
-        lib.jg_grouped_plan.argtypes = [vp, ctypes.POINTER(GroupedProblem), ctypes.POINTER(vp)]
-        lib.jg_grouped_run.restype = ctypes.c_int
-        lib.jg_grouped_run.argtypes = [vp, ctypes.POINTER(GroupedArgs), vp]
-        lib.jg_gemm_plan.restype = ctypes.c_int
-        lib.jg_gemm_plan.argtypes = [vp, ctypes.POINTER(GemmProblem), ctypes.POINTER(vp)]
-        lib.jg_gemm_run.restype = ctypes.c_int
-        lib.jg_gemm_run.argtypes = [vp, ctypes.POINTER(GemmArgs), vp]
-        lib.jg_plan_get_info.restype = ctypes.c_int
-        lib.jg_plan_get_info.argtypes = [vp, ctypes.POINTER(PlanInfo)]
-        lib.jg_plan_workspace_bytes.restype = ctypes.c_int
-        lib.jg_plan_workspace_bytes.argtypes = [vp, ctypes.POINTER(ctypes.c_size_t)]
-        lib.jg_quantize_nvfp4.restype = ctypes.c_int
-        lib.jg_quantize_nvfp4.argtypes = [vp, ctypes.POINTER(QuantProblem),
-                                          ctypes.POINTER(QuantArgs), vp]
-        i64 = ctypes.c_int64
-        lib.jg_nvfp4_sf_bytes.restype = i64
-        lib.jg_nvfp4_sf_bytes.argtypes = [ctypes.c_int, i64, i64]
-        lib.jg_nvfp4_sf_offset.restype = i64
-        lib.jg_nvfp4_sf_offset.argtypes = [ctypes.c_int, i64, i64, i64, i64]
-        self.lib = lib
+        self.lib = open_library(path)
         self.ctx = None
 
     def check(self, status, what):
@@ -1139,6 +953,30 @@ def print_draw(args, seed, dims, problems):
           flush=True)
 
 
+def open_on_gpu(args, header=""):
+    """libjitgemm (args.lib) on torch's primary context and the timer of
+    args.timer, after a line naming the device, the versions and the timer
+    (then header): (jg, timer name, timer), or None without a CUDA GPU."""
+    if not torch.cuda.is_available():
+        print("no CUDA GPU: nothing to time")
+        return None
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # the primary context now exists and is current
+    jg = JitGemm(args.lib)
+    jg.create_context()
+    timer_name, timer = pick_timer(args.timer)
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"libjitgemm {jg.lib.jg_version().decode()}, timer: {timer_name}{header}")
+    return jg, timer_name, timer
+
+
+def run_meta(timer_name, **extra):
+    """The "meta" object of a --json file: device, versions, timer, commit."""
+    return {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "timer": timer_name, "commit": os.environ.get("JITGEMM_COMMIT", "unknown"),
+            **extra}
+
+
 def run_random(args):
     """--random N: the draw (or, with --emit-shapes, only that), then every
     row against torch; the exit status."""
@@ -1156,17 +994,11 @@ def run_random(args):
         return 0
     if torch is None:
         sys.exit("PyTorch is needed (import torch failed); --emit-shapes runs without it")
-    if not torch.cuda.is_available():
-        print("no CUDA GPU: nothing to time")
+    opened = open_on_gpu(args, f", {args.dtype}"
+                         f"{' ' + args.scale + ' scales' if args.dtype == 'fp8' else ''}")
+    if opened is None:
         return 0
-    torch.cuda.init()
-    torch.zeros(1, device="cuda")  # the primary context now exists and is current
-    jg = JitGemm(args.lib)
-    jg.create_context()
-    timer_name, timer = pick_timer(args.timer)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"libjitgemm {jg.lib.jg_version().decode()}, timer: {timer_name}, "
-          f"{args.dtype}{' ' + args.scale + ' scales' if args.dtype == 'fp8' else ''}")
+    jg, timer_name, timer = opened
     try:
         plans = plan_random(jg, problems, args.dtype, args.scale)
         gen = torch.Generator(device="cuda").manual_seed(seed)
@@ -1182,9 +1014,7 @@ def run_random(args):
         torch.cuda.synchronize()
         jg.destroy()
     if args.json:
-        meta = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                "timer": timer_name, "commit": os.environ.get("JITGEMM_COMMIT", "unknown"),
-                "reps": args.reps}
+        meta = run_meta(timer_name, reps=args.reps)
         drawn = {"count": args.random, "seed": seed, "dims_file": args.dims,
                  "dtype": args.dtype, "scale": args.scale if args.dtype == "fp8" else None,
                  "m_max": random_draw.M_MAX, "dim_min": random_draw.DIM_MIN,
@@ -1204,7 +1034,7 @@ def run_random(args):
 
 def abi_program():
     """C source printing, for every mirror, its struct's size and each field's
-    offset and size, and every JG_ constant of this script, one "label value"
+    offset and size, and every JG_ constant of the mirrors, one "label value"
     a line; and what ctypes says for the same labels. A field the header lacks
     fails the compile; one the mirror lacks moves a later offset or the size."""
     expected, prints = {}, []
@@ -1219,9 +1049,8 @@ def abi_program():
             field = getattr(mirror, fname)
             add(f"{cname}.{fname}.offset", field.offset, f"offsetof({cname}, {fname})")
             add(f"{cname}.{fname}.size", field.size, f"sizeof((({cname} *)0)->{fname})")
-    for name, value in sorted(globals().items()):
-        if name.startswith("JG_") and isinstance(value, int):
-            add(name, value, f"(long long){name}", "%lld")
+    for name, value in sorted(CONSTANTS.items()):
+        add(name, value, f"(long long){name}", "%lld")
     source = ("#include <stddef.h>\n#include <stdio.h>\n#include \"jitgemm/jitgemm.h\"\n"
               "int main(void)\n{\n" + "\n".join(prints) + "\n    return 0;\n}\n")
     return source, expected
@@ -1280,16 +1109,10 @@ def main():
     if torch is None:
         sys.exit("PyTorch is needed (import torch failed); only --check-abi runs without it")
     cases = read_cases(args.spec, [s for s in args.only.split(",") if s])
-    if not torch.cuda.is_available():
-        print("no CUDA GPU: nothing to time")
+    opened = open_on_gpu(args)
+    if opened is None:
         return 0
-    torch.cuda.init()
-    torch.zeros(1, device="cuda")  # the primary context now exists and is current
-    jg = JitGemm(args.lib)
-    jg.create_context()
-    timer_name, timer = pick_timer(args.timer)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"libjitgemm {jg.lib.jg_version().decode()}, timer: {timer_name}")
+    jg, timer_name, timer = opened
     print(describe_torch_op())
     try:
         results = [run_case(jg, c, timer, args.reps) for c in cases]
@@ -1302,8 +1125,7 @@ def main():
         jg.destroy()
     print_table(results)
     if args.json:
-        meta = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                "timer": timer_name, "commit": os.environ.get("JITGEMM_COMMIT", "unknown")}
+        meta = run_meta(timer_name)
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "rows": results}, f, indent=1)
     return 0 if all(r["match"] for r in results) else 1

@@ -10,6 +10,7 @@
 #include <nvrtc.h>
 
 #include "bench.h"
+#include "jg_test_nvrtc.h" /* jg_nvrtc_print_log */
 
 bool cuda_failed(cudaError_t e, const char *what, const char *file, int line)
 {
@@ -71,17 +72,6 @@ static const char flush_source[] =
     "        *sink = acc;\n"
     "}\n";
 
-/* Prints NVRTC's log of `prog`, if any, after a failed compile. */
-static void nvrtc_print_log(nvrtcProgram prog)
-{
-    size_t n = 0;
-    char *log = NULL;
-    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (log = malloc(n)) &&
-        nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
-        fprintf(stderr, "%s\n", log);
-    free(log);
-}
-
 /* flush_source as PTX for compute capability major.minor, NUL-terminated
  * (malloc'd), or NULL (reported). */
 static char *flush_ptx(int major, int minor)
@@ -100,7 +90,7 @@ static char *flush_ptx(int major, int minor)
     if ((r = nvrtcCompileProgram(prog, 1, opts)) != NVRTC_SUCCESS) {
         fprintf(stderr, "jitgemm-bench: nvrtcCompileProgram (%s): %s\n", arch,
                 nvrtcGetErrorString(r));
-        nvrtc_print_log(prog);
+        jg_nvrtc_print_log(prog);
     } else if ((r = nvrtcGetPTXSize(prog, &n)) != NVRTC_SUCCESS || !(ptx = malloc(n)) ||
                (r = nvrtcGetPTX(prog, ptx)) != NVRTC_SUCCESS) {
         fprintf(stderr, "jitgemm-bench: nvrtcGetPTX: %s\n",

@@ -22,6 +22,8 @@
 
 #include <xxhash.h>
 
+/* Internal: a variant's source and prelude hash come from the emitter
+ * (jg__emit_gemm_spec), which the public API does not export (see above). */
 #include "jg_internal.h"
 #include "spec.h"
 #include "spec_keys.h"

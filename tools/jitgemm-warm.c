@@ -130,6 +130,17 @@ static void format_size(uint64_t b, char *out, size_t len)
 
 /* A library message as one line: its first, and for a compile failure
  * ("compiling X for sm_90a:" then NVRTC's log) the log's first error. */
+/* An array v of *cap elements of elem bytes, full, doubled (or made
+ * `first` long); NULL when memory ran out, v and *cap then unchanged. */
+static void *grow(void *v, size_t *cap, size_t elem, size_t first)
+{
+    const size_t n = *cap ? 2 * *cap : first;
+    void *bigger = realloc(v, n * elem);
+    if (bigger)
+        *cap = n;
+    return bigger;
+}
+
 static void one_line(const char *msg, char *out, size_t len)
 {
     int n = (int)strcspn(msg, "\n");
@@ -545,12 +556,10 @@ static void add_failed(warm *w, const char *fmt, ...)
     va_end(ap);
     w->failed_total++; /* counted even if its text cannot be kept */
     if (w->nfailed == w->failed_cap) {
-        size_t cap = w->failed_cap ? 2 * w->failed_cap : 16;
-        char **v = realloc(w->failed, cap * sizeof *v);
+        char **v = grow(w->failed, &w->failed_cap, sizeof *v, 16);
         if (!v)
             return;
         w->failed = v;
-        w->failed_cap = cap;
     }
     w->failed[w->nfailed] = strdup(text);
     if (w->failed[w->nfailed])
@@ -620,12 +629,10 @@ static void on_log(void *user, jg_log_level level, const char *category, const c
 static bool add_spec(warm *w, const struct spec *s, const char *file)
 {
     if (w->nspecs == w->specs_cap) {
-        size_t cap = w->specs_cap ? 2 * w->specs_cap : 64;
-        spec_item *v = realloc(w->specs, cap * sizeof *v);
+        spec_item *v = grow(w->specs, &w->specs_cap, sizeof *v, 64);
         if (!v)
             return false;
         w->specs = v;
-        w->specs_cap = cap;
     }
     w->specs[w->nspecs++] = (spec_item){*s, file};
     return true;
@@ -1072,14 +1079,12 @@ static int add_row(void *user, const char *path, const jg_cache_entry *e)
 {
     list_rows *l = user;
     if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        list_row *v = realloc(l->v, cap * sizeof *v);
+        list_row *v = grow(l->v, &l->cap, sizeof *v, 64);
         if (!v) {
             l->out_of_memory = true;
             return 1;
         }
         l->v = v;
-        l->cap = cap;
     }
     list_row *r = &l->v[l->n++];
     const char *base = strrchr(path, '/');

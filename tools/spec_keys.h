@@ -3,6 +3,9 @@
 #ifndef JG_TOOLS_SPEC_KEYS_H
 #define JG_TOOLS_SPEC_KEYS_H
 
+/* Internal: a kernel key (jg__gemm_key, from jg__gemm_kernel_key) is the
+ * library's own type; the public API shows only its name and hash
+ * (jg_kernel_id). */
 #include "jg_internal.h"
 #include "spec.h"
 

@@ -405,36 +405,44 @@ def counts_of(op: str, name: str, t: torch.Tensor, lengths: Tuple[int, ...], ref
     same_device(op, ref, **{name: t})
 
 
-def grouped_mm(op: str, a, b, offs, out_dtype, in_types, default_out) -> Grouped:
-    """torch._grouped_mm's 2D x 3D: a [M, K], b [G, K, N] (K-major: a transposed
-    view of [G, N, K]), offs [G] int32 end offsets (or [G + 1] starting at 0)."""
+def grouped_inputs(op: str, a, b, in_types, a_dims: int, a_form: str, b_form: str):
+    """a of one of in_types and b of the same, a a_dims-D (a_form) and b 3-D
+    (b_form), on one device."""
     dtype_in(op, "a", a, in_types)
     if b.dtype != a.dtype:
         fail(op, f"b is {b.dtype}, a {a.dtype}: they must match")
-    dims(op, "a", a, 2, "[M, K]")
-    dims(op, "b", b, 3, "[G, K, N]")
+    dims(op, "a", a, a_dims, a_form)
+    dims(op, "b", b, 3, b_form)
     same_device(op, a, b=b)
+
+
+def grouped_out(op: str, out_dtype, default_out, a, lda: int, b, ldb: int, n: int):
+    """The output's dtype (out_dtype, else default_out, else a's), once the rows
+    of a, b and the output (n wide) are found 16-byte aligned."""
+    out = out_dtype_of(op, out_dtype, default_out if default_out else a.dtype)
+    aligned_rows(op, "a", lda, a.dtype)
+    aligned_rows(op, "b", ldb, b.dtype)
+    aligned_rows(op, "the output", n, out)
+    return out
+
+
+def grouped_mm(op: str, a, b, offs, out_dtype, in_types, default_out) -> Grouped:
+    """torch._grouped_mm's 2D x 3D: a [M, K], b [G, K, N] (K-major: a transposed
+    view of [G, N, K]), offs [G] int32 end offsets (or [G + 1] starting at 0)."""
+    grouped_inputs(op, a, b, in_types, 2, "[M, K]", "[G, K, N]")
     if a.shape[1] != b.shape[1]:
         fail(op, f"b is [G, K, N] = {shape(b)}: its K ({b.shape[1]}) differs from a's "
                  f"({a.shape[1]}); expert weights w [G, N, K] are passed as w.transpose(1, 2)")
     groups, n, k, ldb = grouped_b(op, b, 1)
     counts_of(op, "offs", offs, (groups, groups + 1), a)
     m, lda = rows_of(op, "a", a)
-    out = out_dtype_of(op, out_dtype, default_out if default_out else a.dtype)
-    aligned_rows(op, "a", lda, a.dtype)
-    aligned_rows(op, "b", ldb, b.dtype)
-    aligned_rows(op, "the output", n, out)
+    out = grouped_out(op, out_dtype, default_out, a, lda, b, ldb, n)
     return Grouped(groups, m, n, k, lda, ldb, (m, n), out, C.JG_SCALE_NONE)
 
 
 def masked_grouped_mm(op: str, a, b, counts, out_dtype, in_types, default_out) -> Grouped:
     """a [G, m_max, K], b [G, N, K], counts [G] int32 (valid rows per group)."""
-    dtype_in(op, "a", a, in_types)
-    if b.dtype != a.dtype:
-        fail(op, f"b is {b.dtype}, a {a.dtype}: they must match")
-    dims(op, "a", a, 3, "[G, m_max, K]")
-    dims(op, "b", b, 3, "[G, N, K]")
-    same_device(op, a, b=b)
+    grouped_inputs(op, a, b, in_types, 3, "[G, m_max, K]", "[G, N, K]")
     groups, n, k, ldb = grouped_b(op, b, 2)
     if a.shape[0] != groups or a.shape[2] != k:
         fail(op, f"a is {shape(a)}, b {shape(b)}: a must be [G, m_max, K] = "
@@ -443,10 +451,7 @@ def masked_grouped_mm(op: str, a, b, counts, out_dtype, in_types, default_out) -
     m_max = a.shape[1]
     positive(op, m_max=m_max)
     _, lda = rows_of(op, "a", a)
-    out = out_dtype_of(op, out_dtype, default_out if default_out else a.dtype)
-    aligned_rows(op, "a", lda, a.dtype)
-    aligned_rows(op, "b", ldb, b.dtype)
-    aligned_rows(op, "the output", n, out)
+    out = grouped_out(op, out_dtype, default_out, a, lda, b, ldb, n)
     return Grouped(groups, m_max, n, k, lda, ldb, (groups, m_max, n), out, C.JG_SCALE_NONE)
 
 

@@ -26,24 +26,35 @@ jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key 
     return JG_OK;
 }
 
-jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gemm_key *out)
+jg_status jg__gemm_problem_key(jg_context *ctx, const jg_gemm_problem *p, jg__problem_key *out)
 {
     jg_status st = jg__validate_gemm(ctx, p);
-    if (st != JG_OK)
-        return st;
+    if (st == JG_OK)
+        jg__problem_key_make(p, out);
+    return st;
+}
+
+jg_status jg__grouped_problem_key(jg_context *ctx, const jg_grouped_problem *p,
+                                  jg__problem_key *out)
+{
+    jg_status st = jg__validate_grouped(ctx, p);
+    if (st == JG_OK)
+        jg__grouped_key_make(p, out);
+    return st;
+}
+
+jg_status jg__gemm_kernel_key(jg_context *ctx, const jg_gemm_problem *p, jg__gemm_key *out)
+{
     jg__problem_key pk;
-    jg__problem_key_make(p, &pk);
-    return jg__plan_key(ctx, &pk, out);
+    jg_status st = jg__gemm_problem_key(ctx, p, &pk);
+    return st != JG_OK ? st : jg__plan_key(ctx, &pk, out);
 }
 
 jg_status jg__grouped_kernel_key(jg_context *ctx, const jg_grouped_problem *p, jg__gemm_key *out)
 {
-    jg_status st = jg__validate_grouped(ctx, p);
-    if (st != JG_OK)
-        return st;
     jg__problem_key pk;
-    jg__grouped_key_make(p, &pk);
-    return jg__plan_key(ctx, &pk, out);
+    jg_status st = jg__grouped_problem_key(ctx, p, &pk);
+    return st != JG_OK ? st : jg__plan_key(ctx, &pk, out);
 }
 
 jg_status jg__kernel_id(jg_context *ctx, const void *problem, bool grouped, jg_kernel_id *out)
@@ -121,12 +132,9 @@ jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem, jg_plan 
         *out = NULL;
     if (!ctx || !out)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
-    jg_status st = jg__validate_gemm(ctx, problem);
-    if (st != JG_OK)
-        return st;
     jg__problem_key pk;
-    jg__problem_key_make(problem, &pk);
-    return jg__plan_get(ctx, &pk, out);
+    jg_status st = jg__gemm_problem_key(ctx, problem, &pk);
+    return st != JG_OK ? st : jg__plan_get(ctx, &pk, out);
 }
 
 /* A pointer the plan reads or writes: present, and aligned as the plan

@@ -11,12 +11,9 @@ jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *problem, jg
         *out = NULL;
     if (!ctx || !out)
         return jg__fail(ctx, JG_ERR_NULL_POINTER, "%s is NULL", ctx ? "out" : "ctx");
-    jg_status st = jg__validate_grouped(ctx, problem);
-    if (st != JG_OK)
-        return st;
     jg__problem_key pk;
-    jg__grouped_key_make(problem, &pk);
-    return jg__plan_get(ctx, &pk, out);
+    jg_status st = jg__grouped_problem_key(ctx, problem, &pk);
+    return st != JG_OK ? st : jg__plan_get(ctx, &pk, out);
 }
 
 jg_status jg_grouped_kernel_id(jg_context *ctx, const jg_grouped_problem *problem,

@@ -422,6 +422,11 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m);
 /* The planner's (or, JITGEMM_TUNE, the tuner's) choice for a validated
  * problem key, as kernel key bytes. */
 jg_status jg__plan_key(jg_context *ctx, const jg__problem_key *pk, jg__gemm_key *key);
+/* The problem key of a dense or grouped problem once jg__validate_gemm or
+ * jg__validate_grouped accepts it; else that status (the reason in ctx). */
+jg_status jg__gemm_problem_key(jg_context *ctx, const jg_gemm_problem *p, jg__problem_key *out);
+jg_status jg__grouped_problem_key(jg_context *ctx, const jg_grouped_problem *p,
+                                  jg__problem_key *out);
 /* A plan for a validated problem key (dense or grouped), from the memory
  * table or built (planner, kernel, plan); the table hit is counted. */
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out);

@@ -55,12 +55,11 @@ static inline int jg_test_result(const char *name)
     return jg_test_failures ? 1 : 0;
 }
 
-/* An offline context for sm_90a (it compiles kernels and cannot launch
- * them) with the disk cache in dir, in mode; log, when not NULL, captures its
- * warnings and errors and cache messages. NULL (a failed check) if it cannot
- * be made. */
-static inline jg_context *jg_test_offline_cache(const char *dir, jg_cache_mode mode,
-                                                captured *log)
+/* Options of an offline context for sm_90a (it compiles kernels and cannot
+ * launch them) with the disk cache in dir, in mode; log, when not NULL,
+ * captures its warnings and errors and the categories of log_mask. */
+static inline jg_options jg_test_offline_options(const char *dir, jg_cache_mode mode,
+                                                 captured *log, uint32_t log_mask)
 {
     jg_options o;
     memset(&o, 0, sizeof o);
@@ -72,8 +71,17 @@ static inline jg_context *jg_test_offline_cache(const char *dir, jg_cache_mode m
         memset(log, 0, sizeof *log);
         o.log = capture_log;
         o.log_user = log;
-        o.log_mask = JG_LOGC_CACHE;
+        o.log_mask = log_mask;
     }
+    return o;
+}
+
+/* That context, log capturing cache messages too. NULL (a failed check) if
+ * it cannot be made. */
+static inline jg_context *jg_test_offline_cache(const char *dir, jg_cache_mode mode,
+                                                captured *log)
+{
+    const jg_options o = jg_test_offline_options(dir, mode, log, JG_LOGC_CACHE);
     jg_context *ctx = NULL;
     jg_status st = jg_context_create(&o, &ctx);
     CHECK(st == JG_OK && ctx, "offline context on %s: %s", dir ? dir : "(no cache)",

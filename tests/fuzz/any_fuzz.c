@@ -216,12 +216,10 @@ typedef struct fshape {
     char plan_error[256];
 } fshape;
 
-static const struct {
-    const char *name, *var, *value;
-} envs[] = {
-    {"planner", NULL, NULL},
-    {"swap-AB", "JITGEMM_SWAP", "1"},
-    {"split-K", "JITGEMM_SPLIT", "any"},
+static const jg_fuzz_env envs[] = {
+    {"planner", NULL, NULL, NULL, NULL},
+    {"swap-AB", "JITGEMM_SWAP", "1", NULL, NULL},
+    {"split-K", "JITGEMM_SPLIT", "any", NULL, NULL},
 };
 #define ENVS (sizeof envs / sizeof envs[0])
 
@@ -367,15 +365,10 @@ static jg_grouped_problem grouped_problem(const fshape *s, bool as_planned)
 
 /* ---- phase 1: every plan, in parallel ----------------------------------------------- */
 
-typedef struct plan_job {
-    jg_context *ctx[ENVS];
-    fshape *shapes;
-} plan_job;
-
 static void plan_one(int64_t i, void *arg)
 {
-    plan_job *job = arg;
-    fshape *s = &job->shapes[i];
+    const jg_fuzz_job *job = arg;
+    fshape *s = (fshape *)job->shapes + i;
     jg_context *ctx = job->ctx[s->env];
     if (s->kind == K_DENSE) {
         const jg_gemm_problem p = dense_problem(s, true);
@@ -390,17 +383,10 @@ static void plan_one(int64_t i, void *arg)
 
 static void plan_all(jg_context *const ctx[ENVS], fshape *shapes, const jg_fuzz_opts *o)
 {
-    plan_job job = {.shapes = shapes};
-    memcpy(job.ctx, ctx, sizeof job.ctx);
+    jg_fuzz_job job = {.ctx = ctx, .shapes = shapes};
     const double seconds = jg_fuzz_parallel(o, plan_one, &job);
-    unsigned long long compiled = 0;
-    for (size_t e = 0; e < ENVS; ++e) {
-        jg_context_stats st;
-        JG_REQUIRE(ctx[e], jg_context_get_stats(ctx[e], &st));
-        compiled += st.plans_compiled;
-    }
     printf("any_fuzz: planned in %.1f s on %d threads, %llu kernels compiled\n", seconds,
-           o->threads, compiled);
+           o->threads, (unsigned long long)jg_fuzz_stats(ctx, ENVS).plans_compiled);
 }
 
 /* ---- phase 2: one shape's operands, launch, checks -------------------------------- */
@@ -741,10 +727,6 @@ static void describe(const fshape *s, int64_t idx, char *buf, size_t size)
         if (s->m_max && n > 0 && (size_t)n < sizeof rows)
             snprintf(rows + n, sizeof rows - (size_t)n, " m_max %lld", (long long)s->m_max);
     }
-    jg_plan_info info;
-    memset(&info, 0, sizeof info);
-    if (s->plan)
-        jg_plan_get_info(s->plan, &info);
     snprintf(buf, size,
              "shape %lld: %s %s%s m=%lld n=%lld k=%lld%s %s%s%s->%s%s lda=%lld ldb=%lld ldc=%lld "
              "ldd=%lld off a%lld b%lld c%lld d%lld flags=0x%x%s alpha=%.6g beta=%.6g context %s "
@@ -759,7 +741,7 @@ static void describe(const fshape *s, int64_t idx, char *buf, size_t size)
              s->c != JG_DTYPE_NONE ? " +C" : "", (long long)s->lda, (long long)s->ldb,
              (long long)s->ldc, (long long)s->ldd, (long long)s->off[0], (long long)s->off[1],
              (long long)s->off[2], (long long)s->off[3], s->flags, s->one_shot ? " one-shot" : "",
-             s->alpha, s->beta, envs[s->env].name, s->plan ? info.kernel_name : "-");
+             s->alpha, s->beta, envs[s->env].name, jg_fuzz_kernel(s->plan));
 }
 
 static bool run_shape(const fshape *s, int64_t idx, jg_context *ctx, double margin[2])
@@ -776,13 +758,7 @@ static bool run_shape(const fshape *s, int64_t idx, jg_context *ctx, double marg
         snprintf(line, sizeof line, "launch: %s: %s", jg_status_name(st),
                  jg_context_last_error(ctx));
     } else {
-        cudaError_t e = cudaGetLastError();
-        if (e == cudaSuccess)
-            e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) { /* the CUDA context is lost: nothing more can run */
-            printf("FAIL %s: %s\nany_fuzz: aborted\n", what, cudaGetErrorString(e));
-            exit(1);
-        }
+        jg_fuzz_sync("any_fuzz", what);
         CUDA_CHECK(cudaMemcpy(o.d.host, o.d.dev, o.d.bytes, cudaMemcpyDeviceToHost));
         jg_gemm_check ck;
         ok = verify(s, &o, &r, &ck);
@@ -810,13 +786,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     jg_test_gpu_init();
     jg_context *ctx[ENVS];
-    for (size_t e = 0; e < ENVS; ++e) {
-        if (envs[e].var)
-            setenv(envs[e].var, envs[e].value, 1);
-        ctx[e] = jg_test_context();
-        if (envs[e].var)
-            unsetenv(envs[e].var);
-    }
+    jg_fuzz_contexts(envs, ENVS, ctx);
     fshape *shapes = calloc((size_t)count, sizeof *shapes);
     if (!shapes)
         return 1;

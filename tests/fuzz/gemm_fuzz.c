@@ -95,9 +95,7 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
 
 /* The contexts shapes are planned in, in turn: the environment each is
  * made with (read once, when the context is made). */
-static const struct {
-    const char *name, *var, *value, *var2, *value2;
-} fuzz_envs[] = {
+static const jg_fuzz_env fuzz_envs[] = {
     {"planner", NULL, NULL, NULL, NULL},
     {"cluster2", "JITGEMM_CLUSTER", "2", NULL, NULL},
     {"swap-AB", "JITGEMM_SWAP", "1", NULL, NULL},
@@ -108,15 +106,10 @@ static const struct {
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 
-typedef struct plan_job {
-    jg_context *ctx[FUZZ_ENVS];
-    fuzz_shape *shapes;
-} plan_job;
-
 static void plan_one(int64_t i, void *arg)
 {
-    plan_job *job = arg;
-    fuzz_shape *s = &job->shapes[i];
+    const jg_fuzz_job *job = arg;
+    fuzz_shape *s = (fuzz_shape *)job->shapes + i;
     jg_context *ctx = job->ctx[i % FUZZ_ENVS];
     s->plan_status = jg_gemm_plan(ctx, &s->p, &s->plan);
     if (s->plan_status != JG_OK)
@@ -125,21 +118,14 @@ static void plan_one(int64_t i, void *arg)
 
 static void plan_all(jg_context *const ctx[FUZZ_ENVS], fuzz_shape *shapes, const jg_fuzz_opts *o)
 {
-    plan_job job = {.shapes = shapes};
-    memcpy(job.ctx, ctx, sizeof job.ctx);
+    jg_fuzz_job job = {.ctx = ctx, .shapes = shapes};
     const double seconds = jg_fuzz_parallel(o, plan_one, &job);
-    unsigned long long compiled = 0, disk = 0, memory = 0;
-    for (size_t e = 0; e < FUZZ_ENVS; ++e) {
-        jg_context_stats st;
-        JG_REQUIRE(ctx[e], jg_context_get_stats(ctx[e], &st));
-        compiled += st.plans_compiled;
-        disk += st.plans_disk;
-        memory += st.plans_memory;
-    }
+    const jg_context_stats st = jg_fuzz_stats(ctx, FUZZ_ENVS);
     printf("gemm_fuzz: planned in %.1f s on %d threads: %llu compiled, %llu from disk, "
            "%llu from memory\n",
-           seconds, o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads, compiled, disk,
-           memory);
+           seconds, o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads,
+           (unsigned long long)st.plans_compiled, (unsigned long long)st.plans_disk,
+           (unsigned long long)st.plans_memory);
 }
 
 /* ---- phase 2: run and check, one at a time ------------------------------- */
@@ -150,10 +136,6 @@ static void describe_shape(const fuzz_shape *s, int64_t idx, char *buf, size_t s
     char generic[48] = "";
     if (p->flags & JG_GEMM_M_GENERIC)
         snprintf(generic, sizeof generic, " m-generic(hint %lld)", (long long)p->m);
-    jg_plan_info info;
-    memset(&info, 0, sizeof info);
-    if (s->plan)
-        jg_plan_get_info(s->plan, &info);
     snprintf(buf, size,
              "shape %lld: m=%lld n=%lld k=%lld %s->%s%s alpha=%.6g beta=%.6g "
              "lda=%lld ldd=%lld flags=0x%x%s%s context %s kernel %s",
@@ -161,7 +143,7 @@ static void describe_shape(const fuzz_shape *s, int64_t idx, char *buf, size_t s
              jg_test_dtype_str(p->a_type), jg_test_dtype_str(p->d_type),
              p->c_type != JG_DTYPE_NONE ? " +C" : "", s->alpha, s->beta, (long long)p->lda,
              (long long)p->ldd, p->flags, generic, (p->flags & JG_GEMM_PDL) ? " pdl" : "",
-             fuzz_envs[idx % (int64_t)FUZZ_ENVS].name, s->plan ? info.kernel_name : "-");
+             fuzz_envs[idx % (int64_t)FUZZ_ENVS].name, jg_fuzz_kernel(s->plan));
 }
 
 /* Runs one planned shape; returns true when it passes, else prints why.
@@ -197,13 +179,7 @@ static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
     if (!ok) {
         snprintf(line, sizeof line, "jg_gemm_run: %s", jg_status_name(st));
     } else {
-        cudaError_t e = cudaGetLastError();
-        if (e == cudaSuccess)
-            e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) { /* the CUDA context is lost: nothing more can run */
-            printf("FAIL %s: %s\ngemm_fuzz: aborted\n", what, cudaGetErrorString(e));
-            exit(1);
-        }
+        jg_fuzz_sync("gemm_fuzz", what);
         jg_mat_download(&d);
         jg_gemm_check ck = {.a = &a, .b = &b, .c = has_c ? &c : NULL, .d = &d, .m = s->m,
                             .alpha = s->alpha, .beta = s->beta};
@@ -233,17 +209,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     jg_test_gpu_init();
     jg_context *ctx[FUZZ_ENVS];
-    for (size_t e = 0; e < FUZZ_ENVS; ++e) {
-        if (fuzz_envs[e].var)
-            setenv(fuzz_envs[e].var, fuzz_envs[e].value, 1);
-        if (fuzz_envs[e].var2)
-            setenv(fuzz_envs[e].var2, fuzz_envs[e].value2, 1);
-        ctx[e] = jg_test_context();
-        if (fuzz_envs[e].var)
-            unsetenv(fuzz_envs[e].var);
-        if (fuzz_envs[e].var2)
-            unsetenv(fuzz_envs[e].var2);
-    }
+    jg_fuzz_contexts(fuzz_envs, FUZZ_ENVS, ctx);
     fuzz_shape *shapes = calloc((size_t)o.count, sizeof *shapes);
     if (!shapes)
         return 1;

@@ -51,6 +51,7 @@
 #include "jg_test.h"
 #include "jg_test_gpu.h"
 #include "jg_test_nvfp4.h"
+#include "jg_test_nvrtc.h"
 
 #define JG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define PDL ((uint32_t)JG_GEMM_PDL)
@@ -110,12 +111,7 @@ static void nvrtc_require(nvrtcResult r, nvrtcProgram prog, const char *what)
     if (r == NVRTC_SUCCESS)
         return;
     fprintf(stderr, "%s: %s\n", what, nvrtcGetErrorString(r));
-    size_t n = 0;
-    char *log = NULL;
-    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (log = malloc(n)) &&
-        nvrtcGetProgramLog(prog, log) == NVRTC_SUCCESS)
-        fprintf(stderr, "%s\n", log);
-    free(log);
+    jg_nvrtc_print_log(prog);
     exit(1);
 }
 

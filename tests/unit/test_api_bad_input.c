@@ -18,11 +18,8 @@
 
 #include "jg_internal.h"
 #include "jg_test.h"
+#include "jg_test_problem.h" /* NONE, BF16, ..., P, PS */
 
-#define NONE JG_DTYPE_NONE
-#define BF16 JG_BF16
-#define FP16 JG_FP16
-#define FP32 JG_FP32
 #define BADT ((jg_dtype)99)
 #define NEGT ((jg_dtype)-1)
 
@@ -441,13 +438,6 @@ static void test_null_pointers(void)
 
 /* ---- jg_gemm_plan and jg_gemm: problems ------------------------------------------------ */
 
-/* A jg_gemm_problem by position, so that each row below reads as one line. */
-#define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE, \
-     JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
-/* The same with an explicit jg_scale_mode. */
-#define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale, JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
 #define I32P1 2147483648LL /* INT32_MAX + 1 */
 
 static const struct {
@@ -522,17 +512,8 @@ static const struct {
     {"ld just < 2^40 B", P(0, BF16, BF16, NONE, BF16, 64,      64,     64,    (1LL << 39) - 8, 0, 0, 0), JG_OK, NULL, NULL},
     {"ldc ignored w/o C", P(0, BF16, BF16, NONE, BF16, 64,     64,     64,    0,   0,   INT64_MIN, 0), JG_OK, NULL, NULL},
     {"m-generic, C",   P(1, FP16, FP16, FP32, FP32, 1,         8,      8,     0,   0,   0,   0), JG_OK, NULL, NULL},
-    /* 0.7: rows of any length (soft loads and stores), FP32 operands, MN-major ones */
-    {"lda 68 fp16",    P(0, FP16, FP16, NONE, FP16, 64,        64,     64,    68,  0,   0,   0), JG_OK, NULL, NULL},
-    {"ldb 65 bf16",    P(0, BF16, BF16, NONE, BF16, 64,        64,     64,    0,   65,  0,   0), JG_OK, NULL, NULL},
-    {"ldd 66 fp32",    P(0, BF16, BF16, NONE, FP32, 64,        64,     64,    0,   0,   0,   66), JG_OK, NULL, NULL},
-    {"ldc 65 bf16",    P(0, BF16, BF16, BF16, BF16, 64,        64,     64,    0,   0,   65,  0), JG_OK, NULL, NULL},
-    {"packed k = 1",   P(0, FP16, FP16, NONE, FP16, 64,        64,     1,     0,   0,   0,   0), JG_OK, NULL, NULL},
-    {"packed n=6 fp32", P(0, BF16, BF16, FP32, FP32, 64,       6,      64,    0,   0,   0,   0), JG_OK, NULL, NULL},
-    {"a,b fp32",       P(0, FP32, FP32, NONE, FP32, 64,        64,     64,    0,   0,   0,   0), JG_OK, NULL, NULL},
-    {"a,b fp32 exact", P(JG_GEMM_FP32_EXACT, FP32, FP32, NONE, BF16, 64, 64, 64, 0, 0, 0,   0), JG_OK, NULL, NULL},
-    {"both MN-major",  P(JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR, BF16, BF16, NONE, BF16, 64, 10, 64, 64, 10, 0, 0), JG_OK, NULL, NULL},
-    {"nvfp4, mixed sf layouts", {0, JG_NVFP4, JG_NVFP4, NONE, BF16, 128, 4096, 7168, 0, 0, 0, 0, JG_SCALE_NVFP4, JG_SF_SWIZZLED_128X4, JG_SF_ROW_MAJOR}, JG_OK, NULL, NULL},
+    /* The valid forms of 0.7 (rows of any length, FP32 and MN-major
+     * operands) are test_validate.c's rows. */
 };
 
 static void test_problems(void)

@@ -18,17 +18,9 @@
  * warnings go to *log when it is not NULL. */
 static jg_status make_context(uint32_t flags, int max_kernels, captured *log, jg_context **out)
 {
-    jg_options o;
-    memset(&o, 0, sizeof o);
-    o.flags = JG_CONTEXT_OFFLINE | flags;
-    o.arch = "sm_90a";
-    o.cache_mode = JG_CACHE_OFF;
+    jg_options o = jg_test_offline_options(NULL, JG_CACHE_OFF, log, 0);
+    o.flags |= flags;
     o.max_kernels = max_kernels;
-    if (log) {
-        memset(log, 0, sizeof *log);
-        o.log = capture_log;
-        o.log_user = log;
-    }
     return jg_context_create(&o, out);
 }
 

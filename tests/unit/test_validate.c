@@ -6,11 +6,8 @@
 
 #include "jg_internal.h"
 #include "jg_test.h"
+#include "jg_test_problem.h" /* NONE, BF16, ..., P, PS */
 
-#define NONE JG_DTYPE_NONE
-#define BF16 JG_BF16
-#define FP16 JG_FP16
-#define FP32 JG_FP32
 #define BAD ((jg_dtype)99)
 #define E4M3 JG_E4M3
 #define NVFP4 JG_NVFP4
@@ -23,19 +20,12 @@
 #define UNAL JG_GEMM_UNALIGNED
 #define EXACT JG_GEMM_FP32_EXACT
 
-/* A jg_gemm_problem by position, so that each row below reads as one line. */
-#define P(flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, (a) == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE, \
-     JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
 /* NVFP4 A and B with their scale layouts, bf16 out. */
 #define PN(sfa, sfb, m, n, k, lda, ldb) \
     {0, NVFP4, NVFP4, NONE, BF16, m, n, k, lda, ldb, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
 /* The same with flags (JG_GEMM_PDL, JG_GEMM_M_GENERIC). */
 #define PNF(flags, sfa, sfb, m, n, k) \
     {flags, NVFP4, NVFP4, NONE, BF16, m, n, k, 0, 0, 0, 0, JG_SCALE_NVFP4, sfa, sfb}
-/* The same with an explicit jg_scale_mode. */
-#define PS(scale, flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd) \
-    {flags, a, b, c, d, m, n, k, lda, ldb, ldc, ldd, scale, JG_SF_LAYOUT_NONE, JG_SF_LAYOUT_NONE}
 
 static const struct {
     const char *what;
@@ -97,6 +87,10 @@ static const struct {
     {"lda 68 fp16", P(0, FP16, FP16, NONE, FP16, 128,          128, 64,  68,  0,   0,  0), JG_OK, NULL, NULL},
     {"ldd 66 fp32", P(0, BF16, BF16, NONE, FP32, 128,          64,  64,  0,   0,   0,  66), JG_OK, NULL, NULL},
     {"ldc 66 fp32", P(0, BF16, BF16, FP32, FP32, 128,          64,  64,  0,   0,   66, 0), JG_OK, NULL, NULL},
+    {"ldb 65 bf16", P(0, BF16, BF16, NONE, BF16, 64,           64,  64,  0,   65,  0,  0), JG_OK, NULL, NULL},
+    {"ldc 65 bf16", P(0, BF16, BF16, BF16, BF16, 64,           64,  64,  0,   0,   65, 0), JG_OK, NULL, NULL},
+    {"packed k=1 fp16", P(0, FP16, FP16, NONE, FP16, 64,       64,  1,   0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"packed n=6 fp32", P(0, BF16, BF16, FP32, FP32, 64,       6,   64,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"7x7x8 bf16", P(0,  BF16, BF16, NONE, BF16, 7,            7,   8,   0,   0,   0,  0), JG_OK, NULL, NULL},
     {"4097x4099x4104", P(0, BF16, BF16, NONE, BF16, 4097,      4099, 4104, 0, 0,   0,  0), JG_OK, NULL, NULL},
     {"e4m3 k=8",   P(0,  E4M3, E4M3, NONE, BF16, 128,          128, 8,   0,   0,   0,  0), JG_OK, NULL, NULL},
@@ -106,9 +100,11 @@ static const struct {
     {"fp32 tf32",  P(0,  FP32, FP32, NONE, FP32, 128,          128, 64,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"fp32 tf32 bf16 out", P(0, FP32, FP32, BF16, BF16, 3,     1000, 999, 1001, 0, 0,  0), JG_OK, NULL, NULL},
     {"fp32 exact", P(EXACT | MG, FP32, FP32, NONE, FP16, 128,  128, 1,   0,   0,   0,  0), JG_OK, NULL, NULL},
+    {"fp32 exact bf16 out", P(EXACT, FP32, FP32, NONE, BF16, 64, 64, 64, 0,   0,   0,  0), JG_OK, NULL, NULL},
     {"M-major A",  P(AM, BF16, BF16, NONE, BF16, 100,          128, 64,  0,   0,   0,  0), JG_OK, NULL, NULL},
     {"N-major B",  P(BN, FP16, FP16, FP32, FP32, 100,          130, 64,  0,   131, 0,  0), JG_OK, NULL, NULL},
     {"both MN-major", P(AM | BN | MG, BF16, BF16, NONE, BF16, 64, 64, 3000, 71, 65, 0, 0), JG_OK, NULL, NULL},
+    {"both MN-major packed", P(AM | BN, BF16, BF16, NONE, BF16, 64, 10, 64, 64, 10, 0, 0), JG_OK, NULL, NULL},
     /* NVFP4: k in whole 16-element blocks, rows 16 bytes apart, known scale
      * layouts, row-major scales TMA can step over, the NVFP4 scale mode. */
     {"nvfp4 k=40",  PN(SWZ, SWZ, 128, 128, 40, 0, 0), JG_ERR_INVALID, "k = 40", "multiple of 16"},
@@ -133,6 +129,7 @@ static const struct {
     /* Valid: checked with jg__validate_gemm only, so nothing is compiled. */
     {"nvfp4 swizzled", PN(SWZ, SWZ, 128, 7168, 16384, 0, 0), JG_OK, NULL, NULL},
     {"nvfp4 mixed layouts", PN(ROWM, SWZ, 1, 4096, 7168, 0, 0), JG_OK, NULL, NULL},
+    {"nvfp4 mixed layouts, B row-major", PN(SWZ, ROWM, 128, 4096, 7168, 0, 0), JG_OK, NULL, NULL},
     {"nvfp4 k=32",  PN(SWZ, SWZ, 3, 8, 32, 0, 0), JG_OK, NULL, NULL},
     {"nvfp4 valid", PN(ROWM, ROWM, 100, 200, 512, 544, 512), JG_OK, NULL, NULL},
     {"nvfp4 valid swz", PN(SWZ, SWZ, 1, 8, 32, 0, 0), JG_OK, NULL, NULL},
