@@ -1624,8 +1624,9 @@ JG_DEV void jg_promote(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2],
  * (waits for its copies, shifts, arrives): at most the ring's less two.
  * A consumer frees a stage only once the next one is full (it keeps one
  * stage's wgmmas in flight), so when the producer waits to refill stage
- * i - JG_STAGES, stage i - JG_STAGES + 1 must have been completed: with
- * the ring less one, every kernel whose K outran its ring deadlocked. */
+ * i - JG_STAGES, stage i - JG_STAGES + 1 must have been completed (with
+ * the ring less one, rings of up to 8 stages deadlocked once K's stages
+ * outran them). */
 #define JG_SOFT_LAG (JG_STAGES - 2 < 7 ? JG_STAGES - 2 : 7)
 static_assert(JG_STAGES >= 2, "soft loads: a ring of two stages at least");
 
