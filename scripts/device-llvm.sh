@@ -152,6 +152,7 @@ EOF
     suite)
         while IFS="$(printf '\t')" read -r name cap envs exe args; do
             [ "$name" = backends ] && continue
+            case " ${JG_SKIP:-} " in *" $name "*) continue ;; esac # tests already run
             [ "$envs" = - ] && envs=
             # shellcheck disable=SC2046,SC2086 # the environment and arguments split on purpose
             run_step "suite-$name" "$cap" env JITGEMM_BACKEND=llvm JITGEMM_LOG=compile \

@@ -31,6 +31,21 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out)
     JG_KEY_SHARED(out, p);
     out->lda = p->lda ? p->lda : (p->flags & JG_GEMM_A_M_MAJOR) ? p->m : p->k;
     out->m = p->m;
+    /* An M-major A of one column with adjacent elements ([K, 1], lda 1) is
+     * the K-major [1, K] one, byte for byte, and likewise an N-major B of
+     * one column: keyed as K-major, TMA reads one row of K elements rather
+     * than K rows of one (decode with x given as x^T ran at 0.05-0.10 of
+     * the K-major kernel on H200). The row stride of a single row is
+     * never used; it is set to 16-byte rows. */
+    if ((out->flags & JG_GEMM_A_M_MAJOR) && p->m == 1 && out->lda == 1 &&
+        !(out->flags & JG_GEMM_M_GENERIC)) {
+        out->flags &= ~(uint32_t)JG_GEMM_A_M_MAJOR;
+        out->lda = (p->k + 7) / 8 * 8;
+    }
+    if ((out->flags & JG_GEMM_B_N_MAJOR) && p->n == 1 && out->ldb == 1) {
+        out->flags &= ~(uint32_t)JG_GEMM_B_N_MAJOR;
+        out->ldb = (p->k + 7) / 8 * 8;
+    }
     out->scale = (uint32_t)p->scale;
     if (p->a_type == JG_NVFP4 || p->b_type == JG_NVFP4) { /* read only then: 0.2 callers */
         out->a_sf_layout = (uint32_t)p->a_sf_layout;

@@ -348,6 +348,33 @@ static void test_leading_dims(void)
     CHECK(!memcmp(&pk_packed, &pk_padded, sizeof pk_packed), "ldc without C splits problem keys");
 }
 
+/* One-column MN-major operands with adjacent elements key as the K-major
+ * row they are; others keep their layout. */
+static void test_one_column_layouts(void)
+{
+    const jg_gemm_problem k_major = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                                     .m = 1, .n = 1, .k = 4099};
+    jg_gemm_problem mn = k_major;
+    mn.flags = JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR;
+    mn.lda = mn.ldb = 1;
+    jg__problem_key a, b;
+    jg__problem_key_make(&k_major, &a);
+    jg__problem_key_make(&mn, &b);
+    CHECK(b.flags == a.flags && b.lda == 4104 && b.ldb == 4104,
+          "one-column MN-major: flags 0x%x (K-major 0x%x), lda %lld, ldb %lld", b.flags, a.flags,
+          (long long)b.lda, (long long)b.ldb);
+    jg_gemm_problem strided = mn; /* elements 2 apart: no single row */
+    strided.lda = strided.ldb = 2;
+    jg__problem_key_make(&strided, &b);
+    CHECK(b.flags == (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR) && b.lda == 2 && b.ldb == 2,
+          "strided one-column MN-major operands changed layout (flags 0x%x)", b.flags);
+    jg_gemm_problem generic = mn; /* M from the launch: A's layout stays */
+    generic.flags |= JG_GEMM_M_GENERIC;
+    jg__problem_key_make(&generic, &b);
+    CHECK((b.flags & JG_GEMM_A_M_MAJOR) && !(b.flags & JG_GEMM_B_N_MAJOR),
+          "M-generic one-column A: flags 0x%x", b.flags);
+}
+
 /* The salt holds the arch and the backend's id (what compiles the kernels:
  * NVRTC's version and options, or LLVM's); so does every hash. */
 static void test_salt(void)
@@ -567,6 +594,7 @@ int main(void)
     test_m_generic();
     test_quant_nvfp4_keys();
     test_leading_dims();
+    test_one_column_layouts();
     test_salt();
     test_public_key_ignores_paths();
     test_public_pdl_plans();
