@@ -888,9 +888,30 @@ static void test_resident_clusters(void)
     }
 }
 
+/* No split-K with an MN-major operand (split kernels with an M-major A
+ * went wrong on the GPU), even where JITGEMM_SPLIT=any asks for it; a
+ * K-major problem of the same shape splits. */
+static void test_no_split_mn_major(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    t.force_swap = 1;
+    t.force_split = JG_SPLIT_ANY;
+    const uint32_t layouts[] = {0, JG_GEMM_A_M_MAJOR, JG_GEMM_B_N_MAJOR,
+                                JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR};
+    for (size_t i = 0; i < JG_ARRAY_LEN(layouts); ++i) {
+        const jg_gemm_problem p = {.flags = layouts[i], .a_type = JG_BF16, .b_type = JG_BF16,
+                                   .d_type = JG_BF16, .m = 330, .n = 1024, .k = 14336};
+        const jg__gemm_config c = plan_of(&t, &p, "330x1024x14336, split-K asked for");
+        CHECK(layouts[i] ? c.split_k <= 1 : c.split_k > 1,
+              "330x1024x14336, flags 0x%x, JITGEMM_SPLIT=any: split %u", layouts[i], c.split_k);
+    }
+}
+
 int main(void)
 {
     test_resident_clusters();
+    test_no_split_mn_major();
     test_table();
     test_candidates();
     test_fp8_defaults();
