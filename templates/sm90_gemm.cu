@@ -89,7 +89,37 @@
 #define JG_SOFT_PARAM (JG_SOFT_LOADS || JG_D_SOFT)
 /* JG_GEMM_FP32_EXACT: A and B are the workspace's TF32 high and low parts
  * (rows of 2 * JG_KP, sm90_split.cu), and K runs three times over them:
- * high x high, high x low, low x high (JG_K = 3 * JG_KP). */
+ * high x low, low x high, then high x high (JG_K = 3 * JG_KP), each
+ * stage's wgmma sums promoted into FP32 registers (JG_PROMOTE).
+ *
+ * Why promoted: wgmma adds into its FP32 accumulator without rounding to
+ * nearest. Each k8 step aligns its products to the accumulator and drops
+ * the bits below its last place (truncation, a bias toward zero), so a
+ * chain of K / 8 steps into one accumulator loses up to ~9 ulp(|acc|) per
+ * step, all of one sign: measured (H200), max |D - ref| / max |ref| grew
+ * linearly with K, 1.8e-5 at K = 2048 to 2e-4 at 16384, where SGEMM is
+ * at 2e-7..6e-6. Promoted, every stage starts a fresh accumulator, and
+ * its partial p_s (BLOCK_K of K) joins the total with one FADD, rounded
+ * to nearest. Per output, with S = sum |a_k b_k| over the pass and u =
+ * 2^-24:
+ *   inside a stage: each of its BLOCK_K / 8 steps truncates at most ~9
+ *     values by under an ulp (2u) of at most S_s (the stage's share of
+ *     S): |p_s - exact p_s| <= 18 u (BLOCK_K / 8) S_s, summed over the
+ *     stages <= 18 u (BLOCK_K / 8) S, a factor independent of K (one
+ *     accumulator over K had K / 8 steps at the size of the whole sum).
+ *     Within a stage the error leans toward zero, but the stages'
+ *     partials have independent signs, so across stages it does not add
+ *     up as a bias;
+ *   the FADDs: K_total / BLOCK_K of them, each within u |running total|,
+ *     gamma_{K_total / BLOCK_K} S at worst, ~u sqrt(K / BLOCK_K) max|D|
+ *     typically (rounding to nearest: independent signs);
+ *   the split (sm90_split.cu): below 3 * 2^-22 |a b| per product.
+ * The cross passes come first: their sums are ~2^-11 of the total, so
+ * their FADDs' errors are that much smaller, and the high x high pass
+ * adds to a total that holds them already: only its K / BLOCK_K FADDs
+ * round at the size of D. The bound is the FP32 reference's (a dot
+ * product of K_total / BLOCK_K + BLOCK_K / 8 rounded terms), with no bias
+ * that grows with K. */
 #ifndef JG_EXACT
 #define JG_EXACT 0
 #endif
@@ -142,12 +172,13 @@
 #define JG_SCALE 0 /* 1: one FP32 scale per operand (tensor), on the device */
 #endif
 /* FP8 partial sums are promoted into FP32 registers after every stage (at
- * most 128 of K): Hopper's FP8 accumulation keeps only ~14 bits. */
-#define JG_PROMOTE (JG_AB_SIZE == 1)
+ * most 128 of K): Hopper's FP8 accumulation keeps only ~14 bits. So are
+ * exact FP32's (JG_EXACT): its TF32 accumulation truncates. */
+#define JG_PROMOTE (JG_AB_SIZE == 1 || JG_EXACT)
 #ifndef JG_PROMOTE_PIPE
-/* FP8: two sets of partial sums, so a stage's wgmmas run while the
- * previous stage's sums are promoted (costs MMA_N / 2 registers per slab),
- * in chunks of this many stages */
+/* FP8 and exact FP32: two sets of partial sums, so a stage's wgmmas run
+ * while the previous stage's sums are promoted (costs MMA_N / 2 registers
+ * per slab), in chunks of this many stages */
 #define JG_PROMOTE_PIPE (JG_PROMOTE ? 8 : 0)
 #endif
 
@@ -297,8 +328,8 @@ static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
 static_assert(JG_N_BAKED || JG_SWAP_AB, "the kernel's columns are baked unless they are M (swap-AB)");
 static_assert(JG_AB_SIZE != 1 || JG_SCALE, "FP8 operands come with their scales");
 static_assert(JG_AB_SIZE == 1 || JG_NVFP4 || JG_SCALE == 0, "scales: FP8 operands only");
-static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "FP8 sums are promoted every 128 of K at most");
-static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "FP8 promotions overlap the next stage's wgmmas");
+static_assert(!JG_PROMOTE || JG_BLOCK_K <= 128, "sums are promoted every 128 of K at most");
+static_assert(!JG_PROMOTE || JG_PROMOTE_PIPE > 0, "promotions overlap the next stage's wgmmas");
 /* Block scales (DeepSeek-V3): A one FP32 per row per 128 of K, B one per
  * 128x128 block: each stage is one K block, each tile inside one B block. */
 static_assert(JG_SCALE != 3 || (JG_BLOCK_K == 128 && 128 % JG_BLOCK_N == 0),
@@ -648,8 +679,9 @@ JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, ui
 /* Element offsets along K of stage kt (of the whole K's, split-K's share
  * offset included) in A's and B's rows. JG_EXACT: three passes over the
  * workspace's rows of 2 * JG_KP (high parts, then low parts): A's high x
- * B's high, A's high x B's low, A's low x B's high; stages past the third
- * (split-K's last share) read past the rows, as zeros. */
+ * B's low, A's low x B's high, then A's high x B's high (the small sums
+ * first: see JG_EXACT); stages past the third (split-K's last share)
+ * read past the rows, as zeros. */
 #if JG_EXACT
 #define JG_KP_TILES (JG_KP / JG_BLOCK_K)
 JG_DEV int32_t jg_k_pass(int kt, int low_pass)
@@ -658,8 +690,8 @@ JG_DEV int32_t jg_k_pass(int kt, int low_pass)
     return pass > 2 ? 2 * JG_KP
                     : (kt % JG_KP_TILES) * JG_BLOCK_K + (pass == low_pass ? JG_KP : 0);
 }
-JG_DEV int32_t jg_k_a(int kt) { return jg_k_pass(kt, 2); }
-JG_DEV int32_t jg_k_b(int kt) { return jg_k_pass(kt, 1); }
+JG_DEV int32_t jg_k_a(int kt) { return jg_k_pass(kt, 1); }
+JG_DEV int32_t jg_k_b(int kt) { return jg_k_pass(kt, 0); }
 #else
 JG_DEV int32_t jg_k_a(int kt) { return kt * JG_BLOCK_K; }
 JG_DEV int32_t jg_k_b(int kt) { return kt * JG_BLOCK_K; }

@@ -3,8 +3,8 @@
  * lo = tf32(x - hi), each rounded to nearest: rows of 2 * JG_KP floats,
  * the high parts from 0, the low parts from JG_KP, zeros past k (A's m
  * rows, then B's n rows). The GEMM after it (sm90_gemm.cu with JG_EXACT)
- * sums hi_a hi_b + hi_a lo_b + lo_a hi_b over them, as three passes over
- * K: each product of two TF32 values is exact in FP32, and what is left
+ * sums hi_a lo_b + lo_a hi_b + hi_a hi_b over them, as three passes over
+ * K in that order, promoted stage by stage into FP32 sums: each product of two TF32 values is exact in FP32, and what is left
  * out (lo_a lo_b, and the roundings of lo_a and lo_b times the other
  * operand) is below 3 * 2^-22 |a b|. x - hi is exact in FP32 (hi is x
  * rounded to TF32's 11 significant bits: the difference has at most 13),

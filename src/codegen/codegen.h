@@ -22,8 +22,8 @@ typedef struct jg__gemm_config {
     uint32_t a_box_m;   /* rows of A's TMA box: block_m, or a baked M < block_m rounded up to
                          * 8 (rows past M are neither read nor zero-filled) */
     uint32_t ab_size;   /* bytes of an A/B element: 2, or 1 (e4m3); 0 reads as 2 */
-    uint32_t promote_chunk; /* FP8: stages per chunk whose promotions overlap the next
-                             * stage's wgmmas (two sets of partial sums); 0: none */
+    uint32_t promote_chunk; /* FP8, exact FP32: stages per chunk whose promotions overlap
+                             * the next stage's wgmmas (two sets of partial sums); 0: none */
     uint32_t expand_bufs;   /* NVFP4: BF16 buffers the staged stages (block_k = 256 of K
                              * as packed codes and scales) are expanded into; 0: none.
                              * Swap-AB: FP16 pieces (64 of K) of the activation */

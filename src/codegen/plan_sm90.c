@@ -25,6 +25,11 @@
  * where 128x176 ones promoting in turn reached 0.99, 2026-11-22):
  * BLOCK_N stays at or below this so all three fit the consumers' registers. */
 #define SM90_FP8_MAX_BLOCK_N 128
+/* Exact FP32 (JG_GEMM_FP32_EXACT) promotes its TF32 sums the same way
+ * (sm90_gemm.cu, JG_EXACT: wgmma's FP32 accumulation truncates, and one
+ * accumulator over K lost up to 2e-4 of max |D| at K = 16384), with the
+ * same three sets of sums: tiles as narrow, chunks as long. */
+#define SM90_EXACT_MAX_BLOCK_N SM90_FP8_MAX_BLOCK_N
 /* FP8 stages per chunk of overlapped promotions: ptxas keeps wgmmas in
  * flight only across straight-line code, so each chunk is unrolled and
  * drains at its end (4, 8 and 16 measured alike; 8 compiles in ~0.45 s). */
@@ -969,7 +974,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
           tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn) >
               (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES)))
         return false;
-    if (ab_size == 1) {
+    const bool exact = (p->flags & JG_GEMM_FP32_EXACT) != 0;
+    if (ab_size == 1 || exact) {
         c.promote_chunk =
             fp8_promote_chunk((uint32_t)jg__ceil_div(k_stages, split), SM90_FP8_PROMOTE_CHUNK);
         if (p->scale == JG_SCALE_BLOCK)
@@ -978,7 +984,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     }
     /* FP8 stages are promoted one by one: 128 of K each at most; with
      * block scales a tile lies inside one 128-column block. */
-    if (ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128))
+    if ((ab_size == 1 && (bn > SM90_FP8_MAX_BLOCK_N || c.block_k > 128)) ||
+        (exact && bn > SM90_EXACT_MAX_BLOCK_N))
         return false;
     /* 256-row tiles: their own family; 64 and 128 rows unswapped, unsplit: the plain one */
     if (c.block_m == 256 ? !(dp->families & JG_FAMILY_TALL) || ab_size != 2 ||

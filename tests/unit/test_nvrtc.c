@@ -4,7 +4,8 @@
  * compiled and disassembled (argv[1] = cuobjdump), and its SASS must hold
  * HGMMA and no local-memory traffic (LDL/STL: spills or a run-time-indexed
  * register array) in any of the module's functions. Exits 77 when the SASS
- * test has no cuobjdump. */
+ * test has no cuobjdump. `test_sass CUOBJDUMP exact` checks the exact FP32
+ * kernels alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,18 @@ static void check_forms(const char *name, const jg__gemm_key *key, const char *s
         char fn[192];
         snprintf(fn, sizeof fn, "Function : %s" JG_SPLIT_SUFFIX "\n", name);
         CHECK(strstr(sass, fn), "%s: no split kernel %s" JG_SPLIT_SUFFIX, name, name);
+        /* promoted sums: each stage of an unrolled chunk adds every
+         * accumulator of the thread into its FP32 total (FADD, rounded to
+         * nearest); one accumulator over K had a single FADD */
+        const uint64_t kp = (uint64_t)jg__exact_kp(key->k);
+        const uint64_t split = key->cfg.split_k > 1 ? key->cfg.split_k : 1;
+        const uint64_t tiles = jg__ceil_div(jg__ceil_div(3 * kp, key->cfg.block_k), split);
+        const uint64_t chunk = key->cfg.promote_chunk < tiles ? key->cfg.promote_chunk : tiles;
+        const uint64_t regs = key->cfg.block_m / key->cfg.consumers / 64 * key->cfg.block_n / 2;
+        CHECK((uint64_t)count_of(sass, "FADD") >= chunk * regs,
+              "%s: %d FADDs, want at least %llu (a chunk of %llu stages' promotions)", name,
+              count_of(sass, "FADD"), (unsigned long long)(chunk * regs),
+              (unsigned long long)chunk);
     }
     const bool swap = key->cfg.swap_ab;
     const bool a_mn = key->flags & (swap ? JG_GEMM_B_N_MAJOR : JG_GEMM_A_M_MAJOR);
@@ -170,7 +183,7 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
      * to finish, when it cannot prove the two sets of sums apart). */
     const bool pipelined = key->cfg.promote_chunk > 1 && key->k > (int64_t)key->cfg.block_k;
     CHECK(!pipelined || (sass && strstr(sass, "WARPGROUP.DEPBAR.LE gsb0, 0x1")),
-          "%s: FP8 promotions not overlapped with the next stage's wgmmas", name);
+          "%s: promotions not overlapped with the next stage's wgmmas", name);
     free(sass);
 }
 
@@ -638,6 +651,33 @@ static void check_table(const char *cuobjdump)
     printf("sass: %zu non-plain table cells compiled\n", n);
 }
 
+/* Exact FP32 over bench/shapes.jsonl's dense and decode rows (M, N, K
+ * here), FP32 out, then with C and M from the arguments: the
+ * planner's kernels promote (check_forms), without local memory. */
+static void check_exact_rows(const char *cuobjdump)
+{
+    static const int64_t rows[][3] = {
+        {2048, 2048, 2048}, {4096, 4096, 4096}, {6144, 6144, 6144}, {8192, 8192, 8192},
+        {4096, 7168, 16384}, {4096, 4096, 7168}, {4096, 7168, 2048}, {8192, 4096, 4096},
+        {1, 7168, 16384}, {1, 4096, 7168}, {1, 7168, 2048}, {16, 7168, 16384},
+        {16, 4096, 7168}, {16, 7168, 2048}, {64, 7168, 16384}, {64, 4096, 7168},
+        {64, 7168, 2048}, {128, 7168, 16384}, {128, 4096, 7168}, {128, 7168, 2048}};
+    jg__target t;
+    jg_test_h100_target(&t);
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i)
+        for (int form = 0; form < 2; ++form) {
+            jg_gemm_problem p = {.flags = JG_GEMM_FP32_EXACT | (form ? JG_GEMM_M_GENERIC : 0),
+                                 .a_type = JG_FP32, .b_type = JG_FP32,
+                                 .c_type = form ? JG_FP32 : JG_DTYPE_NONE,
+                                 .d_type = JG_FP32, .m = rows[i][0],
+                                 .n = rows[i][1], .k = rows[i][2]};
+            jg__problem_key pk;
+            jg__problem_key_make(&p, &pk);
+            check_planned(cuobjdump, &t, &pk);
+        }
+    printf("sass: exact FP32 rows compiled\n");
+}
+
 /* 0.7's problems: FP32 operands (TF32, and exact with its split), MN-major
  * 16-bit operands, and operands TMA cannot take (odd rows, the unaligned
  * flag), over decode to prefill shapes, every D type, C, and the kernel
@@ -751,6 +791,10 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
+    /* argv[2] "exact": the exact FP32 kernels alone (a focused run) */
+    check_exact_rows(cuobjdump);
+    if (argc > 2 && strcmp(argv[2], "exact") == 0)
+        return jg_test_result("sass");
     check_any_problem(cuobjdump);
     check_ffma_reuse(cuobjdump);
     check_quant_nvfp4(cuobjdump);
@@ -892,6 +936,7 @@ int main(int argc, char **argv)
     (void)argv;
     (void)planner_configs;
     (void)check_sass;
+    (void)check_exact_rows;
     (void)compile_key;
     (void)check_grouped;
     (void)check_planned;

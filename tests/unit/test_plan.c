@@ -305,6 +305,45 @@ static void test_fp8_defaults(void)
     }
 }
 
+/* Exact FP32 promotes its TF32 sums stage by stage (sm90_gemm.cu,
+ * JG_EXACT): every candidate, in every family the table or the forced
+ * families give, has chunks of promotions and tiles narrow enough for the
+ * three sets of sums; plain TF32 keeps one accumulator. */
+static void test_exact_promote(void)
+{
+    static const int64_t shapes[][3] = {
+        {4096, 7168, 16384}, {8192, 8192, 8192}, {2048, 2048, 2048}, {128, 7168, 16384},
+        {64, 4096, 7168},    {16, 7168, 2048},   {1, 7168, 16384},   {17, 2999, 513},
+        {200, 1024, 14336},  {1, 1, 1}};
+    jg__target t;
+    jg_test_h100_target(&t);
+    size_t n = 0;
+    for (int forced = 0; forced < 3; ++forced) {
+        t.force_swap = forced == 1 ? 2 : 0;             /* JITGEMM_SWAP=1 */
+        t.force_split = forced == 2 ? JG_SPLIT_ANY : 0; /* JITGEMM_SPLIT=any */
+        for (size_t i = 0; i < JG_ARRAY_LEN(shapes); ++i)
+            for (int exact = 0; exact < 2; ++exact) {
+                jg_gemm_problem p = {.flags = exact ? JG_GEMM_FP32_EXACT : 0,
+                                     .a_type = JG_FP32, .b_type = JG_FP32, .d_type = JG_FP32,
+                                     .m = shapes[i][0], .n = shapes[i][1], .k = shapes[i][2]};
+                jg__problem_key pk;
+                jg__problem_key_make(&p, &pk);
+                jg__gemm_config c[JG_PLAN_CANDIDATES_MAX];
+                const size_t found = jg__plan_candidates_sm90(&t, &pk, c, JG_ARRAY_LEN(c));
+                CHECK(found > 0, "fp32%s %lldx%lldx%lld: no candidate", exact ? " exact" : "",
+                      (long long)p.m, (long long)p.n, (long long)p.k);
+                for (size_t j = 0; j < found; ++j, ++n)
+                    CHECK(exact ? c[j].promote_chunk > 0 && c[j].block_n <= 128
+                                : c[j].promote_chunk == 0,
+                          "fp32%s %lldx%lldx%lld (forced %d), candidate %zu %ux%u: chunk %u",
+                          exact ? " exact" : "", (long long)p.m, (long long)p.n,
+                          (long long)p.k, forced, j, c[j].block_m, c[j].block_n,
+                          c[j].promote_chunk);
+            }
+    }
+    CHECK(n > 60, "exact promote: only %zu candidates checked", n);
+}
+
 /* ---- NVFP4 list layout with a workspace (sm90_nvfp4_pre.cu) ------------- */
 
 /* Each chunk of out[0..n) as "group:row0+rows", for messages. */
@@ -915,6 +954,7 @@ int main(void)
     test_table();
     test_candidates();
     test_fp8_defaults();
+    test_exact_promote();
     test_tall_tiles();
     test_a_box();
     test_nvfp4_swap_rows();
