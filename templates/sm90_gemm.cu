@@ -953,9 +953,11 @@ JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t bu
  * `piece`-byte stores (D's pointer and rows are aligned to them), element
  * by element where a piece would cross the last column. Consecutive
  * threads of the warpgroup store consecutive pieces of a row. */
-JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf, int32_t row0,
-                              int32_t col0, uint32_t piece)
+template <uint32_t PIECE> /* `piece` known when the kernel is built (0: at run time) */
+JG_DEV void jg_epi_store_soft_by(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf,
+                                 int32_t row0, int32_t col0, uint32_t run_piece)
 {
+    const uint32_t piece = PIECE ? PIECE : run_piece;
     const uint32_t per_row = JG_EPI_BYTES / piece, tid = threadIdx.x % 128;
     for (uint32_t u = tid; u < 64 * per_row; u += 128) {
         const int32_t r = (int32_t)(u / per_row);
@@ -974,6 +976,19 @@ JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t b
     }
 }
 
+/* The same, with the piece's divisions by constants for D's 2-byte pieces
+ * (odd rows of 16-bit D: a run-time divisor cost tens of instructions an
+ * element) and 4-byte ones. */
+JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf, int32_t row0,
+                              int32_t col0, uint32_t piece)
+{
+    if (JG_D_SIZE == 2 && piece == 2)
+        jg_epi_store_soft_by<JG_D_SIZE == 2 ? 2 : 0>(p, tl, buf, row0, col0, piece);
+    else if (JG_D_SIZE <= 4 && piece == 4)
+        jg_epi_store_soft_by<JG_D_SIZE <= 4 ? 4 : 0>(p, tl, buf, row0, col0, piece);
+    else
+        jg_epi_store_soft_by<0>(p, tl, buf, row0, col0, piece);
+}
 #endif
 
 /* Split-K: the rounds of the epilogue (units of a consumer's slab, in
