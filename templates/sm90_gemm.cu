@@ -306,11 +306,18 @@ static_assert(JG_MMA_N % JG_SW_EPI_ROWS == 0 && JG_SW_EPI_ROWS % 8 == 0 &&
  * parts), for launches that load one of them softly. */
 #define JG_A_TX_BYTES (JG_A_BOX_M * JG_BLOCK_K * JG_AB_SIZE)
 #define JG_B_TX_BYTES (JG_BLOCK_N * JG_BLOCK_K * JG_AB_SIZE)
-/* Soft loads' side slots per stage: 8 bytes per row of each soft box (the
- * row's 33rd word and its delta, jg_soft_box_words). */
-#define JG_SIDE_A (JG_A_SOFT ? JG_A_BOXES * JG_A_BOX_ROWS * 8 : 0)
-#define JG_SIDE_B (JG_B_SOFT ? JG_B_BOXES * JG_B_BOX_ROWS * 8 : 0)
+/* Soft loads' side slots per stage: each soft box's 16 bytes per row (the
+ * row's 9th chunk, jg_soft_box_words) and 16 delta bytes (one per group of
+ * 8 producer lanes). The plan sets aside 18 bytes per row (each box has 8
+ * rows at least). */
+#define JG_A_SIDE_BOX (JG_A_BOX_ROWS * 16 + 16)
+#define JG_B_SIDE_BOX (JG_B_BOX_ROWS * 16 + 16)
+#define JG_SIDE_A (JG_A_SOFT ? JG_A_BOXES * JG_A_SIDE_BOX : 0)
+#define JG_SIDE_B (JG_B_SOFT ? JG_B_BOXES * JG_B_SIDE_BOX : 0)
 #define JG_SIDE_BYTES (JG_SIDE_A + JG_SIDE_B)
+static_assert(JG_SIDE_A <= (JG_A_SOFT ? 18 * JG_A_BOXES * JG_A_BOX_ROWS : 0) &&
+                  JG_SIDE_B <= (JG_B_SOFT ? 18 * JG_B_BOXES * JG_B_BOX_ROWS : 0),
+              "side slots within the plan's 18 bytes a row");
 
 static_assert(JG_BLOCK_K == JG_ATOM_K || JG_BLOCK_K == 2 * JG_ATOM_K,
               "a stage holds one or two 128-byte swizzle atoms along K");
@@ -776,7 +783,7 @@ JG_DEV void jg_stage_soft(const jg_kargs_t &p, const jg_tile &tl, int kt, uint32
         for (int i = 0; i < JG_A_BOXES; ++i) {
             const int32_t k = jg_k_a(tl.k0 + kt);
             jg_soft_box<JG_AB_SIZE, JG_A_BOX_ROWS>(
-                p.soft.a_mode, sa + i * JG_A_BOX_STRIDE, side + i * JG_A_BOX_ROWS * 8, *tl.soft_a,
+                p.soft.a_mode, sa + i * JG_A_BOX_STRIDE, side + i * JG_A_SIDE_BOX, *tl.soft_a,
                 JG_A_MN ? row0 + 64 * i : k + i * JG_ATOM_K, JG_A_MN ? k : row0);
         }
 #endif
@@ -786,7 +793,7 @@ JG_DEV void jg_stage_soft(const jg_kargs_t &p, const jg_tile &tl, int kt, uint32
         for (int i = 0; i < JG_B_BOXES; ++i) {
             const int32_t k = jg_k_b(tl.k0 + kt);
             jg_soft_box<JG_AB_SIZE, JG_B_BOX_ROWS>(
-                p.soft.b_mode, sb + i * JG_B_BOX_STRIDE, side + JG_SIDE_A + i * JG_B_BOX_ROWS * 8,
+                p.soft.b_mode, sb + i * JG_B_BOX_STRIDE, side + JG_SIDE_A + i * JG_B_SIDE_BOX,
                 *tl.soft_b, JG_B_MN ? n0 + 64 * i : k + i * JG_ATOM_K, JG_B_MN ? k : n0);
         }
 #endif
@@ -794,8 +801,8 @@ JG_DEV void jg_stage_soft(const jg_kargs_t &p, const jg_tile &tl, int kt, uint32
 }
 
 /* A stage's soft loads have landed (this thread's, cp.async.wait_group):
- * the warp shifts its WORDS rows into place (TF32: the thread rounds its
- * values), then the thread fences its shared-memory writes (generic proxy)
+ * the warp shifts its WORDS rows into place (TF32: rounding them; P8: the
+ * thread rounds its values), then the thread fences its shared-memory writes (generic proxy)
  * before wgmma's reads (async proxy) and arrives on the stage's full
  * barrier. */
 JG_DEV void jg_soft_complete(const jg_kargs_t &p, uint32_t stage, uint32_t smem_a,
@@ -815,17 +822,16 @@ JG_DEV void jg_soft_complete(const jg_kargs_t &p, uint32_t stage, uint32_t smem_
     if (p.soft.a_mode == JG_SOFT_WORDS)
 #pragma unroll 1
         for (int i = 0; i < JG_A_BOXES; ++i)
-            jg_soft_shift<JG_AB_SIZE, JG_A_BOX_ROWS>(smem_a + stage * JG_A_STAGE_BYTES +
-                                                         i * JG_A_BOX_STRIDE,
-                                                     sd + i * JG_A_BOX_ROWS * 8);
+            jg_soft_shift<JG_AB_SIZE, JG_A_BOX_ROWS, JG_AB_DTYPE == 3>(
+                smem_a + stage * JG_A_STAGE_BYTES + i * JG_A_BOX_STRIDE, sd + i * JG_A_SIDE_BOX);
 #endif
 #if JG_B_SOFT
     if (p.soft.b_mode == JG_SOFT_WORDS)
 #pragma unroll 1
         for (int i = 0; i < JG_B_BOXES; ++i)
-            jg_soft_shift<JG_AB_SIZE, JG_B_BOX_ROWS>(
+            jg_soft_shift<JG_AB_SIZE, JG_B_BOX_ROWS, JG_AB_DTYPE == 3>(
                 smem_b + stage * JG_B_STAGE_BYTES + i * JG_B_BOX_STRIDE,
-                sd + JG_SIDE_A + i * JG_B_BOX_ROWS * 8);
+                sd + JG_SIDE_A + i * JG_B_SIDE_BOX);
 #endif
     (void)p, (void)smem_a, (void)smem_b, (void)sd;
     jg_fence_proxy_async_smem();
@@ -979,9 +985,11 @@ JG_DEV void jg_epi_copy_rows(const jg_kargs_t &p, const jg_tile &tl, uint32_t bu
  * `piece`-byte stores (D's pointer and rows are aligned to them), element
  * by element where a piece would cross the last column. Consecutive
  * threads of the warpgroup store consecutive pieces of a row. */
-JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf, int32_t row0,
-                              int32_t col0, uint32_t piece)
+template <uint32_t PIECE> /* `piece` known when the kernel is built (0: at run time) */
+JG_DEV void jg_epi_store_soft_by(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf,
+                                 int32_t row0, int32_t col0, uint32_t run_piece)
 {
+    const uint32_t piece = PIECE ? PIECE : run_piece;
     const uint32_t per_row = JG_EPI_BYTES / piece, tid = threadIdx.x % 128;
     for (uint32_t u = tid; u < 64 * per_row; u += 128) {
         const int32_t r = (int32_t)(u / per_row);
@@ -998,6 +1006,20 @@ JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t b
         for (int32_t e = 0; col + e < tl.n; ++e) /* the row's last columns */
             jg_soft_store(dst + e * JG_D_SIZE, src + (uint32_t)e * JG_D_SIZE, JG_D_SIZE);
     }
+}
+
+/* The same, with the piece's divisions by constants for D's 2-byte pieces
+ * (odd rows of 16-bit D: a run-time divisor cost tens of instructions an
+ * element) and 4-byte ones. */
+JG_DEV void jg_epi_store_soft(const jg_kargs_t &p, const jg_tile &tl, uint32_t buf, int32_t row0,
+                              int32_t col0, uint32_t piece)
+{
+    if (JG_D_SIZE == 2 && piece == 2)
+        jg_epi_store_soft_by<JG_D_SIZE == 2 ? 2 : 0>(p, tl, buf, row0, col0, piece);
+    else if (JG_D_SIZE <= 4 && piece == 4)
+        jg_epi_store_soft_by<JG_D_SIZE <= 4 ? 4 : 0>(p, tl, buf, row0, col0, piece);
+    else
+        jg_epi_store_soft_by<0>(p, tl, buf, row0, col0, piece);
 }
 #endif
 
@@ -1364,11 +1386,18 @@ JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
 /* Registers per thread after setmaxnreg: the producer warpgroup gives up
  * what the consumers take, within the 168 x (threads) the CTA starts with.
  * A split-K producer offsets K by its CTA's share and needs a few more (at
- * 40, ptxas spilled one 64-bit value in its loop), and so does a soft
- * producer of the list layout (its tiles' group lookup); other soft
- * producers fit the 40 with their loops rolled (unrolled by 2 or 4, ptxas
- * spilled the tile loop's state). One consumer leaves room for both. */
-#if JG_SPLIT_K > 1 || (JG_SOFT_LOADS && JG_LAYOUT == 1 && JG_CONSUMERS == 2)
+ * 40, ptxas spilled one 64-bit value in its loop); a soft producer more
+ * (its boxes' copies and shifts unrolled, two rows' chunks loaded at once
+ * in each lane: at 56, ptxas spilled a few values of its stage loop), so
+ * that two consumers keep 216 each (tiles at most SM90_SOFT_MAX_BLOCK_N
+ * wide). One consumer leaves room for both. */
+#if JG_SOFT_LOADS && JG_CONSUMERS == 2
+#define JG_PRODUCER_REGS 72
+#define JG_CONSUMER_REGS 216
+#elif JG_SOFT_LOADS /* one consumer leaves room for both */
+#define JG_PRODUCER_REGS 80
+#define JG_CONSUMER_REGS 256
+#elif JG_SPLIT_K > 1
 #define JG_PRODUCER_REGS 56
 #define JG_CONSUMER_REGS 224
 #elif JG_SOFT_PARAM && JG_CONSUMERS == 1 /* one consumer leaves room for both */
@@ -1730,6 +1759,13 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t smem_ks = smem_rs + JG_CONSUMERS * JG_RS_BYTES;
     const uint32_t bar_full = smem_ks + JG_CONSUMERS * JG_KS_BYTES;
     const uint32_t bar_empty = bar_full + JG_STAGES * 8;
+#if JG_SOFT_LOADS /* the side slots after the barriers take 16-byte copies */
+    static_assert((JG_STAGES * (JG_A_STAGE_BYTES + JG_B_STAGE_BYTES) +
+                   JG_CONSUMERS * (JG_EPI_NBUF * JG_EPI_BUF_BYTES + JG_RS_BYTES + JG_KS_BYTES)) %
+                          16 ==
+                      0,
+                  "soft loads' side slots 16-byte aligned");
+#endif
 
 #if JG_LAYOUT == 1
     const uint32_t tiles_m = 0; /* per group, from jg_tile_at */

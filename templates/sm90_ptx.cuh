@@ -273,6 +273,14 @@ JG_DEV void jg_cp_async_8(uint32_t dst, const void *src, uint32_t bytes)
                  : "memory");
 }
 
+/* 16 bytes global -> shared, the same way (both addresses 16-byte aligned),
+ * through L2 only: the operands' reuse is across CTAs. */
+JG_DEV void jg_cp_async_16(uint32_t dst, const void *src, uint32_t bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes)
+                 : "memory");
+}
+
 /* Waits until at most N of this thread's cp.async groups are pending. */
 template <int N>
 JG_DEV void jg_cp_async_wait_group()
@@ -283,6 +291,25 @@ JG_DEV void jg_cp_async_wait_group()
 JG_DEV void jg_st_shared_b32(uint32_t addr, uint32_t v)
 {
     asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
+JG_DEV void jg_st_shared_u8(uint32_t addr, uint8_t v)
+{
+    asm volatile("st.shared.u8 [%0], %1;" ::"r"(addr), "h"((uint16_t)v) : "memory");
+}
+
+JG_DEV uint32_t jg_ld_shared_u8(uint32_t addr)
+{
+    uint16_t v;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+JG_DEV void jg_st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(a), "r"(b), "r"(c),
+                 "r"(d)
+                 : "memory");
 }
 
 JG_DEV uint32_t jg_ld_shared_b32(uint32_t addr)

@@ -243,9 +243,9 @@ static const struct {
     {256, 2, 1.00},
 };
 #define SM90_TALL_MAX_BLOCK_N 160
-/* Soft loads (sm90_soft.cuh): every producer thread copies and keeps more
- * registers, which the consumers give up (224 instead of 232 each): their
- * tiles stay this narrow. */
+/* Soft loads (sm90_soft.cuh): every producer thread copies, shifts and
+ * keeps more registers, which the consumers give up (216 instead of 232
+ * each): their tiles stay this narrow. */
 #define SM90_SOFT_MAX_BLOCK_N 192
 /* ... and with soft B loads next to two MN-major operands, this narrow (at
  * 192, ptxas spilled one register of the loop state) */
@@ -311,11 +311,12 @@ static uint32_t stage_bytes(const jg__gemm_config *cfg)
     if (cfg->expand_bufs) /* NVFP4: packed codes and scales */
         return (cfg->block_m + cfg->block_n) * 128 + SM90_NVFP4_SF_BYTES;
     const uint32_t size = cfg->ab_size ? cfg->ab_size : 2;
-    /* soft loads' side slots: 8 bytes per 128-byte row of a soft operand's boxes */
+    /* soft loads' side slots: 16 bytes per 128-byte row of a soft operand's
+     * boxes and 16 per box (of 8 rows at least): 18 a row */
     const uint32_t side_rows = ((cfg->soft & JG_SOFT_A ? cfg->a_box_m : 0) +
                                 (cfg->soft & JG_SOFT_B ? cfg->block_n : 0)) *
                                cfg->block_k * size / 128;
-    return (cfg->block_m + cfg->block_n) * cfg->block_k * size + 8 * side_rows;
+    return (cfg->block_m + cfg->block_n) * cfg->block_k * size + 18 * side_rows;
 }
 
 /* NVFP4: the FP16 buffers, 64 of K of the tile's rows each; swap-AB: the

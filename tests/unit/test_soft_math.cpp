@@ -3,15 +3,17 @@
  * the producer warpgroup, over a shared-memory array; cp.async is a copy
  * with its zero fill, a warp's __shfl_down_sync and __syncwarp meet at a
  * barrier of its 32 threads. Each box (8-byte pieces where the pointer
- * and rows allow them, else aligned words shifted into place) must equal
- * what TMA would load into a 128B-swizzled box: the matrix's bytes where
- * its rows and columns reach, zeros elsewhere. Every byte read must lie in
- * the 4-byte words that hold the matrix's rows (no fault where TMA would
- * read nothing). Random shapes, row strides, pointer offsets (to the
- * element), box origins, element sizes 1, 2 and 4; seed printed. Half the
- * 4-byte boxes are then rounded to TF32 (jg_soft_round_tf32, as TF32
- * kernels do): each value of the box rounded, each thread reading and
- * writing only words it copied itself. */
+ * and rows allow them, else aligned 16-byte chunks shifted into place)
+ * must equal what TMA would load into a 128B-swizzled box: the matrix's
+ * bytes where its rows and columns reach, zeros elsewhere. Every byte read
+ * must lie in the 16-byte chunks that hold the matrix's rows (no fault
+ * where TMA would read nothing). Random shapes, row strides, pointer
+ * offsets (to the element), box origins, box rows (8 to 192, multiples of
+ * 16 or not), element sizes 1, 2 and 4; seed printed. Half the 4-byte
+ * boxes are rounded to TF32 as TF32 kernels do (8-byte pieces by
+ * jg_soft_round_tf32, chunks by their shift): each value of the box
+ * rounded. The rounding and the shifts read only copies the thread made
+ * itself (a shift takes its neighbour's chunk by shuffles). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,8 +48,6 @@ thread_local struct {
 pthread_barrier_t g_warp_bar[kThreads / 32];
 uint32_t g_shfl[kThreads / 32][32];
 
-uint32_t jg_lane_id() { return threadIdx.x % 32; }
-
 void warp_sync() { pthread_barrier_wait(&g_warp_bar[threadIdx.x / 32]); }
 
 void __syncwarp() { warp_sync(); }
@@ -61,6 +61,11 @@ uint32_t __shfl_down_sync(unsigned, uint32_t v, int d)
     warp_sync();
     return r;
 }
+
+/* A warp's shuffle of 4 words: each a shuffle of its own. */
+struct uint4 {
+    uint32_t x, y, z, w;
+};
 
 uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t shift)
 {
@@ -79,8 +84,13 @@ void cp_async(uint32_t dst, const void *src, uint32_t bytes, uint32_t size)
     }
 }
 
-void jg_cp_async_4(uint32_t dst, const void *src, uint32_t bytes) { cp_async(dst, src, bytes, 4); }
 void jg_cp_async_8(uint32_t dst, const void *src, uint32_t bytes) { cp_async(dst, src, bytes, 8); }
+void jg_cp_async_16(uint32_t dst, const void *src, uint32_t bytes)
+{
+    if (dst % 16 || (uintptr_t)src % 16)
+        __atomic_add_fetch(&g_bad_reads, 1, __ATOMIC_RELAXED); /* cp.async's alignment rule */
+    cp_async(dst, src, bytes, 16);
+}
 
 void own_only(uint32_t addr)
 {
@@ -101,6 +111,29 @@ uint32_t jg_ld_shared_b32(uint32_t addr)
     uint32_t v;
     memcpy(&v, &g_smem[addr], 4);
     return v;
+}
+
+/* The delta bytes: written by lane 7 of a group, read by its 8 lanes
+ * after __syncwarp (not cp.async copies: no ownership check). */
+void jg_st_shared_u8(uint32_t addr, uint8_t v) { g_smem[addr] = v; }
+
+uint32_t jg_ld_shared_u8(uint32_t addr) { return g_smem[addr]; }
+
+uint4 jg_ld_shared_v4(uint32_t addr)
+{
+    uint4 v;
+    for (uint32_t i = 0; i < 4; ++i)
+        own_only(addr + 4 * i);
+    memcpy(&v, &g_smem[addr], 16);
+    return v;
+}
+
+void jg_st_shared_v4(uint32_t addr, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    const uint32_t v[4] = {a, b, c, d};
+    for (uint32_t i = 0; i < 4; ++i)
+        own_only(addr + 4 * i);
+    memcpy(&g_smem[addr], v, 16);
 }
 
 uint32_t __float_as_uint(float x)
@@ -165,26 +198,42 @@ void thread_box(const Box &b)
 }
 
 template <int SIZE, int ROWS>
-void thread_shift()
+void thread_shift(bool tf32)
 {
     __syncwarp();
-    jg_soft_shift<SIZE, ROWS>(0, 32 * 1024);
+    g_own_only = true; /* the thread's own copies, its neighbours' by shuffles */
+    if (tf32)
+        jg_soft_shift<SIZE, ROWS, true>(0, 32 * 1024);
+    else
+        jg_soft_shift<SIZE, ROWS, false>(0, 32 * 1024);
 }
 
 pthread_barrier_t g_all;
+
+template <int SIZE, int ROWS>
+void run_box(const Box &b, bool shift)
+{
+    shift ? thread_shift<SIZE, ROWS>(b.tf32) : thread_box<SIZE, ROWS>(b);
+}
 
 template <int SIZE>
 void run_rows(const Box &b, bool shift)
 {
     switch (b.rows) {
     case 8:
-        shift ? thread_shift<SIZE, 8>() : thread_box<SIZE, 8>(b);
+        run_box<SIZE, 8>(b, shift);
+        break;
+    case 24:
+        run_box<SIZE, 24>(b, shift);
         break;
     case 64:
-        shift ? thread_shift<SIZE, 64>() : thread_box<SIZE, 64>(b);
+        run_box<SIZE, 64>(b, shift);
+        break;
+    case 192:
+        run_box<SIZE, 192>(b, shift);
         break;
     default:
-        shift ? thread_shift<SIZE, 128>() : thread_box<SIZE, 128>(b);
+        run_box<SIZE, 128>(b, shift);
     }
 }
 
@@ -195,8 +244,12 @@ void run_round(const Box &b)
     g_own_only = true;
     if (b.rows == 8)
         jg_soft_round_tf32<8>(b.mode, 0, 1, 0);
+    else if (b.rows == 24)
+        jg_soft_round_tf32<24>(b.mode, 0, 1, 0);
     else if (b.rows == 64)
         jg_soft_round_tf32<64>(b.mode, 0, 1, 0);
+    else if (b.rows == 192)
+        jg_soft_round_tf32<192>(b.mode, 0, 1, 0);
     else
         jg_soft_round_tf32<128>(b.mode, 0, 1, 0);
 }
@@ -206,7 +259,7 @@ void *thread_main(void *arg)
     threadIdx.x = (unsigned)(uintptr_t)arg;
     const Box &b = *g_box;
     for (int phase = 0; phase < 2; ++phase) {
-        if (b.tf32) { /* 4-byte elements: the copies, then the rounding (no shift) */
+        if (b.tf32 && b.mode == JG_SOFT_P8) { /* the copies, then the rounding */
             if (phase == 0)
                 run_rows<4>(b, false);
             else
@@ -263,11 +316,11 @@ int main(int argc, char **argv)
         pthread_barrier_init(&g_warp_bar[w], nullptr, 32);
     pthread_barrier_init(&g_all, nullptr, kThreads);
     int failures = 0, boxes = 0, words = 0, pieces = 0, rounded = 0;
-    static const int sizes[] = {1, 2, 4}, box_rows[] = {8, 64, 128};
+    static const int sizes[] = {1, 2, 4}, box_rows[] = {8, 24, 64, 128, 192};
     for (int iter = 0; iter < 600; ++iter) {
         Box b;
         b.size = sizes[below(3)];
-        b.rows = box_rows[below(3)];
+        b.rows = box_rows[below(5)];
         b.tf32 = b.size == 4 && below(2);
         const int64_t rows = 1 + (int64_t)below(300), cols = 1 + (int64_t)below(400);
         b.m.rows = (int32_t)rows;
@@ -281,10 +334,10 @@ int main(int argc, char **argv)
             buf[i] = (uint8_t)next();
         const uint8_t *matrix = buf + offset;
         b.m.ptr = matrix;
-        /* what may be read: the 4-byte words holding the rows' bytes */
-        g_lo = (const uint8_t *)((uintptr_t)matrix & ~(uintptr_t)3);
+        /* what may be read: the 16-byte chunks holding the rows' bytes */
+        g_lo = (const uint8_t *)((uintptr_t)matrix & ~(uintptr_t)15);
         g_hi = (const uint8_t *)(((uintptr_t)(matrix + ((rows - 1) * b.m.ld + cols) * b.size) +
-                                  3) & ~(uintptr_t)3);
+                                  15) & ~(uintptr_t)15);
         /* box origins as the kernel's: columns in whole 128-byte atoms, rows anywhere */
         b.c0 = (int32_t)(below(cols * b.size / 128 + 2) * (128 / b.size));
         b.c1 = (int32_t)below(rows + 8);
