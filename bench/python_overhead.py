@@ -18,10 +18,25 @@ for the GPU), wall time / N, median of R rounds. Rows:
   F.linear           PyTorch's own (cuBLAS), for scale
 GPU time: one CUDA graph each of 20 launches of jitgemm.linear and of
 jg_gemm_run (same plan, same tensors), replayed, CUDA events, median.
+
+    ... python3 bench/python_overhead.py --cpu-stub
+
+measures the Python side alone, on any machine (no GPU): host tensors, the
+device check lifted, plans made by an offline context, and the foreign calls
+of a launch (cuCtxGetCurrent, jg_gemm_run) answered by stubs of the same
+signatures (tests/python/stub_cuda.c, compiled here), so every other step of
+an eager call (checks memo, pointers, alignment, output allocation, argument
+packing, the context check) runs as it does on a GPU. torch's raw-stream getter, which needs a GPU,
+is stood in for by a builtin call. The floor row calls the stub launch as the
+GPU mode's jg_gemm_run row calls the real one. Host allocation is not the
+CUDA caching allocator's, so the figures rank changes to the Python path;
+they are not the GPU host's.
 """
 import ctypes
+import os
 import statistics
 import sys
+import tempfile
 import time
 
 import torch
@@ -81,7 +96,63 @@ def raw_launcher(x, w, out):
     return launch
 
 
+# ---- --cpu-stub ---------------------------------------------------------------------
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "python"))
+
+
+def host_ns(fn, n=2000, rounds=40):
+    """(min, median) over rounds of n calls, ns a call, in the thread's CPU time
+    (what a shared, loaded machine repeats best: time spent descheduled is
+    not counted; the stubs never wait)."""
+    fn()
+    times = []
+    for _ in range(rounds):
+        t0 = time.thread_time_ns()
+        for _ in range(n):
+            fn()
+        times.append((time.thread_time_ns() - t0) / n)
+    return min(times), statistics.median(times)
+
+
+def cpu_stub():
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.setdefault("JITGEMM_CACHE_DIR", os.path.join(tmp, "cache"))
+        from stub_cuda import stub_device
+        dev, stub = stub_device(tmp)
+        run = C.lib.jg_gemm_run  # the stub's, typed as the library's
+        print(f"--cpu-stub: Python path only, stubbed launch; torch {torch.__version__}; "
+              f"jitgemm {jitgemm.__version__}; us of thread CPU time a call, min / median "
+              f"of 40 x 2000")
+        print(f"{'M x N x K':>18}  {'stub launch':>13}  {'jitgemm.linear':>14}  {'(above)':>13}"
+              f"  {'torch.ops':>13}  {'torch.empty':>13}")
+        for m, n, k in ((1, 2048, 2048), (64, 4096, 4096)):
+            x, w = torch.randn(m, k).bfloat16(), torch.randn(n, k).bfloat16()
+            jitgemm.linear(x, w)  # plans
+            g = K.gemm("linear", x, w, None, None, K.HALF, None)
+            plan = dev.gemm_plan(O.gemm_key(g, C.JG_BF16, C.JG_BF16, False, C.JG_SCALE_NONE))
+            out = torch.empty(m, n, dtype=torch.bfloat16)
+            args = C.GemmArgs(x.data_ptr(), w.data_ptr(), None, out.data_ptr(), 1.0, 0.0, g.m,
+                              None, None, None, None)
+            ref, stream = ctypes.byref(args), dev.stream
+
+            def floor():
+                if run(plan, ref, stream()) != C.JG_OK:
+                    raise jitgemm.JitGemmError("stub launch failed")
+            t_raw = host_ns(floor)
+            t_py = host_ns(lambda: jitgemm.linear(x, w))
+            t_op = host_ns(lambda: torch.ops.jitgemm.linear(x, w))
+            t_empty = host_ns(lambda: torch.empty((m, n), dtype=torch.bfloat16, device=x.device))
+            us = [f"{a / 1e3:5.2f} / {b / 1e3:5.2f}" for a, b in
+                  (t_raw, t_py, (t_py[0] - t_raw[0], t_py[1] - t_raw[1]), t_op, t_empty)]
+            print(f"{m:>6}x{n:>5}x{k:>5}  " + "  ".join(f"{u:>13}" for u in us))
+    return 0
+
+
 def main():
+    if "--cpu-stub" in sys.argv[1:]:
+        return cpu_stub()
     if not torch.cuda.is_available():
         print("python_overhead: needs a GPU")
         return 77

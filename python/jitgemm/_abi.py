@@ -12,6 +12,7 @@ and compare every size and offset.
 from __future__ import annotations
 
 import ctypes
+import struct
 
 # ---- constants (jitgemm.h) ----------------------------------------------------
 
@@ -180,6 +181,21 @@ class PlanInfo(ctypes.Structure):
                "smem_bytes"),
         ("key_hash", ctypes.c_uint64 * 2),
     ]
+
+
+def packer(mirror) -> struct.Struct:
+    """A struct.Struct whose pack() makes the bytes of a mirror of scalar fields
+    (pointers as ints, 0 for NULL): native sizes and alignment, as ctypes and
+    the C compiler lay the struct out. Packing is several times cheaper than
+    building the mirror, which sets its fields one by one."""
+    codes = [getattr(t, "_type_", None) for _, t in mirror._fields_]
+    if not all(isinstance(c, str) for c in codes):
+        raise TypeError(f"{mirror.__name__} has fields that are not scalars")
+    s = struct.Struct("@" + "".join(codes))
+    if s.size != ctypes.sizeof(mirror):
+        raise TypeError(f"{mirror.__name__}: packs {s.size} bytes, the mirror has "
+                        f"{ctypes.sizeof(mirror)}")
+    return s
 
 
 # C struct name -> mirror, for the ABI test.

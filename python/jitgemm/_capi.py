@@ -18,7 +18,7 @@ import ctypes
 import os
 
 from ._abi import *  # noqa: F401,F403  (the JG_ constants, mirrors, CONSTANTS, MIRRORS)
-from ._abi import open_library
+from ._abi import GemmArgs, open_library, packer
 
 
 def library_path() -> str:
@@ -42,6 +42,30 @@ def _load() -> ctypes.CDLL:
 
 
 lib = _load()
+
+
+# jg_gemm_args as bytes: GEMM_ARGS.pack(a, b, c, d, alpha, beta, m, a_scale, b_scale,
+# a_sf, b_sf, workspace, workspace_bytes), pointers as ints (0 for NULL).
+GEMM_ARGS = packer(GemmArgs)
+
+
+def _gemm_run_packed():
+    """jg_gemm_run(plan, args, stream) with args as GEMM_ARGS bytes: ctypes passes
+    a bytes argument of a char * parameter as the address of the object's own
+    buffer, uncopied, and the library only reads it during the call. CPython
+    keeps that buffer 32 bytes into a 16-byte-aligned allocation, so the
+    struct's 8-byte alignment holds; where it would not, each call copies the
+    bytes into a GemmArgs instead."""
+    fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                          ctypes.c_void_p)(("jg_gemm_run", lib))
+    probe = GEMM_ARGS.pack(*[0] * len(GemmArgs._fields_))
+    if ctypes.cast(ctypes.c_char_p(probe), ctypes.c_void_p).value % ctypes.alignment(GemmArgs):
+        run, copy, ref = lib.jg_gemm_run, GemmArgs.from_buffer_copy, ctypes.byref
+        return lambda plan, args, stream: run(plan, ref(copy(args)), stream)
+    return fn
+
+
+gemm_run_packed = _gemm_run_packed()
 
 
 def version() -> str:

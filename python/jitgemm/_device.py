@@ -14,6 +14,7 @@ whose plan exists costs a dict lookup, a small struct and one foreign call.
 """
 
 import ctypes
+import functools
 import os
 import threading
 from typing import Dict, Optional, Tuple
@@ -73,6 +74,12 @@ class _Driver:
             fn.argtypes = argtypes
             fn.restype = i
         self.cu = cu
+        # a second, untyped handle for the hot path: its one argument is always
+        # the byref of a thread's own buffer, and ctypes passes that without
+        # the conversion a typed call makes (half the call's cost)
+        self.get_current = cu["cuCtxGetCurrent"]
+        self.get_current.restype = i
+        self.slot = _ContextSlot()
         self.check(cu.cuInit(0), "cuInit")
 
     def check(self, r: int, call: str):
@@ -91,9 +98,11 @@ class _Driver:
         return ctx.value
 
     def current(self) -> Optional[int]:
-        ctx = ctypes.c_void_p()
-        self.cu.cuCtxGetCurrent(ctypes.byref(ctx))
-        return ctx.value
+        """The calling thread's current CUDA context (None: none). Every launch
+        asks, so the answer lands in a buffer of the thread's made once."""
+        slot = self.slot
+        self.get_current(slot.ref)
+        return slot.ctx.value
 
     def push(self, ctx: int):
         self.check(self.cu.cuCtxPushCurrent_v2(ctx), "cuCtxPushCurrent")
@@ -101,6 +110,16 @@ class _Driver:
     def pop(self):
         popped = ctypes.c_void_p()
         self.cu.cuCtxPopCurrent_v2(ctypes.byref(popped))
+
+
+class _ContextSlot(threading.local):
+    """A thread's cuCtxGetCurrent buffer (threads may not share one: ctypes lets
+    go of the GIL in the call, so another thread could write it between the
+    call and the read)."""
+
+    def __init__(self):
+        self.ctx = ctypes.c_void_p()
+        self.ref = ctypes.byref(self.ctx)
 
 
 _driver: Optional[_Driver] = None
@@ -203,7 +222,7 @@ class Device:
         self.driver = _driver
         # the raw-stream getter Inductor uses: an int, no Stream object
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        self.stream = (lambda: raw(index)) if raw else (
+        self.stream = functools.partial(raw, index) if raw else (
             lambda: torch.cuda.current_stream(index).cuda_stream)
         self.primary = _driver.primary_context(index)
 
@@ -302,12 +321,22 @@ class Device:
     # -- launches --
 
     def run(self, fn, plan: int, args, what: str):
-        """fn (jg_gemm_run or jg_grouped_run) on PyTorch's current stream."""
-        pushed = self.enter()
-        try:
-            st = fn(plan, ctypes.byref(args), self.stream())
-        finally:
-            self.leave(pushed)
+        """fn(plan, args, stream) (jg_gemm_run or jg_grouped_run, args in the form
+        its prototype takes) on PyTorch's current stream, in this device's
+        primary context: the hot path of every op, one driver call and the
+        launch where that context is current already."""
+        driver = self.driver
+        if driver is not None:  # Driver.current(), inlined: this runs at every call
+            slot = driver.slot
+            driver.get_current(slot.ref)
+        if driver is None or slot.ctx.value == self.primary:
+            st = fn(plan, args, self.stream())
+        else:
+            driver.push(self.primary)
+            try:
+                st = fn(plan, args, self.stream())
+            finally:
+                driver.pop()
         if st != C.JG_OK:
             raise self.error(st, what)
 

@@ -31,16 +31,21 @@ from ._device import device, m_hint
 
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._is_torch_function_mode_enabled
+_is_compiling = torch.compiler.is_compiling  # dynamo knows the function, not its name
+_pack_gemm_args = C.GEMM_ARGS.pack
 
 
 def _direct(t: Tensor) -> bool:
-    """True where the real kernel may be called without the dispatcher."""
-    return (type(t) is Tensor and not torch.compiler.is_compiling() and not _dispatch_modes()
+    """True where the real kernel may be called without the dispatcher.
+    is_compiling comes before the C calls: under dynamo it is a constant True,
+    and dynamo then never sees the others."""
+    return (type(t) is Tensor and not _is_compiling() and not _dispatch_modes()
             and not _function_modes())
 
 
-def _ptr(t: Optional[Tensor]) -> Optional[int]:
-    return t.data_ptr() if t is not None else None
+def _ptr(t: Optional[Tensor]) -> int:
+    """A device pointer as the packed launch arguments take it (0: NULL)."""
+    return t.data_ptr() if t is not None else 0
 
 
 def _one(t: Tensor):
@@ -76,6 +81,14 @@ class _Call:
         if not self.plan:
             self.plan = (self.dev.grouped_plan if self.grouped else self.dev.gemm_plan)(self.key)
         return self.plan
+
+    def gemm(self, what: str, a: int, b: int, c: int, d: int, a_scale: int = 0,
+             b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
+        """Launches D = A B^T (+ C, beta = 1, where c is not 0) with this dense
+        call's plan (M-generic: args.m rows), on device pointers."""
+        args = _pack_gemm_args(a, b, c, d, 1.0, 1.0 if c else 0.0, self.spec.m, a_scale,
+                               b_scale, a_sf, b_sf, 0, 0)
+        self.dev.run(C.gemm_run_packed, self.plan or self.planned(), args, what)
 
 
 # The checks run once per metadata (shapes, strides, dtypes, devices, the
@@ -115,23 +128,33 @@ def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
 def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None,
           a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None,
           a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
-    """Launches D = A B^T (+ C) with the call's plan (M-generic: args.m rows)."""
-    plan = e.plan or e.planned()
-    args = C.GemmArgs(a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(), 1.0,
-                      1.0 if c is not None else 0.0, e.spec.m, _ptr(a_scale), _ptr(b_scale),
-                      _ptr(a_sf), _ptr(b_sf))
-    e.dev.run(C.lib.jg_gemm_run, plan, args, f"jitgemm.{op}")
+    """Launches D = A B^T (+ C) with the call's plan, on tensors."""
+    e.gemm(f"jitgemm.{op}", a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(),
+           _ptr(a_scale), _ptr(b_scale), _ptr(a_sf), _ptr(b_sf))
 
 
-def _dense(op: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
-           a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None) -> Tensor:
+def _dense(op: str, names: Tuple[str, str], e: _Call, device: torch.device, a: Tensor,
+           b: Tensor, bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0) -> Tensor:
+    """The launch of a checked dense call (linear, mm, scaled_mm): a, b and a C
+    bias 16-byte aligned (names: a's and b's in messages), the output, the
+    GEMM, an [N] bias added. Pointers are read once and the launch arguments
+    packed from them: this is every eager call's path."""
     g = e.spec
-    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    c = bias if g.bias == K.BIAS_C else None
+    pa, pb = a.data_ptr(), b.data_ptr()
+    pc = c.data_ptr() if c is not None else 0
+    if (pa | pb | pc) & 15:
+        K.aligned(op, **{names[0]: a, names[1]: b, "bias": c})
+    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=device)
     if g.m:
-        _gemm(op, e, a, b, out, bias if g.bias == K.BIAS_C else None, a_scale, b_scale)
+        e.gemm(_WHAT[op], pa, pb, pc, out.data_ptr(), a_scale, b_scale)
     if g.bias == K.BIAS_ADD:
         out.add_(bias)
     return out
+
+
+# the ops' names as launch errors give them
+_WHAT = {op: f"jitgemm.{op}" for op in ("linear", "mm", "scaled_mm")}
 
 
 def _fp8_scale_args(mode: int, scale_a: Tensor, scale_b: Tensor) -> Tuple[Tensor, Tensor]:
@@ -156,12 +179,11 @@ def _linear_call(x, w, bias, out_dtype) -> _Call:
 
 def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
                  out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    e = _memo(("linear", out_dtype, _meta(x), _meta(w), _meta(bias)),
-              lambda: _linear_call(x, w, bias, out_dtype))
-    c = bias if e.spec.bias == K.BIAS_C else None
-    if _misaligned(15, x, w, c):
-        K.aligned("linear", x=x, w=w, bias=c)
-    return _dense("linear", e, x, w, bias)
+    device = x.device
+    key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
+           w.dtype, w.device, bias if bias is None else _meta(bias))
+    e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype))
+    return _dense("linear", ("x", "w"), e, device, x, w, bias)
 
 
 def _linear_fake(x, w, bias=None, out_dtype=None):
@@ -181,10 +203,11 @@ def _mm_call(a, b_t, out_dtype) -> _Call:
 
 
 def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    e = _memo(("mm", out_dtype, _meta(a), _meta(b_t)), lambda: _mm_call(a, b_t, out_dtype))
-    if _misaligned(15, a, b_t):
-        K.aligned("mm", a=a, b_t=b_t)
-    return _dense("mm", e, a, b_t, None)
+    device = a.device
+    key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
+           b_t.dtype, b_t.device)
+    e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype))
+    return _dense("mm", ("a", "b_t"), e, device, a, b_t, None)
 
 
 def _mm_fake(a, b_t, out_dtype=None):
@@ -204,14 +227,16 @@ def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype) -> _Call:
 def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                     bias: Optional[Tensor] = None,
                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    e = _memo(("scaled_mm", out_dtype, _meta(a), _meta(b), _meta(scale_a), _meta(scale_b),
-               _meta(bias)), lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype))
-    c = bias if e.spec.bias == K.BIAS_C else None
-    if _misaligned(15, a, b, c) or _misaligned(3, scale_a, scale_b):
-        K.aligned("scaled_mm", a=a, b=b, bias=c)
+    device = a.device
+    key = ("scaled_mm", out_dtype, a.shape, a.stride(), a.dtype, device, b.shape, b.stride(),
+           b.dtype, b.device, _meta(scale_a), _meta(scale_b),
+           bias if bias is None else _meta(bias))
+    e = _MEMO.get(key) or _memo(key, lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias,
+                                                             out_dtype))
+    if _misaligned(3, scale_a, scale_b):
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
     sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
-    return _dense("scaled_mm", e, a, b, bias, sa, sb)
+    return _dense("scaled_mm", ("a", "b"), e, device, a, b, bias, sa.data_ptr(), sb.data_ptr())
 
 
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
@@ -341,7 +366,7 @@ def _grouped_launch(op: str, e: _Call, a: Tensor, b: Tensor, rows: Tensor, out: 
     args = C.GroupedArgs(a=pa, b=pb, d=pd, alpha=1.0, beta=0.0, rows=rows.data_ptr(),
                          a_scale=_ptr(scale_a), b_scale=_ptr(scale_b), a_sf=_ptr(a_sf),
                          b_sf=_ptr(b_sf))
-    e.dev.run(C.lib.jg_grouped_run, plan, args, f"jitgemm.{op}")
+    e.dev.run(C.lib.jg_grouped_run, plan, ctypes.byref(args), f"jitgemm.{op}")
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):

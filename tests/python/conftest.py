@@ -30,3 +30,19 @@ def sm90_devices():
 
 requires_sm90 = pytest.mark.skipif(not sm90_devices(), reason="needs an sm_90 (Hopper) GPU")
 requires_two = pytest.mark.skipif(len(sm90_devices()) < 2, reason="needs two sm_90 GPUs")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A private disk cache, and offline contexts made afresh (they read
+    JITGEMM_CACHE_DIR when created)."""
+    from jitgemm import _device
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    monkeypatch.setenv("JITGEMM_CACHE_DIR", str(d))
+    monkeypatch.setenv("JITGEMM_CACHE", "readwrite")
+    saved = dict(_device._offline)
+    _device._offline.clear()
+    yield d
+    _device._offline.clear()
+    _device._offline.update(saved)

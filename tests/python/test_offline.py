@@ -40,21 +40,6 @@ SPECS = [
 ]
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """A private disk cache, and offline contexts made afresh (they read
-    JITGEMM_CACHE_DIR when created)."""
-    d = tmp_path / "cache"
-    d.mkdir(mode=0o700)
-    monkeypatch.setenv("JITGEMM_CACHE_DIR", str(d))
-    monkeypatch.setenv("JITGEMM_CACHE", "readwrite")
-    saved = dict(_device._offline)
-    _device._offline.clear()
-    yield d
-    _device._offline.clear()
-    _device._offline.update(saved)
-
-
 def test_every_op_plans_offline(cache):
     records = jitgemm.warm(SPECS, arch="sm_90a")
     ops = [r.op for r in records]

@@ -1,0 +1,61 @@
+/* Stand-ins for the foreign calls of an eager launch, for the package's
+ * launch path without a GPU (tests/python/test_launch_path.py, bench/
+ * python_overhead.py --cpu-stub): the driver calls the package makes,
+ * answering as a process whose device 0 primary context (0x1000) is current on
+ * every thread unless stub_set_current says otherwise; and a jg_gemm_run that
+ * records its arguments and returns JG_OK. */
+#include <string.h>
+
+#include <jitgemm/jitgemm.h>
+
+static _Thread_local void *current = (void *)0x1000;
+static _Thread_local int pushed;
+static jg_gemm_args last_args;
+static void *last_plan, *last_stream;
+static int runs, pushes;
+
+int cuInit(unsigned flags) { (void)flags; return 0; }
+int cuDeviceGet(int *dev, int index) { *dev = index; return 0; }
+int cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = (void *)(0x1000L + dev); return 0; }
+int cuCtxGetCurrent(void **ctx) { *ctx = current; return 0; }
+int cuGetErrorName(int r, const char **name) { (void)r; *name = "STUB"; return 0; }
+
+static _Thread_local void *below; /* what a push covered (the package pushes one level) */
+
+int cuCtxPushCurrent_v2(void *ctx)
+{
+    below = current;
+    current = ctx;
+    ++pushed;
+    ++pushes;
+    return 0;
+}
+
+int cuCtxPopCurrent_v2(void **ctx)
+{
+    *ctx = current;
+    current = below;
+    --pushed;
+    return 0;
+}
+
+void stub_set_current(void *ctx) { current = ctx; }
+
+int stub_run(jg_plan *plan, const jg_gemm_args *args, void *stream)
+{
+    if (!plan || !args)
+        return JG_ERR_INVALID;
+    /* a launch must see its device's primary context current */
+    if (current != (void *)0x1000 || pushed < 0)
+        return JG_ERR_CUDA;
+    last_args = *args;
+    last_plan = plan;
+    last_stream = stream;
+    ++runs;
+    return JG_OK;
+}
+
+const jg_gemm_args *stub_last_args(void) { return &last_args; }
+void *stub_last_stream(void) { return last_stream; }
+int stub_runs(void) { return runs; }
+int stub_pushes(void) { return pushes; }
