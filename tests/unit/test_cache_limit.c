@@ -102,7 +102,9 @@ static void test_options(void)
 /* ---- plans ---------------------------------------------------------------- */
 
 /* A small BF16 problem; distinct lda give distinct plans of one kernel
- * (leading dimensions are not in the kernel's key). */
+ * (leading dimensions are not in the kernel's key). The rows stay 128
+ * bytes apart times some count: rows off those lines may take other
+ * tiles (plan_sm90.c, tma_row_cost). */
 static jg_gemm_problem problem(int64_t mnk, int64_t lda)
 {
     jg_gemm_problem p;
@@ -121,7 +123,7 @@ static void test_plans(void)
         return;
     jg_plan *p[5];
     for (int i = 0; i < 4; ++i) {
-        jg_gemm_problem pr = problem(64, 64 + 8 * i);
+        jg_gemm_problem pr = problem(64, 64 + 64 * i);
         CHECK(jg_gemm_plan(ctx, &pr, &p[i]) == JG_OK, "plan %d: %s", i, jg_context_last_error(ctx));
     }
     jg_cache_stats s = cache_of(ctx);
@@ -145,7 +147,7 @@ static void test_plans(void)
      * is a hit, returned pinned. */
     jg_context_stats before, after;
     jg_context_get_stats(ctx, &before);
-    jg_gemm_problem pr = problem(64, 64 + 8 * 2);
+    jg_gemm_problem pr = problem(64, 64 + 64 * 2);
     jg_plan *again = NULL;
     CHECK(jg_gemm_plan(ctx, &pr, &again) == JG_OK && again == p[2], "p[2] from the cache");
     jg_context_get_stats(ctx, &after);
@@ -161,7 +163,7 @@ static void test_plans(void)
     jg_gemm_args args;
     memset(&args, 0, sizeof args);
     args.a = args.b = args.d = (void *)(uintptr_t)0x10000;
-    pr = problem(64, 64 + 8 * 4);
+    pr = problem(64, 64 + 64 * 4);
     CHECK(jg_gemm(ctx, &pr, &args, NULL) == JG_ERR_OFFLINE, "one-shot, offline");
     s = cache_of(ctx);
     CHECK(s.plans == 2 && s.plans_held == 1 && s.plan_evictions == 3,
@@ -169,7 +171,7 @@ static void test_plans(void)
           (unsigned long long)s.plans, (unsigned long long)s.plans_held,
           (unsigned long long)s.plan_evictions);
     jg_context_get_stats(ctx, &before);
-    pr = problem(64, 64 + 8 * 2);
+    pr = problem(64, 64 + 64 * 2);
     CHECK(jg_gemm_plan(ctx, &pr, &p[2]) == JG_OK, "p[2] planned again");
     jg_context_get_stats(ctx, &after);
     CHECK(after.plans_memory == before.plans_memory &&
@@ -280,7 +282,7 @@ static void test_unlimited(void)
     memset(&args, 0, sizeof args);
     args.a = args.b = args.d = (void *)(uintptr_t)0x10000;
     for (int i = 0; i < 40; ++i) {
-        jg_gemm_problem pr = problem(64, 64 + 8 * i);
+        jg_gemm_problem pr = problem(64, 64 + 64 * i);
         jg_gemm(ctx, &pr, &args, NULL);
     }
     jg_cache_stats s = cache_of(ctx);
@@ -309,7 +311,7 @@ static void *planner(void *arg)
     memset(&args, 0, sizeof args);
     args.a = args.b = args.d = (void *)(uintptr_t)0x10000;
     for (int i = 0; i < T_CALLS; ++i) {
-        const int64_t lda = 64 + 8 * (int64_t)(jg_splitmix64(&x) % T_LDAS);
+        const int64_t lda = 64 + 64 * (int64_t)(jg_splitmix64(&x) % T_LDAS);
         jg_gemm_problem pr = problem(64, lda);
         if (i % 2) {
             if (jg_gemm(sh->ctx, &pr, &args, NULL) != JG_ERR_OFFLINE)

@@ -305,6 +305,35 @@ static void test_fp8_defaults(void)
     }
 }
 
+/* Rows that start off 128-byte lines (FP8 K not a multiple of 128, 16-bit
+ * K not a multiple of 16) take clusters of 2 from M = 1024, rows on lines
+ * keep their plans; a padded lda/ldb puts the rows back on lines. */
+static void test_rows_off_lines(void)
+{
+    jg__target t;
+    plain_target(&t);
+    const struct {
+        jg_dtype type;
+        int64_t m, k, ld;
+        uint32_t cluster;
+    } rows[] = {{JG_E4M3, 4096, 4736, 0, 1},    {JG_E4M3, 4096, 4784, 0, 2},
+                {JG_E4M3, 4096, 4768, 0, 2},    {JG_E4M3, 4096, 4784, 4864, 1},
+                {JG_E4M3, 512, 4784, 0, 1},     {JG_BF16, 4096, 4736, 0, 1},
+                {JG_BF16, 4096, 4744, 0, 2},    {JG_BF16, 4096, 4752, 0, 1},
+                {JG_BF16, 4096, 4744, 4752, 1}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = {.a_type = rows[i].type, .b_type = rows[i].type,
+                                   .d_type = JG_BF16, .m = rows[i].m, .n = 8192, .k = rows[i].k,
+                                   .lda = rows[i].ld, .ldb = rows[i].ld,
+                                   .scale = rows[i].type == JG_E4M3 ? JG_SCALE_TENSOR : 0};
+        const jg__gemm_config c = plan_of(&t, &p, "rows off lines");
+        CHECK(c.cluster == rows[i].cluster,
+              "%s %lldx8192x%lld, lda = ldb = %lld: cluster %u, expected %u",
+              rows[i].type == JG_E4M3 ? "fp8" : "bf16", (long long)rows[i].m,
+              (long long)rows[i].k, (long long)rows[i].ld, c.cluster, rows[i].cluster);
+    }
+}
+
 /* Exact FP32 promotes its TF32 sums stage by stage (sm90_gemm.cu,
  * JG_EXACT): every candidate, in every family the table or the forced
  * families give, has chunks of promotions and tiles narrow enough for the
@@ -954,6 +983,7 @@ int main(void)
     test_table();
     test_candidates();
     test_fp8_defaults();
+    test_rows_off_lines();
     test_exact_promote();
     test_tall_tiles();
     test_a_box();
