@@ -1192,9 +1192,12 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
  * not a multiple of 32. Clusters of 2 then share B (each CTA requests half
  * its rows): on H100 (2026-11-27, 4096x8192xK FP8, 128x128 tiles) K = 4784
  * went from 509 to 374 us, 4768 from 354 to 334, 4800 from 304 to 293,
- * and K = 4736 (rows on lines) stayed at 282-284; cuBLASLt 280-290. */
+ * and K = 4736 (rows on lines) stayed at 282-284; cuBLASLt 280-290.
+ * K-major operands only: clusters with MN-major ones were not measured. */
 static bool rows_off_lines(const jg__problem_key *p, uint32_t ab_size)
 {
+    if (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR))
+        return false;
     const uint32_t soft = jg__problem_soft(p);
     const int64_t line = ab_size == 1 ? 128 : 32;
     return (!(soft & JG_SOFT_A) && p->lda * ab_size % line) ||
