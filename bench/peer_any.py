@@ -169,6 +169,9 @@ def measure(jg, p, timer, reps, bound, flags=0, versus=None):
     err, torch_err = p.error(p.d), p.error(torch_out)
     label, peer = versus if versus else ("torch.mm", theirs)
     peer_us, jg_us = timer([peer, ours], reps)
+    # progress as it goes (stderr, flushed): a run cut short keeps its rows
+    print(f"  {p.name}: {label} {peer_us:.1f} us, jitgemm {jg_us:.1f} us", file=sys.stderr,
+          flush=True)
     return {"case": p.name, "m": p.m, "n": p.n, "k": p.k, "lda": p.lda, "ldb": p.ldb,
             "ldd": p.ldd, "offset_elements": p.offset, "a_mn": p.a_mn, "b_mn": p.b_mn,
             "peer": label, "peer_us": peer_us, "jitgemm_us": jg_us,
