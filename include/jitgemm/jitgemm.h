@@ -440,7 +440,7 @@ enum {
  * JG_GEMM_UNALIGNED itself when a pointer is not 16-byte aligned.
  * Speed: TMA loads rows fastest when they are a multiple of 128 bytes
  * apart; FP8 rows off that, and 16-bit rows not a multiple of 32 bytes
- * apart, take up to ~1.3x the time (the planner shares B across clusters
+ * apart, take up to ~1.4x the time (the planner shares B across clusters
  * of 2 there); unaligned plans run at 0.35-1 of the aligned ones. Pad
  * leading dimensions where the layout is yours to choose.
  * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4, JG_ERR_INVALID
