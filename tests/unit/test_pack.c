@@ -4,7 +4,8 @@
  *     the rule jitgemm.h states, computed here on its own), the packed
  *     GEMM's problem (TMA rows, D's soft stores kept);
  *   - keys and names: the pack kernel's own, the packed GEMM's the key an
- *     aligned problem with those rows gets, unlike the soft kernel's;
+ *     aligned problem with those rows gets (BF16; FP8 with block scales
+ *     and C), with the caller's K and scales, unlike the soft kernel's;
  *   - the kernel's own code (jg_pack_group and what it calls, copied out
  *     of the template at build time) run for every thread of every group
  *     over random rows, strides, pointer offsets (to the byte) and element
@@ -246,42 +247,39 @@ static void test_layout(void)
     }
 }
 
-/* The pack kernel's key and name; the packed GEMM's kernel is the one an
- * aligned problem with the copies' rows gets (the same code: one cache
- * entry), the soft kernel another. */
-static void test_keys(void)
+/* The packed GEMM's kernel is the one an aligned problem with the copies'
+ * rows gets (the same code: one cache entry), the soft kernel another.
+ * Its K and scale mode, and so the block scales' layout ([m][ceil(K/128)],
+ * [ceil(N/128)][ceil(K/128)]), are the caller's: the copies' padding lies
+ * past K, outside the tensor maps. */
+static void check_packed_key(const jg__target *t, const jg_gemm_problem *p,
+                             const jg__gemm_key *pack)
 {
-    jg__gemm_key pack, pack2;
-    jg__pack_key_make(&pack);
-    jg__pack_key_make(&pack2);
-    char name[128];
-    jg__gemm_kernel_name(&pack, "sm_90a", name);
-    CHECK(!strcmp(name, "jg_pack_sm90a"), "pack kernel name %s", name);
-    CHECK(!memcmp(&pack, &pack2, sizeof pack), "pack keys are the same bytes");
-    jg__target t;
-    jg_test_h100_target(&t);
     const jg__log quiet = {0};
-    /* D's rows off 16 bytes in both: its direct stores are in both kernels */
-    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 798,
-                         .n = 347, .k = 3307, .lda = 3309, .ldb = 3311, .ldd = 349};
-    const jg__problem_key pk = key_of(&p);
+    const jg__problem_key pk = key_of(p);
     jg__problem_key pp;
     jg__pack_problem(&pk, &pp);
-    jg_gemm_problem aligned = p;
+    jg_gemm_problem aligned = *p;
     aligned.lda = pp.lda;
     aligned.ldb = pp.ldb;
     const jg__problem_key ak = key_of(&aligned);
     jg__gemm_config cs, cp, ca;
     jg__gemm_key soft_key, packed_key, aligned_key;
-    CHECK(jg__plan_gemm_sm90(&t, &pk, &quiet, &cs) == JG_OK &&
-              jg__plan_gemm_sm90(&t, &pp, &quiet, &cp) == JG_OK &&
-              jg__plan_gemm_sm90(&t, &ak, &quiet, &ca) == JG_OK,
+    CHECK(jg__plan_gemm_sm90(t, &pk, &quiet, &cs) == JG_OK &&
+              jg__plan_gemm_sm90(t, &pp, &quiet, &cp) == JG_OK &&
+              jg__plan_gemm_sm90(t, &ak, &quiet, &ca) == JG_OK,
           "planning the three problems");
     jg__gemm_key_make(&pk, &cs, &soft_key);
     jg__gemm_key_make(&pp, &cp, &packed_key);
     jg__gemm_key_make(&ak, &ca, &aligned_key);
     CHECK(!memcmp(&packed_key, &aligned_key, sizeof packed_key),
           "the packed GEMM's key is the aligned problem's");
+    const int64_t size = (int64_t)jg__dtype_size(p->a_type);
+    CHECK(packed_key.k == p->k && packed_key.scale == (uint32_t)p->scale &&
+              pp.lda * size % JG_PACK_PITCH == 0 && pp.ldb * size % JG_PACK_PITCH == 0 &&
+              pp.lda >= p->k && pp.ldb >= p->k,
+          "the packed GEMM: K %lld, scale %u, rows of %lld and %lld", (long long)packed_key.k,
+          packed_key.scale, (long long)pp.lda, (long long)pp.ldb);
     CHECK(cs.soft == (JG_SOFT_A | JG_SOFT_B | JG_SOFT_D) && cp.soft == JG_SOFT_D,
           "soft operands: %u unpacked, %u packed", cs.soft, cp.soft);
     char soft_name[128], packed_name[128];
@@ -293,12 +291,39 @@ static void test_keys(void)
     const jg__salt salt = jg__salt_make("sm_90a", "test");
     const jg__hash128 hs = jg__key_hash(&salt, &soft_key, sizeof soft_key);
     const jg__hash128 hp = jg__key_hash(&salt, &packed_key, sizeof packed_key);
-    const jg__hash128 hk = jg__key_hash(&salt, &pack, sizeof pack);
+    const jg__hash128 hk = jg__key_hash(&salt, pack, sizeof *pack);
     CHECK((hs.lo != hp.lo || hs.hi != hp.hi) && (hk.lo != hp.lo || hk.hi != hp.hi) &&
               (hk.lo != hs.lo || hk.hi != hs.hi),
           "three distinct cache keys");
+}
+
+/* The pack kernel's key and name; the packed GEMMs' keys. */
+static void test_keys(void)
+{
+    jg__gemm_key pack, pack2;
+    jg__pack_key_make(&pack);
+    jg__pack_key_make(&pack2);
+    char name[128];
+    jg__gemm_kernel_name(&pack, "sm_90a", name);
+    CHECK(!strcmp(name, "jg_pack_sm90a"), "pack kernel name %s", name);
+    CHECK(!memcmp(&pack, &pack2, sizeof pack), "pack keys are the same bytes");
     /* the LLVM backend's catalog has no pack kernel: NVRTC compiles it */
     CHECK(!jg__spec_supported(&pack), "the pack kernel is NVRTC's");
+    jg__target t;
+    jg_test_h100_target(&t);
+    /* D's rows off 16 bytes in both: its direct stores are in both kernels */
+    const jg_gemm_problem bf16 = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                                  .m = 798, .n = 347, .k = 3307, .lda = 3309, .ldb = 3311,
+                                  .ldd = 349};
+    check_packed_key(&t, &bf16, &pack);
+    /* FP8 block scales and C: any_fuzz's shape that failed on H100 only
+     * when packed (the aligned kernel's block scales by pairs of stages,
+     * in chunks of 7: test_kpair) */
+    const jg_gemm_problem block = {.a_type = JG_E4M3, .b_type = JG_E4M3, .c_type = JG_BF16,
+                                   .d_type = JG_BF16, .m = 1846, .n = 2109, .k = 2657,
+                                   .lda = 2657, .ldb = 2657, .ldc = 2113, .ldd = 2117,
+                                   .scale = JG_SCALE_BLOCK};
+    check_packed_key(&t, &block, &pack);
 }
 
 /* NVRTC: the pack kernel for sm_90a; with cuobjdump, its SASS. */
