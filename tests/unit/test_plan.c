@@ -104,6 +104,13 @@ static void test_candidates(void)
         CHECK(c[i].cluster == 2 && c[i].block_n % 16 == 0,
               "JITGEMM_CLUSTER=2: candidate %zu has cluster %u, BLOCK_N %u", i, c[i].cluster,
               c[i].block_n);
+    t.force_cluster = 4;
+    n = jg__plan_candidates_sm90(&t, &big, c, JG_PLAN_CANDIDATES_MAX);
+    CHECK(n > 0, "JITGEMM_CLUSTER=4: no candidate");
+    for (size_t i = 0; i < n; ++i)
+        CHECK(c[i].cluster == 4 && c[i].block_n % 32 == 0,
+              "JITGEMM_CLUSTER=4: candidate %zu has cluster %u, BLOCK_N %u", i, c[i].cluster,
+              c[i].block_n);
     t.force_cluster = 0;
 
     snprintf(t.arch_name, sizeof t.arch_name, "sm_80");
@@ -306,7 +313,7 @@ static void test_fp8_defaults(void)
 }
 
 /* Rows that start off 128-byte lines (FP8 K not a multiple of 128, 16-bit
- * K not a multiple of 16) take clusters of 2 from M = 1024, rows on lines
+ * K not a multiple of 16) take clusters (FP8 4, 16-bit 2) from M = 1024, rows on lines
  * keep their plans; a padded lda/ldb puts the rows back on lines. */
 static void test_rows_off_lines(void)
 {
@@ -316,8 +323,8 @@ static void test_rows_off_lines(void)
         jg_dtype type;
         int64_t m, k, ld;
         uint32_t cluster;
-    } rows[] = {{JG_E4M3, 4096, 4736, 0, 1},    {JG_E4M3, 4096, 4784, 0, 2},
-                {JG_E4M3, 4096, 4768, 0, 2},    {JG_E4M3, 4096, 4784, 4864, 1},
+    } rows[] = {{JG_E4M3, 4096, 4736, 0, 1},    {JG_E4M3, 4096, 4784, 0, 4},
+                {JG_E4M3, 4096, 4768, 0, 4},    {JG_E4M3, 4096, 4784, 4864, 1},
                 {JG_E4M3, 512, 4784, 0, 1},     {JG_BF16, 4096, 4736, 0, 1},
                 {JG_BF16, 4096, 4744, 0, 2},    {JG_BF16, 4096, 4752, 0, 1},
                 {JG_BF16, 4096, 4744, 4752, 1}};
