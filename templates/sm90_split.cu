@@ -4,11 +4,12 @@
  * the high parts from 0, the low parts from JG_KP, zeros past k (A's m
  * rows, then B's n rows). The GEMM after it (sm90_gemm.cu with JG_EXACT)
  * sums hi_a lo_b + lo_a hi_b + hi_a hi_b over them, as three passes over
- * K in that order, promoted stage by stage into FP32 sums: each product of two TF32 values is exact in FP32, and what is left
- * out (lo_a lo_b, and the roundings of lo_a and lo_b times the other
- * operand) is below 3 * 2^-22 |a b|. x - hi is exact in FP32 (hi is x
- * rounded to TF32's 11 significant bits: the difference has at most 13),
- * |x - hi| <= 2^-11 |x|, and lo rounds it to 11 bits: within 2^-22 |x|.
+ * K in that order, promoted stage by stage into FP32 sums: each product
+ * of two TF32 values is exact in FP32, and what is left out (lo_a lo_b,
+ * and the roundings of lo_a and lo_b times the other operand) is below
+ * 3 * 2^-22 |a b|. x - hi is exact in FP32 (hi is x rounded to TF32's
+ * 11 significant bits: the difference has at most 13), |x - hi| <=
+ * 2^-11 |x|, and lo rounds it to 11 bits: within 2^-22 |x|.
  *
  * Every element is read once and written twice, consecutive threads along
  * a row: coalesced whatever the rows' alignment (4-byte aligned floats).

@@ -128,8 +128,6 @@ static void format_size(uint64_t b, char *out, size_t len)
         snprintf(out, len, "%.1f MiB", b / (1024.0 * 1024.0));
 }
 
-/* A library message as one line: its first, and for a compile failure
- * ("compiling X for sm_90a:" then NVRTC's log) the log's first error. */
 /* An array v of *cap elements of elem bytes, full, doubled (or made
  * `first` long); NULL when memory ran out, v and *cap then unchanged. */
 static void *grow(void *v, size_t *cap, size_t elem, size_t first)
@@ -141,6 +139,8 @@ static void *grow(void *v, size_t *cap, size_t elem, size_t first)
     return bigger;
 }
 
+/* A library message as one line: its first, and for a compile failure
+ * ("compiling X for sm_90a:" then NVRTC's log) the log's first error. */
 static void one_line(const char *msg, char *out, size_t len)
 {
     int n = (int)strcspn(msg, "\n");

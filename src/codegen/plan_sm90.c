@@ -517,6 +517,17 @@ static double tma_row_cost(int64_t ld, uint32_t size)
     return bytes % 128 == 0 ? 1.0 : bytes % 64 == 0 ? 1.2 : bytes % 32 == 0 ? 1.8 : 2.6;
 }
 
+/* tma_row_cost of A's rows (or B's, `b`) as TMA loads them: 0 where they
+ * are soft-loaded, 1 for a single row (it starts where its pointer does). */
+static double operand_row_cost(const jg__problem_key *p, uint32_t soft, uint32_t size, bool b)
+{
+    const uint32_t mn = b ? JG_GEMM_B_N_MAJOR : JG_GEMM_A_M_MAJOR;
+    const int64_t rows = p->flags & mn ? p->k : b ? p->n : p->m;
+    if (soft & (b ? JG_SOFT_B : JG_SOFT_A))
+        return 0;
+    return rows > 1 ? tma_row_cost(b ? p->ldb : p->lda, size) : 1.0;
+}
+
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
@@ -564,8 +575,8 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
      * pieces of A's and B's box rows (soft loads aside), each at its rows'
      * cost; a cluster's CTAs each request their share of B. Rows on lines
      * keep the model the table was measured with (their rate was not). */
-    const double a_cost = c->soft & JG_SOFT_A ? 0 : tma_row_cost(p->lda, c->ab_size);
-    const double b_cost = c->soft & JG_SOFT_B ? 0 : tma_row_cost(p->ldb, c->ab_size);
+    const double a_cost = operand_row_cost(p, c->soft, c->ab_size, false);
+    const double b_cost = operand_row_cost(p, c->soft, c->ab_size, true);
     if (a_cost > 1 || b_cost > 1) {
         const double pieces = ab_bytes(p) * (double)p->k / k_split / 128.0;
         const double per_sm = (double)jg__ceil_div(e.tiles, sms) * pieces *
@@ -1213,9 +1224,9 @@ static bool rows_off_lines(const jg__problem_key *p, uint32_t ab_size)
     if (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR))
         return false;
     const uint32_t soft = jg__problem_soft(p);
-    const int64_t line = ab_size == 1 ? 128 : 32;
-    return (!(soft & JG_SOFT_A) && p->lda * ab_size % line) ||
-           (!(soft & JG_SOFT_B) && p->ldb * ab_size % line);
+    const double on_pace = ab_size == 1 ? 1.0 : 1.8; /* 16-bit rows 32 bytes apart: 0.95-0.99 */
+    return operand_row_cost(p, soft, ab_size, false) > on_pace ||
+           operand_row_cost(p, soft, ab_size, true) > on_pace;
 }
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
