@@ -23,13 +23,19 @@
  * two sets of partial sums so that a stage's wgmmas run while the previous
  * stage is promoted (on H100, 128x128 tiles so pipelined reached 1.2 PFLOP/s
  * where 128x176 ones promoting in turn reached 0.99, 2026-11-22):
- * BLOCK_N stays at or below this so all three fit the consumers' registers. */
-#define SM90_FP8_MAX_BLOCK_N 128
+ * BLOCK_N stays at or below this so all three fit the consumers' registers.
+ * 144 fits (128x144: no local memory, 5 stages) in the leanest kernel
+ * (dense, tensor scales, 16-bit D, no C; dense_candidate); 152 spills. A
+ * 144-wide tile loads 5.6% fewer bytes per FLOP than a 128-wide one
+ * (cuBLASLt's FP8 kernel on H100 is 144x128 with clusters of 2); not yet
+ * measured on a GPU. */
+#define SM90_FP8_MAX_BLOCK_N 144
+#define SM90_FP8_LEAN_MAX_BLOCK_N 128 /* past it: the leanest FP8 kernel only */
 /* Exact FP32 (JG_GEMM_FP32_EXACT) promotes its TF32 sums the same way
  * (sm90_gemm.cu, JG_EXACT: wgmma's FP32 accumulation truncates, and one
  * accumulator over K lost up to 2e-4 of max |D| at K = 16384), with the
- * same three sets of sums: tiles as narrow, chunks as long. */
-#define SM90_EXACT_MAX_BLOCK_N SM90_FP8_MAX_BLOCK_N
+ * same three sets of sums: tiles at most 128 wide, chunks as long. */
+#define SM90_EXACT_MAX_BLOCK_N 128
 /* FP8 stages per chunk of overlapped promotions: ptxas keeps wgmmas in
  * flight only across straight-line code, so each chunk is unrolled and
  * drains at its end (4, 8 and 16 measured alike; 8 compiles in ~0.45 s). */
@@ -1069,6 +1075,14 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
         (c.soft & (JG_SOFT_A | JG_SOFT_B) && bn > SM90_SOFT_MAX_BLOCK_N) ||
         (c.soft & JG_SOFT_B && both_mn && bn > SM90_SOFT_MN_MAX_BLOCK_N) ||
         ((p->flags & JG_GEMM_B_N_MAJOR) && bn % (64 * (split > 1 ? 1 : dp->cluster))))
+        return false;
+    /* FP8 tiles past 128 columns fit their three sets of sums only in the
+     * leanest kernel: the SASS test found local memory with row scales, C,
+     * FP32 out, soft loads, swap-AB with split-K, ping-pong and grouped
+     * layouts at 144. */
+    if (ab_size == 1 && bn > SM90_FP8_LEAN_MAX_BLOCK_N &&
+        (dp->swap_ab || split > 1 || dp->pingpong || p->groups || p->c_type ||
+         p->scale != JG_SCALE_TENSOR || jg__dtype_size(p->d_type) != 2 || c.soft))
         return false;
     c.a_box_m = a_box_rows(p, c.block_m);
     c.stages = fit_stages(t, p, &c);
