@@ -12,9 +12,8 @@
 #define FAMILY_WORST_ROWS 5
 
 /* The families a name can show, in the summary's order. */
-static const char *const families[] = {"plain",   "tall",           "swap-AB",
-                                       "split-K", "swap-AB split-K", "ping-pong",
-                                       "swap-AB ping-pong"};
+static const char *const families[] = {
+    "plain", "tall", "swap-AB", "split-K", "swap-AB split-K", "ping-pong", "swap-AB ping-pong"};
 #define FAMILIES (sizeof families / sizeof families[0])
 
 /* The planner's forcing variables and the values that leave only the plain
@@ -145,8 +144,9 @@ static json_t *plain_won(const row *rows, size_t n, ranked *v)
         return list;
     }
     printf("  the %d row(s) where the plain tiles won most\n  %-8s %6s %6s %6s %-18s %9s "
-           "%9s %6s  %s\n", c < FAMILY_WORST_ROWS ? c : FAMILY_WORST_ROWS, "name", "M", "N", "K",
-           "family", "ours us", "tiles us", "ratio", "tiles kernel");
+           "%9s %6s  %s\n",
+           c < FAMILY_WORST_ROWS ? c : FAMILY_WORST_ROWS, "name", "M", "N", "K", "family",
+           "ours us", "tiles us", "ratio", "tiles kernel");
     for (int i = 0; i < c && i < FAMILY_WORST_ROWS; ++i) {
         const row *r = v[i].r;
         json_t *o = row_ref_json(r);
