@@ -313,8 +313,9 @@ static void test_fp8_defaults(void)
 }
 
 /* Rows that start off 128-byte lines (FP8 K not a multiple of 128, 16-bit
- * K not a multiple of 16) take clusters (FP8 4, 16-bit 2) from M = 1024, rows on lines
- * keep their plans; a padded lda/ldb puts the rows back on lines. */
+ * K not a multiple of 16) take clusters from M = 1024: FP8 rows off
+ * 32-byte sectors 4, other FP8 rows and 16-bit ones 2; rows on lines keep
+ * their plans; a padded lda/ldb puts the rows back on lines. */
 static void test_rows_off_lines(void)
 {
     jg__target t;
@@ -324,7 +325,7 @@ static void test_rows_off_lines(void)
         int64_t m, k, ld;
         uint32_t cluster;
     } rows[] = {{JG_E4M3, 4096, 4736, 0, 1},    {JG_E4M3, 4096, 4784, 0, 4},
-                {JG_E4M3, 4096, 4768, 0, 4},    {JG_E4M3, 4096, 4784, 4864, 1},
+                {JG_E4M3, 4096, 4768, 0, 2},    {JG_E4M3, 4096, 4784, 4864, 1},
                 {JG_E4M3, 512, 4784, 0, 1},     {JG_BF16, 4096, 4736, 0, 1},
                 {JG_BF16, 4096, 4744, 0, 2},    {JG_BF16, 4096, 4752, 0, 1},
                 {JG_BF16, 4096, 4744, 4752, 1}};
@@ -339,6 +340,17 @@ static void test_rows_off_lines(void)
               rows[i].type == JG_E4M3 ? "fp8" : "bf16", (long long)rows[i].m,
               (long long)rows[i].k, (long long)rows[i].ld, c.cluster, rows[i].cluster);
     }
+    /* Clusters of 4 only on tiles at least 128 wide, also where the GPU
+     * holds fewer of them than SMs / 4 (say 32, and 66 of 2): swap-AB's
+     * 1346x5760x18512 had taken 128x32 tiles (its M 32 wide), 3x slower. */
+    jg_test_h100_target(&t);
+    t.resident_clusters[2] = 66;
+    t.resident_clusters[4] = 32;
+    const jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
+                               .m = 1346, .n = 5760, .k = 18512, .scale = JG_SCALE_TENSOR};
+    const jg__gemm_config c = plan_of(&t, &p, "rows off lines");
+    CHECK(c.cluster != 4 || c.block_n >= 128, "fp8 1346x5760x18512: cluster 4 on %ux%u tiles",
+          c.block_m, c.block_n);
 }
 
 /* Exact FP32 promotes its TF32 sums stage by stage (sm90_gemm.cu,
