@@ -27,10 +27,15 @@
  * 144 fits (128x144: no local memory, 5 stages) in the leanest kernel
  * (dense, tensor scales, 16-bit D, no C; dense_candidate); 152 spills. A
  * 144-wide tile loads 5.6% fewer bytes per FLOP than a 128-wide one
- * (cuBLASLt's FP8 kernel on H100 is 144x128 with clusters of 2); not yet
- * measured on a GPU. */
+ * (cuBLASLt's FP8 kernel on H100 is 144x128 with clusters of 2). On H100
+ * (2026-11-27, the 50 of 200 random FP8 rows, seed 2204641361, whose plan
+ * it changed) 128x144 tiles ran 1.062x as fast as main's plans over 33
+ * rows (up to 1.24x), but 0.91-0.94x at K = 1024, and 128x136 ones 0.85x
+ * over 8 rows (0.72 at K = 1408): past 128 columns, only 144, and only
+ * from K = SM90_FP8_WIDE_MIN_K. */
 #define SM90_FP8_MAX_BLOCK_N 144
 #define SM90_FP8_LEAN_MAX_BLOCK_N 128 /* past it: the leanest FP8 kernel only */
+#define SM90_FP8_WIDE_MIN_K 2048
 /* Exact FP32 (JG_GEMM_FP32_EXACT) promotes its TF32 sums the same way
  * (sm90_gemm.cu, JG_EXACT: wgmma's FP32 accumulation truncates, and one
  * accumulator over K lost up to 2e-4 of max |D| at K = 16384), with the
@@ -1075,7 +1080,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
      * FP32 out, soft loads, swap-AB with split-K, ping-pong and grouped
      * layouts at 144. */
     if (ab_size == 1 && bn > SM90_FP8_LEAN_MAX_BLOCK_N &&
-        (dp->swap_ab || split > 1 || dp->pingpong || p->groups || p->c_type ||
+        (bn != SM90_FP8_MAX_BLOCK_N || p->k < SM90_FP8_WIDE_MIN_K || dp->swap_ab || split > 1 ||
+         dp->pingpong || p->groups || p->c_type ||
          p->scale != JG_SCALE_TENSOR || jg__dtype_size(p->d_type) != 2 || c.soft))
         return false;
     c.a_box_m = a_box_rows(p, c.block_m);
