@@ -162,6 +162,16 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
 /* Dense split-K: each CTA at least this many stages of K, and only where
  * the tiles alone make at most this many waves */
 #define SM90_SPLIT_MIN_STAGES 4
+/* A table cell's swap-AB or split-K is taken only where the model rates
+ * it at most this fraction of the plain tiles' time (search()): on H100
+ * (2026-11-27, 200 random BF16 rows, seed 3731095953, the 72 rows the
+ * table gave another family, each also timed on plain tiles) the cells'
+ * choices ran at 0.990 of the plain tiles (min 0.58: decode rows whose
+ * 64x8 swap tiles made 2.3 waves, 237x18432 whose swap tiles made 3 waves
+ * to the plain tiles' 2); keeping only the 14 the model rated below 0.95
+ * would have given 1.037 (min 0.79). Fitted on those rows: the margin is
+ * to be re-measured on fresh seeds (jitgemm-bench --random --family-ab). */
+#define SM90_FAMILY_MODEL_MARGIN 0.95
 #define SM90_SPLIT_MAX_WAVES 2
 /* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
  * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
@@ -1215,13 +1225,23 @@ static bool rows_off_lines(const jg__problem_key *p, uint32_t ab_size)
            operand_row_cost(p, soft, ab_size, true) > on_pace;
 }
 
+/* What chose a dense plan's family: the table's cell (NULL: none, or
+ * forced), and where the model overruled the cell's swap-AB or split-K,
+ * that family's estimated time over the plain tiles' (else 0). */
+typedef struct family_choice {
+    const sm90_table_cell *cell;
+    double overruled;
+} family_choice;
+
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
  * many it found. */
 static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
-                     estimate *est, size_t max, const sm90_table_cell **cell)
+                     estimate *est, size_t max, family_choice *why)
 {
+    const sm90_table_cell **cell = &why->cell;
     *cell = NULL;
+    why->overruled = 0;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1266,6 +1286,24 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         *cell = NULL;
         found = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, all, all_est, RANKED);
     }
+    /* A cell's swap-AB or split-K stands only where the model, which
+     * knows this shape's waves and padding, also rates it at most
+     * SM90_FAMILY_MODEL_MARGIN of the plain tiles' time: a cell's family
+     * was measured on one shape, and its neighbours' waves differ. */
+    if (found && *cell && !(families & (JG_FAMILY_PLAIN | JG_FAMILY_PINGPONG)) &&
+        (families & (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT))) {
+        jg__gemm_config plain[RANKED];
+        estimate plain_est[RANKED];
+        const size_t n =
+            search_families(t, p, JG_FAMILY_PLAIN, max_cluster, plain, plain_est, RANKED);
+        const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
+        if (n && ratio > SM90_FAMILY_MODEL_MARGIN) {
+            why->overruled = ratio;
+            found = n;
+            memcpy(all, plain, n * sizeof *all);
+            memcpy(all_est, plain_est, n * sizeof *all_est);
+        }
+    }
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
     if (found > max)
         found = max;
@@ -1283,8 +1321,8 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
     if (max > JG_PLAN_CANDIDATES_MAX)
         max = JG_PLAN_CANDIDATES_MAX;
     memset(out, 0, max * sizeof *out);
-    const sm90_table_cell *cell;
-    return search(t, p, out, est, max, &cell);
+    family_choice why;
+    return search(t, p, out, est, max, &why);
 }
 
 jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
@@ -1293,9 +1331,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     if (strcmp(t->arch, "sm_90a") != 0)
         return JG_ERR_UNSUPPORTED_ARCH;
     estimate best;
-    const sm90_table_cell *cell;
+    family_choice why;
     memset(out, 0, sizeof *out);
-    if (!search(t, p, out, &best, 1, &cell))
+    if (!search(t, p, out, &best, 1, &why))
         return JG_ERR_UNSUPPORTED;
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
@@ -1329,7 +1367,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      "estimate is theirs)",
                      best.pair_n);
         /* dense: the family, and what chose it */
-        char family[224] = "";
+        char family[320] = "";
         if (!p->groups && p->a_type != JG_NVFP4) {
             char shape[64];
             snprintf(shape, sizeof shape, "%s",
@@ -1337,7 +1375,17 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
-            if (cell)
+            const sm90_table_cell *cell = why.cell;
+            if (cell && why.overruled)
+                snprintf(family, sizeof family,
+                         "; %s, by the model over the measured table's cell (class %u, buckets "
+                         "m%u n%u k%u: %s, which the model rated at %.2fx the plain tiles' time)",
+                         shape, cell->dclass, cell->m, cell->n, cell->k,
+                         cell->families & JG_FAMILY_SWAP    ? "swap-AB"
+                         : cell->families & JG_FAMILY_SPLIT ? "split-K"
+                                                            : "swap-AB with split-K",
+                         why.overruled);
+            else if (cell)
                 snprintf(family, sizeof family,
                          "; %s, by the measured table's cell (class %u, buckets m%u n%u k%u: "
                          "%.2fx the plain tiles there)",
