@@ -1584,7 +1584,44 @@ JG_DEV void jg_kpair_products(const jg_kpair &r, float (&s)[2][JG_WG_MMAS][2])
 }
 
 /* 0, but not to the compiler (a NaN test of a product). */
-JG_DEV int jg_kpair_dep(const float (&s)[2][JG_WG_MMAS][2]) { return s[1][0][1] != s[1][0][1]; }
+JG_DEV int jg_kpair_dep(const float (&s)[2][JG_WG_MMAS][2])
+{
+    return s[1][0][1] != s[1][0][1];
+}
+
+/* Pairs run within a chunk of stages: its 0th and 1st, 2nd and 3rd, ...
+ * Stage kt - 1, the running chunk's (i - 1)-th, is about to be promoted
+ * (stage kt in flight): where it opens a pair, the pair's products and the
+ * loads of the next pair (from kt + 1). Returns the row of prod that holds
+ * stage kt - 1's. */
+JG_DEV int jg_kpair_step(const jg_tile &tl, uint32_t c, int kt, int i, jg_kpair &raw,
+                         float (&prod)[2][JG_WG_MMAS][2])
+{
+    if ((i - 1) % 2 == 0) {
+        jg_kpair_products(raw, prod);
+        jg_load_kpair(tl, c, kt + 1, jg_kpair_dep(prod), raw);
+    }
+    return (i - 1) % 2;
+}
+
+/* The chunk's last stage, k0 + n - 1, promoted once the chunk drains:
+ * where it opens a pair (n odd), the pair's products, and where K goes
+ * on, the loads of the next chunk's first pair (from k0 + n). That pair
+ * was loaded as this one's second stage, so the next chunk, whose pairs
+ * start at its own first stage, would otherwise promote its first two
+ * stages with the scales of the two before them (H100 any_fuzz: e4m3
+ * block scales, K = 2657, 21 stages in chunks of 7). Returns the row of
+ * prod that holds stage k0 + n - 1's. */
+JG_DEV int jg_kpair_chunk_end(const jg_tile &tl, uint32_t c, int k0, int n, jg_kpair &raw,
+                              float (&prod)[2][JG_WG_MMAS][2])
+{
+    if ((n - 1) % 2 == 0) {
+        jg_kpair_products(raw, prod);
+        if (k0 + n < JG_K_TILES)
+            jg_load_kpair(tl, c, k0 + n, jg_kpair_dep(prod), raw);
+    }
+    return (n - 1) % 2;
+}
 #endif
 
 /* Staged A scales of the thread's rows from a stage's row of the shared
@@ -1998,11 +2035,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     jg_release_stage(bar_empty + 8 * other_stage);
 #if JG_KS_PAIRS
                 (void)other_ks;
-                if ((i - 1) % 2 == 0) { /* stage kt - 1 opens a pair: products, next loads */
-                    jg_kpair_products(kraw, kprod);
-                    jg_load_kpair(tl, c, kt + 1, jg_kpair_dep(kprod), kraw);
-                }
-                jg_promote_rows(sum, other, kprod[(i - 1) % 2]);
+                const int q = jg_kpair_step(tl, c, kt, i, kraw, kprod);
+                jg_promote_rows(sum, other, kprod[q]);
 #else
                 jg_promote(sum, other, other_ks);
 #endif
@@ -2038,9 +2072,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 if (jg_lane_id() == 0)
                     jg_release_stage(bar_empty + 8 * prev_stage);
 #if JG_KS_PAIRS
-                if ((N - 1) % 2 == 0) /* K's last stage opens a pair of one */
-                    jg_kpair_products(kraw, kprod);
-                jg_promote_rows(sum, (N - 1) % 2 ? acc2 : acc, kprod[(N - 1) % 2]);
+                const int q = jg_kpair_chunk_end(tl, c, k0, N, kraw, kprod);
+                jg_promote_rows(sum, (N - 1) % 2 ? acc2 : acc, kprod[q]);
 #else
                 jg_promote(sum, (N - 1) % 2 ? acc2 : acc, ks_inflight);
 #endif

@@ -512,6 +512,10 @@ int main(int argc, char **argv)
          * A's block scales staged in shared memory (64-row tile, rows past
          * M), then read from global memory (128x128 tiles) */
         {48, 264, 1408, JG_BF16, false, B},  {2000, 1024, 1408, JG_FP16, true, B},
+        /* 128x128 tiles, block scales by pairs of stages in odd chunks: 20
+         * K blocks as 4 x 5, 21 as 3 x 7 (a chunk's last pair reaches into
+         * the next chunk: test_kpair) */
+        {2000, 1024, 2560, JG_BF16, true, B}, {2000, 1024, 2688, JG_FP16, false, B},
     };
     jg_context *fam[FAMILIES];
     family_contexts(fam);
