@@ -323,8 +323,9 @@ static_assert(JG_BLOCK_K == JG_ATOM_K || JG_BLOCK_K == 2 * JG_ATOM_K,
               "a stage holds one or two 128-byte swizzle atoms along K");
 static_assert(JG_WG_M % 64 == 0, "each consumer warpgroup owns whole m64 slabs");
 static_assert(JG_BLOCK_N % 8 == 0 && JG_BLOCK_N <= 256, "wgmma N");
-static_assert(JG_M_STACK == 1 || (JG_M_STACK == 2 && JG_BLOCK_N % 16 == 0),
-              "clusters of 2 split B into two whole 8-row swizzle atoms");
+static_assert(JG_M_STACK == 1 ||
+                  ((JG_M_STACK == 2 || JG_M_STACK == 4) && JG_BLOCK_N % (8 * JG_M_STACK) == 0),
+              "clusters of 2 or 4 split B into whole 8-row swizzle atoms, one share a CTA");
 static_assert(JG_SPLIT_K == 1 || (JG_CLUSTER == JG_SPLIT_K && JG_SPLIT_K <= 8 && JG_LAYOUT == 0 &&
                                   !JG_NVFP4),
               "split-K: dense, one cluster of at most 8 CTAs per tile");

@@ -29,8 +29,9 @@
 #define RANDOM_WARM_MS 150.0
 #define PICK_REPS 10   /* timed launches per cuBLASLt candidate algorithm */
 #define MAX_ALGOS 8
-#define MAX_TIMED 3    /* implementations timed together: ours and two peers (grouped), or
-                          ours, ours without PDL and the peer (--chain) */
+#define MAX_TIMED 4    /* implementations timed together: ours and two peers (grouped);
+                          ours, ours without PDL and the peer (--chain); or ours, the peer,
+                          the M-generic plan and the plain tiles (--random --family-ab) */
 #define MAX_CHAIN 256  /* --chain's largest N */
 #define COPY_REPS 20
 #define WORKSPACE_BYTES (32ull << 20)
@@ -74,6 +75,7 @@ typedef struct options {
     double generic_fraction; /* --random-generic F: rows also timed M-generic */
     const char *dims;        /* --dims FILE: the model widths N and K are drawn from */
     const char *emit_shapes; /* --emit-shapes FILE: write the drawn problems and stop */
+    bool family_ab;          /* --family-ab: rows of another family timed on plain tiles too */
 } options;
 
 /* ---- rows from the spec file (bench_spec.c) ----------------------------- */
@@ -143,6 +145,7 @@ typedef struct bench {
     unsigned *flush_sink;       /* its output, never written in practice */
     unsigned flush_blocks;
     jg_context *jg;
+    jg_context *jg_plain;         /* --family-ab: the planner limited to plain tiles; else NULL */
     bool have_lt;
     cublasLtHandle_t lth;
     void *workspace;              /* cuBLASLt's, and cuBLAS's: one stream, in turn */
@@ -276,6 +279,12 @@ typedef struct row {
     char generic_kernel[128];
     double generic_us, generic_rel_diff;
     bool generic_mismatch;   /* its D against the same reference as ours */
+    const char *family;      /* kernel_family of the kernel; NULL until planned */
+    /* --family-ab: rows not planned as plain tiles also timed through a plan of
+     * jg_plain (else "", NANs) */
+    char plain_family_kernel[128];
+    double plain_family_us, plain_family_rel_diff;
+    bool plain_family_mismatch; /* its D against the same reference as ours */
 } row;
 
 typedef struct ours_job {
@@ -362,10 +371,11 @@ double check_nvfp4_rows(const operands *o, const shape *s, const void *d);
 
 /* bench_dense.c */
 bool ours_launch(void *arg, cudaStream_t stream);
-jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double ms, row *r);
+jg_plan *plan_done(jg_context *ctx, jg_status st, jg_plan *plan, double ms, row *r);
 jg_gemm_problem shape_problem(const shape *s, uint32_t flags, int64_t m);
 jg_gemm_args dense_args(const operands *o);
-void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic, row *r);
+void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic,
+              ours_job *plain_family, row *r);
 void row_init(const bench *b, const shape *s, row *r);
 int time_with_peers(bench *b, const timed *t, int n, int gemms, row *r, double *us);
 int64_t chain_b_bytes(const shape *s, int n);
@@ -381,8 +391,23 @@ int random_shapes(const options *o, shape_list *out, bool *done);
 int run_random(bench *b, const device_info *d, const shape_list *shapes);
 
 /* bench_summary.c: --random's summary after the rows, printed and as JSON
- * (the root's "random" and "summary"). */
+ * (the root's "random" and "summary"); rows with a ratio, which cmp_ranked
+ * (for qsort) puts in ascending order of it. */
 json_t *random_summary(const bench *b, const row *rows, size_t n);
+typedef struct ranked {
+    double ratio;
+    const row *r;
+} ranked;
+int cmp_ranked(const void *a, const void *b);
+json_t *row_ref_json(const row *r); /* {"name", "m", "n", "k"} of a summary's row */
+
+/* bench_family.c: --family-ab. kernel_family names a kernel's family
+ * ("plain", "tall", "swap-AB", "split-K", "swap-AB split-K", "ping-pong",
+ * "swap-AB ping-pong"); family_context_create makes jg_plain; family_summary
+ * is printed after the rows (the JSON root's "family_ab"). */
+const char *kernel_family(const char *kernel);
+jg_status family_context_create(const jg_options *opt, jg_context **out);
+json_t *family_summary(const row *rows, size_t n);
 
 /* bench_output.c */
 metrics row_metrics(const bench *b, const row *r);

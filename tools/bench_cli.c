@@ -38,9 +38,11 @@ static void usage(FILE *f)
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
-            "                     [--chain N] [--tune] [--no-check] [--pooled] [--help]\n"
+            "                     [--chain N] [--tune] [--no-check] [--pooled [--family-ab]]\n"
+            "                     [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
-            "                     [--emit-shapes FILE] [--dtype bf16|fp16|fp8] [...]\n"
+            "                     [--emit-shapes FILE] [--family-ab] [--dtype bf16|fp16|fp8]\n"
+            "                     [...]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
             "contiguous or masked layout) shape of the spec file (D[M,N] = A[M,K] * B[N,K]^T,\n"
@@ -134,6 +136,14 @@ static void usage(FILE *f)
             "  --dims FILE       the model widths (default bench/model-dims.json)\n"
             "  --emit-shapes FILE  only write the drawn problems, as spec lines, and stop\n"
             "                    (no GPU needed; bench/peer_torch.py --random draws the same)\n"
+            "  --family-ab       with --random or --pooled: every row that the planner gives\n"
+            "                    another kernel family than the plain tiles (swap-AB, split-K,\n"
+            "                    ping-pong, 256-row tiles) is also planned in a second context\n"
+            "                    with JITGEMM_SWAP=0 JITGEMM_SPLIT=1 (the plain tiles alone),\n"
+            "                    timed in the same alternation (\"tiles us\") and checked;\n"
+            "                    after the rows, per chosen family, plain tiles us / ours us\n"
+            "                    (above 1: the chosen family was faster) and the five rows\n"
+            "                    where the plain tiles won most\n"
             "\n"
             "Exit status: 0 ok, 1 a row failed or mismatched, 2 usage or setup error\n"
             "(including no CUDA GPU). See bench/README.md.\n",
@@ -284,6 +294,11 @@ static int check_options(options *o, const given *g)
                         "--chain do not apply\n");
         return EXIT_SETUP;
     }
+    if (o->family_ab && !o->random && !o->pooled) {
+        fprintf(stderr, "jitgemm-bench: --family-ab goes with --random N or --pooled (rows "
+                        "planned up front, in parallel)\n");
+        return EXIT_SETUP;
+    }
     if (o->random && o->dtype == JG_NVFP4) {
         fprintf(stderr, "jitgemm-bench: --random draws bf16, fp16 or fp8 problems, not "
                         "nvfp4\n");
@@ -320,6 +335,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
             o->no_check = true;
         } else if (!strcmp(a, "--pooled")) {
             o->pooled = true;
+        } else if (!strcmp(a, "--family-ab")) {
+            o->family_ab = true;
         } else if (!strcmp(a, "--tune")) {
             o->tune = true;
         } else if (!known) {

@@ -17,17 +17,18 @@ bool ours_launch(void *arg, cudaStream_t stream)
 /* Fills the kernel columns of the row from a plan that took `ms` to make
  * (the compile or disk load, excluded from the GEMM time). Returns the plan,
  * or NULL with r->error set if planning failed. */
-jg_plan *plan_done(bench *b, jg_status st, jg_plan *plan, double ms, row *r)
+jg_plan *plan_done(jg_context *ctx, jg_status st, jg_plan *plan, double ms, row *r)
 {
     jg_plan_info info;
     if (st != JG_OK || jg_plan_get_info(plan, &info) != JG_OK) {
         snprintf(r->error, sizeof r->error, "plan: %s%s",
-                 st == JG_ERR_UNSUPPORTED ? "unsupported: " : "", jg_context_last_error(b->jg));
+                 st == JG_ERR_UNSUPPORTED ? "unsupported: " : "", jg_context_last_error(ctx));
         return NULL;
     }
     r->plan_ms = ms;
     r->origin = info.origin == JG_ORIGIN_COMPILED ? "nvrtc" : "disk";
     snprintf(r->kernel, sizeof r->kernel, "%s", info.kernel_name);
+    r->family = kernel_family(r->kernel);
     return plan;
 }
 
@@ -47,7 +48,7 @@ static jg_plan *plan_shape(bench *b, const shape *s, uint32_t flags, row *r)
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_gemm_plan(b->jg, &p, &plan);
-    return plan_done(b, st, plan, now_ms() - t0, r);
+    return plan_done(b->jg, st, plan, now_ms() - t0, r);
 }
 
 /* The row's plan and, under --chain, in *plain one without PDL. The chain
@@ -212,16 +213,20 @@ static int chain_timed(row_chain *ch, ours_job *ours, lt_gemm *g, int peer_at, t
 /* Times libjitgemm, and cuBLASLt's best algorithm when `g` has one, in
  * alternation on the same operands; under --chain, each as a chain (ch),
  * with ours without PDL too; with `generic` (--random, never with --chain),
- * ours through an M-generic plan too; sets the times or r->error. A type
+ * ours through an M-generic plan too, and with `plain_family` (--family-ab,
+ * never with --chain) through a plan of the plain tiles (b->jg_plain); sets
+ * the times or r->error. A type
  * combination that cuBLASLt lacks (no algorithm, e.g. bf16 -> fp16) leaves
  * the peer columns empty. The peer's algorithm is picked on single
  * launches, chain or not. */
-void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic, row *r)
+void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic,
+              ours_job *plain_family, row *r)
 {
     lt_cand best;
     timed t[MAX_TIMED] = {{ours_launch, job}, {lt_launch, &best}};
     double us[MAX_TIMED];
-    int n = 1, peer_at = 0, plain_at = 0, generic_at = 0; /* their places in t; 0: not timed */
+    /* their places in t; 0: not timed */
+    int n = 1, peer_at = 0, plain_at = 0, generic_at = 0, family_at = 0;
     if (g->op && g->nalgo > 0) {
         if (!lt_pick(g, &best)) {
             snprintf(r->error, sizeof r->error, "cuBLASLt failed (see above)");
@@ -231,9 +236,13 @@ void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *gene
     }
     if (b->opt.chain)
         plain_at = chain_timed(ch, job, g, peer_at, t, &n);
-    else if (generic) {
+    if (!b->opt.chain && generic) {
         generic_at = n;
         t[n++] = (timed){ours_launch, generic};
+    }
+    if (!b->opt.chain && plain_family) {
+        family_at = n;
+        t[n++] = (timed){ours_launch, plain_family};
     }
     /* --random: the pick's launches just ran, so the GPU is not idle and
      * the warm-up needs no time floor (WARMUP rounds still run) */
@@ -248,12 +257,16 @@ void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *gene
     else if (bad > 0 && bad == generic_at)
         snprintf(r->error, sizeof r->error, "libjitgemm M-generic launch failed: %s",
                  jg_context_last_error(b->jg));
+    else if (bad > 0 && bad == family_at)
+        snprintf(r->error, sizeof r->error, "libjitgemm plain-tiles launch failed: %s",
+                 jg_context_last_error(b->jg_plain));
     else if (bad > 0)
         snprintf(r->error, sizeof r->error, "cuBLASLt algorithm %d failed to launch",
                  best.algo);
     else if (bad < 0) {
         r->ours_plain_us = plain_at ? us[plain_at] : NAN;
         r->generic_us = generic_at ? us[generic_at] : NAN;
+        r->plain_family_us = family_at ? us[family_at] : NAN;
         r->peer = peer_at ? g->name : NULL;
         r->peer_other_scales = peer_at && g->other_scales;
         r->peer_us = peer_at ? us[peer_at] : NAN;
@@ -290,7 +303,7 @@ static void run_dense(bench *b, const shape *s, row *r)
     if (peer)
         dense_peer_init(&g, b, s, &o);
     if (chain_init(&ch, b, &o, NULL, r))
-        time_row(b, &job, &g, &ch, NULL, r);
+        time_row(b, &job, &g, &ch, NULL, NULL, r);
     check_dense(&o, s, r, b->opt.no_check);
     chain_free(&ch);
     lt_gemm_destroy(&g);
@@ -416,7 +429,7 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
     if (peer)
         dense_peer_init(&g, b, &twin, &po);
     if (chain_init(&ch, b, &o, &po, r))
-        time_row(b, &job, &g, &ch, NULL, r);
+        time_row(b, &job, &g, &ch, NULL, NULL, r);
     void *ours = r->error[0] ? NULL : malloc(o.d_bytes);
     if (ours && !CUDA_FAILED(cudaMemcpy(ours, o.d_ours, o.d_bytes, cudaMemcpyDeviceToHost)))
         set_check(r, check_nvfp4_rows(&o, s, ours), false);
@@ -435,7 +448,7 @@ void row_init(const bench *b, const shape *s, row *r)
     *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .ours_plain_us = NAN, .lt_loop_us = NAN,
                .grouped_us = NAN, .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN,
                .chain_b_bytes = chain_b_bytes(s, b->opt.chain), .generic_us = NAN,
-               .generic_rel_diff = NAN};
+               .generic_rel_diff = NAN, .plain_family_us = NAN, .plain_family_rel_diff = NAN};
 }
 
 /* One row of the table, whatever the kind. */

@@ -90,7 +90,7 @@ static jg_plan *plan_grouped(bench *b, const shape *s, row *r)
     jg_plan *plan = NULL;
     double t0 = now_ms();
     jg_status st = jg_grouped_plan(b->jg, &p, &plan);
-    return plan_done(b, st, plan, now_ms() - t0, r);
+    return plan_done(b->jg, st, plan, now_ms() - t0, r);
 }
 
 /* List layout: random normal A_g and B_g (seeds differing per group and per

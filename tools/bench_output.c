@@ -29,7 +29,8 @@ metrics row_metrics(const bench *b, const row *r)
 }
 
 /* The column titles; under --chain, "plain us" (ours without PDL) after
- * "ours us". */
+ * "ours us"; under --random, "gen us" (M-generic); under --family-ab,
+ * "tiles us" (the plain tiles' plan). */
 void print_table_header(const bench *b)
 {
     printf("\n%-24s %6s %6s %6s %8s %5s %9s", "name", "M", "N", "K", "plan ms", "from",
@@ -38,6 +39,8 @@ void print_table_header(const bench *b)
         printf(" %9s", "plain us");
     if (b->opt.random)
         printf(" %9s", "gen us");
+    if (b->opt.family_ab)
+        printf(" %9s", "tiles us");
     printf(" %9s %6s %7s %7s %5s %5s  %-14s  %s\n", "cuBLAS us", "ratio", "TFLOP/s", "GB/s",
            "SoL", "MHz", "peer", "kernel");
 }
@@ -68,6 +71,8 @@ void print_row(const bench *b, const row *r)
         print_num(9, 1, r->ours_plain_us);
     if (b->opt.random)
         print_num(9, 1, r->generic_us);
+    if (b->opt.family_ab)
+        print_num(9, 1, r->plain_family_us);
     print_num(9, 1, r->peer_us);
     print_num(6, 2, m.ratio);
     print_num(7, 1, m.tflops);
@@ -82,6 +87,9 @@ void print_row(const bench *b, const row *r)
         printf("  MISMATCH (max rel diff %.2e, %s)", r->rel_diff, r->check);
     if (!r->error[0] && r->generic_mismatch)
         printf("  MISMATCH M-generic (max rel diff %.2e, %s)", r->generic_rel_diff, r->check);
+    if (!r->error[0] && r->plain_family_mismatch)
+        printf("  MISMATCH plain tiles (max rel diff %.2e, %s)", r->plain_family_rel_diff,
+               r->check);
     if (!r->error[0] && isfinite(r->grouped_us) && !(r->grouped_diff <= PEER_TOL))
         printf("  (cuBLAS grouped differs: %.2e, not the peer)", r->grouped_diff);
     /* Each copy is read once a chain: only what the chain before left can
@@ -165,6 +173,22 @@ static void row_json_generic(const row *r, json_t *o)
                                                   : json_null());
 }
 
+/* A --random or --pooled row's family columns: "family" (the chosen
+ * kernel's, kernel_family), and under --family-ab its plan of the plain
+ * tiles: "plain_family_kernel" (null: the row is plain, or the option is
+ * off), "plain_family_us", "plain_family_rel_diff", "plain_family_mismatch". */
+static void row_json_family(const row *r, json_t *o)
+{
+    bool on = r->plain_family_kernel[0] != 0;
+    json_object_set_new(o, "family", r->family ? json_string(r->family) : json_null());
+    json_object_set_new(o, "plain_family_kernel",
+                        on ? json_string(r->plain_family_kernel) : json_null());
+    json_object_set_new(o, "plain_family_us", json_num(r->plain_family_us));
+    json_object_set_new(o, "plain_family_rel_diff", json_num(r->plain_family_rel_diff));
+    json_object_set_new(o, "plain_family_mismatch", on ? json_boolean(r->plain_family_mismatch)
+                                                      : json_null());
+}
+
 json_t *row_json(const bench *b, const row *r)
 {
     metrics m = r->origin ? row_metrics(b, r) : (metrics){NAN, NAN, NAN, NAN};
@@ -195,6 +219,8 @@ json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
     if (b->opt.random)
         row_json_generic(r, o);
+    if (b->opt.random || b->opt.family_ab)
+        row_json_family(r, o);
     if (r->s->g) { /* each peer's time; cublas_us is the faster (that agreed) */
         json_t *peers = json_object();
         json_object_set_new(peers, "cublaslt_loop", json_num(r->lt_loop_us));
@@ -360,6 +386,11 @@ void print_header(const bench *b, const device_info *d, const shape_list *shapes
                "launches before left\n");
     if (b->opt.chain)
         print_chain(b, d, shapes);
+    if (b->opt.family_ab)
+        printf("family A/B     rows the planner gives another family than the plain tiles "
+               "(swap-AB, split-K,\n               ping-pong, 256-row tiles) are also timed, "
+               "in the same alternation, through the\n               plan of a second context "
+               "with JITGEMM_SWAP=0 JITGEMM_SPLIT=1 (\"tiles us\")\n");
     if (b->opt.no_peer)
         printf("peer           none (--no-peer): rows checked on 3 sampled rows against FP64\n");
     else if (b->grouped)
@@ -494,6 +525,11 @@ int finish_run(const bench *b, const device_info *d, const row *rows, size_t n, 
     geomean_by_kind(b, rows, n, geo);
     print_clock_summary(b, rows, n);
     json_t *summary = b->opt.random ? random_summary(b, rows, n) : NULL;
+    if (b->opt.family_ab) {
+        if (!summary)
+            summary = json_object();
+        json_object_set_new(summary, "family_ab", family_summary(rows, n));
+    }
     if (b->opt.json && !write_json(b, d, rows, n, geo, summary))
         ++failed;
     else if (!b->opt.json) {

@@ -148,93 +148,163 @@ static int thread_count(int n)
 /* ---- every plan, before any timing --------------------------------------- */
 
 /* The plans of a run: job j < rows plans row j, job rows + i its M-generic
- * plan where it has one (generic_row[i]). */
+ * plan where it has one (extra_row[i], i < ng), and job rows + ng + i its
+ * plan of the plain tiles (--family-ab, extra_row[ng + i], i < np). */
+typedef enum job_kind { JOB_ROW, JOB_GENERIC, JOB_PLAIN } job_kind;
+
 typedef struct plan_jobs {
     bench *b;
     const shape *shapes;
     row *rows;
-    int n, jobs;
-    int *generic_row;
+    int n, ng, np, jobs;
+    int *extra_row;
     jg_plan **plan;    /* per job */
     jg_status *status; /* per job */
     double *ms;        /* per job: the wall time of its jg_gemm_plan */
 } plan_jobs;
 
+/* Job j's kind, and its row in *i. */
+static job_kind job_of(const plan_jobs *p, int j, int *i)
+{
+    *i = j < p->n ? j : p->extra_row[j - p->n];
+    return j < p->n ? JOB_ROW : j < p->n + p->ng ? JOB_GENERIC : JOB_PLAIN;
+}
+
+/* The context a job plans in. */
+static jg_context *job_context(const plan_jobs *p, job_kind k)
+{
+    return k == JOB_PLAIN ? p->b->jg_plain : p->b->jg;
+}
+
+/* Plans job j (kind k, row i) into *out. */
+static jg_status job_plan(const plan_jobs *p, job_kind k, int i, jg_plan **out)
+{
+    const shape *s = &p->shapes[i];
+    jg_gemm_problem prob = k == JOB_GENERIC
+                               ? shape_problem(s, JG_GEMM_M_GENERIC, p->rows[i].generic_hint)
+                               : shape_problem(s, 0, s->m);
+    return jg_gemm_plan(job_context(p, k), &prob, out);
+}
+
 static void plan_job(void *arg, int j)
 {
     plan_jobs *p = arg;
-    bool generic = j >= p->n;
-    int i = generic ? p->generic_row[j - p->n] : j;
-    const shape *s = &p->shapes[i];
-    jg_gemm_problem prob = generic ? shape_problem(s, JG_GEMM_M_GENERIC, p->rows[i].generic_hint)
-                                   : shape_problem(s, 0, s->m);
+    int i;
+    job_kind k = job_of(p, j, &i);
     double t0 = now_ms();
-    p->status[j] = jg_gemm_plan(p->b->jg, &prob, &p->plan[j]);
+    p->status[j] = job_plan(p, k, i, &p->plan[j]);
     p->ms[j] = now_ms() - t0;
 }
 
-/* Fills row i's plan columns (or its M-generic ones) from job j; a failed
- * job is planned again here, on one thread, so that its message (the
- * context's last error, which threads share) is its own. */
-static jg_plan *plan_result(plan_jobs *p, int j, int i, bool generic)
+/* Fills the plan columns of job j's row (or its M-generic or plain-tiles
+ * ones) from the job; a failed job is planned again here, on one thread,
+ * so that its message (the context's last error, which threads share) is
+ * its own. */
+static jg_plan *plan_result(plan_jobs *p, int j)
 {
+    int i;
+    job_kind k = job_of(p, j, &i);
     row *r = &p->rows[i], scratch;
     jg_plan *plan = p->plan[j];
+    jg_context *ctx = job_context(p, k);
     if (p->status[j] != JG_OK) {
-        jg_gemm_problem prob = generic ? shape_problem(&p->shapes[i], JG_GEMM_M_GENERIC,
-                                                       r->generic_hint)
-                                       : shape_problem(&p->shapes[i], 0, p->shapes[i].m);
         plan = NULL;
-        p->status[j] = jg_gemm_plan(p->b->jg, &prob, &plan);
+        p->status[j] = job_plan(p, k, i, &plan);
     }
-    if (!generic)
-        return plan_done(p->b, p->status[j], plan, p->ms[j], r);
+    if (k == JOB_ROW)
+        return plan_done(ctx, p->status[j], plan, p->ms[j], r);
     memset(&scratch, 0, sizeof scratch);
-    plan = plan_done(p->b, p->status[j], plan, p->ms[j], &scratch);
+    plan = plan_done(ctx, p->status[j], plan, p->ms[j], &scratch);
+    const char *what = k == JOB_GENERIC ? "M-generic" : "plain tiles";
+    char *kernel = k == JOB_GENERIC ? r->generic_kernel : r->plain_family_kernel;
     if (!plan && !r->error[0])
-        snprintf(r->error, sizeof r->error, "M-generic %.240s", scratch.error);
+        snprintf(r->error, sizeof r->error, "%s %.240s", what, scratch.error);
     else
-        snprintf(r->generic_kernel, sizeof r->generic_kernel, "%s", scratch.kernel);
+        snprintf(kernel, sizeof r->kernel, "%s", scratch.kernel);
     return plan;
 }
 
-/* Plans every row and its M-generic plan, in parallel (one thread under
- * --tune, whose timing runs on the GPU); plans[i] and generic[i] (NULL:
- * none, or failed, with rows[i].error set). */
-static bool plan_all(bench *b, const shape_list *shapes, row *rows, jg_plan **plans,
-                     jg_plan **generic)
+/* --family-ab: whether row i is planned (jg_gemm_kernel_id: the planner's
+ * choice, nothing compiled) as a family other than the plain tiles; a
+ * problem the planner refuses is not (its row's own plan fails). */
+static bool needs_plain(const plan_jobs *p, int i)
 {
-    int n = (int)shapes->n, ng = 0;
+    jg_kernel_id id;
+    jg_gemm_problem prob = shape_problem(&p->shapes[i], 0, p->shapes[i].m);
+    return p->b->jg_plain && jg_gemm_kernel_id(p->b->jg, &prob, &id) == JG_OK &&
+           strcmp(kernel_family(id.name), "plain");
+}
+
+/* The extra jobs' rows: the M-generic ones, then (--family-ab) those of
+ * another family than the plain tiles. */
+static bool extra_jobs(plan_jobs *p)
+{
+    p->extra_row = malloc(2 * (size_t)p->n * sizeof *p->extra_row);
+    if (!p->extra_row)
+        return false;
+    for (int i = 0; i < p->n; ++i)
+        if (p->rows[i].generic_hint)
+            p->extra_row[p->ng++] = i;
+    for (int i = 0; i < p->n; ++i)
+        if (needs_plain(p, i))
+            p->extra_row[p->ng + p->np++] = i;
+    p->jobs = p->n + p->ng + p->np;
+    return true;
+}
+
+/* The plans' sources in b's contexts (with --family-ab, both summed). */
+static jg_context_stats plan_stats(const bench *b)
+{
+    jg_context_stats s = {0}, t = {0};
+    jg_context_get_stats(b->jg, &s);
+    if (b->jg_plain) {
+        jg_context_get_stats(b->jg_plain, &t);
+        s.plans_compiled += t.plans_compiled;
+        s.plans_disk += t.plans_disk;
+        s.plans_memory += t.plans_memory;
+    }
+    return s;
+}
+
+/* Plans every row, its M-generic plan and (--family-ab) its plan of the
+ * plain tiles, in parallel (one thread under --tune, whose timing runs on
+ * the GPU); plans[i], generic[i] and plain[i] (NULL: none, or failed, with
+ * rows[i].error set). */
+static bool plan_all(bench *b, const shape_list *shapes, row *rows, jg_plan **plans,
+                     jg_plan **generic, jg_plan **plain)
+{
+    int n = (int)shapes->n;
     plan_jobs p = {.b = b, .shapes = shapes->v, .rows = rows, .n = n};
-    p.generic_row = malloc((size_t)n * sizeof *p.generic_row);
-    for (int i = 0; i < n && p.generic_row; ++i)
-        if (rows[i].generic_hint)
-            p.generic_row[ng++] = i;
-    p.jobs = n + ng;
+    bool ok = extra_jobs(&p);
     p.plan = calloc((size_t)p.jobs, sizeof *p.plan);
     p.status = calloc((size_t)p.jobs, sizeof *p.status);
     p.ms = calloc((size_t)p.jobs, sizeof *p.ms);
-    bool ok = p.generic_row && p.plan && p.status && p.ms;
+    ok = ok && p.plan && p.status && p.ms;
     jg_context_stats before = {0}, after = {0};
     int threads = b->opt.tune ? 1 : thread_count(p.jobs);
     double t0 = now_ms();
     if (ok) {
-        jg_context_get_stats(b->jg, &before);
+        before = plan_stats(b);
         parallel_for(p.jobs, threads, plan_job, &p);
-        jg_context_get_stats(b->jg, &after);
-        for (int i = 0; i < n; ++i)
-            plans[i] = plan_result(&p, i, i, false);
-        for (int g = 0; g < ng; ++g)
-            generic[p.generic_row[g]] = plan_result(&p, n + g, p.generic_row[g], true);
-        printf("plans          %d (%d rows, %d M-generic) in %.1f s on %d thread(s): %llu "
+        after = plan_stats(b);
+        for (int j = 0; j < p.jobs; ++j) {
+            int i;
+            job_kind k = job_of(&p, j, &i);
+            jg_plan **to = k == JOB_ROW ? plans : k == JOB_GENERIC ? generic : plain;
+            to[i] = plan_result(&p, j);
+        }
+        printf("plans          %d (%d rows, %d M-generic", p.jobs, n, p.ng);
+        if (b->jg_plain)
+            printf(", %d plain tiles", p.np);
+        printf(") in %.1f s on %d thread(s): %llu "
                "compiled by NVRTC, %llu from the disk cache, %llu from memory\n",
-               p.jobs, n, ng, (now_ms() - t0) / 1e3, threads,
+               (now_ms() - t0) / 1e3, threads,
                (unsigned long long)(after.plans_compiled - before.plans_compiled),
                (unsigned long long)(after.plans_disk - before.plans_disk),
                (unsigned long long)(after.plans_memory - before.plans_memory));
     } else
         fprintf(stderr, "jitgemm-bench: out of memory\n");
-    free(p.generic_row);
+    free(p.extra_row);
     free(p.plan);
     free(p.status);
     free(p.ms);
@@ -248,7 +318,7 @@ static bool plan_all(bench *b, const shape_list *shapes, row *rows, jg_plan **pl
  * N*K elements, and writes the first M*N of each D. */
 typedef struct pools {
     void *ha, *hb, *a, *b;
-    void *d_ours, *d_peer, *d_generic; /* d_peer, d_generic NULL when not needed */
+    void *d_ours, *d_peer, *d_generic, *d_plain; /* all but d_ours NULL when not needed */
     size_t a_elems, b_elems, d_elems;
     jg_dtype in;
     uint64_t seed;
@@ -279,15 +349,16 @@ static void pools_free(pools *p)
     cudaFree(p->d_ours);
     cudaFree(p->d_peer);
     cudaFree(p->d_generic);
+    cudaFree(p->d_plain);
 }
 
 /* Sizes, fills (in parallel, a seeded stream per chunk of FILL_CHUNK, so
  * the values do not depend on the thread count) and uploads the inputs of
  * the rows that have a plan; false (reported) if they do not fit. */
 static bool pools_init(pools *p, const bench *b, const shape_list *shapes, const row *rows,
-                       const jg_plan *const *generic)
+                       jg_plan *const *generic, jg_plan *const *plain)
 {
-    bool any_generic = false;
+    bool any_generic = false, any_plain = false;
     memset(p, 0, sizeof *p);
     p->in = shapes->v[0].in;
     p->seed = b->opt.seed;
@@ -299,6 +370,7 @@ static bool pools_init(pools *p, const bench *b, const shape_list *shapes, const
         p->b_elems = (size_t)(s->n * s->k) > p->b_elems ? (size_t)(s->n * s->k) : p->b_elems;
         p->d_elems = (size_t)(s->m * s->n) > p->d_elems ? (size_t)(s->m * s->n) : p->d_elems;
         any_generic |= generic[i] != NULL;
+        any_plain |= plain[i] != NULL;
     }
     if (!p->a_elems)
         return true; /* no row to run */
@@ -317,6 +389,7 @@ static bool pools_init(pools *p, const bench *b, const shape_list *shapes, const
            !CUDA_FAILED(cudaMalloc(&p->d_ours, d_bytes)) &&
            (!b->have_lt || b->opt.no_peer || !CUDA_FAILED(cudaMalloc(&p->d_peer, d_bytes))) &&
            (!any_generic || !CUDA_FAILED(cudaMalloc(&p->d_generic, d_bytes))) &&
+           (!any_plain || !CUDA_FAILED(cudaMalloc(&p->d_plain, d_bytes))) &&
            !CUDA_FAILED(cudaMemcpy(p->a, p->ha, p->a_elems * in, cudaMemcpyHostToDevice)) &&
            !CUDA_FAILED(cudaMemcpy(p->b, p->hb, p->b_elems * in, cudaMemcpyHostToDevice));
 }
@@ -337,15 +410,34 @@ static bool row_operands(operands *o, const pools *p, const shape *s, uint64_t s
            !CUDA_FAILED(cudaMemset(o->d_ours, 0xff, o->d_bytes)) &&
            (!o->d_peer || !CUDA_FAILED(cudaMemset(o->d_peer, 0xff, o->d_bytes))) &&
            (!p->d_generic || !CUDA_FAILED(cudaMemset(p->d_generic, 0xff, o->d_bytes))) &&
+           (!p->d_plain || !CUDA_FAILED(cudaMemset(p->d_plain, 0xff, o->d_bytes))) &&
            /* on the legacy stream, which the timing stream does not wait for */
            !CUDA_FAILED(cudaDeviceSynchronize());
 }
 
-/* Times row r's plan, cuBLASLt's best algorithm and the M-generic plan
- * (when given) in alternation, then checks both of our D's against the
- * same reference (check_dense). */
+/* Checks another of our D's of row r, `d`, against the same reference as
+ * ours (check_output) into *diff and *mismatch; r->error says so if it
+ * cannot be read back. Nothing to do without `plan` or after an error. */
+static void check_other(const operands *o, const jg_plan *plan, void *d, const char *what,
+                        row *r, double *diff, bool *mismatch)
+{
+    operands other = *o;
+    double x;
+    other.d_ours = d;
+    if (!plan || r->error[0])
+        return;
+    if (check_output(&other, r->s, dense_vs_peer(r), &x)) {
+        *diff = x;
+        *mismatch = !(x <= MISMATCH_TOL);
+    } else
+        snprintf(r->error, sizeof r->error, "cannot read the %s output back", what);
+}
+
+/* Times row r's plan, cuBLASLt's best algorithm, the M-generic plan and
+ * the plain tiles' plan (each when given) in alternation, then checks all
+ * of our D's against the same reference (check_dense). */
 static void run_random_row(bench *b, const pools *p, jg_plan *plan, jg_plan *generic,
-                           uint64_t seed, row *r)
+                           jg_plan *plain, uint64_t seed, row *r)
 {
     const shape *s = r->s;
     operands o;
@@ -356,22 +448,20 @@ static void run_random_row(bench *b, const pools *p, jg_plan *plan, jg_plan *gen
         scales_free(&o);
         return;
     }
-    ours_job job = {plan, dense_args(&o)}, gen = job;
+    ours_job job = {plan, dense_args(&o)}, gen = job, tiles = job;
     gen.plan = generic;
     gen.args.d = p->d_generic;
     gen.args.m = s->m;
+    tiles.plan = plain;
+    tiles.args.d = p->d_plain;
     if (o.d_peer)
         dense_peer_init(&g, b, s, &o);
-    time_row(b, &job, &g, NULL, generic ? &gen : NULL, r);
+    time_row(b, &job, &g, NULL, generic ? &gen : NULL, plain ? &tiles : NULL, r);
     check_dense(&o, s, r, b->opt.no_check);
-    double diff;
-    operands og = o;
-    og.d_ours = p->d_generic;
-    if (generic && !r->error[0] && check_output(&og, s, dense_vs_peer(r), &diff)) {
-        r->generic_rel_diff = diff;
-        r->generic_mismatch = !(diff <= MISMATCH_TOL);
-    } else if (generic && !r->error[0])
-        snprintf(r->error, sizeof r->error, "cannot read the M-generic output back");
+    check_other(&o, generic, p->d_generic, "M-generic", r, &r->generic_rel_diff,
+                &r->generic_mismatch);
+    check_other(&o, plain, p->d_plain, "plain tiles'", r, &r->plain_family_rel_diff,
+                &r->plain_family_mismatch);
     lt_gemm_destroy(&g);
     scales_free(&o);
 }
@@ -381,10 +471,11 @@ int run_random(bench *b, const device_info *d, const shape_list *shapes)
     size_t n = shapes->n;
     row *rows = calloc(n, sizeof *rows);
     jg_plan **plans = calloc(n, sizeof *plans), **generic = calloc(n, sizeof *generic);
+    jg_plan **plain = calloc(n, sizeof *plain);
     pools p;
     int failed = 0, rc = EXIT_SETUP;
     memset(&p, 0, sizeof p);
-    if (!rows || !plans || !generic) {
+    if (!rows || !plans || !generic || !plain) {
         fprintf(stderr, "jitgemm-bench: out of memory\n");
         goto done;
     }
@@ -392,16 +483,18 @@ int run_random(bench *b, const device_info *d, const shape_list *shapes)
         row_init(b, &shapes->v[i], &rows[i]);
         rows[i].generic_hint = shapes->v[i].generic_hint;
     }
-    if (!plan_all(b, shapes, rows, plans, generic) ||
-        !pools_init(&p, b, shapes, rows, (const jg_plan *const *)generic))
+    if (!plan_all(b, shapes, rows, plans, generic, plain) ||
+        !pools_init(&p, b, shapes, rows, generic, plain))
         goto done;
     print_table_header(b);
     for (size_t i = 0; i < n; ++i) {
         if (plans[i] && !rows[i].error[0])
-            run_random_row(b, &p, plans[i], generic[i], b->opt.seed + 4 * (i + 1), &rows[i]);
+            run_random_row(b, &p, plans[i], generic[i], plain[i], b->opt.seed + 4 * (i + 1),
+                           &rows[i]);
         print_row(b, &rows[i]);
         fflush(stdout);
-        failed += rows[i].error[0] || rows[i].mismatch || rows[i].generic_mismatch;
+        failed += rows[i].error[0] || rows[i].mismatch || rows[i].generic_mismatch ||
+                  rows[i].plain_family_mismatch;
     }
     rc = finish_run(b, d, rows, n, failed);
 done:
@@ -409,5 +502,6 @@ done:
     free(rows);
     free(plans);
     free(generic);
+    free(plain);
     return rc;
 }

@@ -16,12 +16,7 @@ static const int64_t m_bands[][2] = {{1, 16},      {17, 128},    {129, 512},
                                      {513, 2048},  {2049, 8192}, {8193, RANDOM_M_MAX}};
 #define M_BANDS (sizeof m_bands / sizeof m_bands[0])
 
-typedef struct ranked {
-    double ratio;
-    const row *r;
-} ranked;
-
-static int cmp_ranked(const void *a, const void *b)
+int cmp_ranked(const void *a, const void *b)
 {
     double x = ((const ranked *)a)->ratio, y = ((const ranked *)b)->ratio;
     return (x > y) - (x < y);
@@ -83,6 +78,16 @@ static json_t *by_m(const ranked *v, int n)
     return bands;
 }
 
+json_t *row_ref_json(const row *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(r->s->name));
+    json_object_set_new(o, "m", json_integer(r->s->m));
+    json_object_set_new(o, "n", json_integer(r->s->n));
+    json_object_set_new(o, "k", json_integer(r->s->k));
+    return o;
+}
+
 /* The WORST_ROWS lowest ratios of v (sorted ascending), printed as a table. */
 static json_t *worst(const ranked *v, int n)
 {
@@ -91,13 +96,9 @@ static json_t *worst(const ranked *v, int n)
            n < WORST_ROWS ? n : WORST_ROWS, "name", "M", "N", "K", "ours us", "cuBLAS us", "ratio");
     for (int i = 0; i < n && i < WORST_ROWS; ++i) {
         const row *r = v[i].r;
-        json_t *o = json_object();
+        json_t *o = row_ref_json(r);
         printf("  %-8s %6lld %6lld %6lld %10.1f %10.1f %7.3f\n", r->s->name, (long long)r->s->m,
                (long long)r->s->n, (long long)r->s->k, r->ours_us, r->peer_us, v[i].ratio);
-        json_object_set_new(o, "name", json_string(r->s->name));
-        json_object_set_new(o, "m", json_integer(r->s->m));
-        json_object_set_new(o, "n", json_integer(r->s->n));
-        json_object_set_new(o, "k", json_integer(r->s->k));
         json_object_set_new(o, "ours_us", json_num(r->ours_us));
         json_object_set_new(o, "peer_us", json_num(r->peer_us));
         json_object_set_new(o, "ratio", json_num(v[i].ratio));

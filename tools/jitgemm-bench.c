@@ -8,7 +8,7 @@
  *                 [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]
  *                 [--chain N] [--tune] [--help]
  *   jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]
- *                 [--emit-shapes FILE] [--dtype bf16|fp16|fp8] [...]
+ *                 [--emit-shapes FILE] [--family-ab] [--dtype bf16|fp16|fp8] [...]
  *
  * This file holds main and the run's setup; the rest is split by concern,
  * with bench.h as the shared header: bench_cli.c (options), bench_spec.c
@@ -18,7 +18,8 @@
  * and bench_grouped.c (one row of each kind), bench_check.c (the
  * correctness guard), bench_output.c (table, summary lines, JSON),
  * bench_random.c and bench_summary.c (--random: problems drawn by
- * random_draw.c, their run and their summary).
+ * random_draw.c, their run and their summary), bench_family.c
+ * (--family-ab: the chosen kernel family against the plain tiles).
  * Exit status: 0 all rows fine, 1 a row failed or mismatched, 2 usage error,
  * no GPU, or a failure before the first row. bench/README.md says more. */
 #include <stdbool.h>
@@ -89,6 +90,11 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
         fprintf(stderr, "jitgemm-bench: jg_context_create: %s\n", jg_context_last_error(NULL));
         return false;
     }
+    if (b->opt.family_ab && family_context_create(NULL, &b->jg_plain) != JG_OK) {
+        fprintf(stderr, "jitgemm-bench: jg_context_create (plain tiles, for --family-ab): %s\n",
+                jg_context_last_error(NULL));
+        return false;
+    }
     nvml_open(b);
     if (!peers_init(b, grouped))
         return false;
@@ -98,6 +104,7 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
 static void bench_destroy(bench *b)
 {
     peers_destroy(b);
+    jg_context_destroy(b->jg_plain);
     jg_context_destroy(b->jg);
     for (int i = 0; i < b->nevents; ++i) {
         if (b->start && b->start[i])

@@ -113,14 +113,15 @@ static void read_forced_tile(jg_context *ctx)
              env, v[0], v[1], v[2]);
 }
 
-/* JITGEMM_CLUSTER=1 or 2 forces the cluster size where the tile allows it. */
+/* JITGEMM_CLUSTER=1, 2 or 4 forces the cluster size where the tile allows it. */
 static void read_forced_cluster(jg_context *ctx)
 {
     const char *env = getenv("JITGEMM_CLUSTER");
     if (!env || !*env)
         return;
-    if (strcmp(env, "1") && strcmp(env, "2")) {
-        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s ignored: 1 or 2", env);
+    if (strcmp(env, "1") && strcmp(env, "2") && strcmp(env, "4")) {
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s ignored: 1, 2 or 4",
+                 env);
         return;
     }
     ctx->target.force_cluster = (uint32_t)(env[0] - '0');

@@ -98,6 +98,7 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
 static const jg_fuzz_env fuzz_envs[] = {
     {"planner", NULL, NULL, NULL, NULL},
     {"cluster2", "JITGEMM_CLUSTER", "2", NULL, NULL},
+    {"cluster4", "JITGEMM_CLUSTER", "4", NULL, NULL},
     {"swap-AB", "JITGEMM_SWAP", "1", NULL, NULL},
     {"split-K", "JITGEMM_SPLIT", "any", NULL, NULL},
     {"swap-AB+split-K", "JITGEMM_SWAP", "1", "JITGEMM_SPLIT", "any"},

@@ -13,8 +13,11 @@
  * Both scale layouts, decode-like and M = 1 shapes.
  *
  * Also the tool's SM-clock statistics (clock_sample, clock_json) over a
- * stand-in NVML that replays a fixed sequence of clocks and reasons, and
- * --random's summary over hand-made rows. */
+ * stand-in NVML that replays a fixed sequence of clocks and reasons,
+ * --random's summary over hand-made rows, and --family-ab's parts: the
+ * family read from kernel names that offline contexts with the planner's
+ * families forced give, the plain-tiles context (and the environment put
+ * back after it), and its summary over hand-made rows. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -241,10 +244,160 @@ static void summary(void)
     json_decref(out);
 }
 
+/* The family of the kernel that an offline context made with `env` (NAME=VALUE
+ * pairs, NULL-terminated; unset after) plans for M x N x K bf16; "" if none. */
+static const char *planned_family(const char *const *env, int64_t m, int64_t n, int64_t k,
+                                  char *name, size_t len)
+{
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = m,
+                         .n = n, .k = k};
+    jg_context *ctx = NULL;
+    jg_kernel_id id;
+    for (int i = 0; env[i]; i += 2)
+        setenv(env[i], env[i + 1], 1);
+    bool ok = jg_context_create(&o, &ctx) == JG_OK && jg_gemm_kernel_id(ctx, &p, &id) == JG_OK;
+    for (int i = 0; env[i]; i += 2)
+        unsetenv(env[i]);
+    jg_context_destroy(ctx);
+    snprintf(name, len, "%s", ok ? id.name : "");
+    return ok ? kernel_family(id.name) : "";
+}
+
+/* kernel_family on the names the library gives each forced family, and the
+ * plain-tiles context: plain whatever the environment forces, which it
+ * leaves as it was. */
+static void families(void)
+{
+    static const char *const swap[] = {"JITGEMM_SWAP", "1", NULL};
+    static const char *const split[] = {"JITGEMM_SPLIT", "4", NULL};
+    static const char *const ping[] = {"JITGEMM_PINGPONG", "1", NULL};
+    static const char *const none[] = {NULL};
+    char name[128], what[256];
+    const char *f = planned_family(swap, 24, 4096, 4096, name, sizeof name);
+    snprintf(what, sizeof what, "JITGEMM_SWAP=1: %s is %s, not swap-AB", name, f);
+    check(!strncmp(f, "swap-AB", 7), what);
+    f = planned_family(split, 128, 4096, 8192, name, sizeof name);
+    snprintf(what, sizeof what, "JITGEMM_SPLIT=4: %s is %s, not split-K", name, f);
+    check(!strcmp(f, "split-K") || !strcmp(f, "swap-AB split-K"), what);
+    f = planned_family(ping, 4096, 4096, 4096, name, sizeof name);
+    snprintf(what, sizeof what, "JITGEMM_PINGPONG=1: %s is %s, not ping-pong", name, f);
+    check(!strcmp(f, "ping-pong"), what);
+    f = planned_family(none, 4096, 4096, 4096, name, sizeof name);
+    check(*f != 0, "an offline context plans 4096^3");
+    check(!strcmp(kernel_family("jg_gemm_bf16_bf16_sm90a_256x128x64_s4_w2_c1_m4096n4096k4096"),
+                  "tall") &&
+              !strcmp(kernel_family("jg_gemm_bf16_bf16_sm90a_128x128x64_s4_w2_c2_m512n4096k64"),
+                      "plain") &&
+              !strcmp(kernel_family("jg_gemm_bf16_bf16_sm90a_128x64x64_s4_w2_c2_ab_k2_am_m8n64"
+                                    "k64"),
+                      "swap-AB split-K"),
+          "kernel_family: 256-row tiles, a problem's k, swap-AB split-K");
+
+    /* the plain-tiles context: swap-AB forced in the environment, not in it */
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE, .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 24,
+                         .n = 4096, .k = 4096};
+    jg_context *ctx = NULL;
+    jg_kernel_id id;
+    memset(&id, 0, sizeof id);
+    setenv("JITGEMM_SWAP", "1", 1);
+    setenv("JITGEMM_PINGPONG", "1", 1);
+    unsetenv("JITGEMM_SPLIT");
+    check(family_context_create(&o, &ctx) == JG_OK && jg_gemm_kernel_id(ctx, &p, &id) == JG_OK,
+          "family_context_create: an offline context plans");
+    snprintf(what, sizeof what, "family_context_create: %s is not plain", id.name);
+    check(!strcmp(kernel_family(id.name), "plain"), what);
+    const char *sw = getenv("JITGEMM_SWAP"), *pp = getenv("JITGEMM_PINGPONG");
+    check(sw && !strcmp(sw, "1") && pp && !strcmp(pp, "1") && !getenv("JITGEMM_SPLIT"),
+          "family_context_create: the environment put back");
+    unsetenv("JITGEMM_SWAP");
+    unsetenv("JITGEMM_PINGPONG");
+    jg_context_destroy(ctx);
+}
+
+/* --family-ab's summary over hand-made rows: rows per family, the rows
+ * that count (both plans ran and matched), plain / ours, and the rows where
+ * the plain tiles won, fastest first, at most five. */
+static void family_ab(void)
+{
+    /* family, ours us, plain us (0: not timed), 1 error, 2 mismatch, 3 plain mismatch */
+    static const struct {
+        const char *family;
+        double ours, plain;
+        int bad;
+    } in[] = {{"plain", 10, 0, 0},   {"swap-AB", 10, 12, 0}, {"swap-AB", 10, 8, 0},
+              {"split-K", 10, 5, 0}, {"split-K", 10, 9, 0},  {"split-K", 10, 7, 0},
+              {"split-K", 10, 6, 0}, {"split-K", 10, 9.5, 0}, {"split-K", 10, 1, 1},
+              {"split-K", 10, 1, 2}, {"split-K", 10, 1, 3}, {"ping-pong", 10, 20, 0}};
+    enum { N = sizeof in / sizeof in[0] };
+    shape s[N];
+    row r[N];
+    memset(s, 0, sizeof s);
+    for (int i = 0; i < N; ++i) {
+        s[i] = (shape){.m = 100 + i, .n = 4096, .k = 4096, .b_count = 1, .in = JG_BF16,
+                       .out = JG_BF16};
+        snprintf(s[i].name, sizeof s[i].name, "r%d", i + 1);
+        r[i] = (row){.s = &s[i], .origin = "nvrtc", .ours_us = in[i].ours, .family = in[i].family,
+                     .plain_family_us = in[i].plain > 0 ? in[i].plain : NAN,
+                     .plain_family_rel_diff = NAN};
+        snprintf(r[i].kernel, sizeof r[i].kernel, "k%d", i + 1);
+        if (in[i].plain > 0)
+            snprintf(r[i].plain_family_kernel, sizeof r[i].plain_family_kernel, "p%d", i + 1);
+        r[i].mismatch = in[i].bad == 2;
+        r[i].plain_family_mismatch = in[i].bad == 3;
+        if (in[i].bad == 1)
+            snprintf(r[i].error, sizeof r[i].error, "failed");
+    }
+    json_t *o = family_summary(r, N);
+    /* families in kernel_family's order, those with rows only: plain, swap-AB, split-K,
+     * ping-pong */
+    check(json_array_size(json_object_get(o, "by_family")) == 4, "family A/B: 4 families");
+    check(num_at(o, "by_family.0.rows") == 1 && num_at(o, "by_family.0.timed") == 0 &&
+              isnan(num_at(o, "by_family.0.geomean")),
+          "family A/B: plain rows, none timed");
+    check(num_at(o, "by_family.1.timed") == 2 &&
+              fabs(num_at(o, "by_family.1.geomean") - sqrt(1.2 * 0.8)) < 1e-12,
+          "family A/B: swap-AB geomean");
+    check(num_at(o, "by_family.2.rows") == 8 && num_at(o, "by_family.2.timed") == 5 &&
+              fabs(num_at(o, "by_family.2.geomean") -
+                   exp((log(0.5) + log(0.9) + log(0.7) + log(0.6) + log(0.95)) / 5)) < 1e-12 &&
+              num_at(o, "by_family.2.min") == 0.5,
+          "family A/B: split-K, its errors and mismatches left out");
+    json_t *won = json_object_get(o, "plain_won");
+    check(json_array_size(won) == 5 && num_at(o, "plain_won.0.ratio") == 0.5 &&
+              num_at(o, "plain_won.1.ratio") == 0.6 && num_at(o, "plain_won.4.ratio") == 0.9 &&
+              num_at(o, "plain_won.0.m") == 103,
+          "family A/B: the five rows where the plain tiles won most, in order");
+    json_decref(o);
+    /* the rows' JSON: the family columns, null where the row is plain */
+    bench b;
+    memset(&b, 0, sizeof b);
+    b.opt.random = N;
+    b.opt.family_ab = true;
+    b.peak_tflops = b.fp8_peak_tflops = NAN;
+    b.copy_gbs = 3000;
+    json_t *split = row_json(&b, &r[3]), *plain = row_json(&b, &r[0]);
+    check(!strcmp(json_string_value(json_object_get(split, "family")), "split-K") &&
+              !strcmp(json_string_value(json_object_get(split, "plain_family_kernel")), "p4") &&
+              num_at(split, "plain_family_us") == 5 &&
+              json_is_false(json_object_get(split, "plain_family_mismatch")),
+          "family A/B: a split-K row's JSON");
+    check(!strcmp(json_string_value(json_object_get(plain, "family")), "plain") &&
+              json_is_null(json_object_get(plain, "plain_family_kernel")) &&
+              json_is_null(json_object_get(plain, "plain_family_us")) &&
+              json_is_null(json_object_get(plain, "plain_family_mismatch")),
+          "family A/B: a plain row's JSON: nulls");
+    json_decref(split);
+    json_decref(plain);
+}
+
 int main(void)
 {
     clocks();
     summary();
+    families();
+    family_ab();
     one(JG_SF_SWIZZLED_128X4, 128, 512, 2048);
     one(JG_SF_ROW_MAJOR, 128, 512, 2048);
     one(JG_SF_SWIZZLED_128X4, 1, 300, 512);

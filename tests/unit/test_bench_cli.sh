@@ -147,6 +147,20 @@ expect "not nvfp4" "--random --dtype nvfp4"
 run --random 3 --reps 19
 expect_rc 2 "--random --reps 19"
 expect "--reps must be an integer in \[20, 100000\], not '19'" "--random --reps 19"
+# --family-ab: with --random or --pooled only (rows planned up front)
+run --help
+expect "--family-ab" "--help"
+expect "JITGEMM_SWAP=0 JITGEMM_SPLIT=1" "--help"
+for extra in "" "--spec $tmp/spec.jsonl" "--chain 4 --spec $tmp/spec.jsonl"; do
+    # shellcheck disable=SC2086
+    run --family-ab $extra
+    expect_rc 2 "--family-ab $extra"
+    expect "--family-ab goes with --random N or --pooled" "--family-ab $extra"
+done
+run --pooled --family-ab --spec "$tmp/spec.jsonl" --only d16,nosuch
+expect_rc 2 "--pooled --family-ab"
+expect "no runnable shape 'nosuch'" "--pooled --family-ab"
+expect_not "--family-ab goes with" "--pooled --family-ab"
 echo '{"models": {"X": {"hidden": 4100}}}' >"$tmp/dims.json"
 run --random 3 --dims "$tmp/dims.json" --emit-shapes "$tmp/never.jsonl"
 expect_rc 2 "--dims with a width not a multiple of 16"
@@ -161,6 +175,10 @@ expect_rc 0 "--emit-shapes"
 expect "40 problems, seed 12345 (--seed 12345 draws them again)" "--emit-shapes"
 run --random 40 --seed 12345 --dims "$dims" --emit-shapes "$tmp/b.jsonl"
 cmp -s "$tmp/a.jsonl" "$tmp/b.jsonl" || fail "seed 12345 drew different problems twice"
+# --family-ab changes nothing in the draw
+run --random 40 --seed 12345 --family-ab --dims "$dims" --emit-shapes "$tmp/fab.jsonl"
+expect_rc 0 "--random --family-ab --emit-shapes"
+cmp -s "$tmp/a.jsonl" "$tmp/fab.jsonl" || fail "--family-ab drew other problems"
 run --random 40 --seed 12346 --dims "$dims" --emit-shapes "$tmp/c.jsonl"
 cmp -s "$tmp/a.jsonl" "$tmp/c.jsonl" && fail "seeds 12345 and 12346 drew the same problems"
 [ "$(grep -c '"kind": "dense"' "$tmp/a.jsonl")" -eq 40 ] || fail "--emit-shapes: not 40 lines"

@@ -214,7 +214,7 @@ static void check_quant_nvfp4(const char *cuobjdump)
 }
 
 /* The distinct configurations the planner chooses over a grid of shapes,
- * with clusters of 2 forced where they apply (JITGEMM_CLUSTER=2) and not. */
+ * with clusters of 2 or 4 forced where they apply (JITGEMM_CLUSTER) and not. */
 static size_t planner_configs(jg__gemm_config *out, size_t cap)
 {
     static const int64_t ms[] = {1, 16, 64, 128, 200, 1000, 4096, 8192};
@@ -227,7 +227,7 @@ static size_t planner_configs(jg__gemm_config *out, size_t cap)
     t.force_swap = t.force_split = 1;
     jg__log quiet = {0};
     size_t n = 0;
-    for (t.force_cluster = 0; t.force_cluster <= 2; t.force_cluster += 2)
+    for (t.force_cluster = 0; t.force_cluster <= 4; t.force_cluster += 2)
     for (size_t i = 0; i < JG_ARRAY_LEN(ms); ++i)
         for (size_t j = 0; j < JG_ARRAY_LEN(ns); ++j) {
             jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,

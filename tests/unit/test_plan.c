@@ -104,6 +104,13 @@ static void test_candidates(void)
         CHECK(c[i].cluster == 2 && c[i].block_n % 16 == 0,
               "JITGEMM_CLUSTER=2: candidate %zu has cluster %u, BLOCK_N %u", i, c[i].cluster,
               c[i].block_n);
+    t.force_cluster = 4;
+    n = jg__plan_candidates_sm90(&t, &big, c, JG_PLAN_CANDIDATES_MAX);
+    CHECK(n > 0, "JITGEMM_CLUSTER=4: no candidate");
+    for (size_t i = 0; i < n; ++i)
+        CHECK(c[i].cluster == 4 && c[i].block_n % 32 == 0,
+              "JITGEMM_CLUSTER=4: candidate %zu has cluster %u, BLOCK_N %u", i, c[i].cluster,
+              c[i].block_n);
     t.force_cluster = 0;
 
     snprintf(t.arch_name, sizeof t.arch_name, "sm_80");
@@ -306,8 +313,9 @@ static void test_fp8_defaults(void)
 }
 
 /* Rows that start off 128-byte lines (FP8 K not a multiple of 128, 16-bit
- * K not a multiple of 16) take clusters of 2 from M = 1024, rows on lines
- * keep their plans; a padded lda/ldb puts the rows back on lines. */
+ * K not a multiple of 16) take clusters from M = 1024: FP8 rows off
+ * 32-byte sectors 4, other FP8 rows and 16-bit ones 2; rows on lines keep
+ * their plans; a padded lda/ldb puts the rows back on lines. */
 static void test_rows_off_lines(void)
 {
     jg__target t;
@@ -316,7 +324,7 @@ static void test_rows_off_lines(void)
         jg_dtype type;
         int64_t m, k, ld;
         uint32_t cluster;
-    } rows[] = {{JG_E4M3, 4096, 4736, 0, 1},    {JG_E4M3, 4096, 4784, 0, 2},
+    } rows[] = {{JG_E4M3, 4096, 4736, 0, 1},    {JG_E4M3, 4096, 4784, 0, 4},
                 {JG_E4M3, 4096, 4768, 0, 2},    {JG_E4M3, 4096, 4784, 4864, 1},
                 {JG_E4M3, 512, 4784, 0, 1},     {JG_BF16, 4096, 4736, 0, 1},
                 {JG_BF16, 4096, 4744, 0, 2},    {JG_BF16, 4096, 4752, 0, 1},
@@ -332,6 +340,17 @@ static void test_rows_off_lines(void)
               rows[i].type == JG_E4M3 ? "fp8" : "bf16", (long long)rows[i].m,
               (long long)rows[i].k, (long long)rows[i].ld, c.cluster, rows[i].cluster);
     }
+    /* Clusters of 4 only on tiles at least 128 wide, also where the GPU
+     * holds fewer of them than SMs / 4 (say 32, and 66 of 2): swap-AB's
+     * 1346x5760x18512 had taken 128x32 tiles (its M 32 wide), 3x slower. */
+    jg_test_h100_target(&t);
+    t.resident_clusters[2] = 66;
+    t.resident_clusters[4] = 32;
+    const jg_gemm_problem p = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
+                               .m = 1346, .n = 5760, .k = 18512, .scale = JG_SCALE_TENSOR};
+    const jg__gemm_config c = plan_of(&t, &p, "rows off lines");
+    CHECK(c.cluster != 4 || c.block_n >= 128, "fp8 1346x5760x18512: cluster 4 on %ux%u tiles",
+          c.block_m, c.block_n);
 }
 
 /* Exact FP32 promotes its TF32 sums stage by stage (sm90_gemm.cu,
@@ -884,17 +903,19 @@ static uint32_t family_of(const jg__gemm_config *c)
 }
 
 /* The measured table: every cell's middle shape planned with its cell's
- * family (or, where that family has no kernel for it, such as a split
- * where the tiles alone fill the GPU, the plain tiles), the same twice, the
- * plan log naming the cell; most non-plain cells get their family. The
- * forced families (JITGEMM_SWAP=0, JITGEMM_SPLIT=1) leave the table out. */
+ * family or the plain tiles (where that family has no kernel for it, such
+ * as a split where the tiles alone fill the GPU, or where the model rates
+ * the cell's swap-AB or split-K above SM90_FAMILY_MODEL_MARGIN of the
+ * plain tiles' time), the same twice, the plan log naming the cell and, for
+ * a family the model overruled, saying so. The forced families
+ * (JITGEMM_SWAP=0, JITGEMM_SPLIT=1) leave the table out. */
 static void test_table(void)
 {
     jg__target t, plain;
     jg_test_h100_target(&t);
     plain_target(&plain);
     jg__table_cell_info cell;
-    size_t cells = 0, special = 0, kept = 0;
+    size_t cells = 0, special = 0, kept = 0, overruled = 0;
     for (size_t i = 0; jg__sm90_table_cell(i, &cell); ++i, ++cells) {
         const jg_gemm_problem p = jg_test_table_problem(&cell);
         char what[96], msg[768] = "";
@@ -915,16 +936,36 @@ static void test_table(void)
         if (cell.families != JG_FAMILY_PLAIN) {
             ++special;
             kept += f == cell.families;
+            overruled += f != cell.families && strstr(msg, "by the model over the measured table's cell");
             const jg__gemm_config forced = plan_of(&plain, &p, what);
             CHECK(family_of(&forced) == JG_FAMILY_PLAIN, "%s: JITGEMM_SWAP=0, JITGEMM_SPLIT=1 "
                   "gave family %u", what, family_of(&forced));
         }
     }
     CHECK(cells > 0, "the measured table is empty");
-    CHECK(kept * 10 >= special * 8, "only %zu of %zu non-plain cells planned with their family",
-          kept, special);
-    printf("measured table: %zu cells, %zu of %zu non-plain ones planned with their family\n",
-           cells, kept, special);
+    /* the cells' families the model did not overrule: most of the rest */
+    CHECK((kept + overruled) * 10 >= special * 8,
+          "only %zu of %zu non-plain cells planned with their family (%zu overruled by the model)",
+          kept, special, overruled);
+    CHECK(kept > 0, "the model overruled every non-plain cell");
+    printf("measured table: %zu cells, %zu of %zu non-plain ones planned with their family, %zu "
+           "overruled by the model\n",
+           cells, kept, special, overruled);
+    /* On H100 12x19296x28672 BF16 ran its cell's swap-AB (64x8 tiles, 2.3
+     * waves) at 594 us, plain tiles at 375: the model overrules it; and
+     * 63x1536x10672 keeps its cell's swap-AB with split-K (21.5 us, plain
+     * tiles 32.8). */
+    const struct {
+        int64_t m, n, k;
+        uint32_t family;
+    } rows[] = {{12, 19296, 28672, JG_FAMILY_PLAIN}, {63, 1536, 10672, JG_FAMILY_SWAP_SPLIT}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                                   .m = rows[i].m, .n = rows[i].n, .k = rows[i].k};
+        const jg__gemm_config c = plan_of(&t, &p, "model over table");
+        CHECK(family_of(&c) == rows[i].family, "bf16 %lldx%lldx%lld: family %u, expected %u",
+              (long long)p.m, (long long)p.n, (long long)p.k, family_of(&c), rows[i].family);
+    }
 }
 
 /* Waves of clusters count the clusters the GPU holds at once (the
