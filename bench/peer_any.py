@@ -2,7 +2,8 @@
 """Dense problems beyond packed, aligned K-major ones: libjitgemm against torch.
 
     python3 bench/peer_any.py [--suite unaligned,tf32,exact,layouts] [--count N]
-                              [--seed S] [--spec bench/shapes.jsonl] [--only NAME,NAME]
+                              [--seed S] [--workspace] [--spec bench/shapes.jsonl]
+                              [--only NAME,NAME]
                               [--lib build/libjitgemm.so] [--timer events|triton]
                               [--reps N] [--json FILE]
 
@@ -16,7 +17,10 @@ Suites (the targets of the "any problem" work):
              cp.async loads and direct stores) against torch.mm on the same
              strided views (cuBLAS, which runs cuBLASLt's kernels; torch passes
              such views to it without a copy). Target: the geometric mean of
-             torch/jg at least 0.8.
+             torch/jg at least 0.8. --workspace: each plan also gets the
+             workspace jg_plan_workspace_bytes asks for (from torch), so that
+             its launches pack A and B there and run the aligned kernel (the
+             pack's time counted); time both ways on the same --seed.
   tf32       the spec's dense and decode lines in FP32 -> FP32 on TF32 tensor
              cores, against torch.mm with torch.backends.cuda.matmul.allow_tf32
              = True. Target: geometric mean at least 1.0.
@@ -129,7 +133,7 @@ TYPES = None  # torch dtype -> jg_dtype, once torch is known
 class Ours:
     """A plan for a Problem and its launch (args built once, as a server would)."""
 
-    def __init__(self, jg, p, flags=0):
+    def __init__(self, jg, p, flags=0, workspace=False):
         prob = pt.GemmProblem(flags=p.flags() | flags, a_type=TYPES[p.dtype],
                               b_type=TYPES[p.dtype], d_type=TYPES[p.out_dtype],
                               m=p.m, n=p.n, k=p.k, lda=p.lda, ldb=p.ldb, ldd=p.ldd)
@@ -139,7 +143,10 @@ class Ours:
         self.info = pt.PlanInfo()
         jg.check(jg.lib.jg_plan_get_info(self.plan, ctypes.byref(self.info)),
                  "jg_plan_get_info")
-        ws_bytes = jg.workspace_bytes(self.plan)
+        # exact FP32 plans need theirs; unaligned plans' is optional (workspace)
+        exact = bool(flags & pt.JG_GEMM_FP32_EXACT)
+        ws_bytes = jg.workspace_bytes(self.plan) if workspace or exact else 0
+        self.packs = bool(ws_bytes) and not exact
         # kept alive as long as the launch
         self.workspace = torch.empty(ws_bytes, dtype=torch.uint8, device="cuda") \
             if ws_bytes else None
@@ -154,14 +161,17 @@ class Ours:
                                               pt.current_stream()), self.what)
 
     def kernel(self):
-        return self.info.kernel_name.decode()
+        name = self.info.kernel_name.decode()
+        return name + " +pack" if self.packs else name
 
 
-def measure(jg, p, timer, reps, bound, flags=0, versus=None):
+def measure(jg, p, timer, reps, bound, flags=0, versus=None, workspace=False):
     """Checks ours (and torch) on p against the FP64 reference, then times them
     in alternation. versus: (label, fn) to time against instead of torch.mm on
-    p's views (the layouts suite's K-major plan). Returns a result row."""
-    ours = Ours(jg, p, flags)
+    p's views (the layouts suite's K-major plan). workspace: an unaligned
+    plan gets the workspace it may use (exact FP32 plans always get theirs).
+    Returns a result row."""
+    ours = Ours(jg, p, flags, workspace)
     ours()
     theirs = p.torch_fn()
     torch_out = theirs()
@@ -177,7 +187,7 @@ def measure(jg, p, timer, reps, bound, flags=0, versus=None):
             "peer": label, "peer_us": peer_us, "jitgemm_us": jg_us,
             "ratio": peer_us / jg_us, "jitgemm_tflops": p.flop() / (jg_us * 1e-6) / 1e12,
             "max_rel_err": err, "torch_max_rel_err": torch_err, "bound": bound,
-            "match": err <= bound, "kernel": ours.kernel()}
+            "match": err <= bound, "kernel": ours.kernel(), "workspace": ours.packs}
 
 
 # ---- suites --------------------------------------------------------------------
@@ -196,7 +206,7 @@ def suite_unaligned(jg, args, timer):
         p = Problem(name, m, n, k, torch.bfloat16, torch.bfloat16, args.seed, pad=pads,
                     offset=1)
         rows.append(measure(jg, p, timer, args.reps, BOUNDS["bf16"],
-                            flags=pt.JG_GEMM_UNALIGNED))
+                            flags=pt.JG_GEMM_UNALIGNED, workspace=args.workspace))
         del p
     return rows
 
@@ -287,6 +297,8 @@ def parse_args():
                     help="comma-separated: unaligned, tf32, exact, layouts")
     ap.add_argument("--count", type=int, default=40, help="unaligned problems")
     ap.add_argument("--seed", type=int, default=None, help="default: drawn and printed")
+    ap.add_argument("--workspace", action="store_true",
+                    help="unaligned: give each plan the workspace it may use (the pack)")
     ap.add_argument("--spec", default=os.path.join(pt.REPO, "bench", "shapes.jsonl"))
     ap.add_argument("--only", default="", help="comma-separated spec names (not unaligned)")
     ap.add_argument("--lib", default=os.path.join(pt.REPO, "build", "libjitgemm.so"))

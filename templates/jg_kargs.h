@@ -99,6 +99,22 @@ typedef struct jg_split_kargs {
     int32_t m, n;
 } jg_split_kargs;
 
+/* The pack of unaligned operands (sm90_pack.cu): up to two matrices, [0]
+ * A's and [1] B's (rows 0: none), each rows x row_bytes bytes, src_ld
+ * bytes apart at src (aligned to its element), copied to rows dst_ld
+ * bytes apart at dst (16-byte aligned, dst_ld a multiple of 128). Each row
+ * is taken by 2^lanes_log2 threads; groups: a matrix's groups of
+ * 256 >> lanes_log2 rows, the CTAs' units of work. */
+typedef struct jg_pack_kargs {
+    const void *src[2];
+    void *dst[2];
+    int64_t src_ld[2], dst_ld[2];
+    int64_t row_bytes[2];
+    int64_t rows[2];
+    int64_t groups[2];
+    uint32_t lanes_log2[2];
+} jg_pack_kargs;
+
 /* Dense NVFP4 GEMM: the dense block's fields in its order (the kernel's
  * shared code reads them by name), then the block scales. */
 typedef struct jg_nvfp4_kargs {

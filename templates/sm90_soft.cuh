@@ -17,6 +17,7 @@
 
 #include "jg_kargs.h"
 #include "sm90_ptx.cuh"
+#include "sm90_shift.cuh"
 
 /* Byte offset of (row, byte) in a box of 128-byte rows with 128-byte
  * swizzle on a 1024-byte aligned address: TMA's placement, 16-byte units
@@ -129,8 +130,6 @@ JG_DEV void jg_soft_shift(uint32_t dst, uint32_t side)
 {
     const uint32_t t = threadIdx.x % 128, g = t / 8, j = t % 8;
     const uint32_t delta = jg_ld_shared_u8(side + 16 * ROWS + g);
-    const bool by8 = delta & 8, by4 = delta & 4;
-    const uint32_t bits = 8 * (delta & 3);
     /* rows in batches of 2: a batch's loads, then its shuffles and stores,
      * so that the loads' latencies overlap (the shared-memory accesses keep
      * their program order: asm volatile) */
@@ -159,21 +158,12 @@ JG_DEV void jg_soft_shift(uint32_t dst, uint32_t side)
             n.w = __shfl_down_sync(0xffffffffu, w[k].w, 1);
             if (j == 7)
                 n = last[k];
-            /* words delta / 4 .. delta / 4 + 4 of the 8, by two selections */
-            const uint32_t x[8] = {w[k].x, w[k].y, w[k].z, w[k].w, n.x, n.y, n.z, n.w};
-            uint32_t y[6], u[5], o[4];
+            const uint4 v = jg_shift16(w[k], n, delta);
+            uint32_t o[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-            for (int e = 0; e < 6; ++e)
-                y[e] = by8 ? x[e + 2] : x[e];
-#pragma unroll
-            for (int e = 0; e < 5; ++e)
-                u[e] = by4 ? y[e + 1] : y[e];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                o[e] = __funnelshift_r(u[e], u[e + 1], bits);
+            for (int e = 0; e < 4; ++e)
                 if (TF32)
                     o[e] = __float_as_uint(jg_tf32_rna(__uint_as_float(o[e])));
-            }
             jg_st_shared_v4(dst + jg_swz128(r, 16 * j), o[0], o[1], o[2], o[3]);
         }
     }

@@ -402,7 +402,9 @@ enum {
      * cp.async, and stores D directly where TMA cannot. Problems whose
      * leading dimensions are not multiples of 16 bytes get such plans
      * without the flag. Costs a few percent where every pointer turns out
-     * aligned; none where they are not. See "Alignment" below. */
+     * aligned; none where they are not. See "Alignment" below. Such plans
+     * (16-bit, FP8, TF32) also take an optional workspace: "Unaligned
+     * operands with a workspace" below. */
     JG_GEMM_UNALIGNED = 1u << 4,
     /* 0.7: FP32 A and B to FP32 accuracy: each product as three TF32
      * products (a_hi b_hi + a_hi b_lo + a_lo b_hi, a = a_hi + a_lo, the
@@ -441,8 +443,30 @@ enum {
  * Speed: TMA loads rows fastest when they are a multiple of 128 bytes
  * apart; FP8 rows off that, and 16-bit rows not a multiple of 32 bytes
  * apart, take up to ~1.4x the time (the planner shares B across clusters
- * of 2 there); unaligned plans run at 0.35-1 of the aligned ones. Pad
- * leading dimensions where the layout is yours to choose.
+ * of 2 there); unaligned plans run at 0.35-1 of the aligned ones (without
+ * a workspace). Pad leading dimensions where the layout is yours to choose.
+ * Unaligned operands with a workspace (0.8). A dense plan whose A or B
+ * may load by cp.async (its rows off 16 bytes, or JG_GEMM_UNALIGNED;
+ * BF16, FP16, e4m3 or FP32 as TF32; not JG_GEMM_FP32_EXACT) also holds
+ * the kernel of the aligned problem and a pack kernel, compiled with it.
+ * jg_plan_workspace_bytes reports what the pack needs: for each such
+ * operand, its rows (K-major A: m, B: n; M-major A and N-major B: k) times
+ * its rows' bytes (K-major: k; M-major A: m, M-generic plans lda; N-major
+ * B: n; times the element size) rounded up to 128; A's copy first, then
+ * B's (M-generic K-major A: for each call's args.m). A launch given
+ * args.workspace (16-byte aligned, at least that many bytes; not
+ * overlapping a, b, c or d) copies those operands there, rows on 128-byte
+ * lines, by a first kernel on the same stream (their bytes read once and
+ * written once: ~2-3 us plus (m + n) k elements twice at the memory's
+ * bandwidth), then runs the aligned GEMM over the copies; D is stored as
+ * without a workspace. The workspace is optional: with none (NULL), one
+ * too small, or one not 16-byte aligned, and where every such operand's
+ * pointer and rows turn out 16-byte aligned at that launch, the plan runs
+ * as without one. Two launches in flight at once need two workspaces.
+ * jg_gemm reads args.workspace only where the problem it is given already
+ * needs an unaligned plan (JG_GEMM_UNALIGNED set, rows off 16 bytes, an
+ * MN-major operand or FP32): where it adds the flag itself for the
+ * pointers, a caller built against the 0.6 header may pass no such field.
  * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4, JG_ERR_INVALID
  * otherwise): k a multiple of 16; lda, ldb multiples of 32 (rows 16 bytes
  * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or
@@ -488,7 +512,9 @@ typedef struct jg_gemm_args {
     /* 0.7, read only when the problem sets JG_GEMM_FP32_EXACT: device
      * memory for this launch's TF32 parts of A and B (16-byte aligned; two
      * launches in flight at once need two), and its size, at least
-     * jg_plan_workspace_bytes (M-generic plans: (args.m + n) * KP * 8). */
+     * jg_plan_workspace_bytes (M-generic plans: (args.m + n) * KP * 8).
+     * 0.8: also read by plans with unaligned A or B, for which it is
+     * optional ("Unaligned operands with a workspace" above). */
     void *workspace;
     size_t workspace_bytes;
 } jg_gemm_args;
@@ -731,7 +757,10 @@ JG_API jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out);
 
 /* 0.5: the device workspace bytes each launch of the plan needs in
  * jg_grouped_args.workspace (problems with JG_GROUPED_WORKSPACE); 0 for
- * plans that use none. */
+ * plans that use none. 0.7: dense JG_GEMM_FP32_EXACT plans, in
+ * jg_gemm_args.workspace ((m + n) * KP * 8). 0.8: dense plans with
+ * unaligned A or B, the workspace they may use (optional: see "Unaligned
+ * operands with a workspace"). M-generic plans: for problem.m. */
 JG_API jg_status jg_plan_workspace_bytes(const jg_plan *plan, size_t *out);
 
 /* ---- which kernel, without building it (0.7) ------------------------------ */

@@ -141,13 +141,15 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
+#define JG_KIND_PACK 5 /* the pack of unaligned operands (sm90_pack.cu) */
 #define JG_KEY_FORMAT 14 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
     uint32_t key_format; /* bumped when this struct changes meaning */
     uint32_t kind;       /* 1: dense GEMM, 2: grouped, 3: quantization to e4m3 (JG_KIND_QUANT),
-                            4: quantization to NVFP4 (JG_KIND_QUANT_NVFP4) */
+                            4: quantization to NVFP4 (JG_KIND_QUANT_NVFP4), 5: the pack of
+                            unaligned operands (JG_KIND_PACK) */
     uint32_t a_type, b_type, c_type, d_type;
     uint32_t flags;      /* JG_GEMM_* that shape code (JG_KEY_CODE_FLAGS) */
     uint32_t scale;      /* jg_scale_mode */
@@ -175,6 +177,8 @@ typedef struct jg__problem_key {
     uint32_t a_sf_layout, b_sf_layout; /* jg_sf_layout; 0 unless NVFP4 */
     int64_t m_max;   /* contiguous, masked: the m_max of the layout */
     int64_t m, n, k, lda, ldb, ldc, ldd; /* grouped: m is the total (expected) rows */
+    uint32_t packed; /* JG_SOFT_A | JG_SOFT_B: operands read from their copies in a
+                      * workspace (jg__pack_problem), rows lda, ldb elements apart */
     int64_t group_m[JG_GROUPED_MAX_GROUPS];
 } jg__problem_key;
 
@@ -194,16 +198,37 @@ void jg__problem_key_make(const jg_gemm_problem *p, jg__problem_key *out);
  * JG_SOFT_B | JG_SOFT_D in the problem's terms. Those whose leading
  * dimension times the element size is not a multiple of 16 bytes, or
  * every one with JG_GEMM_UNALIGNED; JG_GEMM_FP32_EXACT's A and B never
- * (the GEMM reads the workspace). */
+ * (the GEMM reads the workspace), nor packed ones (p->packed). */
 uint32_t jg__problem_soft(const jg__problem_key *p);
 /* JG_GEMM_FP32_EXACT: K rounded up to 64, the workspace's part width. */
 static inline int64_t jg__exact_kp(int64_t k) { return (k + 63) / 64 * 64; }
+
+/* The pack of unaligned operands (pack.c, templates/sm90_pack.cu): a
+ * dense plan whose A or B may take soft loads copies them, when the caller
+ * gives a workspace, into it as rows on 128-byte lines, and runs the
+ * aligned TMA GEMM over the copies. jg__pack_operands: JG_SOFT_A |
+ * JG_SOFT_B, the operands copied: those jg__problem_soft names, in dense
+ * 16-bit, FP8 and FP32 (TF32) problems; none for grouped, NVFP4, exact
+ * FP32 or already packed problems. jg__pack_args: the workspace for a
+ * call of m rows (A's copy first, B's after it, each rows x pitch bytes,
+ * pitch a multiple of JG_PACK_PITCH); returns its bytes (0: nothing to
+ * pack) and fills *out (may be NULL) for the pointers given (NULL: only
+ * the layout). jg__pack_problem: the problem of the GEMM over the copies
+ * (the packed operands' leading dimensions the pitch, `packed` set; D and
+ * C as in p). jg__pack_key_make: the pack kernel's key (one kernel for
+ * every problem: it copies bytes). */
+#define JG_PACK_PITCH 128
+uint32_t jg__pack_operands(const jg__problem_key *p);
+uint64_t jg__pack_args(const jg__problem_key *p, int64_t m, const void *a, const void *b,
+                       void *ws, jg_pack_kargs *out);
+void jg__pack_problem(const jg__problem_key *p, jg__problem_key *out);
 void jg__grouped_key_make(const jg_grouped_problem *p, jg__problem_key *out);
 void jg__gemm_key_make(const jg__problem_key *p, const jg__gemm_config *cfg, jg__gemm_key *out);
 /* The keys of the quantization kernels of a validated problem (e4m3 reads
  * no field past ld_dst: callers built against the 0.2 header). */
 void jg__quant_e4m3_key_make(const jg_quant_problem *p, jg__gemm_key *out);
 void jg__quant_nvfp4_key_make(const jg_quant_problem *p, jg__gemm_key *out);
+void jg__pack_key_make(jg__gemm_key *out);
 
 /* Everything besides the key bytes that decides the cubin: library version,
  * embedded templates, the backend (its version and options), arch. */

@@ -34,6 +34,10 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     else
         snprintf(kind, sizeof kind, "gemm");
     static const char *const scales[] = {"", "_tensor", "_row", "_block"};
+    if (key->kind == JG_KIND_PACK) { /* no parameters: it copies bytes */
+        snprintf(out, 128, "jg_pack_%s", arch_id);
+        return;
+    }
     if (key->kind == JG_KIND_QUANT_NVFP4) {
         snprintf(out, 128, "jg_quant_%s_nvfp4_%s_%s_n%lld", jg__dtype_name(key->a_type),
                  key->a_sf_layout == JG_SF_SWIZZLED_128X4 ? "sf128x4" : "sfrow", arch_id,
@@ -420,6 +424,12 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
 {
     if (key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4) {
         emit_quant(key, kernel_name, out);
+        return;
+    }
+    if (key->kind == JG_KIND_PACK) {
+        jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
+        jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+        emit_named(out, "sm90_pack.cu");
         return;
     }
     if (key->cfg.pre) {

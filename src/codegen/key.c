@@ -133,9 +133,9 @@ uint32_t jg__problem_soft(const jg__problem_key *p)
     const bool any = (p->flags & JG_GEMM_UNALIGNED) != 0;
     const bool exact = !p->groups && (p->flags & JG_GEMM_FP32_EXACT);
     uint32_t soft = 0;
-    if (!exact && (any || !tma_rows(p->lda, p->a_type)))
+    if (!exact && !(p->packed & JG_SOFT_A) && (any || !tma_rows(p->lda, p->a_type)))
         soft |= JG_SOFT_A;
-    if (!exact && (any || !tma_rows(p->ldb, p->b_type)))
+    if (!exact && !(p->packed & JG_SOFT_B) && (any || !tma_rows(p->ldb, p->b_type)))
         soft |= JG_SOFT_B;
     if (any || !tma_rows(p->ldd, p->d_type))
         soft |= JG_SOFT_D;

@@ -80,11 +80,42 @@ jg_status jg_gemm_kernel_id(jg_context *ctx, const jg_gemm_problem *problem, jg_
     return jg__kernel_id(ctx, problem, false, out);
 }
 
+/* A plan whose A or B may take soft loads also holds the aligned GEMM over
+ * their copies and the pack kernel, built with it, so that a launch given
+ * a workspace compiles nothing. No model decides between the two: the
+ * pack moves (m + n) k elements twice at ~3 TB/s plus a launch of ~2-3 us,
+ * well under the soft loads' loss where it was measured (H100, 160a119:
+ * 0.35-0.46 of cuBLAS under ~1e9 multiply-adds, 0.76-1.08 above); a
+ * caller who finds otherwise passes no workspace. */
+static jg_status build_packed(jg_context *ctx, jg_plan *plan)
+{
+    jg__problem_key pp;
+    jg__pack_problem(&plan->problem, &pp);
+    jg__gemm_key key;
+    jg_status st = jg__plan_key(ctx, &pp, &key);
+    if (st == JG_OK)
+        st = jg__plan_build(ctx, &pp, &key, &plan->packed);
+    if (st == JG_OK) {
+        jg__pack_key_make(&key);
+        st = jg__kernel_get(ctx, &key, &plan->pack);
+    }
+    if (st == JG_OK)
+        plan->workspace_bytes =
+            jg__pack_args(&plan->problem, plan->problem.m, NULL, NULL, NULL, NULL);
+    return st;
+}
+
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__gemm_key key;
     jg_status st = jg__plan_key(ctx, pk, &key);
-    return st != JG_OK ? st : jg__plan_build(ctx, pk, &key, out);
+    if (st == JG_OK)
+        st = jg__plan_build(ctx, pk, &key, out);
+    if (st == JG_OK && jg__pack_operands(pk) && (st = build_packed(ctx, *out)) != JG_OK) {
+        jg__plan_free(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 jg_status jg__plan_get(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
@@ -186,8 +217,13 @@ static jg_status check_launch(jg_context *ctx, const jg__problem_key *p, const j
     return JG_OK;
 }
 
-jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+/* jg_gemm_run; `workspace_field`: args has 0.7's workspace fields (a
+ * caller of jg_gemm whose pointers alone made it unaligned may have
+ * been built against 0.6); *packed: the launch packed A or B. */
+static jg_status gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream,
+                          bool workspace_field, bool *packed)
 {
+    *packed = false;
     if (!plan)
         return jg__fail(NULL, JG_ERR_NULL_POINTER, "plan is NULL");
     jg_context *ctx = plan->ctx;
@@ -227,7 +263,30 @@ jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
     if (ctx->offline) /* after the argument checks, so offline contexts test them too */
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
+    if (plan->packed && workspace_field &&
+        jg__pack_wanted(plan, args, args->m ? args->m : p->m)) {
+        *packed = true;
+        return jg__pack_launch(plan, args, stream);
+    }
     return jg__gemm_launch(plan, args, stream);
+}
+
+jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+{
+    bool packed;
+    return gemm_run(plan, args, stream, true, &packed);
+}
+
+/* Whether a problem uses what 0.6 refused (rows off 16 bytes, MN-major
+ * operands, FP32), so that its caller's jg_gemm_args holds the workspace
+ * fields. */
+static bool problem_is_new(const jg_gemm_problem *p)
+{
+    jg__problem_key pk;
+    jg__problem_key_make(p, &pk);
+    pk.flags &= ~(uint32_t)JG_GEMM_UNALIGNED;
+    return jg__problem_soft(&pk) || p->a_type == JG_FP32 ||
+           (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT));
 }
 
 jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm_args *args,
@@ -238,6 +297,7 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
     /* pointers TMA cannot take: a plan that moves them otherwise (NVFP4's
      * kernels take none: jg_gemm_run says why) */
     jg_gemm_problem p;
+    bool added = false;
     if (problem && problem->a_type != JG_NVFP4 &&
         ((uintptr_t)args->a | (uintptr_t)args->b | (uintptr_t)args->d |
          (problem->c_type != JG_DTYPE_NONE ? (uintptr_t)args->c : 0)) % 16) {
@@ -245,6 +305,7 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
          * sf layouts are read for NVFP4 only) */
         memset(&p, 0, sizeof p);
         memcpy(&p, problem, offsetof(jg_gemm_problem, a_sf_layout));
+        added = !(p.flags & JG_GEMM_UNALIGNED);
         p.flags |= JG_GEMM_UNALIGNED;
         problem = &p;
     }
@@ -252,7 +313,16 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
     jg_status st = jg_gemm_plan(ctx, problem, &plan);
     if (st != JG_OK)
         return st;
-    st = jg_gemm_run(plan, args, stream);
+    /* the flag added here: a problem 0.6 took (rows 16-byte multiples),
+     * whose caller's args may end before the workspace fields */
+    bool packed;
+    st = gemm_run(plan, args, stream, !added || problem_is_new(problem), &packed);
+    /* the packed launch's kernels are followed too (jg__oneshot_done's rule) */
+    if (packed && (st == JG_OK || st == JG_ERR_CUDA) &&
+        (!jg__kernel_track(ctx, plan->pack, stream) ||
+         !jg__kernel_track(ctx, plan->packed->kernel, stream)) &&
+        !__atomic_exchange_n(&plan->kept, true, __ATOMIC_RELAXED))
+        return st; /* this call's hold stays */
     jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
     return st;
 }

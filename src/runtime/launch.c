@@ -445,6 +445,45 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
 }
 
+bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m)
+{
+    const jg__problem_key *p = &plan->problem;
+    if (!plan->packed || !args->workspace || (uintptr_t)args->workspace % 16 ||
+        args->workspace_bytes < jg__pack_args(p, m, NULL, NULL, NULL, NULL))
+        return false;
+    /* Operands the soft kernel would load by TMA anyway (pointer and rows
+     * 16-byte aligned, as soft_mode finds them) are no reason to pack; the
+     * packed plan copies both of its operands once one needs it. */
+    const uint32_t ops = plan->packed->problem.packed;
+    const uint64_t a_at = (uint64_t)(uintptr_t)args->a | (uint64_t)p->lda * jg__dtype_size(p->a_type);
+    const uint64_t b_at = (uint64_t)(uintptr_t)args->b | (uint64_t)p->ldb * jg__dtype_size(p->b_type);
+    return ((ops & JG_SOFT_A) && a_at % 16) || ((ops & JG_SOFT_B) && b_at % 16);
+}
+
+/* The pack on 256 threads a CTA, up to 8 CTAs per SM, then the packed
+ * plan's GEMM with the copies as its A and B (the caller's args, 0.7's
+ * struct: jg__pack_wanted's caller read its workspace). */
+jg_status jg__pack_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+{
+    const int64_t m = args->m ? args->m : plan->problem.m;
+    jg_pack_kargs ka;
+    jg__pack_args(&plan->problem, m, args->a, args->b, args->workspace, &ka);
+    const uint64_t groups = (uint64_t)ka.groups[0] + (uint64_t)ka.groups[1];
+    const uint64_t most = (uint64_t)plan->ctx->target.sm_count * 8;
+    const jg__kernel *k = plan->pack;
+    const launch_desc d = {k->fn, k->name, (uint32_t)(groups < most ? groups : most), 1, 256,
+                           0, 1, false};
+    jg_status st = launch_fn(plan->ctx, &d, &ka, stream);
+    if (st != JG_OK)
+        return st;
+    jg_gemm_args copies = *args;
+    if (ka.rows[0])
+        copies.a = ka.dst[0];
+    if (ka.rows[1])
+        copies.b = ka.dst[1];
+    return jg__gemm_launch(plan->packed, &copies, stream);
+}
+
 /* The grouped parameter block for one pointer set: per group with rows, the
  * tensor maps of A_g, B_g and D_g, and the C_g and D_g pointers (NVFP4:
  * also the maps of and pointers to A_g's and B_g's block scales). cfg.pre:

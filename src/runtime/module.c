@@ -223,7 +223,7 @@ static jg_status load(jg_context *ctx, jg__kernel *k, const jg__gemm_key *key,
         r = cu->cuModuleGetFunction(&k->fn, k->module, k->name);
     }
     const bool split = key->kind == 1 && (key->flags & JG_GEMM_FP32_EXACT);
-    if (r == CUDA_SUCCESS && (key->cfg.pre || split)) { /* quantizer keys: cfg all zero */
+    if (r == CUDA_SUCCESS && (key->cfg.pre || split)) { /* quantizer, pack keys: cfg all zero */
         char first[sizeof k->name + sizeof JG_SPLIT_SUFFIX];
         snprintf(first, sizeof first, "%s%s", k->name, split ? JG_SPLIT_SUFFIX : JG_PRE_DQ_SUFFIX);
         r = cu->cuModuleGetFunction(&k->fn_pre, k->module, first);
@@ -274,7 +274,8 @@ static jg_status build(jg_context *ctx, const jg__gemm_key *key, jg__hash128 h, 
     pthread_mutex_init(&k->marks_lock, NULL);
     k->key = h;
     k->cu = ctx->cu;
-    k->smem_bytes = key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4
+    k->smem_bytes = key->kind == JG_KIND_QUANT || key->kind == JG_KIND_QUANT_NVFP4 ||
+                            key->kind == JG_KIND_PACK
                         ? 0
                         : jg__gemm_smem_bytes(&key->cfg, key->d_type, key->scale);
     jg__gemm_kernel_name(key, ctx->arch, k->name);

@@ -69,6 +69,10 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
 
 void jg__plan_free(jg_plan *plan)
 {
+    if (plan->packed)
+        jg__plan_free(plan->packed);
+    if (plan->pack)
+        jg__kernel_release(plan->pack);
     jg__kernel_release(plan->kernel);
     free(plan->list_params);
     pthread_mutex_destroy(&plan->tmap_lock);

@@ -283,8 +283,14 @@ struct jg_plan {
     const void *list_ptrs[JG_LIST_PTRS][JG_GROUPED_MAX_GROUPS];
     const void *list_ws; /* cfg.pre: the workspace the block's activation map reads */
     bool list_ready;
-    uint64_t workspace_bytes; /* each launch's (cfg.pre), else 0 */
+    uint64_t workspace_bytes; /* each launch's (cfg.pre, exact FP32; packed: problem.m's), else 0 */
     uint32_t pre_grid;        /* cfg.pre: the pre-pass's CTAs per group (its tallest's) */
+    /* Dense plans whose A or B may take soft loads (jg__pack_operands): the
+     * plan of the aligned GEMM over their copies in a caller's workspace
+     * (owned by this one, in no table) and the pack kernel (held); NULL
+     * for other plans and the tuner's. */
+    struct jg_plan *packed;
+    jg__kernel *pack;
 };
 
 struct jg_context {
@@ -358,6 +364,14 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
 
 /* launch.c */
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+/* A plan with a packed alternative (plan->packed): whether a launch of m
+ * rows with these args packs (a workspace 16-byte aligned and large enough
+ * for m, and a packed operand whose pointer or rows TMA cannot take), and
+ * that launch: the pack kernel, then the packed plan's GEMM over the
+ * copies, on stream. Read args->workspace only for callers of the 0.7
+ * header or later (jg_gemm_args ended before it in 0.6). */
+bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m);
+jg_status jg__pack_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
 /* cuLaunchKernelEx of one kernel with one parameter block (a cluster
  * attribute when cluster > 1); logs on JG_LOGC_LAUNCH. */
 jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid,

@@ -24,6 +24,10 @@
  * of the inputs as stored (TF32: as the loads round them; jg_test_gpu.h's
  * checks, bounds per type below):
  * every written row at some columns, the first and last in full.
+ * Dense plans with unaligned A or B run twice: without a workspace (the
+ * cp.async loads) and with one of jitgemm.h's size (the pack into it, then
+ * the aligned GEMM), D poisoned again between; jg_plan_workspace_bytes
+ * must be that size (computed here by the header's rule).
  * All plans are built first, in parallel; then each shape runs and is
  * checked alone. Exits 1 if any shape fails, 77 without an sm_90 GPU.
  *
@@ -402,7 +406,8 @@ typedef struct operands {
     float *sa, *sb;   /* e4m3 scales on the host */
     void *dsa, *dsb;  /* and on the device */
     int64_t na, nb;   /* how many */
-    void *ws;         /* exact FP32's workspace */
+    void *ws;         /* exact FP32's workspace; unaligned A or B: the pack's, in a
+                         * launch that packs (NULL in the one that does not) */
     size_t ws_bytes;
     int32_t *rows_dev; /* contiguous: offsets; masked: counts */
 } operands;
@@ -514,6 +519,40 @@ static void make_operands(const fshape *s, operands *o, jg_rng *r)
         o->ws_bytes = (size_t)(s->m + s->n) * (size_t)kp * 8;
         CUDA_CHECK(cudaMalloc(&o->ws, o->ws_bytes));
     }
+}
+
+static int64_t up128(int64_t bytes) { return (bytes + 127) / 128 * 128; }
+
+/* The pack's workspace by jitgemm.h's rule ("Unaligned operands with a
+ * workspace") for a launch of m rows: each operand that may load by
+ * cp.async (JG_GEMM_UNALIGNED as planned, or rows off 16 bytes), its rows
+ * times its rows' bytes rounded up to 128. 0: the plan packs nothing
+ * (grouped, exact FP32, aligned). A one-column MN-major operand of
+ * adjacent elements is planned as the K-major one (jg__problem_key_make). */
+static size_t pack_rule_bytes(const fshape *s, int64_t m)
+{
+    if (s->kind != K_DENSE || s->prec == PR_EXACT)
+        return 0;
+    const jg_gemm_problem p = dense_problem(s, true);
+    const bool any = (p.flags & JG_GEMM_UNALIGNED) != 0;
+    const bool generic = (p.flags & JG_GEMM_M_GENERIC) != 0;
+    const int64_t size = (int64_t)esize(s->ab);
+    bool a_mn = s->a_mn, b_mn = s->b_mn;
+    int64_t lda = s->lda, ldb = s->ldb;
+    if (a_mn && s->m == 1 && lda == 1 && !generic) {
+        a_mn = false;
+        lda = (s->k + 7) / 8 * 8;
+    }
+    if (b_mn && s->n == 1 && ldb == 1) {
+        b_mn = false;
+        ldb = (s->k + 7) / 8 * 8;
+    }
+    int64_t bytes = 0;
+    if (any || lda * size % 16)
+        bytes += (a_mn ? s->k : m) * up128((a_mn ? (generic ? lda : m) : s->k) * size);
+    if (any || ldb * size % 16)
+        bytes += (b_mn ? s->k : s->n) * up128((b_mn ? s->n : s->k) * size);
+    return (size_t)bytes;
 }
 
 static void free_operands(operands *o)
@@ -744,7 +783,57 @@ static void describe(const fshape *s, int64_t idx, char *buf, size_t size)
              s->alpha, s->beta, envs[s->env].name, jg_fuzz_kernel(s->plan));
 }
 
-static bool run_shape(const fshape *s, int64_t idx, jg_context *ctx, double margin[2])
+/* One launch of the shape on its operands (D poison before it), checked;
+ * false with *line saying why. */
+static bool launch_checked(const fshape *s, operands *o, jg_rng *r, jg_context *ctx,
+                           const char *what, double margin[2], char *line, size_t size)
+{
+    const jg_status st = launch(s, o, ctx);
+    if (st != JG_OK) {
+        snprintf(line, size, "launch: %s: %s", jg_status_name(st), jg_context_last_error(ctx));
+        return false;
+    }
+    jg_fuzz_sync("any_fuzz", what);
+    CUDA_CHECK(cudaMemcpy(o->d.host, o->d.dev, o->d.bytes, cudaMemcpyDeviceToHost));
+    jg_gemm_check ck;
+    const bool ok = verify(s, o, r, &ck);
+    jg_check_describe(&ck, line, size);
+    margin[0] = fmax(margin[0], ck.worst);
+    if (ck.norm_bound > 0 && ck.sq_ref > 0)
+        margin[1] = fmax(margin[1], ck.norm_rel / ck.norm_bound);
+    return ok;
+}
+
+/* Unaligned A or B: the launch again with the pack's workspace (D
+ * poisoned anew), after checking that the plan asks for the rule's size. */
+static bool run_packed(const fshape *s, operands *o, jg_rng *r, jg_context *ctx,
+                       const char *what, double margin[2], char *line, size_t size,
+                       int64_t *packed)
+{
+    if (s->kind != K_DENSE || s->prec == PR_EXACT) /* their workspaces are others' */
+        return true;
+    const size_t want = pack_rule_bytes(s, s->m);
+    const size_t planned = pack_rule_bytes(s, (s->flags & JG_GEMM_M_GENERIC) ? s->hint_m : s->m);
+    size_t got = 0;
+    if (jg_plan_workspace_bytes(s->plan, &got) != JG_OK || got != planned) {
+        snprintf(line, size, "jg_plan_workspace_bytes: %zu, the header's rule: %zu", got,
+                 planned);
+        return false;
+    }
+    if (!want)
+        return true;
+    memset(o->d.host, 0xFF, o->d.bytes);
+    store_upload(&o->d);
+    o->ws_bytes = want;
+    CUDA_CHECK(cudaMalloc(&o->ws, o->ws_bytes));
+    ++*packed;
+    char with[700];
+    snprintf(with, sizeof with, "%s, with a %zu-byte workspace", what, want);
+    return launch_checked(s, o, r, ctx, with, margin, line, size);
+}
+
+static bool run_shape(const fshape *s, int64_t idx, jg_context *ctx, double margin[2],
+                      int64_t *packed)
 {
     char what[640], line[512];
     describe(s, idx, what, sizeof what);
@@ -752,20 +841,10 @@ static bool run_shape(const fshape *s, int64_t idx, jg_context *ctx, double marg
     jg_rng_seed(&r, s->seed);
     operands o;
     make_operands(s, &o, &r);
-    const jg_status st = launch(s, &o, ctx);
-    bool ok = st == JG_OK;
-    if (!ok) {
-        snprintf(line, sizeof line, "launch: %s: %s", jg_status_name(st),
-                 jg_context_last_error(ctx));
-    } else {
-        jg_fuzz_sync("any_fuzz", what);
-        CUDA_CHECK(cudaMemcpy(o.d.host, o.d.dev, o.d.bytes, cudaMemcpyDeviceToHost));
-        jg_gemm_check ck;
-        ok = verify(s, &o, &r, &ck);
-        jg_check_describe(&ck, line, sizeof line);
-        margin[0] = fmax(margin[0], ck.worst);
-        if (ck.norm_bound > 0 && ck.sq_ref > 0)
-            margin[1] = fmax(margin[1], ck.norm_rel / ck.norm_bound);
+    bool ok = launch_checked(s, &o, &r, ctx, what, margin, line, sizeof line);
+    if (ok && !run_packed(s, &o, &r, ctx, what, margin, line, sizeof line, packed)) {
+        ok = false;
+        snprintf(what + strlen(what), sizeof what - strlen(what), " (with a workspace)");
     }
     if (!ok)
         printf("FAIL %s: %s\n", what, line);
@@ -795,7 +874,7 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < count; ++i)
         draw_shape(&r, &shapes[i]);
     plan_all(ctx, shapes, &o);
-    int64_t failed = 0, ran = 0, by_prec[PRECS] = {0}, by_kind[4] = {0};
+    int64_t failed = 0, ran = 0, by_prec[PRECS] = {0}, by_kind[4] = {0}, packed = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < count; ++i) {
         if (only >= 0 && i != only)
@@ -810,7 +889,7 @@ int main(int argc, char **argv)
             printf("FAIL %s: plan: %s: %s\n", what, jg_status_name(s->plan_status),
                    s->plan_error);
             ++failed;
-        } else if (!run_shape(s, i, ctx[s->env], margin)) {
+        } else if (!run_shape(s, i, ctx[s->env], margin, &packed)) {
             ++failed;
         }
         fflush(stdout);
@@ -823,6 +902,7 @@ int main(int argc, char **argv)
            (long long)by_prec[0], (long long)by_prec[1], (long long)by_prec[2],
            (long long)by_prec[3], (long long)by_prec[4], (long long)by_kind[0],
            (long long)by_kind[1], (long long)by_kind[2], (long long)by_kind[3]);
+    printf("any_fuzz: %lld dense shapes also ran with the pack's workspace\n", (long long)packed);
     printf("any_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
            margin[0], margin[1]);
     printf("any_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran, (long long)failed,

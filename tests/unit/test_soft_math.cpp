@@ -162,6 +162,7 @@ uint32_t tf32_rna_bits(uint32_t u)
 
 float jg_tf32_rna(float x) { return __uint_as_float(tf32_rna_bits(__float_as_uint(x))); }
 
+#include "shift_math.h"
 #include "soft_math.h"
 
 /* ---- the test ------------------------------------------------------------ */

@@ -343,13 +343,15 @@ static void test_alignment_runs(jg_context *ctx)
     CHECK(st == JG_ERR_MISALIGNED, "a + 2, TMA plan: %s", jg_status_name(st));
     check_message("a + 2, TMA plan", jg_context_last_error(ctx), JG_ERR_MISALIGNED, "args.a",
                   "JG_GEMM_UNALIGNED");
-    st = jg_gemm(ctx, &p, &args, NULL); /* plans with JG_GEMM_UNALIGNED: one compile */
+    /* plans with JG_GEMM_UNALIGNED: three compiles (the soft kernel, and
+     * for a workspace the aligned GEMM over the copies and the pack) */
+    st = jg_gemm(ctx, &p, &args, NULL);
     CHECK(st == JG_ERR_OFFLINE, "a + 2, jg_gemm: %s (%s)", jg_status_name(st),
           jg_context_last_error(ctx));
-    CHECK(compiles(ctx) == before + 1, "jg_gemm with a + 2 compiled %llu kernels",
+    CHECK(compiles(ctx) == before + 3, "jg_gemm with a + 2 compiled %llu kernels",
           (unsigned long long)(compiles(ctx) - before));
     p.flags = UNAL;
-    CHECK(jg_gemm_plan(ctx, &p, &any) == JG_OK && compiles(ctx) == before + 1,
+    CHECK(jg_gemm_plan(ctx, &p, &any) == JG_OK && compiles(ctx) == before + 3,
           "the unaligned plan is jg_gemm's: %s", jg_context_last_error(ctx));
     args.a = buf + 1;
     st = any ? jg_gemm_run(any, &args, NULL) : JG_OK;
@@ -406,7 +408,7 @@ static void test_alignment_runs(jg_context *ctx)
     ma.m = 200;
     st = mm ? jg_gemm_run(mm, &ma, NULL) : JG_OK;
     CHECK(st == JG_ERR_OFFLINE, "M-major, m 200 = lda: %s", jg_status_name(st));
-    CHECK(compiles(ctx) == before + 3, "alignment runs compiled %llu kernels, want 3",
+    CHECK(compiles(ctx) == before + 5, "alignment runs compiled %llu kernels, want 5",
           (unsigned long long)(compiles(ctx) - before));
 }
 
