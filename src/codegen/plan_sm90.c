@@ -1331,12 +1331,18 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         *cell = NULL;
         found = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, all, all_est, RANKED);
     }
-    /* A cell's swap-AB or split-K stands only where the model, which
-     * knows this shape's waves and padding, also rates it at most
-     * SM90_FAMILY_MODEL_MARGIN of the plain tiles' time: a cell's family
-     * was measured on one shape, and its neighbours' waves differ. */
+    /* A cell's swap-AB, split-K or 256-row tiles stand only where the
+     * model, which knows this shape's waves and padding, also rates them
+     * at most SM90_FAMILY_MODEL_MARGIN of the plain tiles' time: a cell's
+     * family was measured on one shape, and its neighbours' waves differ.
+     * (256-row tiles: on H100, 2026-11-27, the three random BF16 rows that
+     * two cells gave them ran at 0.56, 0.61 and 0.90 of 128-row tiles'
+     * speed, 525x3584x10944 and 618x2560x13424 with 3 tiles of 256 rows
+     * for 2.05 and 2.4 tiles' worth; the model rated them 1.34, 1.38 and
+     * 1.18x the plain tiles' time.) */
     if (found && *cell && !(families & (JG_FAMILY_PLAIN | JG_FAMILY_PINGPONG)) &&
-        (families & (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT))) {
+        (families &
+         (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT | JG_FAMILY_TALL))) {
         jg__gemm_config plain[RANKED];
         estimate plain_est[RANKED];
         const size_t n =
@@ -1428,6 +1434,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          shape, cell->dclass, cell->m, cell->n, cell->k,
                          cell->families & JG_FAMILY_SWAP    ? "swap-AB"
                          : cell->families & JG_FAMILY_SPLIT ? "split-K"
+                         : cell->families & JG_FAMILY_TALL  ? "256-row tiles"
                                                             : "swap-AB with split-K",
                          why.overruled);
             else if (cell)
