@@ -196,6 +196,17 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * would have given 1.037 (min 0.79). Fitted on those rows: the margin is
  * to be re-measured on fresh seeds (jitgemm-bench --random --family-ab). */
 #define SM90_FAMILY_MODEL_MARGIN 0.95
+/* ... except a cell's swap-AB where M is past a decode tile's 64 rows
+ * and the plain tiles would compute more than this fraction of M again in
+ * padding rows: on H100 the overruled swap-AB of 145x9216x28080 (plain
+ * 128x144 tiles: 256 rows) ran 1.51x faster than the plain tiles,
+ * 166x11008x9216 1.30x, and FP8 141x27648x22544 on plain tiles took 2.0x
+ * torch's time. Over the rows of two BF16 seeds whose cells chose
+ * swap-AB or split-K (69 and 42 rows), this rule gave 1.051 and 1.020 of
+ * the plain tiles' speed (min 0.79 and 1.0); overruling by the margin
+ * alone 1.034 and 0.995, the cells alone 0.988 and 0.988. */
+#define SM90_SWAP_KEEP_PAD 0.3
+#define SM90_SWAP_KEEP_MIN_M 64
 #define SM90_SPLIT_MAX_WAVES 2
 /* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
  * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
@@ -1348,7 +1359,13 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         const size_t n =
             search_families(t, p, JG_FAMILY_PLAIN, max_cluster, plain, plain_est, RANKED);
         const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
-        if (n && ratio > SM90_FAMILY_MODEL_MARGIN) {
+        /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
+         * the cell's swap-AB stays (the model underrates what it saves) */
+        const double pad =
+            n ? (double)(tiles_m(p, plain[0].block_m) * plain[0].block_m - p->m) / p->m : 0;
+        const bool swap = families & (JG_FAMILY_SWAP | JG_FAMILY_SWAP_SPLIT);
+        if (n && ratio > SM90_FAMILY_MODEL_MARGIN &&
+            !(swap && p->m > SM90_SWAP_KEEP_MIN_M && pad > SM90_SWAP_KEEP_PAD)) {
             why->overruled = ratio;
             found = n;
             memcpy(all, plain, n * sizeof *all);

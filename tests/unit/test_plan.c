@@ -961,7 +961,8 @@ static void test_table(void)
     } rows[] = {{12, 19296, 28672, JG_FAMILY_PLAIN},
                 {63, 1536, 10672, JG_FAMILY_SWAP_SPLIT},
                 {525, 3584, 10944, JG_FAMILY_PLAIN}, /* 256-row tiles 165 us, 128: 92 */
-                {618, 2560, 13424, JG_FAMILY_PLAIN}};
+                {618, 2560, 13424, JG_FAMILY_PLAIN},
+                {145, 9216, 28080, JG_FAMILY_SWAP}}; /* plain tiles: 256 rows for 145 */
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
                                    .m = rows[i].m, .n = rows[i].n, .k = rows[i].k};
