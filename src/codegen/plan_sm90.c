@@ -601,8 +601,13 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
         (double)jg__dtype_size(p->d_type) * (double)p->m * p->n * (p->c_type ? 2.0 : 1.0);
     /* Full waves stream at the bandwidth, the last partial wave at what its
      * SMs can draw (fewer than SM90_SMS_TO_SATURATE do not fill HBM). */
-    const uint64_t sms = (uint64_t)t->sm_count;
-    const uint64_t tail = e.tiles - (e.waves - 1) * (sms / cluster * cluster);
+    /* the last wave's CTAs: what the full waves before it (per_wave
+     * clusters each, fewer than SMs / cluster where the GPU holds fewer)
+     * leave; counting those waves as SMs / cluster clusters each had made
+     * this negative, wrapped, and the memory time a cancellation's noise
+     * (the device's plans, not the offline ones: 118x13824x9216 FP8 took
+     * swap-AB split over 8 at twice the plain tiles' time on H100) */
+    const uint64_t tail = e.tiles - (e.waves - 1) * per_wave * cluster;
     const double bw = SM90_HBM_BYTES_S * dram_efficiency;
     const double tail_share = (double)tail / (double)e.tiles;
     const double tail_bw =
@@ -618,7 +623,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     const double b_cost = operand_row_cost(p, c->soft, c->ab_size, true);
     if (a_cost > 1 || b_cost > 1) {
         const double pieces = ab_bytes(p) * (double)p->k / k_split / 128.0;
-        const double per_sm = (double)jg__ceil_div(e.tiles, sms) * pieces *
+        const double per_sm = (double)jg__ceil_div(e.tiles, (uint64_t)t->sm_count) * pieces *
                               ((c->a_box_m ? c->a_box_m : block_m) * a_cost +
                                (double)block_n / stack * b_cost);
         if (per_sm / SM90_TMA_REQUESTS_PER_SM_S > e.memory_s)

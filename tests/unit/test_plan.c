@@ -999,6 +999,28 @@ static void test_resident_clusters(void)
         CHECK(tiles / 4 > 16 && waves == (tiles / 4 + per_wave - 1) / per_wave,
               "split 4 with %u resident clusters: %llu CTAs in %llu waves", resident, tiles, waves);
     }
+    /* Fewer resident clusters never make a plan of clusters more
+     * attractive: the last wave's share had wrapped below zero where the
+     * GPU holds fewer than SMs / size, and the device took swap-AB split
+     * over 8 for FP8 118x13824x9216 (twice the plain tiles' time on H100)
+     * where offline planning took plain tiles. */
+    const uint16_t h100[JG_SPLIT_K_MAX + 1] = {[2] = 66, [4] = 32, [6] = 20, [8] = 14};
+    const int64_t rows[][3] = {{118, 13824, 9216}, {43, 2880, 18432}, {82, 16384, 15360}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem q = {.a_type = JG_E4M3, .b_type = JG_E4M3, .d_type = JG_BF16,
+                                   .m = rows[i][0], .n = rows[i][1], .k = rows[i][2],
+                                   .scale = JG_SCALE_TENSOR};
+        jg__target full, fewer;
+        jg_test_h100_target(&full);
+        fewer = full;
+        memcpy(fewer.resident_clusters, h100, sizeof h100);
+        const jg__gemm_config a = plan_of(&full, &q, "resident clusters");
+        const jg__gemm_config b = plan_of(&fewer, &q, "resident clusters");
+        CHECK(b.cluster <= a.cluster || b.cluster == 1,
+              "fp8 %lldx%lldx%lld: cluster %u (split %u) with fewer resident clusters, %u "
+              "with SMs / size",
+              (long long)q.m, (long long)q.n, (long long)q.k, b.cluster, b.split_k, a.cluster);
+    }
 }
 
 /* No split-K with an MN-major operand (split kernels with an M-major A
