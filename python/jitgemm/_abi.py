@@ -122,7 +122,7 @@ class GemmArgs(ctypes.Structure):
         *_each(ctypes.c_float, "alpha", "beta"),
         ("m", _i64),
         *_each(_vp, "a_scale", "b_scale", "a_sf", "b_sf"),
-        ("workspace", _vp),  # 0.7, read only with JG_GEMM_FP32_EXACT
+        ("workspace", _vp),  # 0.7: JG_GEMM_FP32_EXACT; 0.8: also unaligned A or B (the pack)
         ("workspace_bytes", ctypes.c_size_t),
     ]
 

@@ -163,13 +163,19 @@ class PlanRecord:
         another plan).
     block_m, block_n, block_k, stages, cluster, grid, threads, smem_bytes : int
         ``jg_plan_info``'s fields (0 for quantizers).
+    workspace_bytes : int
+        ``jg_plan_workspace_bytes``: the device workspace a launch of the plan
+        may use, for the rows of its M hint (0: none). Dense plans with
+        unaligned A or B get one at each call (``linear``'s Notes).
     """
 
     __slots__ = ("op", "key", "kernel_name", "origin", "block_m", "block_n", "block_k",
-                 "stages", "cluster", "grid", "threads", "smem_bytes")
+                 "stages", "cluster", "grid", "threads", "smem_bytes", "workspace_bytes")
 
-    def __init__(self, op: str, key: tuple, origin: str, info: Optional[C.PlanInfo] = None):
+    def __init__(self, op: str, key: tuple, origin: str, info: Optional[C.PlanInfo] = None,
+                 workspace_bytes: int = 0):
         self.op, self.key, self.origin = op, key, origin
+        self.workspace_bytes = workspace_bytes
         self.kernel_name = info.kernel_name.decode() if info is not None else ""
         for f in ("block_m", "block_n", "block_k", "stages", "cluster", "grid", "threads",
                   "smem_bytes"):
@@ -271,7 +277,9 @@ class Device:
                 raise self.error(st, what)
             info = C.PlanInfo()
             C.lib.jg_plan_get_info(handle, ctypes.byref(info))
-            self.records[key] = PlanRecord(op, key, self._origin(before), info)
+            ws = ctypes.c_size_t()
+            C.lib.jg_plan_workspace_bytes(handle, ctypes.byref(ws))
+            self.records[key] = PlanRecord(op, key, self._origin(before), info, ws.value)
             self.plans[key] = handle.value
             return handle.value
 

@@ -69,26 +69,76 @@ def _meta(t: Optional[Tensor]):
 
 class _Call:
     """What the checks derived for operands of one metadata: the op's shape
-    spec, its plan key, device and, once planned, plan."""
+    spec, its plan key, device and, once planned, plan; for dense calls, the
+    bytes of the workspace each launch gets (0: none) and the call planned
+    for pointers off 16 bytes (made on the first such call)."""
 
-    __slots__ = ("spec", "key", "dev", "plan", "grouped")
+    __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned")
 
     def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
         self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
         self.grouped = grouped
+        self.workspace_bytes, self.unaligned = 0, None
 
     def planned(self) -> int:
         if not self.plan:
-            self.plan = (self.dev.grouped_plan if self.grouped else self.dev.gemm_plan)(self.key)
+            if self.grouped:
+                self.plan = self.dev.grouped_plan(self.key)
+            else:
+                plan = self.dev.gemm_plan(self.key)
+                self.workspace_bytes = pack_workspace_bytes(
+                    self.key, self.dev.records[self.key].workspace_bytes, self.spec.m)
+                self.plan = plan  # last: another thread that sees the plan sees the size
         return self.plan
 
-    def gemm(self, what: str, a: int, b: int, c: int, d: int, a_scale: int = 0,
-             b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
+    def for_pointers(self, a: int, b: int) -> "_Call":
+        """The call whose plan takes A and B at these addresses: this one, or,
+        where one lies off 16 bytes and its rows are 16-byte multiples (a plan
+        that loads it by TMA), the same problem planned with JG_GEMM_UNALIGNED
+        (with rows off 16 bytes the plan takes any element-aligned pointer)."""
+        size = K.JG_SIZES[self.key[_KEY_A_TYPE]]
+        lda, ldb = self.key[_KEY_LDA], self.key[_KEY_LDB]
+        if not ((a & 15 and not lda * size & 15) or (b & 15 and not ldb * size & 15)):
+            return self
+        if self.unaligned is None:
+            key = (self.key[0] | C.JG_GEMM_UNALIGNED,) + self.key[1:]
+            self.unaligned = _Call(self.spec, key, self.dev.index)
+        return self.unaligned
+
+    def gemm(self, what: str, where: torch.device, a: int, b: int, c: int, d: int,
+             a_scale: int = 0, b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
         """Launches D = A B^T (+ C, beta = 1, where c is not 0) with this dense
-        call's plan (M-generic: args.m rows), on device pointers."""
+        call's plan (M-generic: args.m rows), on device pointers; where the
+        plan packs unaligned A or B, with a workspace from PyTorch's caching
+        allocator on device `where` (its current stream: the launch's, so the
+        block goes back to the pool as soon as this returns, and work queued
+        after the launch is what may reuse it)."""
+        plan = self.plan or self.planned()
+        ws = self.workspace_bytes
+        buf = torch.empty(ws, dtype=torch.uint8, device=where) if ws else None
         args = _pack_gemm_args(a, b, c, d, 1.0, 1.0 if c else 0.0, self.spec.m, a_scale,
-                               b_scale, a_sf, b_sf, 0, 0)
-        self.dev.run(C.gemm_run_packed, self.plan or self.planned(), args, what)
+                               b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
+        self.dev.run(C.gemm_run_packed, plan, args, what)
+
+
+_PACK_PITCH = 128  # jitgemm.h: the pack's copies are rows on 128-byte lines
+
+
+def pack_workspace_bytes(key: tuple, plan_bytes: int, m: int) -> int:
+    """The workspace a call of m rows gets with the dense plan of key, whose
+    jg_plan_workspace_bytes (for the key's M hint) is plan_bytes: 0 where
+    that is 0 (aligned problems, NVFP4), else plan_bytes with A's copy
+    resized from the hint's rows to m. jitgemm.h's rule for K-major
+    operands: A's copy (first) holds m rows, B's n, each of K elements
+    rounded up to 128 bytes, for the operands whose rows are off 16 bytes
+    (both with JG_GEMM_UNALIGNED); the library reads the call's m, so an m
+    past the largest hint (16384) needs more than the plan's figure."""
+    if not plan_bytes:
+        return 0
+    size = K.JG_SIZES[key[_KEY_A_TYPE]]
+    a_packed = key[0] & C.JG_GEMM_UNALIGNED or key[_KEY_LDA] * size % 16
+    a_row = K.cdiv(key[_KEY_K] * size, _PACK_PITCH) * _PACK_PITCH if a_packed else 0
+    return plan_bytes + (m - key[_KEY_M]) * a_row
 
 
 # The checks run once per metadata (shapes, strides, dtypes, devices, the
@@ -116,7 +166,8 @@ def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
             d_type, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, scale, sf[0], sf[1])
 
 
-_KEY_SCALE = 12  # jg_gemm_problem.scale's place in a gemm key
+# jg_gemm_problem's fields' places in a gemm key
+_KEY_A_TYPE, _KEY_M, _KEY_K, _KEY_LDA, _KEY_LDB, _KEY_SCALE = 1, 5, 7, 8, 9, 12
 
 
 def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
@@ -129,25 +180,26 @@ def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tens
           a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None,
           a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
     """Launches D = A B^T (+ C) with the call's plan, on tensors."""
-    e.gemm(f"jitgemm.{op}", a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(),
+    e.gemm(f"jitgemm.{op}", out.device, a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(),
            _ptr(a_scale), _ptr(b_scale), _ptr(a_sf), _ptr(b_sf))
 
 
-def _dense(op: str, names: Tuple[str, str], e: _Call, device: torch.device, a: Tensor,
-           b: Tensor, bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0) -> Tensor:
-    """The launch of a checked dense call (linear, mm, scaled_mm): a, b and a C
-    bias 16-byte aligned (names: a's and b's in messages), the output, the
-    GEMM, an [N] bias added. Pointers are read once and the launch arguments
-    packed from them: this is every eager call's path."""
+def _dense(op: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
+           bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0) -> Tensor:
+    """The launch of a checked dense call (linear, mm, scaled_mm): the plan
+    for a's and b's pointers (element-aligned, as every tensor's are; C is
+    read element by element in every plan), the output, the GEMM, an [N]
+    bias added. Pointers are read once and the launch arguments packed from
+    them: this is every eager call's path."""
     g = e.spec
     c = bias if g.bias == K.BIAS_C else None
     pa, pb = a.data_ptr(), b.data_ptr()
-    pc = c.data_ptr() if c is not None else 0
-    if (pa | pb | pc) & 15:
-        K.aligned(op, **{names[0]: a, names[1]: b, "bias": c})
+    if (pa | pb) & 15:
+        e = e.for_pointers(pa, pb)
     out = torch.empty(g.out_shape, dtype=g.out_dtype, device=device)
     if g.m:
-        e.gemm(_WHAT[op], pa, pb, pc, out.data_ptr(), a_scale, b_scale)
+        e.gemm(_WHAT[op], device, pa, pb, c.data_ptr() if c is not None else 0, out.data_ptr(),
+               a_scale, b_scale)
     if g.bias == K.BIAS_ADD:
         out.add_(bias)
     return out
@@ -183,7 +235,7 @@ def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
            w.dtype, w.device, bias if bias is None else _meta(bias))
     e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype))
-    return _dense("linear", ("x", "w"), e, device, x, w, bias)
+    return _dense("linear", e, device, x, w, bias)
 
 
 def _linear_fake(x, w, bias=None, out_dtype=None):
@@ -207,7 +259,7 @@ def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) ->
     key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
            b_t.dtype, b_t.device)
     e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype))
-    return _dense("mm", ("a", "b_t"), e, device, a, b_t, None)
+    return _dense("mm", e, device, a, b_t, None)
 
 
 def _mm_fake(a, b_t, out_dtype=None):
@@ -236,7 +288,7 @@ def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
     if _misaligned(3, scale_a, scale_b):
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
     sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
-    return _dense("scaled_mm", ("a", "b"), e, device, a, b, bias, sa.data_ptr(), sb.data_ptr())
+    return _dense("scaled_mm", e, device, a, b, bias, sa.data_ptr(), sb.data_ptr())
 
 
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
@@ -603,6 +655,18 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     Planned M-generic with the M hint of ``x``'s rows (``m_hint``): the first
     call of each (dtypes, N, K, layout, M bucket) plans, and compiles if the
     kernel is in neither cache; ``warm`` does it ahead.
+
+    Unaligned operands (``linear``, ``mm``, ``scaled_mm``): rows of x, w, the
+    bias or the output need not be 16 bytes apart (any K or N), nor x's and
+    w's data 16-byte aligned (offset views such as ``qkv[:, 1:]``). Where A's
+    or B's rows or pointer are off 16 bytes, each call allocates a workspace
+    from PyTorch's caching allocator (``torch.empty`` of
+    ``jg_plan_workspace_bytes`` bytes, about ``(M + N) K`` elements, on the
+    current stream; ``PlanRecord.workspace_bytes``) and the library copies A
+    and B into it as rows on 128-byte lines, then runs the aligned kernel on
+    the copies. Aligned calls allocate nothing but the output. A pointer off
+    16 bytes with rows that are 16-byte multiples takes a plan of its own
+    (``JG_GEMM_UNALIGNED``), made on the first such call.
     """
     if _direct(x):
         return _linear_impl(x, w, bias, out_dtype)
@@ -627,6 +691,11 @@ def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tenso
     -------
     Tensor
         ``[M, N]``.
+
+    Notes
+    -----
+    Any K, N, row stride and element-aligned pointer: unaligned operands get
+    a workspace from PyTorch's allocator at each call (``linear``'s Notes).
     """
     if _direct(a):
         return _mm_impl(a, b_t, out_dtype)
@@ -664,7 +733,9 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
     Parameters
     ----------
     a, b : Tensor
-        ``[M, K]`` and ``[N, K]``, float8_e4m3fn, K a multiple of 16.
+        ``[M, K]`` and ``[N, K]``, float8_e4m3fn, rows contiguous (any K, row
+        stride and pointer: unaligned operands get a workspace at each call,
+        as ``linear``'s Notes say).
     scale_a, scale_b : Tensor
         FP32, as in the table; the mode is read from their shapes.
     bias : Tensor, optional

@@ -56,6 +56,7 @@ int stub_run(jg_plan *plan, const jg_gemm_args *args, void *stream)
 }
 
 const jg_gemm_args *stub_last_args(void) { return &last_args; }
+void *stub_last_plan(void) { return last_plan; }
 void *stub_last_stream(void) { return last_stream; }
 int stub_runs(void) { return runs; }
 int stub_pushes(void) { return pushes; }

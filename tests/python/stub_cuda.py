@@ -33,6 +33,7 @@ def build(tmp: str, library_path: str) -> ctypes.CDLL:
     lib = ctypes.CDLL(so)
     lib.stub_last_args.restype = ctypes.c_void_p
     lib.stub_last_stream.restype = ctypes.c_void_p
+    lib.stub_last_plan.restype = ctypes.c_void_p
     lib.stub_set_current.argtypes = [ctypes.c_void_p]
     lib.path = so
     return lib

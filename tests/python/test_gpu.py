@@ -1,7 +1,8 @@
 """The ops on an sm_90 GPU (skipped without one): every op against an FP64
 reference in every dtype it takes, CUDA-graph capture and replay,
-torch.compile(fullgraph=True), torch.library.opcheck, misaligned pointers,
-warm and plan records, two devices (the library's own errors: test_offline.py).
+torch.compile(fullgraph=True), torch.library.opcheck, unaligned operands (rows
+and pointers off 16 bytes: the pack workspace), warm and plan records, two
+devices (the library's own errors: test_offline.py).
 
 Inputs are standard normals (the seed is printed; JITGEMM_TEST_SEED sets it);
 outputs land in memory just poisoned with NaN (the caching allocator hands
@@ -27,6 +28,7 @@ import pytest
 import torch
 
 import jitgemm
+from jitgemm import _capi as C
 from conftest import requires_sm90, requires_two, sm90_devices
 
 pytestmark = requires_sm90
@@ -470,13 +472,152 @@ def test_opcheck():
 # ---- errors, plans, devices ---------------------------------------------------------------------
 
 
-def test_misaligned_pointer_raises_before_launch():
+def test_misaligned_pointer_takes_an_unaligned_plan():
     x = randn(4, 72)[:, 8:]  # rows 144 bytes apart, data 16 bytes in: aligned
-    jitgemm.linear(x, randn(32, 64))
-    base = torch.zeros(4 * 64 + 4, dtype=bf16, device="cuda")
-    x = base[4:].view(4, 64)  # data 8 bytes in
-    with pytest.raises(jitgemm.ArgumentError, match="is not 16-byte aligned"):
-        jitgemm.linear(x, randn(32, 64))
+    w = randn(32, 64)
+    check(jitgemm.linear(x, w), *ref_mm(x, w), 64, bf16)
+    x = placed(randn(4, 64), 64, 4)  # data 8 bytes in
+    poison((4, 32), bf16)
+    check(jitgemm.linear(x, w), *ref_mm(x, w), 64, bf16)
+    assert any(r.key[0] & C.JG_GEMM_UNALIGNED for r in jitgemm.plans())
+
+
+# ---- unaligned operands: the pack workspace ------------------------------------------------------
+
+
+def placed(t, ld, offset=0):
+    """t [rows, K]'s values in a view whose rows are ld elements apart and
+    whose data starts offset elements into its (aligned) storage."""
+    rows, k = t.shape
+    store = torch.empty(offset + (rows - 1) * ld + k, dtype=t.dtype, device=t.device)
+    v = store[offset:].as_strided((rows, k), (ld, 1))
+    v.copy_(t)
+    return v
+
+
+def off16(t):
+    """Whether t's rows or data are off 16 bytes (the cases below must be)."""
+    return bool((t.stride(0) * t.element_size()) % 16 or t.data_ptr() % 16)
+
+
+# (name, m, n, k, (x's ld, offset), (w's ld, offset)); 16-bit elements
+UNALIGNED_16 = [
+    ("K odd", 77, 130, 999, (999, 0), (999, 0)),       # A, B and D rows off 16 bytes
+    ("x one element in", 300, 384, 1024, (1032, 1), (1024, 0)),  # rows aligned: JG_GEMM_UNALIGNED
+    ("w rows k + 3 apart", 64, 256, 520, (520, 0), (523, 0)),
+    ("decode", 1, 48, 77, (77, 0), (77, 0)),
+    ("M past the last hint", 16500, 24, 99, (99, 0), (101, 3)),
+]
+
+
+def unaligned_operands(case, dtype):
+    _, m, n, k, (lda, oa), (ldb, ob) = case
+    x, w = placed(randn(m, k, dtype=dtype), lda, oa), placed(randn(n, k, dtype=dtype), ldb, ob)
+    assert off16(x) or off16(w)
+    return x, w
+
+
+@pytest.mark.parametrize("dtype", [bf16, fp16])
+@pytest.mark.parametrize("case", UNALIGNED_16, ids=[c[0] for c in UNALIGNED_16])
+def test_unaligned_linear_and_mm(dtype, case):
+    x, w = unaligned_operands(case, dtype)
+    m, n, k = x.shape[0], w.shape[0], x.shape[1]
+    ref, s = ref_mm(x, w)
+    poison((m, n), dtype)
+    check(jitgemm.linear(x, w), ref, s, k, dtype)
+    poison((m, n), fp32)
+    check(jitgemm.mm(x, w, out_dtype=fp32), ref, s, k, fp32)
+
+
+@pytest.mark.parametrize("dtype", [bf16, fp16])
+def test_unaligned_linear_with_bias(dtype):
+    """K odd with a [N] bias, and with a C operand whose rows are off 16 bytes."""
+    m, n, k = 45, 70, 333
+    x, w = randn(m, k, dtype=dtype), randn(n, k, dtype=dtype)
+    ref, s = ref_mm(x, w)
+    bias = randn(n, dtype=dtype)
+    poison((m, n), dtype)
+    check(jitgemm.linear(x, w, bias), ref + bias.double(), s, k, dtype, bias=bias)
+    res = placed(randn(m, n, dtype=fp32), n + 1)
+    poison((m, n), fp32)
+    check(jitgemm.linear(x, w, res, out_dtype=fp32), ref + res.double(), s + res.double().abs(),
+          k, fp32)
+
+
+# (name, m, n, k, (a's ld, offset), (b's ld, offset)); e4m3 elements
+UNALIGNED_FP8 = [
+    ("K 1000", 100, 384, 1000, (1000, 0), (1000, 0)),
+    ("a 3 bytes in", 64, 256, 512, (528, 3), (512, 0)),  # rows aligned: JG_GEMM_UNALIGNED
+    ("b rows 260 apart", 33, 130, 256, (256, 0), (260, 0)),
+]
+
+
+@pytest.mark.parametrize("mode", ["row", "block"])
+@pytest.mark.parametrize("case", UNALIGNED_FP8, ids=[c[0] for c in UNALIGNED_FP8])
+def test_unaligned_scaled_mm(mode, case):
+    _, m, n, k, (lda, oa), (ldb, ob) = case
+    qa, sa = jitgemm.quantize_fp8(randn(m, k), mode)
+    qb, sb = jitgemm.quantize_fp8(randn(n, k), mode, 128 if mode == "block" else 1)
+    a, b = placed(qa, lda, oa), placed(qb, ldb, ob)
+    assert off16(a) or off16(b)
+    poison((m, n), bf16)
+    out = jitgemm.scaled_mm(a, b, sa, sb)
+    da, db = dequant(qa, sa, mode), dequant(qb, sb, mode, 128)
+    check(out, da @ db.t(), da.abs() @ db.abs().t(), k, bf16, fp8=True)
+
+
+def kernels_launched(call):
+    """The names of libjitgemm's kernels that call() launches (torch.profiler,
+    whose CUPTI trace holds every kernel of the process)."""
+    from torch.profiler import ProfilerActivity, profile
+    call()  # planned (and compiled) outside the profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        torch.cuda.synchronize()
+    return {e.name for e in prof.events() if e.name.startswith("jg_")}
+
+
+@pytest.mark.parametrize("case", UNALIGNED_16, ids=[c[0] for c in UNALIGNED_16])
+def test_unaligned_calls_pack(case):
+    """The workspace each call gets is large enough for the library to pack
+    (with one too small it would quietly take the element-wise loads): the
+    pack kernel runs, for every case, M past the largest hint included. An
+    aligned call launches no pack and its plan reports no workspace."""
+    x, w = unaligned_operands(case, bf16)
+    names = kernels_launched(lambda: jitgemm.linear(x, w))
+    assert any(s.startswith("jg_pack") for s in names), names
+    n, k = w.shape
+    assert any(r.workspace_bytes for r in jitgemm.plans() if r.key[6:8] == (n, k))
+    xa, wa = randn(64, 512), randn(320, 512)
+    names = kernels_launched(lambda: jitgemm.linear(xa, wa))
+    assert names and not any(s.startswith("jg_pack") for s in names), names  # the GEMM alone
+    aligned = [r.workspace_bytes for r in jitgemm.plans() if r.key[6:9] == (320, 512, 512)]
+    assert aligned and not any(aligned)
+
+
+def test_unaligned_in_cuda_graph_and_compiled():
+    """The workspace comes from torch inside the op: captured into a graph's
+    pool and replayed with new inputs; traced by torch.compile(fullgraph)."""
+    m, n, k = 96, 200, 999
+    x = placed(randn(m, k), k + 1, 1)
+    w = randn(n, k)
+    jitgemm.linear(x, w)  # plans outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = jitgemm.linear(x, w)
+    for _ in range(2):
+        x.copy_(randn(m, k))
+        graph.replay()
+        torch.cuda.synchronize()
+        check(y, *ref_mm(x, w), k, bf16)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda a, b: jitgemm.linear(a, b), fullgraph=True)
+    for rows in (7, 50):
+        a = randn(rows, k)
+        poison((rows, n), bf16)
+        check(compiled(a, w), *ref_mm(a, w), k, bf16)
 
 
 def test_warm_and_plan_info():

@@ -61,6 +61,15 @@ def test_every_op_plans_offline(cache):
     assert "disk" in {r.origin for r in again}
 
 
+def test_warm_plans_unaligned_problems_with_their_workspace(cache):
+    """K = 1001 bf16 (rows 2002 bytes apart): the plan also holds the pack,
+    and reports (hint + N) rows of K elements on 128-byte lines; an aligned
+    problem, none."""
+    recs = jitgemm.warm([{"op": "linear", "n": 48, "k": 1001, "m": 16},
+                         {"op": "linear", "n": 48, "k": 1024, "m": 16}], arch="sm_90a")
+    assert [r.workspace_bytes for r in recs] == [(16 + 48) * 2048, 0]
+
+
 def test_library_errors_carry_its_message(cache):
     dev = _device.offline_device("sm_90a")
     # an N-major e4m3 B (8: JG_GEMM_B_N_MAJOR), which no op passes
@@ -122,16 +131,24 @@ def test_dense_ops_end_to_end(offline_ops):
     refused_offline(lambda: jitgemm.linear(z(m, 256), w, z(m, 512, dtype=fp32), fp32))
     assert len(dev.records) == planned + 1  # the C operand's plan
     refused_offline(lambda: jitgemm.mm(z(7, 256, dtype=fp16), z(512, 256, dtype=fp16)))
-    # pointers are checked at every call, before the launch
-    x = z(4 * 256 + 4)[4:].view(4, 256)  # 8 bytes in
-    with pytest.raises(jitgemm.ArgumentError, match="x's data .* is not 16-byte aligned"):
-        jitgemm.linear(x, w)
+    # pointers and rows off 16 bytes: the library's launch checks take the
+    # pointers with the plan the op picks (a TMA plan would refuse x with
+    # JG_ERR_MISALIGNED), and the plans that pack report their workspace
+    x = z(4 * 256 + 4)[4:].view(4, 256)  # 8 bytes in, rows 512 bytes apart
+    refused_offline(lambda: jitgemm.linear(x, w))
+    refused_offline(lambda: jitgemm.linear(z(3, 99), z(70, 99), z(3, 71)[:, :70]))  # C rows 142 B
+    refused_offline(lambda: jitgemm.mm(z(5, 99)[:, 1:], z(70, 99)[:, 1:], fp32))
+    packs = [r for r in dev.records.values() if r.workspace_bytes]
+    assert len(packs) == 3 and all(r.key[0] & C.JG_GEMM_UNALIGNED or r.key[8] % 8
+                                   for r in packs)
     # FP8 in torch._scaled_mm's conventions: b [K, N] column-major, scale_b [1, N]
     a, b_torch = z(5, 512, dtype=e4m3), z(384, 512, dtype=e4m3).t()
     refused_offline(lambda: jitgemm.scaled_mm(a, b_torch.t(), torch.ones(5, 1),
                                               torch.ones(1, 384).t()))
     refused_offline(lambda: jitgemm.scaled_mm(a, b_torch.t(), torch.ones(5, 4),
                                               torch.ones(4, 3).t()))  # 128x128: [K/128, N/128] view
+    refused_offline(lambda: jitgemm.scaled_mm(z(5, 1000, dtype=e4m3), z(384, 1000, dtype=e4m3),
+                                              torch.ones(5, 8), torch.ones(3, 8)))  # K = 1000
     # the library's checks are real: a launch without its scales is refused as such
     e = next(v for k, v in O._MEMO.items() if k[0] == "scaled_mm")
     with pytest.raises(jitgemm.JitGemmError, match="a_scale") as err:

@@ -38,6 +38,12 @@ FAKE_CASES = [
      [((96,), bf16)]),
     ("mm", lambda: jitgemm.mm(cuda((7, 64), bf16), cuda((48, 64), bf16), fp16),
      [((7, 48), fp16)]),
+    ("linear, rows off 16 bytes", lambda: jitgemm.linear(cuda((5, 999), bf16),
+                                                         cuda((37, 999), bf16)),
+     [((5, 37), bf16)]),
+    ("scaled_mm K 1000", lambda: jitgemm.scaled_mm(
+        cuda((7, 1000), e4m3), cuda((40, 1000), e4m3), cuda((7,), fp32), cuda((40,), fp32)),
+     [((7, 40), bf16)]),
     ("scaled_mm block", lambda: jitgemm.scaled_mm(
         cuda((7, 256), e4m3), cuda((384, 256), e4m3), cuda((7, 2), fp32), cuda((3, 2), fp32)),
      [((7, 384), bf16)]),
