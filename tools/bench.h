@@ -364,6 +364,10 @@ void peers_destroy(bench *b);
 /* bench_check.c */
 bool diff_device(const void *x, const void *ref, size_t bytes, jg_dtype t, double *diff);
 bool check_output(const operands *o, const shape *s, bool has_peer, double *diff);
+/* check_output's no-peer check on the host: rows 0, M/2 and M-1 of D (host
+ * memory, s->out) against FP64 sums over o->ha, o->hb and the scales, max
+ * |error| over max |ref|; the columns spread over the CPUs' threads. */
+double sampled_rows_diff(const operands *o, const shape *s, const void *d);
 void set_check(row *r, double diff, bool vs_peer);
 bool dense_vs_peer(const row *r);
 void check_dense(const operands *o, const shape *s, row *r, bool skip);

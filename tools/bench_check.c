@@ -2,8 +2,11 @@
  * output, or sampled rows against FP64 on the host (nvfp4 rows: over the
  * dequantized inputs). */
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "jg_nvfp4_ref.h" /* e2m1/e4m3 values and code access: the nvfp4 check */
@@ -42,15 +45,28 @@ static double scale_at(const operands *o, int64_t i, int64_t j, int64_t kb)
 
 /* Without a peer result: rows 0, M/2 and M-1 of our D against FP64 on the
  * host (the whole output would take minutes for the large shapes), e4m3
- * with the scales applied per 128 of K. */
-static double check_sampled_rows(const operands *o, const shape *s, const void *d)
+ * with the scales applied per 128 of K. Threads take slices of the
+ * columns: one thread took seconds a row of 28672x22528 (the FP8
+ * block-scale rows, which cuBLASLt often does not compute, spent most of
+ * a --random run here). */
+typedef struct sampled_slice {
+    const operands *o;
+    const shape *s;
+    const void *d;
+    int64_t j0, j1;
+    double err, scale;
+} sampled_slice;
+
+static void *check_slice(void *arg)
 {
-    int64_t rows[3] = {0, s->m / 2, s->m - 1};
-    double err = 0, scale = 0;
+    sampled_slice *t = arg;
+    const operands *o = t->o;
+    const shape *s = t->s;
+    const int64_t rows[3] = {0, s->m / 2, s->m - 1};
     for (int r = 0; r < 3; ++r) {
         if (r > 0 && rows[r] == rows[r - 1])
             continue; /* M = 1 or 2 */
-        for (int64_t j = 0; j < s->n; ++j) {
+        for (int64_t j = t->j0; j < t->j1; ++j) {
             double ref = 0;
             for (int64_t q0 = 0; q0 < s->k; q0 += 128) {
                 double part = 0;
@@ -59,10 +75,37 @@ static double check_sampled_rows(const operands *o, const shape *s, const void *
                             load_elem(o->hb, (size_t)(j * s->k + q), s->in);
                 ref += part * scale_at(o, rows[r], j, q0 / 128);
             }
-            double got = load_elem(d, (size_t)(rows[r] * s->n + j), s->out);
-            err = !isfinite(got) ? INFINITY : fmax(err, fabs(got - ref));
-            scale = fmax(scale, fabs(ref));
+            double got = load_elem(t->d, (size_t)(rows[r] * s->n + j), s->out);
+            t->err = !isfinite(got) ? INFINITY : fmax(t->err, fabs(got - ref));
+            t->scale = fmax(t->scale, fabs(ref));
         }
+    }
+    return NULL;
+}
+
+double sampled_rows_diff(const operands *o, const shape *s, const void *d)
+{
+    enum { MAX_THREADS = 32 };
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t threads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : cpus;
+    if (threads > s->n)
+        threads = s->n;
+    sampled_slice slices[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    for (int64_t i = 0; i < threads; ++i) {
+        slices[i] = (sampled_slice){o, s, d, s->n * i / threads, s->n * (i + 1) / threads, 0, 0};
+        /* slice 0 runs here, and so does one whose thread did not start */
+        started[i] = i > 0 && pthread_create(&ids[i], NULL, check_slice, &slices[i]) == 0;
+    }
+    double err = 0, scale = 0;
+    for (int64_t i = 0; i < threads; ++i) {
+        if (started[i])
+            pthread_join(ids[i], NULL);
+        else
+            check_slice(&slices[i]);
+        err = fmax(err, slices[i].err);
+        scale = fmax(scale, slices[i].scale);
     }
     return err / (scale > 0 ? scale : 1);
 }
@@ -92,7 +135,7 @@ bool check_output(const operands *o, const shape *s, bool has_peer, double *diff
     bool ok = ours &&
               !CUDA_FAILED(cudaMemcpy(ours, o->d_ours, o->d_bytes, cudaMemcpyDeviceToHost));
     if (ok)
-        *diff = check_sampled_rows(o, s, ours);
+        *diff = sampled_rows_diff(o, s, ours);
     free(ours);
     return ok;
 }

@@ -392,8 +392,60 @@ static void family_ab(void)
     json_decref(plain);
 }
 
+/* The no-peer FP64 check (sampled_rows_diff, threads over columns) on an
+ * FP8 block-scale problem whose K ends in a partial block and whose N
+ * spreads unevenly over threads: D's rows 0, M/2 and M-1 computed here in
+ * FP64 (the scales indexed by hand) and rounded to bf16 pass; the same
+ * with one element of row M-1, column N-1 off by 0.1 of max |ref| fails. */
+static void sampled(void)
+{
+    const int64_t m = 7, n = 301, k = 300, kb = (k + 127) / 128, nb = (n + 127) / 128;
+    shape s;
+    memset(&s, 0, sizeof s);
+    s.m = m, s.n = n, s.k = k, s.in = JG_E4M3, s.out = JG_BF16, s.scale = JG_SCALE_BLOCK;
+    operands o;
+    memset(&o, 0, sizeof o);
+    uint8_t *a = malloc((size_t)(m * k)), *b = malloc((size_t)(n * k));
+    float *sa = malloc(sizeof(float) * (size_t)(m * kb));
+    float *sb = malloc(sizeof(float) * (size_t)(nb * kb));
+    uint16_t *d = calloc((size_t)(m * n), sizeof *d);
+    assert(a && b && sa && sb && d);
+    fill_e4m3(a, (size_t)(m * k), 11);
+    fill_e4m3(b, (size_t)(n * k), 12);
+    jg_rng r;
+    jg_rng_seed(&r, 13);
+    for (int64_t i = 0; i < m * kb; ++i)
+        sa[i] = (float)(0.5 + jg_rng_uniform(&r));
+    for (int64_t i = 0; i < nb * kb; ++i)
+        sb[i] = (float)(0.5 + jg_rng_uniform(&r));
+    o.ha = a, o.hb = b, o.hsa = sa, o.hsb = sb, o.kb = kb, o.scale = JG_SCALE_BLOCK;
+    const int64_t rows[3] = {0, m / 2, m - 1};
+    double top = 0;
+    for (int t = 0; t < 3; ++t)
+        for (int64_t j = 0; j < n; ++j) {
+            double ref = 0;
+            for (int64_t q = 0; q < k; ++q)
+                ref += load_elem(a, (size_t)(rows[t] * k + q), JG_E4M3) *
+                       load_elem(b, (size_t)(j * k + q), JG_E4M3) * sa[rows[t] * kb + q / 128] *
+                       sb[(j / 128) * kb + q / 128];
+            d[rows[t] * n + j] = jg_f32_to_bf16((float)ref);
+            top = fmax(top, fabs(ref));
+        }
+    const double ok = sampled_rows_diff(&o, &s, d);
+    uint16_t *last = &d[(m - 1) * n + n - 1];
+    *last = jg_f32_to_bf16(jg_bf16_to_f32(*last) + (float)(0.1 * top));
+    const double bad = sampled_rows_diff(&o, &s, d);
+    if (!(ok < 1e-2 && bad > 5e-2)) {
+        fprintf(stderr, "test_bench_check: sampled rows: %g for the right D, %g with one off\n",
+                ok, bad);
+        ++failures;
+    }
+    free(a), free(b), free(sa), free(sb), free(d);
+}
+
 int main(void)
 {
+    sampled();
     clocks();
     summary();
     families();
