@@ -196,7 +196,8 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * would have given 1.037 (min 0.79). Fitted on those rows: the margin is
  * to be re-measured on fresh seeds (jitgemm-bench --random --family-ab). */
 #define SM90_FAMILY_MODEL_MARGIN 0.95
-/* ... except a cell's swap-AB where M is past a decode tile's 64 rows
+/* ... except a cell's swap-AB (without split-K) where M is past a decode
+ * tile's 64 rows
  * and the plain tiles would compute more than this fraction of M again in
  * padding rows: on H100 the overruled swap-AB of 145x9216x28080 (plain
  * 128x144 tiles: 256 rows) ran 1.51x faster than the plain tiles,
@@ -204,7 +205,9 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * torch's time. Over the rows of two BF16 seeds whose cells chose
  * swap-AB or split-K (69 and 42 rows), this rule gave 1.051 and 1.020 of
  * the plain tiles' speed (min 0.79 and 1.0); overruling by the margin
- * alone 1.034 and 0.995, the cells alone 0.988 and 0.988. */
+ * alone 1.034 and 0.995, the cells alone 0.988 and 0.988. Not swap-AB with
+ * split-K: on 19 FP8 rows (seed 1769762954) keeping those past 30% padding
+ * gave 1.069 (min 0.71), the margin alone 1.117 (min 0.89). */
 #define SM90_SWAP_KEEP_PAD 0.3
 #define SM90_SWAP_KEEP_MIN_M 64
 #define SM90_SPLIT_MAX_WAVES 2
@@ -1368,7 +1371,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
          * the cell's swap-AB stays (the model underrates what it saves) */
         const double pad =
             n ? (double)(tiles_m(p, plain[0].block_m) * plain[0].block_m - p->m) / p->m : 0;
-        const bool swap = families & (JG_FAMILY_SWAP | JG_FAMILY_SWAP_SPLIT);
+        const bool swap = families & JG_FAMILY_SWAP;
         if (n && ratio > SM90_FAMILY_MODEL_MARGIN &&
             !(swap && p->m > SM90_SWAP_KEEP_MIN_M && pad > SM90_SWAP_KEEP_PAD)) {
             why->overruled = ratio;
