@@ -50,7 +50,7 @@
  * rows, 2026-11-22). JITGEMM_FFMA_REUSE overrides. */
 #define SM90_FP8_BLOCK_FFMA_REUSE 1
 /* Dense FP8 prefill from this K, and dense problems whose rows start off
- * 128-byte lines (rows_off_lines), from this M: clusters of 2 (search();
+ * 128-byte lines (off_lines_cluster), from this M: clusters of 2 (search();
  * decode rows and M below 1024 were not measured with them) */
 #define SM90_FP8_CLUSTER_MIN_K 16384
 #define SM90_CLUSTER_MIN_M 1024
@@ -183,9 +183,6 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f &= ~JG_FAMILY_PINGPONG;
     return f ? f : JG_FAMILY_PLAIN;
 }
-/* Dense split-K: each CTA at least this many stages of K, and only where
- * the tiles alone make at most this many waves */
-#define SM90_SPLIT_MIN_STAGES 4
 /* A table cell's swap-AB or split-K is taken only where the model rates
  * it at most this fraction of the plain tiles' time (search()): on H100
  * (2026-11-27, 200 random BF16 rows, seed 3731095953, the 72 rows the
@@ -197,10 +194,10 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * to be re-measured on fresh seeds (jitgemm-bench --random --family-ab). */
 #define SM90_FAMILY_MODEL_MARGIN 0.95
 /* ... except a cell's swap-AB (without split-K) where M is past a decode
- * tile's 64 rows
- * and the plain tiles would compute more than this fraction of M again in
- * padding rows: on H100 the overruled swap-AB of 145x9216x28080 (plain
- * 128x144 tiles: 256 rows) ran 1.51x faster than the plain tiles,
+ * tile's 64 rows and the plain tiles would compute more than this fraction
+ * of M again in padding rows: on H100 the overruled swap-AB of
+ * 145x9216x28080 (plain 128x144 tiles: 256 rows) ran 1.51x faster than the
+ * plain tiles,
  * 166x11008x9216 1.30x, and FP8 141x27648x22544 on plain tiles took 2.0x
  * torch's time. Over the rows of two BF16 seeds whose cells chose
  * swap-AB or split-K (69 and 42 rows), this rule gave 1.051 and 1.020 of
@@ -210,6 +207,9 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * gave 1.069 (min 0.71), the margin alone 1.117 (min 0.89). */
 #define SM90_SWAP_KEEP_PAD 0.3
 #define SM90_SWAP_KEEP_MIN_M 64
+/* Dense split-K: each CTA at least this many stages of K, and only where
+ * the tiles alone make at most this many waves */
+#define SM90_SPLIT_MIN_STAGES 4
 #define SM90_SPLIT_MAX_WAVES 2
 /* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
  * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
@@ -1262,28 +1262,30 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
     return found;
 }
 
-/* Whether A's or B's rows (TMA-loaded) start off 128-byte lines often
- * enough that a kernel's TMA requests, not its wgmmas, set its pace
- * (tma_row_cost): FP8 rows not a multiple of 128 bytes apart, 16-bit ones
- * not a multiple of 32. Clusters of 2 then share B (each CTA requests half
- * its rows): on H100 (2026-11-27, 4096x8192xK FP8, 128x128 tiles) K = 4784
- * went from 509 to 374 us, 4768 from 354 to 334, 4800 from 304 to 293,
- * and K = 4736 (rows on lines) stayed at 282-284; cuBLASLt 280-290.
- * K-major operands only: clusters with MN-major ones were not measured. */
-static double worst_row_cost(const jg__problem_key *p, uint32_t ab_size)
+/* The cluster size for a dense problem whose A's or B's rows (TMA-loaded)
+ * start off 128-byte lines often enough that a kernel's TMA requests, not
+ * its wgmmas, set its pace (tma_row_cost): FP8 rows not a multiple of 128
+ * bytes apart, 16-bit ones not a multiple of 32; else 1. Clusters share B
+ * (each CTA requests its share of B's rows): on H100 (2026-11-27,
+ * 4096x8192xK FP8, 128x128 tiles) clusters of 2 took K = 4784 from 509 to
+ * 374 us, 4768 from 354 to 334, 4800 from 304 to 293, and K = 4736 (rows
+ * on lines) stayed at 282-284; cuBLASLt 280-290. FP8 rows off 32-byte
+ * sectors take clusters of 4 (SM90_OFF_LINES_FP8_CLUSTER). From M =
+ * SM90_CLUSTER_MIN_M, K-major operands only: clusters with MN-major ones
+ * were not measured. */
+static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
 {
-    if (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR))
-        return 0;
+    if (p->groups || p->m < SM90_CLUSTER_MIN_M ||
+        (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR)))
+        return 1;
     const uint32_t soft = jg__problem_soft(p);
     const double a = operand_row_cost(p, soft, ab_size, false);
     const double b = operand_row_cost(p, soft, ab_size, true);
-    return a > b ? a : b;
-}
-
-static bool rows_off_lines(const jg__problem_key *p, uint32_t ab_size)
-{
+    const double worst = a > b ? a : b;
     const double on_pace = ab_size == 1 ? 1.0 : 1.8; /* 16-bit rows 32 bytes apart: 0.95-0.99 */
-    return worst_row_cost(p, ab_size) > on_pace;
+    if (worst <= on_pace)
+        return 1;
+    return ab_size == 1 && worst > SM90_CLUSTER4_MIN_ROW_COST ? SM90_OFF_LINES_FP8_CLUSTER : 2;
 }
 
 /* What chose a dense plan's family: the table's cell (NULL: none, or
@@ -1331,13 +1333,11 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
      * save. FP8's 128x128 tiles load the most bytes per FLOP, and over
      * K = 16384 multicasting B took 4096x7168x16384 from 0.925 to 0.98 of
      * cuBLASLt (861 -> 811 us; square8192, K = 8192: 0.99 -> 0.96). Rows
-     * off 128-byte lines: see rows_off_lines. */
-    const bool off_lines = !p->groups && p->m >= SM90_CLUSTER_MIN_M && rows_off_lines(p, ab_size);
+     * off 128-byte lines: see off_lines_cluster. */
+    const uint32_t off_lines = off_lines_cluster(p, ab_size);
     const uint32_t max_cluster =
         t->force_cluster ? t->force_cluster
-        : off_lines      ? (ab_size == 1 && worst_row_cost(p, ab_size) > SM90_CLUSTER4_MIN_ROW_COST
-                                ? SM90_OFF_LINES_FP8_CLUSTER
-                                : 2)
+        : off_lines > 1  ? off_lines
         : (!p->groups && p->m >= SM90_CLUSTER_MIN_M && ab_size == 1 &&
            p->k >= SM90_FP8_CLUSTER_MIN_K)
             ? 2
