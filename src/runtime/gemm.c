@@ -263,10 +263,11 @@ static jg_status gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     if (ctx->offline) /* after the argument checks, so offline contexts test them too */
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
                         ctx->arch);
+    jg_pack_kargs ka;
     if (plan->packed && workspace_field &&
-        jg__pack_wanted(plan, args, args->m ? args->m : p->m)) {
+        jg__pack_wanted(plan, args, args->m ? args->m : p->m, &ka)) {
         *packed = true;
-        return jg__pack_launch(plan, args, stream);
+        return jg__pack_launch(plan, args, &ka, stream);
     }
     return jg__gemm_launch(plan, args, stream);
 }

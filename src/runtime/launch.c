@@ -445,11 +445,12 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     return launch(plan, jg__gemm_grid(plan, m), &ka, stream);
 }
 
-bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m)
+bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m,
+                     jg_pack_kargs *ka)
 {
     const jg__problem_key *p = &plan->problem;
     if (!plan->packed || !args->workspace || (uintptr_t)args->workspace % 16 ||
-        args->workspace_bytes < jg__pack_args(p, m, NULL, NULL, NULL, NULL))
+        args->workspace_bytes < jg__pack_args(p, m, args->a, args->b, args->workspace, ka))
         return false;
     /* Operands the soft kernel would load by TMA anyway (pointer and rows
      * 16-byte aligned, as soft_mode finds them) are no reason to pack; the
@@ -462,25 +463,23 @@ bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m)
 
 /* The pack on 256 threads a CTA, up to 8 CTAs per SM, then the packed
  * plan's GEMM with the copies as its A and B (the caller's args, 0.7's
- * struct: jg__pack_wanted's caller read its workspace). */
-jg_status jg__pack_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
+ * struct; ka: jg__pack_wanted's). */
+jg_status jg__pack_launch(jg_plan *plan, const jg_gemm_args *args, jg_pack_kargs *ka,
+                          jg_stream stream)
 {
-    const int64_t m = args->m ? args->m : plan->problem.m;
-    jg_pack_kargs ka;
-    jg__pack_args(&plan->problem, m, args->a, args->b, args->workspace, &ka);
-    const uint64_t groups = (uint64_t)ka.groups[0] + (uint64_t)ka.groups[1];
+    const uint64_t groups = (uint64_t)ka->groups[0] + (uint64_t)ka->groups[1];
     const uint64_t most = (uint64_t)plan->ctx->target.sm_count * 8;
     const jg__kernel *k = plan->pack;
     const launch_desc d = {k->fn, k->name, (uint32_t)(groups < most ? groups : most), 1, 256,
                            0, 1, false};
-    jg_status st = launch_fn(plan->ctx, &d, &ka, stream);
+    jg_status st = launch_fn(plan->ctx, &d, ka, stream);
     if (st != JG_OK)
         return st;
     jg_gemm_args copies = *args;
-    if (ka.rows[0])
-        copies.a = ka.dst[0];
-    if (ka.rows[1])
-        copies.b = ka.dst[1];
+    if (ka->rows[0])
+        copies.a = ka->dst[0];
+    if (ka->rows[1])
+        copies.b = ka->dst[1];
     return jg__gemm_launch(plan->packed, &copies, stream);
 }
 

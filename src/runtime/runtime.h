@@ -368,10 +368,13 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
  * rows with these args packs (a workspace 16-byte aligned and large enough
  * for m, and a packed operand whose pointer or rows TMA cannot take), and
  * that launch: the pack kernel, then the packed plan's GEMM over the
- * copies, on stream. Read args->workspace only for callers of the 0.7
+ * copies, on stream (ka: the pack's arguments, which jg__pack_wanted
+ * filled). Read args->workspace only for callers of the 0.7
  * header or later (jg_gemm_args ended before it in 0.6). */
-bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m);
-jg_status jg__pack_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m,
+                     jg_pack_kargs *ka);
+jg_status jg__pack_launch(jg_plan *plan, const jg_gemm_args *args, jg_pack_kargs *ka,
+                          jg_stream stream);
 /* cuLaunchKernelEx of one kernel with one parameter block (a cluster
  * attribute when cluster > 1); logs on JG_LOGC_LAUNCH. */
 jg_status jg__launch_kernel(jg_context *ctx, const jg__kernel *k, uint32_t grid,
