@@ -205,10 +205,16 @@
 #ifndef JG_A_BOX_M
 #define JG_A_BOX_M JG_BLOCK_M
 #endif
-/* Bytes a stage's TMA loads bring: A's box may be shorter than the tile (a
- * baked M below BLOCK_M, as in decode): the rows past it are never loaded,
- * and their accumulators are never stored. */
-#define JG_STAGE_TX_BYTES ((JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * JG_AB_SIZE)
+/* A's box may be shorter than the tile (a baked M below BLOCK_M, as in
+ * decode): the rows past it are never loaded, and their accumulators are
+ * never stored. M-generic plans sized for fewer rows than a tile: A's box holds
+ * JG_A_BOX_M rows (a power of two dividing BLOCK_M), and each tile loads as
+ * many boxes as its rows below the launch's M need (jg_a_boxes), so that a
+ * decode launch does not pay TMA for a tile of zero rows, and a launch of
+ * more rows than the hint still loads them all. */
+#ifndef JG_A_BOX_RUNTIME
+#define JG_A_BOX_RUNTIME 0
+#endif
 #define JG_K_TILES_ALL ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K) /* stages of the whole K */
 /* Stages each CTA runs: all of K's, or with split-K its share (the last
  * CTA's may reach past K: those loads arrive as zeros) */
@@ -302,7 +308,7 @@ static_assert(JG_MMA_N % JG_SW_EPI_ROWS == 0 && JG_SW_EPI_ROWS % 8 == 0 &&
 #define JG_B_BOX_ROWS JG_B_BOX_N
 #define JG_B_BOX_STRIDE (JG_BLOCK_N * 128)
 #endif
-/* Bytes of a stage's A and of its B that TMA brings (JG_STAGE_TX_BYTES's
+/* Bytes of a stage's A and of its B that TMA brings (jg_stage_tx_bytes's
  * parts), for launches that load one of them softly. */
 #define JG_A_TX_BYTES (JG_A_BOX_M * JG_BLOCK_K * JG_AB_SIZE)
 #define JG_B_TX_BYTES (JG_BLOCK_N * JG_BLOCK_K * JG_AB_SIZE)
@@ -347,6 +353,9 @@ static_assert(JG_A_BOX_M % 8 == 0 && JG_A_BOX_M >= 8 && JG_A_BOX_M <= JG_BLOCK_M
 static_assert(!(JG_A_MN || JG_B_MN) || (JG_AB_SIZE == 2 && !JG_NVFP4),
               "MN-major operands: 16-bit types (wgmma transposes no others)");
 static_assert(!JG_A_MN || JG_A_BOX_M == JG_BLOCK_M, "M-major A: boxes of whole slabs");
+static_assert(!JG_A_BOX_RUNTIME || (JG_BLOCK_M % JG_A_BOX_M == 0 && !JG_A_MN && !JG_B_MN &&
+                                    !JG_SOFT_LOADS && !JG_NVFP4 && JG_LAYOUT == 0),
+              "A's boxes by the launch's M: dense K-major TMA loads, boxes tiling BLOCK_M");
 static_assert(!JG_B_MN || (JG_BLOCK_N % (64 * JG_M_STACK) == 0 && JG_LAYOUT != 2 && JG_LAYOUT != 3),
               "N-major B: whole 64-column boxes (per CTA of a cluster); no stacked groups");
 static_assert(!JG_SOFT_PARAM || !JG_NVFP4, "soft loads and stores: no NVFP4");
@@ -712,17 +721,46 @@ JG_DEV int32_t jg_k_b(int kt) { return kt * JG_BLOCK_K; }
  * the matrix arrives as zeros and still counts its bytes. A cluster's CTAs
  * stacked along M each load their share of B's rows (or boxes) and
  * multicast it to all. */
+/* A's boxes a stage of the tile loads (JG_A_BOX_RUNTIME: those holding
+ * rows below M, at least one; else the one box) */
+JG_DEV uint32_t jg_a_boxes(const jg_tile &tl)
+{
+#if JG_A_BOX_RUNTIME
+    const int32_t left = tl.m - (int32_t)(tl.tm * JG_BLOCK_M);
+    const uint32_t need = left > 0 ? (uint32_t)(left + JG_A_BOX_M - 1) / JG_A_BOX_M : 1u;
+    return need < JG_BLOCK_M / JG_A_BOX_M ? need : JG_BLOCK_M / JG_A_BOX_M;
+#else
+    (void)tl;
+    return 1;
+#endif
+}
+
+/* The bytes a stage of A's `a_boxes` boxes and B's tile brings */
+JG_DEV uint32_t jg_stage_tx_bytes(uint32_t a_boxes)
+{
+    return (a_boxes * JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * JG_AB_SIZE;
+}
+
 JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t smem_b,
-                         uint32_t stage, uint32_t full, uint32_t rank, bool a, bool b)
+                         uint32_t stage, uint32_t full, uint32_t rank, bool a, bool b,
+                         uint32_t a_boxes = 1)
 {
 #if !JG_A_MN && !JG_B_MN
 #pragma unroll
     for (int at = 0; at < JG_K_ATOMS; ++at) {
         const int32_t ka = jg_k_a(tl.k0 + kt) + at * JG_ATOM_K;
         const int32_t kb = jg_k_b(tl.k0 + kt) + at * JG_ATOM_K;
+#if JG_A_BOX_RUNTIME
+        for (uint32_t i = 0; a && i < a_boxes; ++i)
+            jg_tma_load_2d(
+                smem_a + stage * JG_A_STAGE_BYTES + (at * JG_BLOCK_M + i * JG_A_BOX_M) * 128, tl.a,
+                full, ka, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M + i * JG_A_BOX_M));
+#else
+        (void)a_boxes;
         if (a)
             jg_tma_load_2d(smem_a + stage * JG_A_STAGE_BYTES + at * JG_BLOCK_M * 128, tl.a, full,
                            ka, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
+#endif
         if (b) {
 #if JG_M_STACK > 1
             jg_tma_load_2d_multicast(smem_b + stage * JG_B_STAGE_BYTES + at * JG_BLOCK_N * 128 +
@@ -1922,11 +1960,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                     jg_fp4_load_stage(tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
                                       bar_full + 8 * stage);
 #else
+                const uint32_t a_boxes = jg_a_boxes(tl);
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
-                    jg_mbar_arrive_expect_tx(full, JG_STAGE_TX_BYTES);
-                    jg_stage_tma(tl, kt, smem_a, smem_b, stage, full, rank, true, true);
+                    jg_mbar_arrive_expect_tx(full, jg_stage_tx_bytes(a_boxes));
+                    jg_stage_tma(tl, kt, smem_a, smem_b, stage, full, rank, true, true, a_boxes);
 #endif
                     if (++stage == JG_STAGES) {
                         stage = 0;

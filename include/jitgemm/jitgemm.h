@@ -373,7 +373,10 @@ JG_API jg_status jg_context_get_cache_stats(const jg_context *ctx, jg_cache_stat
 
 enum {
     /* M is a run-time argument (jg_gemm_args.m): one compiled kernel serves
-     * every M. problem.m is then a hint the planner sizes tiles for. */
+     * every M. problem.m is then a hint the planner sizes tiles for; a hint
+     * below a tile's rows also sizes A's loads (the hint rounded up to a
+     * power of two, as many of them per tile as the launch's M needs), so
+     * hint the largest M of the calls a plan serves (a bucket's top). */
     JG_GEMM_M_GENERIC = 1u << 0,
     /* 0.6: programmatic dependent launch (PDL). Each jg_gemm_run launches the
      * kernel as a programmatic dependent of the kernel before it on the

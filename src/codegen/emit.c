@@ -9,6 +9,15 @@
 
 #include "codegen/codegen.h"
 
+/* An M-generic dense plan whose A box is below its tile: the kernel loads
+ * A in as many boxes as each tile's rows below the launch's M need
+ * (JG_A_BOX_RUNTIME in sm90_gemm.cu). */
+static bool a_box_runtime(const jg__gemm_key *key)
+{
+    return key->kind == 1 && key->m == 0 && !key->groups && !key->cfg.swap && !key->cfg.swap_ab &&
+           key->cfg.a_box_m && key->cfg.a_box_m < key->cfg.block_m;
+}
+
 /* Names encode the kernel's parameters: the same name shows in logs,
  * profiles, the cache listing and JITGEMM_DUMP files. Grouped kernels carry
  * a hash of their rows (64 groups' rows do not fit a name). */
@@ -25,6 +34,8 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
                  (uint32_t)XXH3_64bits(key->group_m, key->groups * sizeof key->group_m[0]));
     else if (key->m)
         snprintf(m, sizeof m, "%lld", (long long)key->m);
+    else if (a_box_runtime(key)) /* M-generic, A loaded in boxes of this many rows */
+        snprintf(m, sizeof m, "X%u", key->cfg.a_box_m);
     else
         snprintf(m, sizeof m, "X");
     static const char *const layouts[] = {"gemm", "glist", "gcontig", "gmasked"};
@@ -379,6 +390,8 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
     jg__buf_printf(out, "#define JG_KS_SMEM %u\n", key->cfg.a_scales_smem);
     jg__buf_printf(out, "#define JG_A_BOX_M %u\n",
                    key->cfg.a_box_m ? key->cfg.a_box_m : key->cfg.block_m);
+    if (a_box_runtime(key))
+        jg__buf_puts(out, "#define JG_A_BOX_RUNTIME 1\n");
     if (key->a_type == JG_NVFP4)
         jg__buf_printf(out, "#define JG_A_SF_LAYOUT %u\n#define JG_B_SF_LAYOUT %u\n",
                        key->a_sf_layout, key->b_sf_layout);

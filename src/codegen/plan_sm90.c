@@ -492,6 +492,21 @@ static uint32_t a_box_rows(const jg__problem_key *p, uint32_t block_m)
     return (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
 }
 
+/* A's box rows for an M-generic plan whose hint is below the tile: the
+ * hint rounded up to a power of two (at least 8), which divides BLOCK_M;
+ * the kernel loads as many of these boxes as each tile's rows below the
+ * launch's M need (JG_A_BOX_RUNTIME). With the whole tile's box, M-generic
+ * decode plans ran at 0.54-0.65 of the baked plans' speed on the same
+ * tiles (H100, BF16 M = 1-14 at K = 10240-27648, hints of 1-16): the
+ * zero rows cost TMA as loaded ones do. */
+static uint32_t generic_a_box_rows(const jg__problem_key *p, uint32_t block_m)
+{
+    uint32_t rows = 8;
+    while (rows < block_m && (int64_t)rows < p->m)
+        rows *= 2;
+    return rows;
+}
+
 /* A wgmma of width N spends a roughly fixed cost per instruction besides
  * its N columns: narrow tiles reach a smaller share of the peak. */
 static double width_efficiency(uint32_t block_n)
@@ -1130,6 +1145,11 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
         (c.soft & JG_SOFT_B && both_mn && bn > SM90_SOFT_MN_MAX_BLOCK_N) ||
         ((p->flags & JG_GEMM_B_N_MAJOR) && bn % (64 * (split > 1 ? 1 : dp->cluster))))
         return false;
+    /* M-generic plans for fewer rows than the tile: A's boxes by the
+     * launch's M (generic_a_box_rows), for dense K-major TMA-loaded tiles */
+    const bool generic_box = (p->flags & JG_GEMM_M_GENERIC) && !p->groups && !dp->swap_ab &&
+                             !c.soft && !(p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR)) &&
+                             p->m < (int64_t)c.block_m;
     /* FP8 tiles past 128 columns fit their three sets of sums only in the
      * leanest kernel: the SASS test found local memory with row scales, C,
      * FP32 out, soft loads, swap-AB with split-K, ping-pong and grouped
@@ -1149,7 +1169,7 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     if (!dp->swap_ab && c.epi_bytes < SM90_EPI_MIN_BOX_BYTES &&
         bn * jg__dtype_size(p->d_type) > 256)
         return false;
-    c.a_box_m = a_box_rows(p, c.block_m);
+    c.a_box_m = generic_box ? generic_a_box_rows(p, c.block_m) : a_box_rows(p, c.block_m);
     c.stages = fit_stages(t, p, &c);
     stage_a_scales(t, p, &c);
     /* split-K: the tile's FP32 partials go to the stage ring (JG_SPLIT_K) */

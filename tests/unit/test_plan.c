@@ -202,11 +202,7 @@ static void test_a_box(void)
         CHECK(c.a_box_m == want, "m=%lld: A box %u rows, expected %u (tile %u)",
               (long long)rows[i].m, c.a_box_m, want, c.block_m);
     }
-    /* M-generic: any M may come, the box is the tile. */
-    jg_gemm_problem p = {.flags = JG_GEMM_M_GENERIC, .a_type = JG_BF16, .b_type = JG_BF16,
-                         .d_type = JG_BF16, .m = 1, .n = 7168, .k = 2048};
-    const jg__gemm_config c = plan_of(&t, &p, "M-generic");
-    CHECK(c.a_box_m == c.block_m, "M-generic: A box %u rows, tile %u", c.a_box_m, c.block_m);
+    /* M-generic plans: test_generic_a_box */
 }
 
 /* JITGEMM_TUNE needs a GPU: an offline context plans as without it. */
@@ -1068,6 +1064,47 @@ static void test_epilogue_boxes(void)
     }
 }
 
+/* M-generic plans for fewer rows than their tile load A in boxes of the
+ * hint rounded up to a power of two (the kernel issues as many as the
+ * launch's M needs); hints of a whole tile keep the tile's box, and baked
+ * plans M rounded up to 8. */
+static void test_generic_a_box(void)
+{
+    jg__target t;
+    plain_target(&t);
+    const struct {
+        int64_t m;
+        uint32_t flags;
+    } rows[] = {{1, JG_GEMM_M_GENERIC},
+                {4, JG_GEMM_M_GENERIC},
+                {16, JG_GEMM_M_GENERIC},
+                {20, JG_GEMM_M_GENERIC},
+                {20, 0},
+                {4096, JG_GEMM_M_GENERIC}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = {.a_type = JG_BF16,
+                                   .b_type = JG_BF16,
+                                   .d_type = JG_BF16,
+                                   .m = rows[i].m,
+                                   .n = 4096,
+                                   .k = 4096,
+                                   .flags = rows[i].flags};
+        const jg__gemm_config c = plan_of(&t, &p, "generic A box");
+        uint32_t want = c.block_m;
+        if (rows[i].m < (int64_t)c.block_m && rows[i].flags) {
+            want = 8;
+            while ((int64_t)want < rows[i].m)
+                want *= 2;
+        } else if (rows[i].m < (int64_t)c.block_m) {
+            want = (uint32_t)(rows[i].m + 7) / 8 * 8;
+        }
+        CHECK(c.a_box_m == want && (!rows[i].flags || c.block_m % c.a_box_m == 0),
+              "%s M = %lld: %ux%u tile, A box of %u rows, expected %u",
+              rows[i].flags ? "generic" : "baked", (long long)rows[i].m, c.block_m, c.block_n,
+              c.a_box_m, want);
+    }
+}
+
 int main(void)
 {
     test_resident_clusters();
@@ -1077,6 +1114,7 @@ int main(void)
     test_fp8_defaults();
     test_rows_off_lines();
     test_epilogue_boxes();
+    test_generic_a_box();
     test_exact_promote();
     test_tall_tiles();
     test_a_box();

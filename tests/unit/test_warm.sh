@@ -33,10 +33,11 @@ cat >"$tmp/unsupported.jsonl" <<'EOF'
 {"name": "f4", "kind": "dense", "m": 128, "n": 256, "k": 256, "dtype": "nvfp4", "scale": "tensor"}
 {"name": "gk", "kind": "grouped", "m": [64, 64], "n": [256, 512], "k": [256, 256], "g": 2}
 EOF
+# M-generic: hints of 1 to 8 rows plan one kernel (A in 8-row boxes)
 cat >"$tmp/generic.jsonl" <<'EOF'
 {"name": "decode_m1", "kind": "decode", "m": 1, "n": 4096, "k": 7168}
-{"name": "decode_m16", "kind": "decode", "m": 16, "n": 4096, "k": 7168}
-{"name": "decode_m64", "kind": "decode", "m": 64, "n": 4096, "k": 7168}
+{"name": "decode_m4", "kind": "decode", "m": 4, "n": 4096, "k": 7168}
+{"name": "decode_m8", "kind": "decode", "m": 8, "n": 4096, "k": 7168}
 EOF
 
 # ---- compile, then find cached --------------------------------------------
@@ -144,10 +145,10 @@ expect "^jitgemm-warm: 3 distinct kernels" "dry run (M baked in: one kernel per 
 run --arch sm_90a --cache-dir "$cache" -n --m-generic "$tmp/generic.jsonl"
 expect_rc 0 "dry run, M-generic"
 expect "^jitgemm-warm: 1 distinct kernel " "dry run, M-generic (one kernel serves the three M)"
-expect "^missing .*_mXn4096k7168 .*and 2 more lines" "dry run, M-generic"
+expect "^missing .*_mX8n4096k7168 .*and 2 more lines" "dry run, M-generic"
 run --arch sm_90a --cache-dir "$cache" -n --m-generic --pdl "$tmp/generic.jsonl"
 expect_rc 0 "dry run, M-generic, PDL"
-expect "^missing .*_mXn4096k7168_pdl " "dry run, --pdl (a programmatic dependent: its own kernel)"
+expect "^missing .*_mX8n4096k7168_pdl " "dry run, --pdl (a programmatic dependent: its own kernel)"
 run --list --pdl --cache-dir "$cache"
 expect_rc 2 "--list with --pdl"
 run --arch sm_90a --cache-dir "$cache" -n "$tmp/two.jsonl"
