@@ -18,6 +18,11 @@ for the GPU), wall time / N, median of R rounds. Rows:
   F.linear           PyTorch's own (cuBLAS), for scale
 GPU time: one CUDA graph each of 20 launches of jitgemm.linear and of
 jg_gemm_run (same plan, same tensors), replayed, CUDA events, median.
+Then torch.empty's own host time (the output every eager call allocates),
+and the host time of grouped_mm and scaled_grouped_mm against
+torch._grouped_mm and torch._scaled_grouped_mm on the MoE example's gate/up
+GEMM (examples/python/moe_layer.py), 50 calls a round (the kernels are long:
+fewer calls keep the launch queue from filling).
 
     ... python3 bench/python_overhead.py --cpu-stub
 
@@ -28,7 +33,8 @@ signatures (tests/python/stub_cuda.c, compiled here), so every other step of
 an eager call (checks memo, pointers, alignment, output allocation, argument
 packing, the context check) runs as it does on a GPU. torch's raw-stream getter, which needs a GPU,
 is stood in for by a builtin call. The floor row calls the stub launch as the
-GPU mode's jg_gemm_run row calls the real one. Host allocation is not the
+GPU mode's jg_gemm_run row calls the real one; the grouped rows likewise
+against a stub jg_grouped_run. Host allocation is not the
 CUDA caching allocator's, so the figures rank changes to the Python path;
 they are not the GPU host's.
 """
@@ -143,11 +149,57 @@ def cpu_stub():
             t_raw = host_ns(floor)
             t_py = host_ns(lambda: jitgemm.linear(x, w))
             t_op = host_ns(lambda: torch.ops.jitgemm.linear(x, w))
-            t_empty = host_ns(lambda: torch.empty((m, n), dtype=torch.bfloat16, device=x.device))
+            t_empty = host_ns(lambda: torch.empty(m, n, dtype=torch.bfloat16, device=x.device))
             us = [f"{a / 1e3:5.2f} / {b / 1e3:5.2f}" for a, b in
                   (t_raw, t_py, (t_py[0] - t_raw[0], t_py[1] - t_raw[1]), t_op, t_empty)]
             print(f"{m:>6}x{n:>5}x{k:>5}  " + "  ".join(f"{u:>13}" for u in us))
+        cpu_stub_grouped(dev)
     return 0
+
+
+def moe_operands(tokens, device=None):
+    """The MoE example's gate/up GEMM (DeepSeek-V2-Lite: 64 experts, top-6,
+    H 2048, 2I 2816): a [6 tokens, H], b [E, H, 2I] (the transposed view of
+    [E, 2I, H]), torch's E end offsets; FP8 copies with row scales. b is
+    empty (never read by a stub)."""
+    e, h, n, m = 64, 2048, 2816, 6 * tokens
+    a = torch.randn(m, h, device=device).bfloat16()
+    b = torch.empty(e, n, h, dtype=torch.bfloat16, device=device).transpose(1, 2)
+    ends = torch.linspace(0, m, e + 1, device=device)[1:].round().to(torch.int32)
+    fp8 = (a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn) if device else
+           torch.empty(e, n, h, dtype=torch.float8_e4m3fn).transpose(1, 2),
+           torch.ones(m, device=device), torch.ones(e, n, device=device))
+    return a, b, ends, fp8
+
+
+def cpu_stub_grouped(dev):
+    """grouped_mm and scaled_grouped_mm on the MoE example's shapes, against
+    the stub's jg_grouped_run with arguments built once."""
+    run = C.lib.jg_grouped_run  # the stub's
+    print(f"\n{'grouped, tokens':>18}  {'stub launch':>13}  {'grouped_mm':>14}  {'(above)':>13}"
+          f"  {'scaled_grouped':>14}  {'(above)':>13}")
+    for tokens in (16, 512):
+        a, b, ends, (qa, qb, sa, sb) = moe_operands(tokens)
+        out = jitgemm.grouped_mm(a, b, ends)  # plans
+        jitgemm.scaled_grouped_mm(qa, qb, sa, sb, ends)
+        plan = next(e.plan for k, e in O._MEMO.items() if k[0] == "grouped_mm")
+        one = lambda t: (ctypes.c_void_p * 1)(t.data_ptr())  # noqa: E731
+        offs = torch.nn.functional.pad(ends, (1, 0))
+        arrays = one(a), one(b), one(out)
+        args = C.GroupedArgs(a=arrays[0], b=arrays[1], d=arrays[2], alpha=1.0, beta=0.0,
+                             rows=offs.data_ptr())
+        ref, stream = ctypes.byref(args), dev.stream
+
+        def floor():
+            if run(plan, ref, stream()) != C.JG_OK:
+                raise jitgemm.JitGemmError("stub launch failed")
+        t_raw = host_ns(floor, n=500, rounds=20)
+        t_g = host_ns(lambda: jitgemm.grouped_mm(a, b, ends), n=500, rounds=20)
+        t_s = host_ns(lambda: jitgemm.scaled_grouped_mm(qa, qb, sa, sb, ends), n=500, rounds=20)
+        us = [f"{x / 1e3:5.2f} / {y / 1e3:5.2f}" for x, y in
+              (t_raw, t_g, (t_g[0] - t_raw[0], t_g[1] - t_raw[1]), t_s,
+               (t_s[0] - t_raw[0], t_s[1] - t_raw[1]))]
+        print(f"{tokens:>18}  " + "  ".join(f"{u:>13}" for u in us))
 
 
 def main():
@@ -173,6 +225,18 @@ def main():
         g_py = graph_us(lambda: jitgemm.linear(x, w))
         print(f"{m:>6}x{n:>5}x{k:>5}  {t_raw:>9.2f}us  {t_py:>12.2f}us  {t_py - t_raw:>6.2f}us  "
               f"{t_op:>7.2f}us  {t_torch:>6.2f}us  {g_raw:>7.2f}us  {g_py:>7.2f}us")
+    t_empty = host_us(lambda: torch.empty(64, 4096, dtype=torch.bfloat16, device="cuda"))
+    print(f"torch.empty(64, 4096, bf16, cuda): {t_empty:.2f}us (part of every row but the C one)")
+    print(f"\n{'grouped, tokens':>18}  {'jitgemm':>9}  {'torch':>9}  {'scaled: jitgemm':>15}  "
+          f"{'torch':>9}   (host us a call, the MoE example's gate/up shapes)")
+    for tokens in (16, 512):
+        a, b, ends, (qa, qb, sa, sb) = moe_operands(tokens, "cuda")
+        t_g = host_us(lambda: jitgemm.grouped_mm(a, b, ends), n=50)
+        t_tg = host_us(lambda: torch._grouped_mm(a, b, ends), n=50)
+        t_s = host_us(lambda: jitgemm.scaled_grouped_mm(qa, qb, sa, sb, ends), n=50)
+        t_ts = host_us(lambda: torch._scaled_grouped_mm(qa, qb, sa, sb, offs=ends,
+                                                        out_dtype=torch.bfloat16), n=50)
+        print(f"{tokens:>18}  {t_g:>7.2f}us  {t_tg:>7.2f}us  {t_s:>13.2f}us  {t_ts:>7.2f}us")
     return 0
 
 

@@ -183,19 +183,22 @@ class PlanInfo(ctypes.Structure):
     ]
 
 
-def packer(mirror) -> struct.Struct:
-    """A struct.Struct whose pack() makes the bytes of a mirror of scalar fields
-    (pointers as ints, 0 for NULL): native sizes and alignment, as ctypes and
-    the C compiler lay the struct out. Packing is several times cheaper than
-    building the mirror, which sets its fields one by one."""
-    codes = [getattr(t, "_type_", None) for _, t in mirror._fields_]
+def packer(mirror, tail: str = "") -> struct.Struct:
+    """A struct.Struct whose pack() makes the bytes of a mirror of scalar or
+    pointer fields (pointers as ints, 0 for NULL), then of the fields of
+    `tail` (struct codes, e.g. "PPP": pointers the struct's own may point
+    at): native sizes and alignment, as ctypes and the C compiler lay the
+    struct out. Packing is several times cheaper than building the mirror,
+    which sets its fields one by one."""
+    codes = ["P" if issubclass(t, ctypes._Pointer) else getattr(t, "_type_", None)
+             for _, t in mirror._fields_]
     if not all(isinstance(c, str) for c in codes):
-        raise TypeError(f"{mirror.__name__} has fields that are not scalars")
+        raise TypeError(f"{mirror.__name__} has fields that are not scalars or pointers")
     s = struct.Struct("@" + "".join(codes))
     if s.size != ctypes.sizeof(mirror):
         raise TypeError(f"{mirror.__name__}: packs {s.size} bytes, the mirror has "
                         f"{ctypes.sizeof(mirror)}")
-    return s
+    return struct.Struct(s.format + tail) if tail else s
 
 
 # C struct name -> mirror, for the ABI test.

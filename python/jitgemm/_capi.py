@@ -18,7 +18,7 @@ import ctypes
 import os
 
 from ._abi import *  # noqa: F401,F403  (the JG_ constants, mirrors, CONSTANTS, MIRRORS)
-from ._abi import GemmArgs, open_library, packer
+from ._abi import GemmArgs, GroupedArgs, open_library, packer
 
 
 def library_path() -> str:
@@ -66,6 +66,16 @@ def _gemm_run_packed():
 
 
 gemm_run_packed = _gemm_run_packed()
+
+# jg_grouped_args followed by the three one-element host arrays (A's, B's and
+# D's device pointer) that the device layouts' a, b and d point at: packed
+# into a buffer of the calling thread's (_ops), whose address is its args.
+GROUPED_ARGS = packer(GroupedArgs, "PPP")
+GROUPED_ARRAYS = ctypes.sizeof(GroupedArgs)  # the arrays' offset in the buffer
+
+# jg_grouped_run(plan, args, stream) with args as an address (an int)
+grouped_run_at = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                  ctypes.c_void_p)(("jg_grouped_run", lib))
 
 
 def version() -> str:

@@ -17,6 +17,7 @@ through ``torch.ops.jitgemm``.
 """
 
 import ctypes
+import threading
 from typing import Optional, Tuple
 
 import torch
@@ -48,11 +49,6 @@ def _ptr(t: Optional[Tensor]) -> int:
     return t.data_ptr() if t is not None else 0
 
 
-def _one(t: Tensor):
-    """A host array of one device pointer (the grouped device layouts' form)."""
-    return (ctypes.c_void_p * 1)(t.data_ptr())
-
-
 def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
     """Whether a pointer has bits of mask set (the fast test; K.aligned then
     names the tensor)."""
@@ -71,14 +67,19 @@ class _Call:
     """What the checks derived for operands of one metadata: the op's shape
     spec, its plan key, device and, once planned, plan; for dense calls, the
     bytes of the workspace each launch gets (0: none) and the call planned
-    for pointers off 16 bytes (made on the first such call)."""
+    for pointers off 16 bytes (made on the first such call); for FP8 calls,
+    whether the scales are read as given (already row-major: no copy); for
+    the contiguous grouped layout with torch's G end offsets, the zero put
+    in front of them (None: F.pad's two kernels instead, see _offsets_zero)."""
 
-    __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned")
+    __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
+                 "direct_scales", "pad_rows", "zero")
 
     def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
         self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
         self.grouped = grouped
         self.workspace_bytes, self.unaligned = 0, None
+        self.direct_scales, self.pad_rows, self.zero = False, False, None
 
     def planned(self) -> int:
         if not self.plan:
@@ -184,29 +185,28 @@ def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tens
            _ptr(a_scale), _ptr(b_scale), _ptr(a_sf), _ptr(b_sf))
 
 
-def _dense(op: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
+def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
            bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0) -> Tensor:
-    """The launch of a checked dense call (linear, mm, scaled_mm): the plan
-    for a's and b's pointers (element-aligned, as every tensor's are; C is
-    read element by element in every plan), the output, the GEMM, an [N]
-    bias added. Pointers are read once and the launch arguments packed from
-    them: this is every eager call's path."""
+    """The launch of a checked dense call (linear, mm, scaled_mm; what: its
+    name in errors): the plan for a's and b's pointers (element-aligned, as
+    every tensor's are; C is read element by element in every plan), the
+    output, the GEMM, an [N] bias added. Pointers are read once and the
+    launch arguments packed from them: this is every eager call's path."""
     g = e.spec
-    c = bias if g.bias == K.BIAS_C else None
     pa, pb = a.data_ptr(), b.data_ptr()
     if (pa | pb) & 15:
         e = e.for_pointers(pa, pb)
-    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=device)
+    # the sizes as separate arguments: torch's parser takes them faster than a tuple
+    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=device)
     if g.m:
-        e.gemm(_WHAT[op], device, pa, pb, c.data_ptr() if c is not None else 0, out.data_ptr(),
-               a_scale, b_scale)
-    if g.bias == K.BIAS_ADD:
+        e.gemm(what, device, pa, pb, bias.data_ptr() if g.bias == _BIAS_C else 0,
+               out.data_ptr(), a_scale, b_scale)
+    if g.bias == _BIAS_ADD:
         out.add_(bias)
     return out
 
 
-# the ops' names as launch errors give them
-_WHAT = {op: f"jitgemm.{op}" for op in ("linear", "mm", "scaled_mm")}
+_BIAS_C, _BIAS_ADD = K.BIAS_C, K.BIAS_ADD
 
 
 def _fp8_scale_args(mode: int, scale_a: Tensor, scale_b: Tensor) -> Tuple[Tensor, Tensor]:
@@ -214,6 +214,14 @@ def _fp8_scale_args(mode: int, scale_a: Tensor, scale_b: Tensor) -> Tuple[Tensor
     if mode == C.JG_SCALE_BLOCK:
         return scale_a.contiguous(), scale_b.contiguous()
     return scale_a.reshape(-1).contiguous(), scale_b.reshape(-1).contiguous()
+
+
+def _row_major(*views: Tensor) -> bool:
+    """Whether scales in the layouts the library reads (views of the tensors
+    given) are those tensors' memory as it is: then their pointers are passed
+    and no copy is made (what the scale-args functions return for them is a
+    view of the same data). Metadata only: memoized with the call."""
+    return all(t.is_contiguous() for t in views)
 
 
 def _fake_like(ref: Tensor, shape, dtype) -> Tensor:
@@ -235,7 +243,7 @@ def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
            w.dtype, w.device, bias if bias is None else _meta(bias))
     e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype))
-    return _dense("linear", e, device, x, w, bias)
+    return _dense("jitgemm.linear", e, device, x, w, bias)
 
 
 def _linear_fake(x, w, bias=None, out_dtype=None):
@@ -259,7 +267,7 @@ def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) ->
     key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
            b_t.dtype, b_t.device)
     e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype))
-    return _dense("mm", e, device, a, b_t, None)
+    return _dense("jitgemm.mm", e, device, a, b_t, None)
 
 
 def _mm_fake(a, b_t, out_dtype=None):
@@ -273,7 +281,9 @@ def _mm_fake(a, b_t, out_dtype=None):
 def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype) -> _Call:
     s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
     K.on_cuda("scaled_mm", a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias)
-    return _dense_call(s.gemm, a, C.JG_E4M3, s.scale)
+    e = _dense_call(s.gemm, a, C.JG_E4M3, s.scale)
+    e.direct_scales = _row_major(scale_a, scale_b)
+    return e
 
 
 def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
@@ -285,10 +295,13 @@ def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
            bias if bias is None else _meta(bias))
     e = _MEMO.get(key) or _memo(key, lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias,
                                                              out_dtype))
-    if _misaligned(3, scale_a, scale_b):
+    psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
+    if (psa | psb) & 3:
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
+    if e.direct_scales:
+        return _dense("jitgemm.scaled_mm", e, device, a, b, bias, psa, psb)
     sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
-    return _dense("scaled_mm", e, device, a, b, bias, sa.data_ptr(), sb.data_ptr())
+    return _dense("jitgemm.scaled_mm", e, device, a, b, bias, sa.data_ptr(), sb.data_ptr())
 
 
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
@@ -410,15 +423,33 @@ def grouped_key(g: K.Grouped, masked: bool, a_type: int,
             g.lda, g.ldb, g.n, g.m, g.a_sf_layout, g.b_sf_layout)
 
 
-def _grouped_launch(op: str, e: _Call, a: Tensor, b: Tensor, rows: Tensor, out: Tensor,
-                    scale_a: Optional[Tensor] = None, scale_b: Optional[Tensor] = None,
-                    a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
+class _GroupedBuffer(threading.local):
+    """The calling thread's buffer of launch arguments of the grouped device
+    layouts: jg_grouped_args, then the three one-element host arrays its a,
+    b and d point at (C.GROUPED_ARGS). Each launch packs into it, in one
+    call, what building the mirror and three ctypes arrays took; threads may
+    not share one (ctypes lets go of the GIL in the call)."""
+
+    def __init__(self):
+        buf = (ctypes.c_uint64 * -(-C.GROUPED_ARGS.size // 8))()
+        at = ctypes.addressof(buf)
+        arrays = at + C.GROUPED_ARRAYS
+        # (buffer, its address, the addresses of A's, B's and D's arrays)
+        self.parts = (buf, at, arrays, arrays + 8, arrays + 16)
+
+
+_grouped_buffer = _GroupedBuffer()
+_pack_grouped_args = C.GROUPED_ARGS.pack_into
+
+
+def _grouped_launch(what: str, e: _Call, a: int, b: int, rows: int, d: int, a_scale: int = 0,
+                    b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
+    """Launches a checked grouped call (device layouts) on device pointers."""
     plan = e.plan or e.planned()
-    pa, pb, pd = _one(a), _one(b), _one(out)
-    args = C.GroupedArgs(a=pa, b=pb, d=pd, alpha=1.0, beta=0.0, rows=rows.data_ptr(),
-                         a_scale=_ptr(scale_a), b_scale=_ptr(scale_b), a_sf=_ptr(a_sf),
-                         b_sf=_ptr(b_sf))
-    e.dev.run(C.lib.jg_grouped_run, plan, ctypes.byref(args), f"jitgemm.{op}")
+    buf, at, arr_a, arr_b, arr_d = _grouped_buffer.parts
+    _pack_grouped_args(buf, 0, arr_a, arr_b, 0, arr_d, 1.0, 0.0, rows, a_scale, b_scale,
+                       0, 0, 0, 0, a_sf, b_sf, 0, 0, a, b, d)
+    e.dev.run(C.grouped_run_at, plan, at, what)
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
@@ -442,13 +473,20 @@ def _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a, scale_
     g = _grouped_checks(op, masked, a, b, rows, out_dtype, scale_a, scale_b)
     _expected_m(op, expected_m)
     K.on_cuda(op, a=a, b=b, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    return _grouped_plan_call(g, masked, K.JG_TYPES[a.dtype], expected_m, a)
+    e = _grouped_plan_call(g, masked, K.JG_TYPES[a.dtype], expected_m, a, rows)
+    if scale_a is not None:  # the views _grouped_scale_args makes row-major
+        block_view = g.scale == C.JG_SCALE_BLOCK and not masked
+        e.direct_scales = _row_major(scale_a, scale_b.transpose(1, 2) if block_view else scale_b)
+    return e
 
 
 def _grouped_plan_call(g: K.Grouped, masked: bool, a_type: int, expected_m: Optional[int],
-                       a: Tensor) -> _Call:
-    """The plan of a checked grouped call."""
-    return _Call(g, grouped_key(g, masked, a_type, expected_m), a.device.index, grouped=True)
+                       a: Tensor, rows: Tensor) -> _Call:
+    """The plan of a checked grouped call, and how its rows argument is made."""
+    e = _Call(g, grouped_key(g, masked, a_type, expected_m), a.device.index, grouped=True)
+    e.pad_rows = not masked and rows.shape[0] == g.groups
+    e.zero = _offsets_zero(a.device) if e.pad_rows else None
+    return e
 
 
 def _expected_m(op: str, expected_m: Optional[int]):
@@ -456,31 +494,56 @@ def _expected_m(op: str, expected_m: Optional[int]):
         K.fail(op, f"expected_m = {expected_m}: must be at least 1 (or None)")
 
 
-def _offsets(g: K.Grouped, masked: bool, rows: Tensor) -> Tensor:
-    """The rows argument: counts as they are; torch's G end offsets with a 0
-    in front, as the library reads G + 1 offsets from 0 (group g is rows[g]
-    .. rows[g + 1] - 1): one small kernel, no sync."""
-    if not masked and rows.shape[0] == g.groups:
-        return F.pad(rows, (1, 0))
-    return rows
+# torch.device -> an int32 [1] zero on it, made once (see _offsets_zero)
+_ZEROS: dict = {}
+
+
+def _offsets_zero(where: torch.device) -> Optional[Tensor]:
+    """The zero that _offsets puts in front of torch's end offsets on this
+    device. Copied from the host and waited for once, so every stream reads
+    a zero; never made while a CUDA graph is captured (its value would be
+    written only at replay): None then, and that call pads instead."""
+    z = _ZEROS.get(where)
+    if z is None and not (where.type == "cuda" and torch.cuda.is_current_stream_capturing()):
+        z = _ZEROS[where] = torch.zeros(1, dtype=torch.int32).to(where)
+    return z
+
+
+def _offsets(e: _Call, rows: Tensor) -> Tensor:
+    """The rows argument: counts, and G + 1 offsets from 0, as they are;
+    torch's G end offsets with a 0 in front, as the library reads G + 1
+    offsets from 0 (group g is rows[g] .. rows[g + 1] - 1): one small kernel
+    (torch.cat of the device's zero and the offsets; F.pad where there is
+    no zero takes two), no sync."""
+    if not e.pad_rows:
+        return rows
+    if e.zero is not None:
+        return torch.cat((e.zero, rows))
+    return F.pad(rows, (1, 0))
 
 
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
                   scale_b=None) -> Tensor:
-    e = _memo((op, out_dtype, expected_m, _meta(a), _meta(b), _meta(rows), _meta(scale_a),
-               _meta(scale_b)),
+    e = _memo((op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, a.device, b.shape,
+               b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype,
+               rows.device, _meta(scale_a), _meta(scale_b)),
               lambda: _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a,
                                     scale_b))
-    if _misaligned(15, a, b) or _misaligned(3, rows, scale_a, scale_b):
+    pa, pb, pr = a.data_ptr(), b.data_ptr(), rows.data_ptr()
+    psa, psb = (scale_a.data_ptr(), scale_b.data_ptr()) if scale_a is not None else (0, 0)
+    if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
     g = e.spec
-    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=a.device)
     if g.m == 0:
         return out
-    sa, sb = (_grouped_scale_args(g, scale_a, scale_b, masked) if scale_a is not None
-              else (None, None))
-    _grouped_launch(op, e, a, b, _offsets(g, masked, rows), out, sa, sb)
+    sa = sb = None  # copies of the scales, held until the launch is queued
+    if scale_a is not None and not e.direct_scales:
+        sa, sb = _grouped_scale_args(g, scale_a, scale_b, masked)
+        psa, psb = sa.data_ptr(), sb.data_ptr()
+    offsets = _offsets(e, rows)
+    _grouped_launch(_WHAT[op], e, pa, pb, offsets.data_ptr(), out.data_ptr(), psa, psb)
     return out
 
 
@@ -540,7 +603,7 @@ def _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, 
     _expected_m(op, expected_m)
     K.on_cuda(op, a=a, a_sf=a_sf, a_global=a_global, b=b, b_sf=b_sf, b_global=b_global,
               **{_rows_name(masked): rows})
-    return _grouped_plan_call(g, masked, C.JG_NVFP4, expected_m, a)
+    return _grouped_plan_call(g, masked, C.JG_NVFP4, expected_m, a, rows)
 
 
 def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_global, rows,
@@ -553,10 +616,12 @@ def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_glo
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
     g = e.spec
-    out = torch.empty(g.out_shape, dtype=g.out_dtype, device=a.device)
+    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=a.device)
     if g.m:
-        _grouped_launch(op, e, a, b, _offsets(g, masked, rows), out, a_global, b_global, a_sf,
-                        b_sf)
+        offsets = _offsets(e, rows)
+        _grouped_launch(_WHAT[op], e, a.data_ptr(), b.data_ptr(), offsets.data_ptr(),
+                        out.data_ptr(), a_global.data_ptr(), b_global.data_ptr(),
+                        a_sf.data_ptr(), b_sf.data_ptr())
     return out
 
 
@@ -617,6 +682,9 @@ _OPS = {
     "nvfp4_grouped_mm": (_nvfp4_grouped_mm_impl, _nvfp4_grouped_mm_fake),
     "masked_nvfp4_grouped_mm": (_masked_nvfp4_grouped_mm_impl, _masked_nvfp4_grouped_mm_fake),
 }
+
+# the ops' names as launch errors give them
+_WHAT = {op: f"jitgemm.{op}" for op in _OPS}
 
 for _name, (_impl, _fake) in _OPS.items():
     torch.library.custom_op(f"jitgemm::{_name}", _impl, mutates_args=()).register_fake(_fake)

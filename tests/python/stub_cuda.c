@@ -2,8 +2,8 @@
  * launch path without a GPU (tests/python/test_launch_path.py, bench/
  * python_overhead.py --cpu-stub): the driver calls the package makes,
  * answering as a process whose device 0 primary context (0x1000) is current on
- * every thread unless stub_set_current says otherwise; and a jg_gemm_run that
- * records its arguments and returns JG_OK. */
+ * every thread unless stub_set_current says otherwise; and a jg_gemm_run and
+ * a jg_grouped_run that record their arguments and return JG_OK. */
 #include <string.h>
 
 #include <jitgemm/jitgemm.h>
@@ -13,6 +13,9 @@ static _Thread_local int pushed;
 static jg_gemm_args last_args;
 static void *last_plan, *last_stream;
 static int runs, pushes;
+/* the device layouts' call: its args, and the one pointer of each array */
+static jg_grouped_args last_grouped;
+static const void *grouped_ptrs[3];
 
 int cuInit(unsigned flags) { (void)flags; return 0; }
 int cuDeviceGet(int *dev, int index) { *dev = index; return 0; }
@@ -54,6 +57,26 @@ int stub_run(jg_plan *plan, const jg_gemm_args *args, void *stream)
     ++runs;
     return JG_OK;
 }
+
+int stub_grouped_run(jg_plan *plan, const jg_grouped_args *args, void *stream)
+{
+    if (!plan || !args || !args->a || !args->b || !args->d)
+        return JG_ERR_INVALID;
+    if (current != (void *)0x1000 || pushed < 0)
+        return JG_ERR_CUDA;
+    last_grouped = *args;
+    grouped_ptrs[0] = args->a[0];
+    grouped_ptrs[1] = args->b[0];
+    grouped_ptrs[2] = args->d[0];
+    last_plan = plan;
+    last_stream = stream;
+    ++runs;
+    return JG_OK;
+}
+
+const jg_grouped_args *stub_last_grouped(void) { return &last_grouped; }
+/* a[0], b[0], d[0] of the last grouped call (its arrays may be gone) */
+const void *stub_grouped_ptr(int i) { return i >= 0 && i < 3 ? grouped_ptrs[i] : NULL; }
 
 const jg_gemm_args *stub_last_args(void) { return &last_args; }
 void *stub_last_plan(void) { return last_plan; }

@@ -1,6 +1,6 @@
 """Builds stub_cuda.c (see there) and makes a jitgemm Device for host tensors
-whose launches reach it: the eager path of every dense op runs as on a GPU
-down to the foreign calls, which the stubs answer. For test_launch_path.py
+whose launches reach it: the eager path of every dense and grouped op runs
+as on a GPU down to the foreign calls, which the stubs answer. For test_launch_path.py
 and ``bench/python_overhead.py --cpu-stub``; needs a C compiler and the
 meson build's include/ (version.h)."""
 import ctypes
@@ -35,6 +35,9 @@ def build(tmp: str, library_path: str) -> ctypes.CDLL:
     lib.stub_last_stream.restype = ctypes.c_void_p
     lib.stub_last_plan.restype = ctypes.c_void_p
     lib.stub_set_current.argtypes = [ctypes.c_void_p]
+    lib.stub_last_grouped.restype = ctypes.c_void_p
+    lib.stub_grouped_ptr.restype = ctypes.c_void_p
+    lib.stub_grouped_ptr.argtypes = [ctypes.c_int]
     lib.path = so
     return lib
 
@@ -67,6 +70,13 @@ def stub_device(tmp: str, monkeypatch=None):
     run = stub.stub_run
     run.restype, run.argtypes = C.lib.jg_gemm_run.restype, C.lib.jg_gemm_run.argtypes
     setattr_(C.lib, "jg_gemm_run", run)
+    grouped = stub.stub_grouped_run
+    grouped.restype, grouped.argtypes = C.lib.jg_grouped_run.restype, C.lib.jg_grouped_run.argtypes
+    setattr_(C.lib, "jg_grouped_run", grouped)
+    if hasattr(C, "grouped_run_at"):
+        setattr_(C, "grouped_run_at", ctypes.CFUNCTYPE(
+            ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
+                ("stub_grouped_run", stub)))
     if hasattr(C, "gemm_run_packed"):
         setattr_(C, "gemm_run_packed", ctypes.CFUNCTYPE(
             ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(("stub_run", stub)))

@@ -27,6 +27,24 @@ def test_packed_args_are_the_structs_bytes():
     assert C.GEMM_ARGS.pack(*values) == bytes(C.GemmArgs(*values))
 
 
+def test_packed_grouped_args_are_the_structs_bytes():
+    """GROUPED_ARGS: jg_grouped_args's fields (pointers as ints), then the
+    three pointers of the one-element arrays."""
+    names = [name for name, _ in C.GroupedArgs._fields_]
+    values = [0x1000 + 8 * i for i in range(len(names))]
+    values[names.index("alpha")], values[names.index("beta")] = 1.5, -2.25
+    packed = C.GROUPED_ARGS.pack(*values, 0xa0, 0xb0, 0xd0)
+    assert len(packed) == C.GROUPED_ARRAYS + 24
+    args = C.GroupedArgs.from_buffer_copy(packed[:C.GROUPED_ARRAYS])
+    for name, want in zip(names, values):
+        got = getattr(args, name)
+        if isinstance(got, ctypes._Pointer):
+            got = ctypes.cast(got, ctypes.c_void_p).value
+        assert got == want, name
+    assert packed[C.GROUPED_ARRAYS:] == C.GEMM_ARGS.pack(
+        0xa0, 0xb0, 0xd0, *[0] * (len(C.GemmArgs._fields_) - 3))[:24]
+
+
 @pytest.fixture
 def stub(cache, tmp_path, monkeypatch):
     if not available(C.library_path()):
@@ -106,7 +124,7 @@ def test_aligned_calls_get_no_workspace(stub, spies):
         out = jitgemm.linear(x, w)
         args, _ = last_call(stub)
         assert args.workspace is None and args.workspace_bytes == 0
-        assert [a for a, _ in spies["empty"]] == [((rows, 512),)]  # the output only
+        assert [a for a, _ in spies["empty"]] == [(rows, 512)]  # the output only (sizes as ints)
         assert out.shape == (rows, 512)
     assert spies["queries"] == 1
     assert O.device(None).records[key_of(stub)].workspace_bytes == 0
@@ -233,3 +251,143 @@ def test_launch_errors_carry_the_status(stub, monkeypatch):
     with pytest.raises(jitgemm.JitGemmError) as e:
         jitgemm.linear(torch.randn(8, 256).to(bf16), torch.randn(512, 256).to(bf16))
     assert e.value.status_name == "JG_ERR_INVALID" and str(e.value).startswith("jitgemm.linear")
+
+
+# ---- grouped: jg_grouped_run's packed arguments ------------------------------------------
+
+def last_grouped(lib):
+    """The last grouped launch: (args, (a[0], b[0], d[0]), stream)."""
+    args = C.GroupedArgs.from_address(lib.stub_last_grouped())
+    return args, tuple(lib.stub_grouped_ptr(i) for i in range(3)), lib.stub_last_stream()
+
+
+def moe(groups=4, n=384, k=512, m=300, dtype=bf16):
+    """a [m, K], b [G, K, N] (the transposed view of [G, N, K]), G end offsets."""
+    ends = torch.tensor([10, 10, 200, m], dtype=torch.int32)[:groups]
+    return torch.randn(m, k).to(dtype), torch.randn(groups, n, k).to(dtype).transpose(1, 2), ends
+
+
+def test_grouped_calls_pass_their_own_pointers(stub):
+    a, b, ends = moe()
+    for call in range(3):  # the memo's entry and the thread's buffer reused
+        if call == 2:
+            a = torch.randn(300, 512).to(bf16)  # same metadata, other data
+        runs = stub.stub_runs()
+        out = jitgemm.grouped_mm(a, b, ends)
+        assert stub.stub_runs() == runs + 1 and out.shape == (300, 384)
+        args, ptrs, stream = last_grouped(stub)
+        assert ptrs == (a.data_ptr(), b.data_ptr(), out.data_ptr()) and stream == 0x5000
+        assert (args.alpha, args.beta) == (1.0, 0.0) and not args.c
+        assert args.rows not in (None, ends.data_ptr())  # torch's G ends: a copy with 0 first
+        assert args.a_scale is None and args.b_scale is None and args.workspace is None
+    # G + 1 offsets from 0 are passed as they are
+    offs = torch.cat([ends.new_zeros(1), ends])
+    jitgemm.grouped_mm(a, b, offs)
+    assert last_grouped(stub)[0].rows == offs.data_ptr()
+
+
+def test_grouped_offsets_are_torchs_with_a_zero_first(stub, monkeypatch):
+    """What the library reads as rows: F.pad's [0, ends...] (made by torch.cat
+    of the device's zero), and F.pad itself where no zero could be made (a
+    first call inside a CUDA graph capture)."""
+    a, b, ends = moe()
+    seen = []
+    cat = torch.cat
+    monkeypatch.setattr(torch, "cat", lambda ts: seen.append(cat(ts)) or seen[-1])
+    jitgemm.grouped_mm(a, b, ends)
+    assert len(seen) == 1 and seen[0].data_ptr() == last_grouped(stub)[0].rows
+    assert torch.equal(seen[0], torch.nn.functional.pad(ends, (1, 0)))
+    assert seen[0].dtype == torch.int32
+    e = next(v for k, v in O._MEMO.items() if k[0] == "grouped_mm")
+    assert e.pad_rows and e.zero is not None and int(e.zero) == 0
+    e.zero = None  # as made while capturing
+    assert torch.equal(O._offsets(e, ends), seen[0]) and len(seen) == 1
+
+
+def test_grouped_memo_hit_still_checks_pointers_and_devices(stub):
+    """A call whose metadata matches a memoized one's runs no checks but the
+    pointers' (16 bytes for TMA): a view 8 bytes in is refused before any
+    launch; a tensor on another device has another key, and its checks run."""
+    a, b, ends = moe()
+    jitgemm.grouped_mm(a, b, ends)
+    base = torch.zeros(300 * 512 + 8, dtype=bf16)
+    off = base[4:-4].view(300, 512)  # a's metadata, data 8 bytes off 16
+    assert (off.shape, off.stride(), off.dtype) == (a.shape, a.stride(), a.dtype)
+    runs = stub.stub_runs()
+    with pytest.raises(jitgemm.ArgumentError, match="a's data .* not 16-byte aligned"):
+        jitgemm.grouped_mm(off, b, ends)
+    with pytest.raises(jitgemm.ArgumentError, match="b is on meta"):
+        jitgemm.grouped_mm(a, b.to("meta"), ends)
+    assert stub.stub_runs() == runs
+    jitgemm.grouped_mm(base[8:].view(300, 512), b, ends)  # 16 bytes in: launched
+    assert stub.stub_runs() == runs + 1
+
+
+def test_dense_memo_hit_still_checks_devices(stub):
+    x, w = torch.randn(8, 256).to(bf16), torch.randn(512, 256).to(bf16)
+    jitgemm.linear(x, w)
+    runs = stub.stub_runs()
+    with pytest.raises(jitgemm.ArgumentError, match="w is on meta"):
+        jitgemm.linear(x, w.to("meta"))
+    a, b = torch.zeros(5, 256, dtype=e4m3), torch.zeros(512, 256, dtype=e4m3)
+    jitgemm.scaled_mm(a, b, torch.ones(5), torch.ones(512))
+    with pytest.raises(jitgemm.ArgumentError, match="scale_b is on meta"):
+        jitgemm.scaled_mm(a, b, torch.ones(5), torch.ones(512, device="meta"))
+    assert stub.stub_runs() == runs + 1
+
+
+def test_fp8_scales_passed_as_given_or_copied(stub):
+    """Row-major scales reach the launch as the tensors given; others as
+    row-major copies (the memo records which, from their strides)."""
+    a, _, ends = moe(dtype=bf16)
+    qa = torch.zeros(300, 512, dtype=e4m3)
+    qb = torch.zeros(4, 384, 512, dtype=e4m3).transpose(1, 2)
+    sa, sb = torch.rand(300), torch.rand(4, 384)
+    jitgemm.scaled_grouped_mm(qa, qb, sa, sb, ends)
+    args, _, _ = last_grouped(stub)
+    assert (args.a_scale, args.b_scale) == (sa.data_ptr(), sb.data_ptr())
+    # block scales: b's as the [G, K/128, N/128] view of row-major [G, N/128, K/128]
+    sab, sbb = torch.rand(300, 4), torch.rand(4, 3, 4)
+    jitgemm.scaled_grouped_mm(qa, qb, sab, sbb.transpose(1, 2), ends)
+    args, _, _ = last_grouped(stub)
+    assert (args.a_scale, args.b_scale) == (sab.data_ptr(), sbb.data_ptr())
+    # scale_b [G, N] with columns apart (not row-major): a copy, of the same values
+    wide = torch.rand(4, 384 * 2)
+    sb_strided = wide[:, ::2]
+    copies = []
+    contiguous = torch.Tensor.contiguous
+    try:
+        torch.Tensor.contiguous = lambda t: copies.append(contiguous(t)) or copies[-1]
+        jitgemm.scaled_grouped_mm(qa, qb, sa, sb_strided, ends)
+    finally:
+        torch.Tensor.contiguous = contiguous
+    args, _, _ = last_grouped(stub)
+    assert args.a_scale == sa.data_ptr() and args.b_scale == copies[-1].data_ptr()
+    assert torch.equal(copies[-1], sb_strided.reshape(-1))
+    # dense: [M, 1] and torch's [1, N].t() are row-major as they are
+    b = torch.zeros(384, 512, dtype=e4m3)
+    s_a, s_b = torch.rand(300, 1), torch.rand(1, 384)
+    jitgemm.scaled_mm(qa, b, s_a, s_b.t())
+    dense, _ = last_call(stub)
+    assert (dense.a_scale, dense.b_scale) == (s_a.data_ptr(), s_b.data_ptr())
+
+
+def test_grouped_launch_from_another_thread(stub):
+    """Each thread packs into its own buffer."""
+    a, b, ends = moe()
+    jitgemm.grouped_mm(a, b, ends)
+    seen = {}
+
+    def other():
+        try:
+            out = jitgemm.grouped_mm(a, b, ends)
+            seen["ptrs"] = last_grouped(stub)[1] == (a.data_ptr(), b.data_ptr(), out.data_ptr())
+            seen["buffer"] = O._grouped_buffer.parts[1]
+        except Exception as e:  # reported to the test's thread
+            seen["error"] = e
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert "error" not in seen, seen.get("error")
+    assert seen["ptrs"] and seen["buffer"] != O._grouped_buffer.parts[1]
