@@ -17,7 +17,8 @@ for the GPU), wall time / N, median of R rounds. Rows:
                      code and tensor subclasses call)
   F.linear           PyTorch's own (cuBLAS), for scale
 GPU time: one CUDA graph each of 20 launches of jitgemm.linear and of
-jg_gemm_run (same plan, same tensors), replayed, CUDA events, median.
+jg_gemm_run (same plan, same tensors), replayed in alternation, CUDA
+events, median.
 Then torch.empty's own host time (the output every eager call allocates),
 and the host time of grouped_mm and scaled_grouped_mm against
 torch._grouped_mm and torch._scaled_grouped_mm on the MoE example's gate/up
@@ -68,22 +69,32 @@ def host_us(fn, n=200, rounds=30):
     return statistics.median(times)
 
 
-def graph_us(fn, launches=20, reps=50):
-    fn()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(launches):
-            fn()
+def graphs_us(fns, launches=20, reps=50):
+    """GPU us per launch of each fn, each captured `launches` times in its own
+    CUDA graph; the graphs' replays alternate (one of each per round), so
+    that clock and power drift over the run weigh on all of them alike
+    (timed one after the other, the second graph of the 4096^3 row had run
+    3-4% faster than the first)."""
+    graphs = []
+    for fn in fns:
+        fn()
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(launches):
+                fn()
+        graphs.append(g)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(reps):
-        start.record()
-        g.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / launches)
-    return statistics.median(times)
+    times = [[] for _ in graphs]
+    for r in range(reps):
+        order = range(len(graphs)) if r % 2 == 0 else reversed(range(len(graphs)))
+        for i in order:
+            start.record()
+            graphs[i].replay()
+            end.record()
+            end.synchronize()
+            times[i].append(start.elapsed_time(end) * 1e3 / launches)
+    return [statistics.median(t) for t in times]
 
 
 def raw_launcher(x, w, out):
@@ -221,8 +232,7 @@ def main():
         t_py = host_us(lambda: jitgemm.linear(x, w))
         t_op = host_us(lambda: torch.ops.jitgemm.linear(x, w))
         t_torch = host_us(lambda: F.linear(x, w))
-        g_raw = graph_us(raw)
-        g_py = graph_us(lambda: jitgemm.linear(x, w))
+        g_raw, g_py = graphs_us([raw, lambda: jitgemm.linear(x, w)])
         print(f"{m:>6}x{n:>5}x{k:>5}  {t_raw:>9.2f}us  {t_py:>12.2f}us  {t_py - t_raw:>6.2f}us  "
               f"{t_op:>7.2f}us  {t_torch:>6.2f}us  {g_raw:>7.2f}us  {g_py:>7.2f}us")
     t_empty = host_us(lambda: torch.empty(64, 4096, dtype=torch.bfloat16, device="cuda"))
