@@ -714,13 +714,6 @@ JG_DEV int32_t jg_k_a(int kt) { return kt * JG_BLOCK_K; }
 JG_DEV int32_t jg_k_b(int kt) { return kt * JG_BLOCK_K; }
 #endif
 
-/* Stage kt's TMA loads of the tile's A (if `a`) and B (if `b`), counted on
- * `full` (the caller announced their bytes). K-major operands: one box
- * per swizzle atom along K (A's, then B's, atom by atom); MN-major ones: a
- * box of the stage's K rows per 64 elements of M or N. A box wholly past
- * the matrix arrives as zeros and still counts its bytes. A cluster's CTAs
- * stacked along M each load their share of B's rows (or boxes) and
- * multicast it to all. */
 /* A's boxes a stage of the tile loads (JG_A_BOX_RUNTIME: those holding
  * rows below M, at least one; else the one box) */
 JG_DEV uint32_t jg_a_boxes(const jg_tile &tl)
@@ -741,6 +734,14 @@ JG_DEV uint32_t jg_stage_tx_bytes(uint32_t a_boxes)
     return (a_boxes * JG_A_BOX_M + JG_BLOCK_N) * JG_BLOCK_K * JG_AB_SIZE;
 }
 
+/* Stage kt's TMA loads of the tile's A (if `a`) and B (if `b`), counted on
+ * `full` (the caller announced their bytes). K-major operands: one box
+ * per swizzle atom along K (A's, then B's, atom by atom; A's as `a_boxes`
+ * boxes of JG_A_BOX_M rows with JG_A_BOX_RUNTIME); MN-major ones: a
+ * box of the stage's K rows per 64 elements of M or N. A box wholly past
+ * the matrix arrives as zeros and still counts its bytes. A cluster's CTAs
+ * stacked along M each load their share of B's rows (or boxes) and
+ * multicast it to all. */
 JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t smem_b,
                          uint32_t stage, uint32_t full, uint32_t rank, bool a, bool b,
                          uint32_t a_boxes = 1)

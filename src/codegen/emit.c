@@ -123,6 +123,14 @@ typedef struct include_alias {
     const jg__template *to;
 } include_alias;
 
+/* Every kernel source's first lines: the library and the kernel's name,
+ * which the template's entry point takes. */
+static void emit_banner(jg__buf *out, const char *kernel_name)
+{
+    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
+    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+}
+
 /* Appends a template, replacing `#include "x"` of embedded files by their
  * text (each file once; they carry include guards anyway). */
 static void emit_template(jg__buf *out, const jg__template *t, uint64_t *included,
@@ -182,8 +190,7 @@ static void emit_named(jg__buf *out, const char *name)
 static void emit_quant(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
     const bool nvfp4 = key->kind == JG_KIND_QUANT_NVFP4;
-    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
-    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+    emit_banner(out, kernel_name);
     jg__buf_printf(out, "#define JG_Q_SRC %u\n", key->a_type);
     jg__buf_printf(out, "#define JG_Q_MODE %u\n", key->scale);
     if (nvfp4)
@@ -265,8 +272,7 @@ static void emit_pre_tables(const jg__gemm_key *key, jg__buf *out)
 /* sm90_nvfp4_pre.cu: the GEMM and its pre-pass, with their tables. */
 static void emit_pre(const jg__gemm_key *key, const char *kernel_name, jg__buf *out)
 {
-    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
-    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+    emit_banner(out, kernel_name);
     jg__buf_printf(out, "#define JG_PRE_DQ_NAME %s" JG_PRE_DQ_SUFFIX "\n", kernel_name);
     jg__buf_printf(out, "#define JG_D_DTYPE %u\n", key->d_type);
     jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
@@ -338,8 +344,7 @@ static void emit_size(jg__buf *out, const char *macro, int64_t v, bool value, co
 static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, bool spec,
                               jg__buf *out)
 {
-    jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
-    jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+    emit_banner(out, kernel_name);
     jg__buf_printf(out, "#define JG_AB_DTYPE %u\n", key->a_type);
     jg__buf_printf(out, "#define JG_D_DTYPE %u\n", key->d_type);
     jg__buf_printf(out, "#define JG_HAS_C %d\n", key->c_type != JG_DTYPE_NONE);
@@ -440,8 +445,7 @@ void jg__emit_gemm(const jg__gemm_key *key, const char *kernel_name, jg__buf *ou
         return;
     }
     if (key->kind == JG_KIND_PACK) {
-        jg__buf_printf(out, "/* libjitgemm %s: %s */\n", JITGEMM_VERSION_STRING, kernel_name);
-        jg__buf_printf(out, "#define JG_KERNEL_NAME %s\n", kernel_name);
+        emit_banner(out, kernel_name);
         emit_named(out, "sm90_pack.cu");
         return;
     }

@@ -449,16 +449,18 @@ bool jg__pack_wanted(const jg_plan *plan, const jg_gemm_args *args, int64_t m,
                      jg_pack_kargs *ka)
 {
     const jg__problem_key *p = &plan->problem;
-    if (!plan->packed || !args->workspace || (uintptr_t)args->workspace % 16 ||
-        args->workspace_bytes < jg__pack_args(p, m, args->a, args->b, args->workspace, ka))
+    if (!plan->packed || !args->workspace || (uintptr_t)args->workspace % 16)
         return false;
     /* Operands the soft kernel would load by TMA anyway (pointer and rows
      * 16-byte aligned, as soft_mode finds them) are no reason to pack; the
-     * packed plan copies both of its operands once one needs it. */
+     * packed plan copies both of its operands once one needs it. Tested
+     * before the pack's arguments are laid out: most launches stop here. */
     const uint32_t ops = plan->packed->problem.packed;
     const uint64_t a_at = (uint64_t)(uintptr_t)args->a | (uint64_t)p->lda * jg__dtype_size(p->a_type);
     const uint64_t b_at = (uint64_t)(uintptr_t)args->b | (uint64_t)p->ldb * jg__dtype_size(p->b_type);
-    return ((ops & JG_SOFT_A) && a_at % 16) || ((ops & JG_SOFT_B) && b_at % 16);
+    if (!((ops & JG_SOFT_A) && a_at % 16) && !((ops & JG_SOFT_B) && b_at % 16))
+        return false;
+    return args->workspace_bytes >= jg__pack_args(p, m, args->a, args->b, args->workspace, ka);
 }
 
 /* The pack on 256 threads a CTA, up to 8 CTAs per SM, then the packed
