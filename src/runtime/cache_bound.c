@@ -48,16 +48,19 @@ void jg__cache_trim(jg_context *ctx)
     pthread_mutex_unlock(&ctx->trim_lock);
 }
 
-void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *kept,
-                      jg_stream stream, jg_status st)
+void jg__oneshot_done(jg_context *ctx, jg__kernel *const *ks, size_t n, jg__table_entry *e,
+                      bool *kept, jg_stream stream, jg_status st)
 {
     const bool launched = st == JG_OK || st == JG_ERR_CUDA;
-    if (launched && !jg__kernel_track(ctx, k, stream) &&
-        !__atomic_exchange_n(kept, true, __ATOMIC_RELAXED)) {
+    size_t lost = n;
+    for (size_t i = 0; launched && i < n && lost == n; ++i)
+        if (!jg__kernel_track(ctx, ks[i], stream))
+            lost = i;
+    if (lost < n && !__atomic_exchange_n(kept, true, __ATOMIC_RELAXED)) {
         jg__logf(&ctx->log, JG_LOG_DEBUG, JG_LOGC_CACHE,
                  "%s: a launch the library cannot follow (a capturing stream, or launches in "
                  "flight on more streams than it marks): kept until the context is destroyed",
-                 k->name);
+                 ks[lost]->name);
         return; /* this call's hold stays */
     }
     jg__table_release(e);

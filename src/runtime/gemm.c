@@ -318,13 +318,12 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
      * whose caller's args may end before the workspace fields */
     bool packed;
     st = gemm_run(plan, args, stream, !added || problem_is_new(problem), &packed);
-    /* the packed launch's kernels are followed too (jg__oneshot_done's rule) */
-    if (packed && (st == JG_OK || st == JG_ERR_CUDA) &&
-        (!jg__kernel_track(ctx, plan->pack, stream) ||
-         !jg__kernel_track(ctx, plan->packed->kernel, stream)) &&
-        !__atomic_exchange_n(&plan->kept, true, __ATOMIC_RELAXED))
-        return st; /* this call's hold stays */
-    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    if (packed) { /* the kernels this call launched: the pack and the packed plan's GEMM */
+        jg__kernel *const ks[] = {plan->pack, plan->packed->kernel};
+        jg__oneshot_done(ctx, ks, 2, plan->entry, &plan->kept, stream, st);
+    } else {
+        jg__oneshot_done(ctx, &plan->kernel, 1, plan->entry, &plan->kept, stream, st);
+    }
     return st;
 }
 

@@ -196,6 +196,6 @@ jg_status jg_grouped(jg_context *ctx, const jg_grouped_problem *problem,
     if (st != JG_OK)
         return st;
     st = jg_grouped_run(plan, args, stream);
-    jg__oneshot_done(ctx, plan->kernel, plan->entry, &plan->kept, stream, st);
+    jg__oneshot_done(ctx, &plan->kernel, 1, plan->entry, &plan->kept, stream, st);
     return st;
 }

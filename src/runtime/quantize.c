@@ -133,6 +133,6 @@ jg_status jg_quantize_e4m3(jg_context *ctx, const jg_quant_problem *problem,
     if ((st = jg__quant_prepare(ctx, &key, problem, args, NULL, &k, &ka)) != JG_OK)
         return st;
     st = launch_mode(ctx, k, problem, &ka, stream);
-    jg__oneshot_done(ctx, k, k->entry, &k->kept, stream, st);
+    jg__oneshot_done(ctx, &k, 1, k->entry, &k->kept, stream, st);
     return st;
 }

@@ -115,6 +115,6 @@ jg_status jg_quantize_nvfp4(jg_context *ctx, const jg_quant_problem *problem,
         (uint64_t)jg_nvfp4_sf_bytes(problem->sf_layout, problem->rows, problem->cols);
     st = jg__quant_phases(ctx, k, &ka, (uint64_t)problem->rows * (uint64_t)problem->cols,
                           jg__quant_grid(ctx, sf_bytes), stream);
-    jg__oneshot_done(ctx, k, k->entry, &k->kept, stream, st);
+    jg__oneshot_done(ctx, &k, 1, k->entry, &k->kept, stream, st);
     return st;
 }

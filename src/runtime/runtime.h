@@ -404,11 +404,11 @@ jg_status jg__quant_phases(jg_context *ctx, const jg__kernel *k, jg_quant_kargs 
  * module.c's functions, which never call it: it calls them); thread-safe. */
 void jg__cache_trim(jg_context *ctx);
 /* Ends a one-shot call's hold on a plan's or kernel's table entry e after
- * its launches of k on stream (st: the call's status; JG_OK and
- * JG_ERR_CUDA may have launched): released once followed, else kept for
- * the context's life, once (*kept). */
-void jg__oneshot_done(jg_context *ctx, jg__kernel *k, jg__table_entry *e, bool *kept,
-                      jg_stream stream, jg_status st);
+ * its launches of the n kernels ks on stream (st: the call's status; JG_OK
+ * and JG_ERR_CUDA may have launched): released once all are followed, else
+ * kept for the context's life, once (*kept). */
+void jg__oneshot_done(jg_context *ctx, jg__kernel *const *ks, size_t n, jg__table_entry *e,
+                      bool *kept, jg_stream stream, jg_status st);
 
 /* ---- tune.c ---------------------------------------------------------- */
 
