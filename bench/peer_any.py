@@ -41,12 +41,14 @@ the exit status 1. Times are medians of alternating launches after an L2 flush
 --check-abi checks them against jitgemm.h).
 """
 import argparse
+import concurrent.futures
 import ctypes
 import json
 import math
 import os
 import random
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer_torch as pt  # noqa: E402  (the mirrors, the timers, torch or None)
@@ -83,6 +85,17 @@ def strided(rows, cols, ld, offset, dtype, gen, fill=None):
     return buf.as_strided((rows, cols), (ld, 1), offset)
 
 
+def leading_dims(m, n, k, a_mn=False, b_mn=False, pad=(0, 0, 0)):
+    """lda, ldb, ldd (elements) of a problem whose A is given as [m, k] (or
+    [k, m]: a_mn), B as [n, k] (or [k, n]: b_mn), each row padded by pad's."""
+    return (m if a_mn else k) + pad[0], (n if b_mn else k) + pad[1], n + pad[2]
+
+
+def layout_flags(a_mn, b_mn):
+    """The jg_gemm_problem flags of the operands' layouts."""
+    return (pt.JG_GEMM_A_M_MAJOR if a_mn else 0) | (pt.JG_GEMM_B_N_MAJOR if b_mn else 0)
+
+
 class Problem:
     """One dense problem: D [m, n] = A B^T with A [m, k] (or given as [k, m]),
     B [n, k] (or given as [k, n]), every leading dimension and pointer offset
@@ -96,7 +109,7 @@ class Problem:
         gen = torch.Generator(device=DEVICE).manual_seed(seed)
         a_rows, a_cols = (k, m) if a_mn else (m, k)
         b_rows, b_cols = (k, n) if b_mn else (n, k)
-        self.lda, self.ldb, self.ldd = a_cols + pad[0], b_cols + pad[1], n + pad[2]
+        self.lda, self.ldb, self.ldd = leading_dims(m, n, k, a_mn, b_mn, pad)
         self.a_given = strided(a_rows, a_cols, self.lda, offset, dtype, gen)
         self.b_given = strided(b_rows, b_cols, self.ldb, offset, dtype, gen)
         self.d = strided(m, n, self.ldd, offset, out_dtype, gen, fill=float("nan"))
@@ -104,10 +117,6 @@ class Problem:
         self.a = self.a_given.t() if a_mn else self.a_given
         self.bt = self.b_given if b_mn else self.b_given.t()
         self.ref = self.a.double() @ self.bt.double()
-
-    def flags(self):
-        return ((pt.JG_GEMM_A_M_MAJOR if self.a_mn else 0)
-                | (pt.JG_GEMM_B_N_MAJOR if self.b_mn else 0))
 
     def flop(self):
         return 2.0 * self.m * self.n * self.k
@@ -130,10 +139,13 @@ class Problem:
 TYPES = None  # torch dtype -> jg_dtype, once torch is known
 
 
-def gemm_problem(m, n, k, lda, ldb, ldd, dtype, out_dtype, flags):
-    """The jg_gemm_problem of a dense problem (torch dtypes)."""
-    return pt.GemmProblem(flags=flags, a_type=TYPES[dtype], b_type=TYPES[dtype],
-                          d_type=TYPES[out_dtype], m=m, n=n, k=k, lda=lda, ldb=ldb, ldd=ldd)
+def gemm_problem(m, n, k, dtype, out_dtype, flags=0, a_mn=False, b_mn=False, pad=(0, 0, 0)):
+    """The jg_gemm_problem of a dense problem (torch dtypes) laid out as
+    Problem lays it out, without its operands (plan_ahead's)."""
+    lda, ldb, ldd = leading_dims(m, n, k, a_mn, b_mn, pad)
+    return pt.GemmProblem(flags=flags | layout_flags(a_mn, b_mn), a_type=TYPES[dtype],
+                          b_type=TYPES[dtype], d_type=TYPES[out_dtype], m=m, n=n, k=k,
+                          lda=lda, ldb=ldb, ldd=ldd)
 
 
 def plan_ahead(jg, problems, threads):
@@ -142,9 +154,6 @@ def plan_ahead(jg, problems, threads):
     run side by side); the suite's own jg_gemm_plan then finds each in the
     context's memory cache, and a suite's time goes to timing, not to one
     compile after another. Returns the seconds it took."""
-    import concurrent.futures
-    import time
-
     def one(prob):
         plan = ctypes.c_void_p()
         jg.check(jg.lib.jg_gemm_plan(jg.ctx, ctypes.byref(prob), ctypes.byref(plan)),
@@ -160,8 +169,7 @@ class Ours:
     """A plan for a Problem and its launch (args built once, as a server would)."""
 
     def __init__(self, jg, p, flags=0, workspace=False):
-        prob = gemm_problem(p.m, p.n, p.k, p.lda, p.ldb, p.ldd, p.dtype, p.out_dtype,
-                            p.flags() | flags)
+        prob = gemm_problem(p.m, p.n, p.k, p.dtype, p.out_dtype, flags, p.a_mn, p.b_mn, p.pad)
         self.plan = ctypes.c_void_p()
         jg.check(jg.lib.jg_gemm_plan(jg.ctx, ctypes.byref(prob), ctypes.byref(self.plan)),
                  f"jg_gemm_plan ({p.name})")
@@ -227,9 +235,8 @@ def random_unaligned(count, seed):
 
 def suite_unaligned(jg, args, timer):
     draws = random_unaligned(args.count, args.seed)
-    ahead = [gemm_problem(m, n, k, k + pads[0], k + pads[1], n + pads[2], torch.bfloat16,
-                          torch.bfloat16, pt.JG_GEMM_UNALIGNED)
-             for _, m, n, k, pads in draws]
+    ahead = [gemm_problem(m, n, k, torch.bfloat16, torch.bfloat16, pt.JG_GEMM_UNALIGNED,
+                          pad=pads) for _, m, n, k, pads in draws]
     print(f"unaligned: {len(ahead)} plans made ahead in "
           f"{plan_ahead(jg, ahead, args.threads):.1f} s", file=sys.stderr, flush=True)
     rows = []
@@ -244,8 +251,8 @@ def suite_unaligned(jg, args, timer):
 
 def suite_fp32(jg, args, timer, cases, exact):
     flags = pt.JG_GEMM_FP32_EXACT if exact else 0
-    plan_ahead(jg, [gemm_problem(c["m"], c["n"], c["k"], c["k"], c["k"], c["n"], torch.float32,
-                                 torch.float32, flags) for c in cases], args.threads)
+    plan_ahead(jg, [gemm_problem(c["m"], c["n"], c["k"], torch.float32, torch.float32, flags)
+                    for c in cases], args.threads)
     torch.backends.cuda.matmul.allow_tf32 = not exact  # torch's side: TF32 or SGEMM
     rows = []
     for c in cases:
@@ -259,16 +266,10 @@ def suite_fp32(jg, args, timer, cases, exact):
 
 
 def suite_layouts(jg, args, timer, cases):
-    ahead = []
-    for c in cases:
-        m, n, k = c["m"], c["n"], c["k"]
-        for a_mn in (False, True):
-            for b_mn in (False, True):
-                flags = ((pt.JG_GEMM_A_M_MAJOR if a_mn else 0)
-                         | (pt.JG_GEMM_B_N_MAJOR if b_mn else 0))
-                ahead.append(gemm_problem(m, n, k, m if a_mn else k, n if b_mn else k, n,
-                                          torch.bfloat16, torch.bfloat16, flags))
-    plan_ahead(jg, ahead, args.threads)
+    plan_ahead(jg, [gemm_problem(c["m"], c["n"], c["k"], torch.bfloat16, torch.bfloat16,
+                                 a_mn=a_mn, b_mn=b_mn)
+                    for c in cases for a_mn in (False, True) for b_mn in (False, True)],
+               args.threads)
     rows = []
     for c in cases:
         base = Problem(c["name"] + "_kk", c["m"], c["n"], c["k"], torch.bfloat16,
