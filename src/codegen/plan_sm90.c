@@ -1390,57 +1390,25 @@ static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
 
 /* The clusters stacked along N (sharing A) that a dense problem's search
  * tries besides those stacked along M: JITGEMM_N_STACK=2 or 4 alone (by
- * JITGEMM_CLUSTER / it along M, else 1), JITGEMM_N_STACK=1 none, else
- * only where sharing A should pay and the estimate ranks them first
- * (their effect on the GPU is not measured yet; ties keep the clusters
- * stacked along M):
- *   - FP8 A rows off 32-byte sectors (tma_row_cost above
- *     SM90_CLUSTER4_MIN_ROW_COST) from SM90_OFF_SECTORS_FP8_CLUSTER_MIN_M
- *     rows: each CTA requests half of A's rows (cuBLASLt runs 1x2
- *     clusters there), 1x2, and 2x2 where clusters of 2 or more stack
- *     along M;
- *   - one 64-row tile of rows (M up to 64; from 65 rows 128-row tiles
- *     replace pairs of 64-row ones, tall_tiles_for_pairs, measured) by
- *     at least SM90_N_STACK_MIN_TILES_N 128-column tiles' worth, K at
- *     least SM90_N_STACK_MIN_K: every CTA reads the whole A through L2,
- *     which then carries as many bytes as the weight or more, 1x2 and 1x4
- *     (cuBLASLt shares the activation in clusters of 4). */
-#define SM90_N_STACK_MIN_TILES_N 8
-/* ... and only where the estimate rates the N-stacked plan at most this
- * fraction of the best unstacked plan's time (search()) */
-#define SM90_N_STACK_MODEL_MARGIN 0.9
-#define SM90_N_STACK_MIN_K 4096
-static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, uint32_t ab_size,
-                           uint32_t max_cluster, stack_shapes *out)
+ * JITGEMM_CLUSTER / it along M, else 1); otherwise none. The planner does
+ * not choose them itself: on an H200 (2026-11-28, bench/RESULTS.md "H200
+ * clusters stacked along N") the rules it had chosen them by gained
+ * nothing. FP8 rows off 32-byte sectors from M = 129 (1x2 and 2x2, where
+ * the model rated them at most 0.9 of the unstacked plan): 1.006 of the
+ * unstacked plans' speed over 11 random rows (0.87-1.09); one 64-row tile
+ * of rows and long K (1x2, 1x4): 0.80-0.85 on two rows of M = 38. Forced
+ * on 32 decode-like rows (M 1-432, K 4096-28672) they ran at 0.68-0.72
+ * of cuBLASLt, the planner's own plans at 0.88. */
+static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, stack_shapes *out)
 {
     memset(out, 0, sizeof *out);
-    if (t->force_n_stack == 1 || p->groups || p->a_type == JG_NVFP4)
+    if (t->force_n_stack <= 1 || p->groups || p->a_type == JG_NVFP4)
         return;
-    if (t->force_n_stack > 1) {
-        const uint32_t s = t->force_n_stack;
-        out->only = true;
-        out->m[0] = t->force_cluster && t->force_cluster % s == 0 ? t->force_cluster / s : 1;
-        out->n[0] = s;
-        out->count = 1;
-        return;
-    }
-    const double a = operand_row_cost(p, jg__problem_soft(p), ab_size, false);
-    if (ab_size == 1 && a > SM90_CLUSTER4_MIN_ROW_COST &&
-        p->m >= SM90_OFF_SECTORS_FP8_CLUSTER_MIN_M) {
-        out->m[out->count] = 1;
-        out->n[out->count++] = 2;
-        if (max_cluster >= 2) {
-            out->m[out->count] = 2;
-            out->n[out->count++] = 2;
-        }
-    }
-    if (p->m <= 64 && p->k >= SM90_N_STACK_MIN_K &&
-        jg__ceil_div((uint64_t)p->n, 128) >= SM90_N_STACK_MIN_TILES_N) {
-        for (uint32_t s = 2; s <= 4; s *= 2) {
-            out->m[out->count] = 1;
-            out->n[out->count++] = s;
-        }
-    }
+    const uint32_t s = t->force_n_stack;
+    out->only = true;
+    out->m[0] = t->force_cluster && t->force_cluster % s == 0 ? t->force_cluster / s : 1;
+    out->n[0] = s;
+    out->count = 1;
 }
 
 /* What chose a dense plan's family: the table's cell (NULL: none, or
@@ -1449,7 +1417,6 @@ static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, uint32
 typedef struct family_choice {
     const sm90_table_cell *cell;
     double overruled;
-    double n_stacked; /* an N-stacked plan's estimate over the best unstacked one's (else 0) */
 } family_choice;
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
@@ -1461,7 +1428,6 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     const sm90_table_cell **cell = &why->cell;
     *cell = NULL;
     why->overruled = 0;
-    why->n_stacked = 0;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1501,7 +1467,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             : 1;
     stack_shapes shapes;
     const stack_shapes no_shapes = {0};
-    n_stack_shapes(t, p, ab_size, max_cluster, &shapes);
+    n_stack_shapes(t, p, &shapes);
     /* The families dense_families allows, else (none of their candidates
      * fits: a split where the tiles fill the GPU) the plain tiles. */
     uint32_t families = dense_families(t, p, cell);
@@ -1538,26 +1504,6 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             found = n;
             memcpy(all, plain, n * sizeof *all);
             memcpy(all_est, plain_est, n * sizeof *all_est);
-        }
-    }
-    /* The model's N-stacked plan stands only where it rates it at most
-     * SM90_N_STACK_MODEL_MARGIN of the best unstacked plan's time (the
-     * family's, as chosen above without them) */
-    if (found && all[0].n_stack > 1 && !shapes.only) {
-        jg__gemm_config plain[RANKED];
-        estimate plain_est[RANKED];
-        const uint32_t fams = why->overruled ? JG_FAMILY_PLAIN : families;
-        size_t n = search_families(t, p, fams, max_cluster, &no_shapes, plain, plain_est, RANKED);
-        if (!n && fams != JG_FAMILY_PLAIN)
-            n = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, &no_shapes, plain, plain_est,
-                                RANKED);
-        const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 0;
-        if (n && ratio > SM90_N_STACK_MODEL_MARGIN) {
-            found = n;
-            memcpy(all, plain, n * sizeof *all);
-            memcpy(all_est, plain_est, n * sizeof *all_est);
-        } else {
-            why->n_stacked = ratio;
         }
     }
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
@@ -1658,16 +1604,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         }
         /* clusters stacked along N (sharing A), and what chose them */
         char stacked[160] = "";
-        if (jg__cfg_n_stack(out) > 1 && t->force_n_stack)
+        if (jg__cfg_n_stack(out) > 1)
             snprintf(stacked, sizeof stacked,
                      " (%u along M by %u along N: A's tile multicast along N, by "
                      "JITGEMM_N_STACK)",
                      jg__cfg_m_stack(out), jg__cfg_n_stack(out));
-        else if (jg__cfg_n_stack(out) > 1)
-            snprintf(stacked, sizeof stacked,
-                     " (%u along M by %u along N: A's tile multicast along N, by the model: "
-                     "%.2fx the best unstacked plan's time)",
-                     jg__cfg_m_stack(out), jg__cfg_n_stack(out), why.n_stacked);
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
                  "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u%s, "
                  "%u stages of %u bytes%s%s; %llu tiles = %llu wave(s) on %d SMs; estimated "
