@@ -282,9 +282,29 @@ static_assert(JG_MMA_N % JG_SW_EPI_ROWS == 0 && JG_SW_EPI_ROWS % 8 == 0 &&
  * multicasts it to all). A unit's second tile may lie past the rows: its
  * A loads arrive as zeros (or rows it never stores) and its stores are
  * clipped, so both CTAs walk the same units and stay in step. */
-#define JG_M_STACK (JG_SPLIT_K > 1 ? 1 : JG_CLUSTER)
+/* CTAs of a cluster stacked along N as well (dense, K-major A by TMA):
+ * JG_N_STACK tiles side by side sharing their A tile, each CTA loading
+ * 1/JG_N_STACK of A's box rows and multicasting it to the CTAs of its
+ * column. Rank r of a cluster of JG_M_STACK x JG_N_STACK CTAs is the tile
+ * (r % JG_M_STACK, r / JG_M_STACK) of the unit: B goes to the CTAs of r's
+ * column of tiles (along M), A to those of its row (along N). A unit's
+ * last tiles may lie past N: their B loads arrive as zeros and their
+ * stores are clipped, as past M. */
+#ifndef JG_N_STACK
+#define JG_N_STACK 1
+#endif
+#define JG_M_STACK (JG_SPLIT_K > 1 ? 1 : JG_CLUSTER / JG_N_STACK)
 #define JG_UNIT_M (JG_BLOCK_M * JG_M_STACK) /* rows of a scheduling unit */
+#define JG_UNIT_N (JG_BLOCK_N * JG_N_STACK) /* columns of a scheduling unit */
 #define JG_B_BOX_N (JG_BLOCK_N / JG_M_STACK)
+#define JG_A_SHARE_M (JG_A_BOX_M / JG_N_STACK) /* rows of A's box each CTA loads */
+/* Multicast masks of rank r's column (B) and row (A) of the cluster */
+#define JG_B_MASK(r) ((uint16_t)(((1u << JG_M_STACK) - 1) << ((r) / JG_M_STACK * JG_M_STACK)))
+#define JG_A_MASK(r)                                                                               \
+    ((uint16_t)((JG_N_STACK == 4                                                                   \
+                     ? 1u | 1u << JG_M_STACK | 1u << 2 * JG_M_STACK | 1u << 3 * JG_M_STACK         \
+                     : 1u | 1u << JG_M_STACK)                                                      \
+                << ((r) % JG_M_STACK)))
 /* Each operand's stage as boxes of 128-byte rows (TMA's, or soft loads'
  * into the same places): K-major, one box of the tile's rows per 128-byte
  * atom along K; MN-major, one box of the stage's K rows per 64 elements of
@@ -360,6 +380,13 @@ static_assert(!JG_B_MN || (JG_BLOCK_N % (64 * JG_M_STACK) == 0 && JG_LAYOUT != 2
               "N-major B: whole 64-column boxes (per CTA of a cluster); no stacked groups");
 static_assert(!JG_SOFT_PARAM || !JG_NVFP4, "soft loads and stores: no NVFP4");
 static_assert(!JG_B_SOFT || JG_M_STACK == 1, "soft B loads are not multicast");
+static_assert(JG_N_STACK == 1 ||
+                  ((JG_N_STACK == 2 || JG_N_STACK == 4) && JG_CLUSTER % JG_N_STACK == 0 &&
+                   JG_CLUSTER <= 8 && JG_A_BOX_M % (8 * JG_N_STACK) == 0 && JG_LAYOUT == 0 &&
+                   !JG_SWAP_AB && JG_SPLIT_K == 1 && !JG_NVFP4 && !JG_A_MN && !JG_B_MN &&
+                   !JG_SOFT_LOADS && !JG_A_BOX_RUNTIME && JG_SCALE != 3),
+              "clusters stacked along N: dense K-major TMA loads of A split into whole 8-row "
+              "swizzle atoms, one share a CTA; no block scales (B's are read by tile column)");
 static_assert(!JG_D_SOFT || !JG_SWAP_AB, "direct stores of D: unswapped tiles");
 static_assert(!JG_EXACT || (JG_AB_DTYPE == 3 && JG_K % 3 == 0 && JG_KP % 64 == 0 &&
                             JG_K == 3 * JG_KP && !JG_SOFT_LOADS),
@@ -648,7 +675,7 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 {
     jg_tile tl;
     tl.n = JG_COLS(p);
-    jg_tile_coords(t, tiles_m, ((uint32_t)tl.n + JG_BLOCK_N - 1) / JG_BLOCK_N, tl.tm, tl.tn);
+    jg_tile_coords(t, tiles_m, ((uint32_t)tl.n + JG_UNIT_N - 1) / JG_UNIT_N, tl.tm, tl.tn);
     tl.k0 = 0;
     tl.row_base = tl.b_row = 0;
 #if JG_M_BAKED
@@ -680,13 +707,16 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 #endif
 
 /* This CTA's tile of scheduling unit t: the CTAs of a cluster stack their
- * tiles along M (sharing B by multicast), or with split-K share one tile
- * and each runs its share of K's stages. */
+ * tiles along M (sharing B by multicast) and along N (sharing A), or with
+ * split-K share one tile and each runs its share of K's stages. */
 JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, uint32_t rank)
 {
     jg_tile tl = jg_tile_at(p, t, tiles_m);
 #if JG_SPLIT_K > 1
     tl.k0 = (int32_t)(rank * JG_K_TILES);
+#elif JG_N_STACK > 1
+    tl.tm = tl.tm * JG_M_STACK + rank % JG_M_STACK;
+    tl.tn = tl.tn * JG_N_STACK + rank / JG_M_STACK;
 #else
     tl.tm = tl.tm * JG_M_STACK + rank;
 #endif
@@ -741,7 +771,8 @@ JG_DEV uint32_t jg_stage_tx_bytes(uint32_t a_boxes)
  * box of the stage's K rows per 64 elements of M or N. A box wholly past
  * the matrix arrives as zeros and still counts its bytes. A cluster's CTAs
  * stacked along M each load their share of B's rows (or boxes) and
- * multicast it to all. */
+ * multicast it to all of their column; stacked along N, their share of
+ * A's rows, multicast to all of their row. */
 JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t smem_b,
                          uint32_t stage, uint32_t full, uint32_t rank, bool a, bool b,
                          uint32_t a_boxes = 1)
@@ -756,6 +787,13 @@ JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t sm
             jg_tma_load_2d(
                 smem_a + stage * JG_A_STAGE_BYTES + (at * JG_BLOCK_M + i * JG_A_BOX_M) * 128, tl.a,
                 full, ka, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M + i * JG_A_BOX_M));
+#elif JG_N_STACK > 1
+        (void)a_boxes;
+        const uint32_t share = rank / JG_M_STACK * JG_A_SHARE_M; /* this CTA's rows of A's box */
+        if (a)
+            jg_tma_load_2d_multicast(
+                smem_a + stage * JG_A_STAGE_BYTES + (at * JG_BLOCK_M + share) * 128, tl.a, full, ka,
+                tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M + share), JG_A_MASK(rank));
 #else
         (void)a_boxes;
         if (a)
@@ -763,7 +801,13 @@ JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t sm
                            ka, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M));
 #endif
         if (b) {
-#if JG_M_STACK > 1
+#if JG_M_STACK > 1 && JG_N_STACK > 1
+            const uint32_t mr = rank % JG_M_STACK; /* this CTA's share of B's rows */
+            jg_tma_load_2d_multicast(
+                smem_b + stage * JG_B_STAGE_BYTES + at * JG_BLOCK_N * 128 + mr * JG_B_BOX_N * 128,
+                tl.b, full, kb, tl.b_row + (int32_t)(tl.tn * JG_BLOCK_N + mr * JG_B_BOX_N),
+                JG_B_MASK(rank));
+#elif JG_M_STACK > 1
             jg_tma_load_2d_multicast(smem_b + stage * JG_B_STAGE_BYTES + at * JG_BLOCK_N * 128 +
                                          rank * JG_B_BOX_N * 128,
                                      tl.b, full, kb,
@@ -1443,6 +1487,9 @@ JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
 #elif JG_SOFT_PARAM && JG_CONSUMERS == 1 /* one consumer leaves room for both */
 #define JG_PRODUCER_REGS 56
 #define JG_CONSUMER_REGS 256
+#elif JG_N_STACK > 1 && JG_CONSUMERS == 1 /* at 40, a 2x2 cluster's producer spilled */
+#define JG_PRODUCER_REGS 56
+#define JG_CONSUMER_REGS 256
 #else
 #define JG_PRODUCER_REGS 40
 #define JG_CONSUMER_REGS 232
@@ -1452,7 +1499,8 @@ static_assert(128 * (JG_PRODUCER_REGS + JG_CONSUMERS * JG_CONSUMER_REGS) <=
               "setmaxnreg: the warpgroups' registers fit the CTA's");
 
 /* Arrivals that free a stage: each consumer warp of every CTA of the
- * cluster, once its wgmmas have read the stage. NVFP4's consumers read the
+ * cluster that writes into it (the CTAs of its column and of its row of
+ * tiles), once its wgmmas have read the stage. NVFP4's consumers read the
  * staged codes and scales with their own loads: each thread arrives after
  * its last (a warp's lane 0 after a barrier would do for the hardware, but
  * compute-sanitizer's racecheck follows only a thread's own arrival to the
@@ -1460,7 +1508,7 @@ static_assert(128 * (JG_PRODUCER_REGS + JG_CONSUMERS * JG_CONSUMER_REGS) <=
 #if JG_NVFP4
 #define JG_EMPTY_ARRIVALS (JG_CONSUMERS * 128)
 #else
-#define JG_EMPTY_ARRIVALS ((JG_PINGPONG ? 1 : JG_CONSUMERS) * 4 * JG_M_STACK)
+#define JG_EMPTY_ARRIVALS ((JG_PINGPONG ? 1 : JG_CONSUMERS) * 4 * (JG_M_STACK + JG_N_STACK - 1))
 #endif
 
 /* Arrivals that fill a stage: the producer thread that announces its TMA
@@ -1473,10 +1521,17 @@ static_assert(128 * (JG_PRODUCER_REGS + JG_CONSUMERS * JG_CONSUMER_REGS) <=
 #endif
 
 /* A consumer warp is done with a stage: every producer of the cluster may
- * refill it (each writes its part of B into every CTA). */
+ * refill it (each writes its part of B into every CTA of its column, of A
+ * into every CTA of its row). */
 JG_DEV void jg_release_stage(uint32_t bar)
 {
-#if JG_M_STACK > 1
+#if JG_N_STACK > 1
+    const uint32_t me = jg_cluster_rank();
+#pragma unroll
+    for (uint32_t r = 0; r < JG_CLUSTER; ++r)
+        if (r % JG_M_STACK == me % JG_M_STACK || r / JG_M_STACK == me / JG_M_STACK)
+            jg_mbar_arrive_remote(bar, r);
+#elif JG_M_STACK > 1
 #pragma unroll
     for (uint32_t r = 0; r < JG_M_STACK; ++r)
         jg_mbar_arrive_remote(bar, r);
@@ -1857,7 +1912,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const int32_t m = p.m;
 #endif
     const uint32_t tiles_m = ((uint32_t)m + JG_UNIT_M - 1) / JG_UNIT_M; /* units */
-    const uint32_t tiles = tiles_m * (((uint32_t)JG_COLS(p) + JG_BLOCK_N - 1) / JG_BLOCK_N);
+    const uint32_t tiles = tiles_m * (((uint32_t)JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
 #endif
     const uint32_t wg = threadIdx.x / 128;
 #if JG_CLUSTER > 1

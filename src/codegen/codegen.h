@@ -50,6 +50,11 @@ typedef struct jg__gemm_config {
     uint32_t soft;          /* JG_SOFT_A | JG_SOFT_B | JG_SOFT_D: the kernel's operands (swap-AB:
                              * A the problem's B) that may take soft loads or, D, direct stores
                              * (sm90_soft.cuh), their pointers or rows not 16-byte aligned */
+    uint32_t n_stack;       /* dense, unswapped, without split-K: CTAs of a cluster stacked
+                             * along N (cluster = m stack x n_stack), sharing one A tile by
+                             * TMA multicast as those stacked along M share B (JG_N_STACK);
+                             * 0 or 1: none. Last, in what was padding of jg__gemm_key:
+                             * keys with none keep their bytes */
 } jg__gemm_config;
 
 enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
@@ -128,15 +133,24 @@ uint64_t jg__pre_balance(const jg__pre_chunk *chunks, uint32_t n, uint32_t tiles
 /* The pre-pass's workspace: every group's rows, K rounded up to 64, FP16. */
 uint64_t jg__pre_workspace_bytes(const int64_t *group_m, uint32_t groups, int64_t k);
 
+/* CTAs of a cluster that stack their tiles along N and share one A tile
+ * (TMA multicast): cfg.n_stack, at least 1. */
+static inline uint32_t jg__cfg_n_stack(const jg__gemm_config *cfg)
+{
+    return cfg->n_stack > 1 ? cfg->n_stack : 1;
+}
+
 /* CTAs of a cluster that stack their tiles along M and share one B tile
- * (TMA multicast): the cluster's size, but 1 for NVFP4 swap-AB, whose
- * clusters split K of one tile, and for the pre kernel (cfg.pre), whose
- * CTAs load their whole weight tile (launch.c sizes the weight's TMA box
- * by this: the pair kernel of 83bc822's bench/patches hung on half
- * boxes). */
+ * (TMA multicast): the cluster's size over its N stack, but 1 for NVFP4
+ * swap-AB, whose clusters split K of one tile, and for the pre kernel
+ * (cfg.pre), whose CTAs load their whole weight tile (launch.c sizes the
+ * weight's TMA box by this: the pair kernel of 83bc822's bench/patches
+ * hung on half boxes). */
 static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 {
-    return cfg->swap || cfg->pre || cfg->split_k > 1 || !cfg->cluster ? 1 : cfg->cluster;
+    return cfg->swap || cfg->pre || cfg->split_k > 1 || !cfg->cluster
+               ? 1
+               : cfg->cluster / jg__cfg_n_stack(cfg);
 }
 
 #define JG_KIND_QUANT 3
@@ -322,6 +336,9 @@ typedef struct jg__target {
     uint32_t force_split; /* JITGEMM_SPLIT=S: dense split-K over S CTAs only (1: none;
                            * JG_SPLIT_ANY: any S from 2) */
     uint32_t force_pingpong; /* JITGEMM_PINGPONG=1: dense ping-pong tiles only */
+    uint32_t force_n_stack;  /* JITGEMM_N_STACK=1|2|4: dense tiles stacked along N by this
+                              * many CTAs only, where a tile allows it (1: none; 0: the
+                              * planner's choice) */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

@@ -106,13 +106,20 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         if (key->cfg.soft & JG_SOFT_D)
             strcat(form, "d");
     }
-    const int len = snprintf(
-        out, 128, "jg_%s_%s%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%u%s%s%s_m%sn%lldk%lld%s", kind,
-        jg__dtype_name(key->a_type), (key->flags & JG_GEMM_FP32_EXACT) ? "x3" : "", scale,
-        jg__dtype_name(key->d_type), key->c_type ? "_c" : "", arch_id, key->cfg.block_m,
-        key->cfg.block_n, key->cfg.block_k, key->cfg.stages, key->cfg.consumers,
-        key->cfg.cluster, shape, form, pipe, m, (long long)key->n, (long long)key->k,
-        (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
+    /* the cluster's CTAs; stacked along N too, as M x N ("_c1x2") */
+    char cluster[8]; /* a cluster has at most 8 CTAs (the kernel asserts it) */
+    if (jg__cfg_n_stack(&key->cfg) > 1)
+        snprintf(cluster, sizeof cluster, "%ux%u", (unsigned)(uint8_t)jg__cfg_m_stack(&key->cfg),
+                 (unsigned)(uint8_t)jg__cfg_n_stack(&key->cfg));
+    else
+        snprintf(cluster, sizeof cluster, "%u", (unsigned)(uint8_t)key->cfg.cluster);
+    const int len =
+        snprintf(out, 128, "jg_%s_%s%s%s_%s%s_%s_%ux%ux%u_s%u_w%u_c%s%s%s%s_m%sn%lldk%lld%s", kind,
+                 jg__dtype_name(key->a_type), (key->flags & JG_GEMM_FP32_EXACT) ? "x3" : "", scale,
+                 jg__dtype_name(key->d_type), key->c_type ? "_c" : "", arch_id, key->cfg.block_m,
+                 key->cfg.block_n, key->cfg.block_k, key->cfg.stages, key->cfg.consumers, cluster,
+                 shape, form, pipe, m, (long long)key->n, (long long)key->k,
+                 (key->flags & JG_GEMM_PDL) ? "_pdl" : "");
     (void)len;
 }
 
@@ -311,12 +318,13 @@ static void emit_forms(const jg__gemm_key *key, bool swap_ab, jg__buf *out)
 /* Whether the LLVM backend's bitcode serves a key (jg__emit_gemm_spec):
  * sm90_gemm.cu's kernels but NVFP4's, and but FP8 block scales in the list
  * layout, where LLVM's PTX left ptxas 24 bytes of spills at the consumers'
- * 232 registers (128x128x128, K = 1536; NVVM's: none). */
+ * 232 registers (128x128x128, K = 1536; NVVM's: none). Not clusters
+ * stacked along N: the catalog has none. */
 bool jg__spec_supported(const jg__gemm_key *key)
 {
     return (key->kind == 1 || key->kind == 2) && key->a_type != JG_NVFP4 && !key->cfg.pre &&
            !key->cfg.swap && !(key->layout == JG_GROUPED_LIST && key->scale == JG_SCALE_BLOCK) &&
-           !jg__key_new_forms(key);
+           !jg__key_new_forms(key) && jg__cfg_n_stack(&key->cfg) == 1;
 }
 
 /* M, N and K as the kernel sees them (swap-AB: N is its rows, M its columns). */
@@ -391,6 +399,8 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
     jg__buf_printf(out, "#define JG_GROUP_M %u\n", key->cfg.group_m);
     jg__buf_printf(out, "#define JG_EPI_BYTES %u\n", key->cfg.epi_bytes);
     jg__buf_printf(out, "#define JG_CLUSTER %u\n", key->cfg.cluster ? key->cfg.cluster : 1);
+    if (jg__cfg_n_stack(&key->cfg) > 1)
+        jg__buf_printf(out, "#define JG_N_STACK %u\n", jg__cfg_n_stack(&key->cfg));
     jg__buf_printf(out, "#define JG_PROMOTE_PIPE %u\n", key->cfg.promote_chunk);
     jg__buf_printf(out, "#define JG_KS_SMEM %u\n", key->cfg.a_scales_smem);
     jg__buf_printf(out, "#define JG_A_BOX_M %u\n",

@@ -174,6 +174,8 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f |= JG_FAMILY_TALL;
     if (t->force_pingpong)
         f = JG_FAMILY_PINGPONG;
+    if (t->force_n_stack > 1) /* tiles stacked along N: plain ones */
+        f = JG_FAMILY_PLAIN;
     /* FP8 block scales: no swap-AB; no split-K (next to the block scales'
      * registers, split-K's consumers, at 224 registers, spilled) */
     if (p->scale == JG_SCALE_BLOCK)
@@ -601,11 +603,14 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     estimate e = {0};
     const uint32_t block_m = c->block_m, block_n = c->block_n;
     const uint32_t cluster = c->cluster ? c->cluster : 1, stack = jg__cfg_m_stack(c);
-    const uint32_t k_split = cluster / stack; /* NVFP4 swap-AB: a cluster's CTAs split K */
-    /* A cluster walks stacks of `stack` tiles along M (the last of a matrix
-     * or group may lie past its rows and still costs its time); e.tiles
-     * counts CTAs' shares of the work. */
-    const uint64_t units = tiles_m(p, block_m * stack) * jg__ceil_div((uint64_t)p->n, block_n);
+    const uint32_t n_stack = jg__cfg_n_stack(c);
+    /* NVFP4 swap-AB: a cluster's CTAs split K */
+    const uint32_t k_split = cluster / (stack * n_stack);
+    /* A cluster walks stacks of `stack` tiles along M by n_stack along N
+     * (the last of a matrix or group may lie past its rows or columns and
+     * still costs its time); e.tiles counts CTAs' shares of the work. */
+    const uint64_t units =
+        tiles_m(p, block_m * stack) * jg__ceil_div((uint64_t)p->n, (uint64_t)block_n * n_stack);
     e.tiles = units * cluster;
     const uint64_t per_wave = clusters_at_once(t, cluster);
     e.waves = jg__ceil_div(units, per_wave);
@@ -620,9 +625,11 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
      * (B of a group's row tiles) read DRAM once but L2 once each, except
-     * that a cluster's CTAs read their B tile once and multicast it. */
+     * that a cluster's CTAs read their B tile (stacked along M) or their A
+     * tile (along N) once and multicast it. */
     double l2_bytes = ab_bytes(p) * (double)e.tiles *
-                      (double)(c->a_box_m + (double)block_n / stack) * (double)p->k / k_split;
+                      ((double)c->a_box_m / n_stack + (double)block_n / stack) * (double)p->k /
+                      k_split;
     /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
         ab_bytes(p) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
@@ -652,7 +659,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     if (a_cost > 1 || b_cost > 1) {
         const double pieces = ab_bytes(p) * (double)p->k / k_split / 128.0;
         const double per_sm = (double)jg__ceil_div(e.tiles, (uint64_t)t->sm_count) * pieces *
-                              ((c->a_box_m ? c->a_box_m : block_m) * a_cost +
+                              ((c->a_box_m ? c->a_box_m : block_m) * a_cost / n_stack +
                                (double)block_n / stack * b_cost);
         if (per_sm / SM90_TMA_REQUESTS_PER_SM_S > e.memory_s)
             e.memory_s = per_sm / SM90_TMA_REQUESTS_PER_SM_S;
@@ -1052,13 +1059,35 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
 /* The dense search's pass: its cluster size (CTAs stacked along M sharing
  * B), and the size wanted where a tile allows it (pass 0; pass 1 takes
  * cluster 1); whether the candidate is swap-AB (p is then the swapped
- * problem) and over how many CTAs it splits K. */
+ * problem) and over how many CTAs it splits K; the CTAs stacked along N
+ * sharing A (n_stack_shapes; each of the `cluster` along M: a cluster of
+ * cluster x n_stack). */
 typedef struct dense_pass {
     int pass;
     uint32_t cluster, max_cluster;
     uint32_t swap_ab, split, pingpong;
     uint32_t families; /* JG_FAMILY_TALL: 256-row tiles too */
+    uint32_t n_stack;  /* 0 or 1: none */
 } dense_pass;
+
+/* Whether a candidate may stack dp->n_stack tiles along N (sm90_gemm.cu's
+ * JG_N_STACK): dense K-major 16-bit or FP8 (tensor or row scales) operands
+ * that TMA loads, plain 64- or 128-row tiles, A's box whole (no M-generic
+ * boxes by the launch's M), enough tiles along N for one whole stack, and
+ * clusters of at most 4 CTAs. */
+static bool n_stack_fits(const jg__problem_key *p, const jg__gemm_config *c, const dense_pass *dp,
+                         bool generic_box)
+{
+    if (dp->n_stack <= 1)
+        return true;
+    const uint32_t size = (uint32_t)jg__dtype_size(p->a_type);
+    return !dp->swap_ab && dp->split <= 1 && !dp->pingpong && c->block_m != 256 && !p->groups &&
+           (size == 2 || size == 1) && p->a_type != JG_NVFP4 && p->scale != JG_SCALE_BLOCK &&
+           !(p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT)) &&
+           !(c->soft & (JG_SOFT_A | JG_SOFT_B)) && !generic_box &&
+           jg__ceil_div((uint64_t)p->n, c->block_n) >= dp->n_stack &&
+           dp->cluster * dp->n_stack <= 4;
+}
 
 /* The dense candidate of BLOCK_M row i of sm90_block_m, BLOCK_K row j of
  * sm90_block_k and BLOCK_N bn, its stages fitted, and its estimate; false
@@ -1073,7 +1102,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
                          .block_n = bn,
                          .block_k = sm90_block_k[j].block_k * 2 / ab_size,
                          .consumers = dp->pingpong ? 2 : sm90_block_m[i].consumers,
-                         .cluster = split > 1 ? split : dp->cluster,
+                         .cluster =
+                             split > 1 ? split : dp->cluster * (dp->n_stack > 1 ? dp->n_stack : 1),
                          .group_m = SM90_GROUP_M,
                          /* swap-AB: rounds of rows of D by a slab's 64 columns */
                          .epi_bytes = dp->swap_ab ? 64 * (uint32_t)jg__dtype_size(p->d_type)
@@ -1082,7 +1112,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
                          .promote_chunk = 0,
                          .swap_ab = dp->swap_ab,
                          .split_k = split > 1 ? split : 0,
-                         .pingpong = dp->pingpong};
+                         .pingpong = dp->pingpong,
+                         .n_stack = dp->n_stack > 1 ? dp->n_stack : 0};
     /* Ping-pong: each consumer holds a whole tile's sums, 64 or 128 rows
      * (FP8's three sets: 64 rows, as many columns as a plain tile) */
     if (dp->pingpong && (c.block_m == 256 || (c.block_m == 128 && (ab_size != 2 ||
@@ -1124,7 +1155,8 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
         return false;
     if ((t->force_m && t->force_m != c.block_m) || (t->force_n && t->force_n != c.block_n) ||
         (t->force_k && t->force_k != c.block_k) ||
-        (dp->pass == 0 && dp->max_cluster > 1 && dp->max_cluster != dp->cluster))
+        (dp->pass == 0 && dp->max_cluster > 1 && dp->max_cluster != dp->cluster &&
+         dp->n_stack <= 1))
         return false;
     /* Clusters of 2 or 4 split the B tile in 8-row-aligned shares, and only
      * pay off when tiles pair up along M (a dense problem's: at least one
@@ -1170,6 +1202,10 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
         bn * jg__dtype_size(p->d_type) > 256)
         return false;
     c.a_box_m = generic_box ? generic_a_box_rows(p, c.block_m) : a_box_rows(p, c.block_m);
+    if (!n_stack_fits(p, &c, dp, generic_box))
+        return false;
+    if (dp->n_stack > 1) /* each CTA loads whole 8-row atoms of A's box */
+        c.a_box_m = (uint32_t)jg__ceil_div(c.a_box_m, 8 * dp->n_stack) * 8 * dp->n_stack;
     c.stages = fit_stages(t, p, &c);
     stage_a_scales(t, p, &c);
     /* split-K: the tile's FP32 partials go to the stage ring (JG_SPLIT_K) */
@@ -1209,9 +1245,9 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
         return found;
     for (size_t k = 0; k < found; ++k) {
         if (out[k].block_m != 64 || out[k].block_n % 16 || out[k].swap_ab || out[k].split_k ||
-            (full && out[k].block_n < SM90_TALL_M128_MIN_PAIR_N))
+            out[k].n_stack > 1 || (full && out[k].block_n < SM90_TALL_M128_MIN_PAIR_N))
             continue;
-        const dense_pass dp = {1, out[k].cluster, 1, 0, 1, 0, JG_FAMILY_PLAIN};
+        const dense_pass dp = {1, out[k].cluster, 1, 0, 1, 0, JG_FAMILY_PLAIN, 0};
         bool have = false;
         jg__gemm_config best;
         estimate best_e;
@@ -1238,7 +1274,8 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
         for (size_t q = 0; q < kept && !dup; ++q)
             dup = out[q].block_m == out[k].block_m && out[q].block_n == out[k].block_n &&
                   out[q].block_k == out[k].block_k && out[q].cluster == out[k].cluster &&
-                  out[q].swap_ab == out[k].swap_ab && out[q].split_k == out[k].split_k;
+                  out[q].swap_ab == out[k].swap_ab && out[q].split_k == out[k].split_k &&
+                  out[q].n_stack == out[k].n_stack;
         if (!dup) {
             out[kept] = out[k];
             est[kept++] = est[k];
@@ -1247,13 +1284,23 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
     return kept;
 }
 
+/* Clusters stacked along N that the dense search's first pass tries: m[i]
+ * CTAs along M by n[i] along N (n_stack_shapes). */
+typedef struct stack_shapes {
+    size_t count;
+    uint32_t m[4], n[4];
+    bool only; /* JITGEMM_N_STACK=2 or 4: these alone in the first pass */
+} stack_shapes;
+
 /* The dense candidates of the given families, ranked into out/est (max of
  * them); swap-AB's search runs over the transposed problem (its rows N,
  * its columns M). A wanted cluster size (CTAs stacked along M) applies
- * where some tile allows it (pass 0); otherwise cluster 1 (pass 1). */
+ * where some tile allows it (pass 0), as do the clusters stacked along N
+ * (after those, so that ties keep the former); otherwise cluster 1 (pass
+ * 1). */
 static size_t search_families(const jg__target *t, const jg__problem_key *p, uint32_t families,
-                              uint32_t max_cluster, jg__gemm_config *out, estimate *est,
-                              size_t max)
+                              uint32_t max_cluster, const stack_shapes *shapes,
+                              jg__gemm_config *out, estimate *est, size_t max)
 {
     jg__problem_key ps = *p;
     ps.m = p->n;
@@ -1277,18 +1324,25 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
         {JG_FAMILY_PINGPONG, 0, 1, 1, 1},
     };
     size_t found = 0;
-    for (int pass = 0; pass < 2 && !found; ++pass)
-        for (uint32_t cluster = 1; cluster <= (pass == 0 ? max_cluster : 1); ++cluster)
+    for (int pass = 0; pass < 2 && !found; ++pass) {
+        /* the M stacks 1..max_cluster (pass 0), then the N-stacked shapes */
+        const size_t m_only = pass == 0 ? (shapes->only ? 0 : max_cluster) : 1;
+        const size_t rounds = m_only + (pass == 0 ? shapes->count : 0);
+        for (size_t round = 0; round < rounds; ++round) {
+            const bool stacked = round >= m_only;
+            const uint32_t cluster = stacked ? shapes->m[round - m_only] : (uint32_t)round + 1;
+            const uint32_t n_stack = stacked ? shapes->n[round - m_only] : 0;
             for (size_t f = 0; f < JG_ARRAY_LEN(kinds); ++f)
                 for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max;
                      split = split < 2 ? split + 1 : 2 * split) {
                     const uint32_t sw = kinds[f].swap;
                     if (!(families & kinds[f].family) ||
                         (t->force_split > 1 && t->force_split < JG_SPLIT_ANY &&
-                         split != t->force_split))
+                         split != t->force_split) ||
+                        (stacked && (sw || split > 1 || kinds[f].pingpong)))
                         continue;
-                    const dense_pass dp = {pass,  cluster, max_cluster, sw, split,
-                                           kinds[f].pingpong, families};
+                    const dense_pass dp = {pass,  cluster,           max_cluster, sw,
+                                           split, kinds[f].pingpong, families,    n_stack};
                     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
                         for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
                             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX;
@@ -1299,6 +1353,8 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
                                     keep_best(out, est, &found, max, &c, &e);
                             }
                 }
+        }
+    }
     return found;
 }
 
@@ -1330,6 +1386,29 @@ static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
     if (worst <= on_pace)
         return 1;
     return off_sectors ? SM90_OFF_LINES_FP8_CLUSTER : 2;
+}
+
+/* The clusters stacked along N (sharing A) that a dense problem's search
+ * tries besides those stacked along M: JITGEMM_N_STACK=2 or 4 alone (by
+ * JITGEMM_CLUSTER / it along M, else 1); otherwise none. The planner does
+ * not choose them itself: on an H200 (2026-11-28, bench/RESULTS.md "H200
+ * clusters stacked along N") the rules it had chosen them by gained
+ * nothing. FP8 rows off 32-byte sectors from M = 129 (1x2 and 2x2, where
+ * the model rated them at most 0.9 of the unstacked plan): 1.006 of the
+ * unstacked plans' speed over 11 random rows (0.87-1.09); one 64-row tile
+ * of rows and long K (1x2, 1x4): 0.80-0.85 on two rows of M = 38. Forced
+ * on 32 decode-like rows (M 1-432, K 4096-28672) they ran at 0.68-0.72
+ * of cuBLASLt, the planner's own plans at 0.88. */
+static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, stack_shapes *out)
+{
+    memset(out, 0, sizeof *out);
+    if (t->force_n_stack <= 1 || p->groups || p->a_type == JG_NVFP4)
+        return;
+    const uint32_t s = t->force_n_stack;
+    out->only = true;
+    out->m[0] = t->force_cluster && t->force_cluster % s == 0 ? t->force_cluster / s : 1;
+    out->n[0] = s;
+    out->count = 1;
 }
 
 /* What chose a dense plan's family: the table's cell (NULL: none, or
@@ -1386,13 +1465,16 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
            p->k >= SM90_FP8_CLUSTER_MIN_K)
             ? 2
             : 1;
+    stack_shapes shapes;
+    const stack_shapes no_shapes = {0};
+    n_stack_shapes(t, p, &shapes);
     /* The families dense_families allows, else (none of their candidates
      * fits: a split where the tiles fill the GPU) the plain tiles. */
     uint32_t families = dense_families(t, p, cell);
-    found = search_families(t, p, families, max_cluster, all, all_est, RANKED);
+    found = search_families(t, p, families, max_cluster, &shapes, all, all_est, RANKED);
     if (!found && families != JG_FAMILY_PLAIN) {
         *cell = NULL;
-        found = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, all, all_est, RANKED);
+        found = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, &shapes, all, all_est, RANKED);
     }
     /* A cell's swap-AB, split-K or 256-row tiles stand only where the
      * model, which knows this shape's waves and padding, also rates them
@@ -1408,8 +1490,8 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
          (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT | JG_FAMILY_TALL))) {
         jg__gemm_config plain[RANKED];
         estimate plain_est[RANKED];
-        const size_t n =
-            search_families(t, p, JG_FAMILY_PLAIN, max_cluster, plain, plain_est, RANKED);
+        const size_t n = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, &no_shapes, plain,
+                                         plain_est, RANKED);
         const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
         /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
          * the cell's swap-AB stays (the model underrates what it saves) */
@@ -1520,14 +1602,22 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                 snprintf(family + strlen(family), sizeof family - strlen(family),
                          " (ping-pong: the consumers on alternate tiles)");
         }
+        /* clusters stacked along N (sharing A), and what chose them */
+        char stacked[160] = "";
+        if (jg__cfg_n_stack(out) > 1)
+            snprintf(stacked, sizeof stacked,
+                     " (%u along M by %u along N: A's tile multicast along N, by "
+                     "JITGEMM_N_STACK)",
+                     jg__cfg_m_stack(out), jg__cfg_n_stack(out));
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
-                 "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u, "
+                 "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u%s, "
                  "%u stages of %u bytes%s%s; %llu tiles = %llu wave(s) on %d SMs; estimated "
                  "%.1f us (compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
-                 out->block_k, tall, out->consumers, out->cluster, out->stages, stage_bytes(out),
-                 fp4, family, (unsigned long long)best.tiles, (unsigned long long)best.waves, t->sm_count,
-                 best.total_s * 1e6, best.compute_s * 1e6, best.memory_s * 1e6,
+                 out->block_k, tall, out->consumers, out->cluster, stacked, out->stages,
+                 stage_bytes(out), fp4, family, (unsigned long long)best.tiles,
+                 (unsigned long long)best.waves, t->sm_count, best.total_s * 1e6,
+                 best.compute_s * 1e6, best.memory_s * 1e6,
                  best.compute_s > best.memory_s ? "compute" : "memory");
     }
     return JG_OK;

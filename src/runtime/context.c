@@ -128,6 +128,23 @@ static void read_forced_cluster(jg_context *ctx)
     jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s: clusters of %s", env, env);
 }
 
+/* JITGEMM_N_STACK=1, 2 or 4: dense tiles stacked along N by this many
+ * CTAs of a cluster (sharing A), where a tile allows it; 1: never. */
+static void read_forced_n_stack(jg_context *ctx)
+{
+    const char *env = getenv("JITGEMM_N_STACK");
+    if (!env || !*env)
+        return;
+    if (strcmp(env, "1") && strcmp(env, "2") && strcmp(env, "4")) {
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_N_STACK=%s ignored: 1, 2 or 4",
+                 env);
+        return;
+    }
+    ctx->target.force_n_stack = (uint32_t)(env[0] - '0');
+    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
+             "JITGEMM_N_STACK=%s: dense tiles stacked along N by %s CTAs", env, env);
+}
+
 /* JITGEMM_FFMA_REUSE=0|1: the FP8 block-scale promotions' reuse edit
  * (sass_patch.c) off or on, instead of the planner's choice. */
 static void read_forced_ffma_reuse(jg_context *ctx)
@@ -334,6 +351,7 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
         jg__probe_resident_clusters(ctx);
     read_forced_tile(ctx);
     read_forced_cluster(ctx);
+    read_forced_n_stack(ctx);
     read_forced_ffma_reuse(ctx);
     read_forced_shape(ctx);
     const char *tune = getenv("JITGEMM_TUNE");

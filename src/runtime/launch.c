@@ -7,7 +7,7 @@
 #include "runtime/runtime.h"
 
 /* CTAs of a launch: one per scheduling unit (a tile, or a cluster's stack
- * of tiles along M, or a tile whose K a cluster splits), up to what fits on
+ * of tiles along M and N, or a tile whose K a cluster splits), up to what fits on
  * the GPU at once, times the cluster. Dense split-K runs one tile per
  * cluster (each CTA leaves its partials in its stage ring, which a next
  * tile would refill): all of them. Swap-AB's tiles are N x M. */
@@ -28,7 +28,8 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
             units_m += jg__ceil_div((uint64_t)p->group_m[g], unit_m);
     else
         units_m = jg__ceil_div(rows, unit_m);
-    const uint64_t units = units_m * jg__ceil_div(cols, cfg->block_n);
+    const uint64_t units =
+        units_m * jg__ceil_div(cols, (uint64_t)cfg->block_n * jg__cfg_n_stack(cfg));
     if (cfg->split_k > 1)
         return (uint32_t)(units * cluster);
     return (uint32_t)((units < resident ? units : resident) * cluster);
@@ -85,10 +86,15 @@ static jg_status sf_maps(jg_plan *plan, const jg_gemm_args *args, int64_t m, jg_
 }
 
 /* Rows of B's box: CTAs stacked along M each load their share of the B
- * tile and multicast it to all of them. */
+ * tile and multicast it to all of them; of A's, likewise along N. */
 static uint32_t b_box_rows(const jg_plan *plan)
 {
     return plan->cfg.block_n / jg__cfg_m_stack(&plan->cfg);
+}
+
+static uint32_t a_box_rows(const jg_plan *plan)
+{
+    return plan->cfg.a_box_m / jg__cfg_n_stack(&plan->cfg);
 }
 
 /* Columns of D that TMA stores: N down to whole 16-byte pieces (the kernel
@@ -126,7 +132,7 @@ static operand kernel_operand(const jg_plan *plan, int which, bool kernel_a, con
     const uint64_t rows = which ? b_rows(p) : (uint64_t)m;
     operand o = {.ptr = ptr,
                  .dtype = map_type(p),
-                 .box_rows = kernel_a ? cfg->a_box_m : b_box_rows(plan),
+                 .box_rows = kernel_a ? a_box_rows(plan) : b_box_rows(plan),
                  .box_cols = box_k(p),
                  .soft = (cfg->soft & (kernel_a ? JG_SOFT_A : JG_SOFT_B)) != 0,
                  .tf32 = p->a_type == JG_FP32};

@@ -23,6 +23,7 @@ typedef struct tune_key {
     char tag[8]; /* "jgtune2": a different space from kernel keys */
     int32_t sm_count, smem_per_block;
     uint32_t force_m, force_n, force_k, force_cluster, force_swap, force_split, force_pingpong;
+    uint32_t force_n_stack; /* in what was padding: records without it keep their keys */
     jg__problem_key problem;
 } tune_key;
 
@@ -40,6 +41,7 @@ static jg__hash128 record_key(const jg_context *ctx, const jg__problem_key *pk)
     k.force_swap = ctx->target.force_swap;
     k.force_split = ctx->target.force_split;
     k.force_pingpong = ctx->target.force_pingpong;
+    k.force_n_stack = ctx->target.force_n_stack;
     k.problem = *pk;
     return jg__key_hash(&ctx->salt, &k, sizeof k);
 }

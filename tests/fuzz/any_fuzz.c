@@ -224,6 +224,10 @@ static const jg_fuzz_env envs[] = {
     {"planner", NULL, NULL, NULL, NULL},
     {"swap-AB", "JITGEMM_SWAP", "1", NULL, NULL},
     {"split-K", "JITGEMM_SPLIT", "any", NULL, NULL},
+    /* clusters stacked along N, sharing A (aligned 16-bit and FP8 with
+     * tensor or row scales; other shapes plan as unstacked) */
+    {"n-stack2", "JITGEMM_N_STACK", "2", NULL, NULL},
+    {"n-stack2x2", "JITGEMM_N_STACK", "2", "JITGEMM_CLUSTER", "4"},
 };
 #define ENVS (sizeof envs / sizeof envs[0])
 

@@ -13,7 +13,8 @@
  * in turn in contexts that force the planner's kernel families (fuzz_envs:
  * the planner's own choice, clusters of 2 with multicast B wherever the
  * tiles pair up, swap-AB, split-K where the tiles leave SMs idle, both,
- * ping-pong tiles, 256-row tiles).
+ * ping-pong tiles, 256-row tiles, clusters stacked along N sharing A by
+ * multicast: 1x2, 1x4 and 2x2 where the tiles allow them).
  * Failing shapes print their flags and context.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
@@ -104,6 +105,10 @@ static const jg_fuzz_env fuzz_envs[] = {
     {"swap-AB+split-K", "JITGEMM_SWAP", "1", "JITGEMM_SPLIT", "any"},
     {"ping-pong", "JITGEMM_PINGPONG", "1", NULL, NULL},
     {"256-row", "JITGEMM_TILE", "256", NULL, NULL},
+    /* clusters stacked along N, sharing A: 1x2, 1x4, 2x2 */
+    {"n-stack2", "JITGEMM_N_STACK", "2", NULL, NULL},
+    {"n-stack4", "JITGEMM_N_STACK", "4", NULL, NULL},
+    {"n-stack2x2", "JITGEMM_N_STACK", "2", "JITGEMM_CLUSTER", "4"},
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 

@@ -146,6 +146,7 @@ MUTATION(a_scales_smem, c->a_scales_smem = 1)
 MUTATION(ffma_reuse, c->ffma_reuse = 1)
 MUTATION(pre, c->pre = 132)
 MUTATION(pre_rows, c->pre_rows = 128)
+MUTATION(n_stack, (c->cluster = 2, c->n_stack = 2))
 MUTATION(scale, p->scale = JG_SCALE_TENSOR)
 #define JG_NVFP4_PROBLEM(sfa, sfb)                                                            \
     (p->a_type = p->b_type = JG_NVFP4, p->scale = JG_SCALE_NVFP4, p->a_sf_layout = (sfa),      \
@@ -158,19 +159,39 @@ static const struct {
     const char *name;
     void (*apply)(jg_gemm_problem *, jg__gemm_config *);
 } mutations[] = {
-    {"a_type", mut_a_type},   {"b_type", mut_b_type},         {"c_type", mut_c_type},
-    {"d_type fp16", mut_d_type_fp16}, {"d_type fp32", mut_d_type_fp32}, {"flags", mut_flags},
-    {"flags PDL", mut_flags_pdl}, {"flags PDL|M_GENERIC", mut_flags_pdl_mg},
-    {"m", mut_m},             {"n", mut_n},                   {"k", mut_k},
-    {"cfg.block_m", mut_block_m}, {"cfg.block_n", mut_block_n}, {"cfg.block_k", mut_block_k},
-    {"cfg.stages", mut_stages}, {"cfg.consumers", mut_consumers}, {"cfg.cluster", mut_cluster},
-    {"cfg.group_m", mut_group_m}, {"cfg.epi_bytes", mut_epi_bytes},
-    {"cfg.a_box_m", mut_a_box_m}, {"cfg.ab_size", mut_ab_size},
-    {"cfg.expand_bufs", mut_expand_bufs}, {"cfg.swap", mut_swap},
-    {"cfg.promote_chunk", mut_promote_chunk}, {"cfg.a_scales_smem", mut_a_scales_smem},
-    {"cfg.ffma_reuse", mut_ffma_reuse}, {"cfg.pre", mut_pre},
-    {"cfg.pre_rows", mut_pre_rows}, {"scale", mut_scale},
-    {"nvfp4", mut_nvfp4},     {"a_sf_layout", mut_a_sf_layout}, {"b_sf_layout", mut_b_sf_layout},
+    {"a_type", mut_a_type},
+    {"b_type", mut_b_type},
+    {"c_type", mut_c_type},
+    {"d_type fp16", mut_d_type_fp16},
+    {"d_type fp32", mut_d_type_fp32},
+    {"flags", mut_flags},
+    {"flags PDL", mut_flags_pdl},
+    {"flags PDL|M_GENERIC", mut_flags_pdl_mg},
+    {"m", mut_m},
+    {"n", mut_n},
+    {"k", mut_k},
+    {"cfg.block_m", mut_block_m},
+    {"cfg.block_n", mut_block_n},
+    {"cfg.block_k", mut_block_k},
+    {"cfg.stages", mut_stages},
+    {"cfg.consumers", mut_consumers},
+    {"cfg.cluster", mut_cluster},
+    {"cfg.group_m", mut_group_m},
+    {"cfg.epi_bytes", mut_epi_bytes},
+    {"cfg.a_box_m", mut_a_box_m},
+    {"cfg.ab_size", mut_ab_size},
+    {"cfg.expand_bufs", mut_expand_bufs},
+    {"cfg.swap", mut_swap},
+    {"cfg.promote_chunk", mut_promote_chunk},
+    {"cfg.a_scales_smem", mut_a_scales_smem},
+    {"cfg.ffma_reuse", mut_ffma_reuse},
+    {"cfg.pre", mut_pre},
+    {"cfg.pre_rows", mut_pre_rows},
+    {"cfg.n_stack", mut_n_stack},
+    {"scale", mut_scale},
+    {"nvfp4", mut_nvfp4},
+    {"a_sf_layout", mut_a_sf_layout},
+    {"b_sf_layout", mut_b_sf_layout},
 };
 
 /* Every mutation gives a hash different from the base and from each other. */
@@ -234,6 +255,41 @@ static void test_quant_nvfp4_keys(void)
     char name[128];
     jg__gemm_kernel_name(&a, "sm_90a", name);
     CHECK(!strcmp(name, "jg_quant_bf16_nvfp4_sf128x4_sm90a_n4096"), "name %s", name);
+}
+
+/* Clusters stacked along N: the name says the cluster as M x N CTAs
+ * (_c1x2, _c2x2), and a key that stacks along N neither shares its name
+ * nor its hash with the one stacked along M alone; n_stack 0 is the only
+ * spelling of none (the key bytes of clusters along M keep their bytes,
+ * n_stack being the config's last field, in what was padding). */
+static void test_n_stack_keys(void)
+{
+    const jg_gemm_problem p = base_problem();
+    static const struct {
+        uint32_t cluster, n_stack;
+        const char *part;
+    } rows[] = {{2, 0, "_c2_"}, {2, 2, "_c1x2_"}, {4, 2, "_c2x2_"}, {4, 4, "_c1x4_"}};
+    jg__hash128 h[JG_ARRAY_LEN(rows)];
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        jg__gemm_config c = base_cfg;
+        c.cluster = rows[i].cluster;
+        c.n_stack = rows[i].n_stack;
+        jg__problem_key pk;
+        jg__gemm_key gk;
+        make_keys(&p, &c, 0, &pk, &gk);
+        char name[128];
+        jg__gemm_kernel_name(&gk, "sm_90a", name);
+        CHECK(strstr(name, rows[i].part) != NULL, "cluster %u, n_stack %u: name %s lacks %s",
+              rows[i].cluster, rows[i].n_stack, name, rows[i].part);
+        h[i] = kernel_hash(&p, &c);
+        for (size_t j = 0; j < i; ++j)
+            CHECK(!hash_eq(h[i], h[j]), "n_stack keys %zu and %zu share a hash", i, j);
+    }
+    CHECK(offsetof(jg__gemm_config, n_stack) + sizeof(uint32_t) == sizeof(jg__gemm_config) &&
+              offsetof(jg__gemm_key, groups) >=
+                  offsetof(jg__gemm_key, cfg) + sizeof(jg__gemm_config) &&
+              offsetof(jg__gemm_key, group_m) == 160 && sizeof(jg__gemm_key) == 672,
+          "jg__gemm_key's layout moved: dense keys of earlier kernels change");
 }
 
 /* With JG_GEMM_M_GENERIC, M is a run-time argument: it must not split keys. */
@@ -592,6 +648,7 @@ int main(void)
     test_fields_change_hash();
     test_pdl_keys_and_names();
     test_m_generic();
+    test_n_stack_keys();
     test_quant_nvfp4_keys();
     test_leading_dims();
     test_one_column_layouts();

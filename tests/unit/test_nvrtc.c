@@ -5,7 +5,7 @@
  * HGMMA and no local-memory traffic (LDL/STL: spills or a run-time-indexed
  * register array) in any of the module's functions. Exits 77 when the SASS
  * test has no cuobjdump. `test_sass CUOBJDUMP exact` checks the exact FP32
- * kernels alone. */
+ * kernels alone, `test_sass CUOBJDUMP n_stack` the clusters stacked along N. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +264,63 @@ static jg__gemm_config check_planned(const char *cuobjdump, const jg__target *t,
         check_sass(cuobjdump, &key, &cubin);
     jg__buf_free(&cubin);
     return cfg;
+}
+
+/* Clusters stacked along N (JITGEMM_N_STACK, sharing A), 1x2, 1x4 and
+ * 2x2: BF16, FP16 and FP8 (tensor scales with BF16 out; row scales with
+ * FP32 out plus C, the most live registers), decode rows (A's box shorter
+ * than the tile, shared in 8-row atoms) and prefill rows, N ragged
+ * against the tiles: the planned kernel stacks as forced, and its SASS
+ * multicasts without local memory. */
+static void check_n_stack(const char *cuobjdump)
+{
+    static const struct {
+        jg_dtype ab;
+        jg_scale_mode scale;
+        int64_t m, n, k;
+    } rows[] = {
+        {JG_BF16, JG_SCALE_NONE, 75, 1408, 14336},    {JG_FP16, JG_SCALE_NONE, 1000, 1000, 1000},
+        {JG_BF16, JG_SCALE_NONE, 2048, 4104, 4096},   {JG_E4M3, JG_SCALE_TENSOR, 98, 1536, 24048},
+        {JG_E4M3, JG_SCALE_TENSOR, 4096, 8192, 4784}, {JG_E4M3, JG_SCALE_ROW, 770, 1416, 7168},
+    };
+    static const uint32_t forced[][2] = {{2, 0}, {4, 0}, {2, 4}}; /* N stack, cluster */
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i)
+        for (size_t f = 0; f < JG_ARRAY_LEN(forced); ++f)
+            for (int heavy = 0; heavy < 2; ++heavy) {
+                const bool fp8 = rows[i].ab == JG_E4M3;
+                const bool row_scales = rows[i].scale == JG_SCALE_ROW;
+                /* FP8 tensor scales: BF16 out alone (the leanest kernel's
+                 * 144-wide tiles); else FP32 out plus C as the heavy form */
+                if (heavy && fp8 && !row_scales)
+                    continue;
+                jg_gemm_problem p = {.a_type = rows[i].ab,
+                                     .b_type = rows[i].ab,
+                                     .c_type = heavy ? JG_FP32 : JG_DTYPE_NONE,
+                                     .d_type = heavy ? JG_FP32
+                                               : fp8 ? JG_BF16
+                                                     : rows[i].ab,
+                                     .m = rows[i].m,
+                                     .n = rows[i].n,
+                                     .k = rows[i].k,
+                                     .scale = rows[i].scale};
+                jg__target t;
+                jg_test_h100_target(&t);
+                t.force_n_stack = forced[f][0];
+                t.force_cluster = forced[f][1];
+                jg__problem_key pk;
+                jg__problem_key_make(&p, &pk);
+                const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+                const uint32_t m_stack = forced[f][1] ? forced[f][1] / forced[f][0] : 1;
+                /* 2x2 needs two tiles of rows: decode rows keep one CTA */
+                const bool stacks = m_stack == 1 || rows[i].m > 128;
+                CHECK(!stacks ||
+                          (c.n_stack == forced[f][0] && c.cluster == forced[f][0] * m_stack &&
+                           c.a_box_m % (8 * forced[f][0]) == 0),
+                      "%lldx%lldx%lld, JITGEMM_N_STACK=%u JITGEMM_CLUSTER=%u: cluster %u, "
+                      "n_stack %u, A box %u",
+                      (long long)p.m, (long long)p.n, (long long)p.k, forced[f][0], forced[f][1],
+                      c.cluster, c.n_stack, c.a_box_m);
+            }
 }
 
 static jg__gemm_config check_grouped(const char *cuobjdump, const jg__target *t,
@@ -791,7 +848,10 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
-    /* argv[2] "exact": the exact FP32 kernels alone (a focused run) */
+    /* argv[2] "exact" or "n_stack": those kernels alone (a focused run) */
+    check_n_stack(cuobjdump);
+    if (argc > 2 && strcmp(argv[2], "n_stack") == 0)
+        return jg_test_result("sass");
     check_exact_rows(cuobjdump);
     if (argc > 2 && strcmp(argv[2], "exact") == 0)
         return jg_test_result("sass");
@@ -937,6 +997,7 @@ int main(int argc, char **argv)
     (void)planner_configs;
     (void)check_sass;
     (void)check_exact_rows;
+    (void)check_n_stack;
     (void)compile_key;
     (void)check_grouped;
     (void)check_planned;

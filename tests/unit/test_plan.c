@@ -317,6 +317,7 @@ static void test_rows_off_lines(void)
 {
     jg__target t;
     plain_target(&t);
+    t.force_n_stack = 1; /* clusters stacked along M alone (test_n_stack: along N) */
     const struct {
         jg_dtype type;
         int64_t m, k, ld;
@@ -1105,8 +1106,145 @@ static void test_generic_a_box(void)
     }
 }
 
+/* An FP8 problem with tensor (or other) scales and BF16 out. */
+static jg_gemm_problem fp8(int64_t m, int64_t n, int64_t k, jg_scale_mode scale)
+{
+    jg_gemm_problem p = {.a_type = JG_E4M3,
+                         .b_type = JG_E4M3,
+                         .d_type = JG_BF16,
+                         .m = m,
+                         .n = n,
+                         .k = k,
+                         .scale = scale};
+    return p;
+}
+
+/* Clusters stacked along N (sharing A): JITGEMM_N_STACK=2 or 4 gives them
+ * alone where a tile allows it (by JITGEMM_CLUSTER / it along M), each
+ * CTA's share of A's box whole 8-row atoms, never swap-AB, split-K,
+ * grouped, block-scaled, M-generic with boxes by the launch's M, or with
+ * soft loads; =1 keeps the plans of clusters along M alone, and so does
+ * the planner unforced. */
+static void test_n_stack(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    /* dtype (FP8: tensor scales, but row scales with FP32 out plus C), M, N, K,
+     * the forced N stack and cluster, the cluster expected */
+    static const struct {
+        jg_dtype ab;
+        int64_t m, n, k;
+        uint32_t force, cluster, want_cluster;
+    } forced[] = {
+        {JG_BF16, 75, 1408, 14336, 2, 0, 2},  {JG_BF16, 75, 1408, 14336, 4, 0, 4},
+        {JG_E4M3, 4096, 8192, 4784, 2, 4, 4}, {JG_E4M3, 98, 1536, 24048, 2, 0, 2},
+        {JG_E4M3, 19, 3072, 22864, 4, 0, 4},  {JG_FP16, 5, 4096, 4096, 2, 0, 2},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(forced); ++i) {
+        t.force_n_stack = forced[i].force;
+        t.force_cluster = forced[i].cluster;
+        jg_gemm_problem fp =
+            fp8(forced[i].m, forced[i].n, forced[i].k, i % 2 ? JG_SCALE_ROW : JG_SCALE_TENSOR);
+        if (forced[i].ab != JG_E4M3) {
+            fp.a_type = fp.b_type = fp.d_type = forced[i].ab;
+            fp.scale = JG_SCALE_NONE;
+        } else if (i % 2) {
+            fp.c_type = fp.d_type = JG_FP32;
+        }
+        const jg_gemm_problem *p = &fp;
+        const jg__gemm_config c = plan_of(&t, p, "JITGEMM_N_STACK");
+        /* A's box: M's rows below the tile (whole 8-row atoms), then whole
+         * atoms per CTA of the stack */
+        const uint32_t step = 8 * forced[i].force;
+        const uint32_t rows = p->m < (int64_t)c.block_m ? (uint32_t)p->m : c.block_m;
+        const uint32_t box = (rows + step - 1) / step * step;
+        CHECK(c.n_stack == forced[i].force && c.cluster == forced[i].want_cluster &&
+                  c.a_box_m == box && box <= c.block_m && !c.swap_ab && c.split_k <= 1 &&
+                  jg__cfg_m_stack(&c) * jg__cfg_n_stack(&c) == c.cluster,
+              "%lldx%lldx%lld, JITGEMM_N_STACK=%u JITGEMM_CLUSTER=%u: %ux%u tile, cluster %u, "
+              "n_stack %u, A box %u (expected cluster %u, A box %u)",
+              (long long)p->m, (long long)p->n, (long long)p->k, forced[i].force, forced[i].cluster,
+              c.block_m, c.block_n, c.cluster, c.n_stack, c.a_box_m, forced[i].want_cluster, box);
+        jg__problem_key pk;
+        jg__problem_key_make(p, &pk);
+        jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+        const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
+        for (size_t j = 0; j < n; ++j)
+            CHECK(cands[j].n_stack == forced[i].force,
+                  "JITGEMM_N_STACK=%u: candidate %zu "
+                  "stacks %u",
+                  forced[i].force, j, cands[j].n_stack);
+    }
+    /* where the tile cannot stack (block scales, grouped, M-generic decode
+     * boxes, unaligned rows), the force yields the unstacked plan */
+    t.force_n_stack = 2;
+    t.force_cluster = 0;
+    jg_gemm_problem block = fp8(4096, 4096, 4096, JG_SCALE_BLOCK);
+    jg_gemm_problem generic = fp8(16, 4096, 4096, JG_SCALE_TENSOR);
+    generic.flags = JG_GEMM_M_GENERIC;
+    jg_gemm_problem odd = fp8(4096, 4096, 4100, JG_SCALE_TENSOR);
+    odd.lda = odd.ldb = 4100; /* rows 4 bytes off 16: soft loads */
+    const jg_gemm_problem no[] = {block, generic, odd};
+    for (size_t i = 0; i < JG_ARRAY_LEN(no); ++i) {
+        const jg__gemm_config c = plan_of(&t, &no[i], "JITGEMM_N_STACK=2 where none fits");
+        CHECK(c.n_stack == 0, "%lldx%lldx%lld (case %zu): stacked along N by %u",
+              (long long)no[i].m, (long long)no[i].n, (long long)no[i].k, i, c.n_stack);
+    }
+    /* JITGEMM_N_STACK=1: the plans of clusters along M alone */
+    t.force_n_stack = 1;
+    const jg_gemm_problem off = fp8(4096, 8192, 4784, JG_SCALE_TENSOR);
+    const jg__gemm_config one = plan_of(&t, &off, "JITGEMM_N_STACK=1");
+    CHECK(one.n_stack == 0 && one.cluster == 4,
+          "JITGEMM_N_STACK=1, fp8 4096x8192x4784: cluster "
+          "%u, n_stack %u (expected 4 along M)",
+          one.cluster, one.n_stack);
+    /* the planner's own choice: never stacked along N, not even where
+     * its rules once stacked them (FP8 rows 16 bytes off 32-byte sectors;
+     * one row of tiles, many columns, long K), and deterministic */
+    t.force_n_stack = 0;
+    static const struct {
+        jg_dtype ab;
+        jg_scale_mode scale;
+        int64_t m, n, k;
+    } rows[] = {
+        {JG_E4M3, JG_SCALE_TENSOR, 4096, 8192, 4784}, {JG_E4M3, JG_SCALE_TENSOR, 19, 3072, 22864},
+        {JG_E4M3, JG_SCALE_TENSOR, 910, 6144, 15632}, {JG_BF16, JG_SCALE_NONE, 38, 1024, 5120},
+        {JG_E4M3, JG_SCALE_TENSOR, 4096, 8192, 4800}, {JG_BF16, JG_SCALE_NONE, 4096, 4096, 4096},
+        {JG_E4M3, JG_SCALE_BLOCK, 4096, 8192, 4784},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        jg_gemm_problem p = fp8(rows[i].m, rows[i].n, rows[i].k, rows[i].scale);
+        if (rows[i].ab != JG_E4M3)
+            p.a_type = p.b_type = p.d_type = rows[i].ab;
+        const jg__gemm_config a = plan_of(&t, &p, "n_stack default");
+        const jg__gemm_config b = plan_of(&t, &p, "n_stack default again");
+        CHECK(!memcmp(&a, &b, sizeof a), "case %zu: two plans differ", i);
+        CHECK(a.n_stack <= 1, "%lldx%lldx%lld (case %zu): stacked along N by %u", (long long)p.m,
+              (long long)p.n, (long long)p.k, i, a.n_stack);
+    }
+    /* bench/shapes.jsonl's dense and decode rows, BF16 and FP8: none */
+    static const int64_t bench[][3] = {
+        {2048, 2048, 2048},  {4096, 4096, 4096}, {6144, 6144, 6144}, {8192, 8192, 8192},
+        {4096, 7168, 16384}, {4096, 4096, 7168}, {4096, 7168, 2048}, {8192, 4096, 4096},
+        {1, 7168, 16384},    {1, 4096, 7168},    {1, 7168, 2048},    {16, 7168, 16384},
+        {16, 4096, 7168},    {16, 7168, 2048},   {64, 7168, 16384},  {64, 4096, 7168},
+        {64, 7168, 2048},    {128, 7168, 16384}, {128, 4096, 7168},  {128, 7168, 2048}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(bench); ++i)
+        for (int f = 0; f < 2; ++f) {
+            jg_gemm_problem p = fp8(bench[i][0], bench[i][1], bench[i][2], JG_SCALE_TENSOR);
+            if (!f) {
+                p.a_type = p.b_type = JG_BF16;
+                p.scale = JG_SCALE_NONE;
+            }
+            const jg__gemm_config c = plan_of(&t, &p, "bench row");
+            CHECK(c.n_stack == 0, "bench row %s %lldx%lldx%lld: stacked along N by %u",
+                  f ? "fp8" : "bf16", (long long)p.m, (long long)p.n, (long long)p.k, c.n_stack);
+        }
+}
+
 int main(void)
 {
+    test_n_stack();
     test_resident_clusters();
     test_no_split_mn_major();
     test_table();
