@@ -28,13 +28,13 @@ static struct {
     CUresult (*get_device)(CUdevice *);
 } cu;
 
-/* *out = the driver's function `name`, at CUDA 12.0's ABI; exits 1 where
- * there is none. */
-static void driver_fn(const char *name, void *out, size_t size)
+/* *out = the driver's function `name` in the ABI of CUDA `version`; exits 1
+ * where there is none. */
+static void driver_fn(const char *name, int version, void *out, size_t size)
 {
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult found;
-    cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found);
     if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn || size != sizeof fn) {
         fprintf(stderr, "driver entry point %s: %s (query result %d)\n", name,
                 cudaGetErrorString(e), (int)found);
@@ -45,11 +45,13 @@ static void driver_fn(const char *name, void *out, size_t size)
 
 static void driver_init(void)
 {
-    driver_fn("cuCtxCreate", &cu.create, sizeof cu.create);
-    driver_fn("cuCtxDestroy", &cu.destroy, sizeof cu.destroy);
-    driver_fn("cuCtxGetCurrent", &cu.get_current, sizeof cu.get_current);
-    driver_fn("cuCtxSetCurrent", &cu.set_current, sizeof cu.set_current);
-    driver_fn("cuCtxGetDevice", &cu.get_device, sizeof cu.get_device);
+    /* cuCtxCreate took (ctx, flags, dev) up to CUDA 11.3; from 11.4 it takes
+     * affinity parameters, from 12.5 creation parameters, so ask for 3.2's. */
+    driver_fn("cuCtxCreate", 3020, &cu.create, sizeof cu.create);
+    driver_fn("cuCtxDestroy", 12000, &cu.destroy, sizeof cu.destroy);
+    driver_fn("cuCtxGetCurrent", 12000, &cu.get_current, sizeof cu.get_current);
+    driver_fn("cuCtxSetCurrent", 12000, &cu.set_current, sizeof cu.set_current);
+    driver_fn("cuCtxGetDevice", 12000, &cu.get_device, sizeof cu.get_device);
 }
 
 static CUcontext current(void)
