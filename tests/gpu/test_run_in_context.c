@@ -25,6 +25,7 @@ static struct {
     CUresult (*destroy)(CUcontext);
     CUresult (*get_current)(CUcontext *);
     CUresult (*set_current)(CUcontext);
+    CUresult (*pop)(CUcontext *);
     CUresult (*get_device)(CUdevice *);
 } cu;
 
@@ -51,6 +52,7 @@ static void driver_init(void)
     driver_fn("cuCtxDestroy", 12000, &cu.destroy, sizeof cu.destroy);
     driver_fn("cuCtxGetCurrent", 12000, &cu.get_current, sizeof cu.get_current);
     driver_fn("cuCtxSetCurrent", 12000, &cu.set_current, sizeof cu.set_current);
+    driver_fn("cuCtxPopCurrent", 12000, &cu.pop, sizeof cu.pop);
     driver_fn("cuCtxGetDevice", 12000, &cu.get_device, sizeof cu.get_device);
 }
 
@@ -62,11 +64,21 @@ static CUcontext current(void)
     return c;
 }
 
+/* Makes c current on this thread; NULL: none, by popping the thread's whole
+ * context stack (cuCtxSetCurrent(NULL) pops only its top, and cuCtxCreate
+ * left two entries on it). */
 static void set_current(CUcontext c)
 {
-    CUresult r = cu.set_current(c);
+    CUresult r = CUDA_SUCCESS;
+    if (c) {
+        r = cu.set_current(c);
+    } else {
+        CUcontext popped;
+        while (r == CUDA_SUCCESS && current() != NULL)
+            r = cu.pop(&popped);
+    }
     if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "cuCtxSetCurrent: %d\n", (int)r);
+        fprintf(stderr, "cuCtxSetCurrent, cuCtxPopCurrent: %d\n", (int)r);
         exit(1);
     }
 }
