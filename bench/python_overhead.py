@@ -12,7 +12,8 @@ for the GPU), wall time / N, median of R rounds. Rows:
                      (the floor a Python caller can reach; a C caller saves
                      the ctypes call, ~0.3-0.5 us)
   jitgemm.linear     the public function, eager (checks, output allocation,
-                     plan lookup, arguments, launch)
+                     plan lookup, arguments, launch: jg_gemm_run_in_context,
+                     which checks the current CUDA context in C)
   torch.ops.jitgemm  the same op through PyTorch's dispatcher (what compiled
                      code and tensor subclasses call)
   F.linear           PyTorch's own (cuBLAS), for scale
@@ -29,10 +30,11 @@ fewer calls keep the launch queue from filling).
 
 measures the Python side alone, on any machine (no GPU): host tensors, the
 device check lifted, plans made by an offline context, and the foreign calls
-of a launch (cuCtxGetCurrent, jg_gemm_run) answered by stubs of the same
-signatures (tests/python/stub_cuda.c, compiled here), so every other step of
+of a launch answered by stubs of the same signatures (tests/python/
+stub_cuda.c, compiled here): jg_gemm_run_in_context's, or with a library
+older than 0.9, cuCtxGetCurrent's and jg_gemm_run's. Every other step of
 an eager call (checks memo, pointers, alignment, output allocation, argument
-packing, the context check) runs as it does on a GPU. torch's raw-stream getter, which needs a GPU,
+packing) runs as it does on a GPU. torch's raw-stream getter, which needs a GPU,
 is stood in for by a builtin call. The floor row calls the stub launch as the
 GPU mode's jg_gemm_run row calls the real one; the grouped rows likewise
 against a stub jg_grouped_run. Host allocation is not the

@@ -538,6 +538,22 @@ JG_API jg_status jg_gemm_plan(jg_context *ctx, const jg_gemm_problem *problem,
  * small), JG_ERR_OFFLINE or JG_ERR_CUDA. */
 JG_API jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
 
+/* 0.9: jg_gemm_run with the plan's CUDA context (the one current when its
+ * jg_context was created) current: where another context, or none, is
+ * current on the calling thread, it is pushed for the launch and popped
+ * after it, so the thread's own is current again on return. For callers
+ * that cannot know which context is current (a runtime serving several
+ * devices, a thread that made no CUDA call yet); where it is current already
+ * the call costs one cuCtxGetCurrent more than jg_gemm_run. The plan's
+ * lifetime and thread-safety are jg_gemm_run's (any thread may call it; the
+ * push is the calling thread's alone). Pushing a context is no stream work:
+ * in a stream that captures a CUDA graph, the launch is captured as
+ * jg_gemm_run's is, and stream must belong to the plan's CUDA context.
+ * Returns jg_gemm_run's statuses, in the same order (an offline context's
+ * argument checks, then JG_ERR_OFFLINE); JG_ERR_CUDA also where the context
+ * cannot be asked for or pushed. */
+JG_API jg_status jg_gemm_run_in_context(jg_plan *plan, const jg_gemm_args *args, jg_stream stream);
+
 /* jg_gemm_plan then jg_gemm_run, holding the plan only during the call: it
  * may be freed later to meet the cache's bound (see "the memory cache").
  * JG_GEMM_UNALIGNED is added to the problem when a, b, c or d is not
@@ -685,6 +701,12 @@ JG_API jg_status jg_grouped_plan(jg_context *ctx, const jg_grouped_problem *prob
 /* Launches every group in one kernel: no allocation, no sync; the tensor
  * maps of the last pointer set are kept, so a repeated call encodes nothing. */
 JG_API jg_status jg_grouped_run(jg_plan *plan, const jg_grouped_args *args, jg_stream stream);
+
+/* 0.9: jg_grouped_run with the plan's CUDA context current, as
+ * jg_gemm_run_in_context is to jg_gemm_run (the same pushes, captures and
+ * statuses). */
+JG_API jg_status jg_grouped_run_in_context(jg_plan *plan, const jg_grouped_args *args,
+                                           jg_stream stream);
 
 /* jg_grouped_plan then jg_grouped_run, holding the plan only during the
  * call, as jg_gemm does. */

@@ -238,13 +238,22 @@ SIGNATURES = {
     "jg_nvfp4_sf_offset": (_i64, [_enum, _i64, _i64, _i64, _i64]),
     "jg_nvfp4_sf_bytes": (_i64, [_enum, _i64, _i64]),
 }
+# Functions of later versions than the oldest library the package loads:
+# typed where the library has them (0.9: the launches that make the plan's
+# CUDA context current themselves).
+OPTIONAL_SIGNATURES = {
+    "jg_gemm_run_in_context": (_enum, [_vp, _P(GemmArgs), _vp]),
+    "jg_grouped_run_in_context": (_enum, [_vp, _P(GroupedArgs), _vp]),
+}
 
 
 def open_library(path: str) -> ctypes.CDLL:
-    """Loads the libjitgemm at path with every function of SIGNATURES typed;
-    OSError where it cannot be loaded."""
+    """Loads the libjitgemm at path with every function of SIGNATURES typed,
+    and those of OPTIONAL_SIGNATURES it has; OSError where it cannot be loaded."""
     lib = ctypes.CDLL(path)
-    for name, (restype, argtypes) in SIGNATURES.items():
+    for name, (restype, argtypes) in (*SIGNATURES.items(), *OPTIONAL_SIGNATURES.items()):
+        if name in OPTIONAL_SIGNATURES and not hasattr(lib, name):
+            continue
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes

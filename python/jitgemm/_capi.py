@@ -3,7 +3,7 @@
 ctypes rather than a C extension: the package then needs no Python headers and
 no compiler beyond the C library's own, works with any CPython and PyTorch
 build (no ABI to match), and the hot path is still one foreign call
-(``jg_gemm_run``) with a struct built in well under a microsecond. The
+(``jg_gemm_run_in_context``) with a struct built in well under a microsecond. The
 constants, struct mirrors and signatures live in ``_abi`` (re-exported here),
 which ``bench/peer_torch.py`` shares.
 
@@ -43,6 +43,14 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
+# Whether the library launches with the plan's CUDA context current itself
+# (0.9's jg_gemm_run_in_context, jg_grouped_run_in_context): a launch is then
+# one foreign call, where an older library's needs the caller to ask the
+# driver for the current context first (_device.Device.run).
+IN_CONTEXT = hasattr(lib, "jg_gemm_run_in_context") and hasattr(lib, "jg_grouped_run_in_context")
+_GEMM_RUN = "jg_gemm_run_in_context" if IN_CONTEXT else "jg_gemm_run"
+_GROUPED_RUN = "jg_grouped_run_in_context" if IN_CONTEXT else "jg_grouped_run"
+
 
 # jg_gemm_args as bytes: GEMM_ARGS.pack(a, b, c, d, alpha, beta, m, a_scale, b_scale,
 # a_sf, b_sf, workspace, workspace_bytes), pointers as ints (0 for NULL).
@@ -50,17 +58,18 @@ GEMM_ARGS = packer(GemmArgs)
 
 
 def _gemm_run_packed():
-    """jg_gemm_run(plan, args, stream) with args as GEMM_ARGS bytes: ctypes passes
+    """jg_gemm_run_in_context (IN_CONTEXT), else jg_gemm_run, (plan, args,
+    stream) with args as GEMM_ARGS bytes: ctypes passes
     a bytes argument of a char * parameter as the address of the object's own
     buffer, uncopied, and the library only reads it during the call. CPython
     keeps that buffer 32 bytes into a 16-byte-aligned allocation, so the
     struct's 8-byte alignment holds; where it would not, each call copies the
     bytes into a GemmArgs instead."""
     fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
-                          ctypes.c_void_p)(("jg_gemm_run", lib))
+                          ctypes.c_void_p)((_GEMM_RUN, lib))
     probe = GEMM_ARGS.pack(*[0] * len(GemmArgs._fields_))
     if ctypes.cast(ctypes.c_char_p(probe), ctypes.c_void_p).value % ctypes.alignment(GemmArgs):
-        run, copy, ref = lib.jg_gemm_run, GemmArgs.from_buffer_copy, ctypes.byref
+        run, copy, ref = getattr(lib, _GEMM_RUN), GemmArgs.from_buffer_copy, ctypes.byref
         return lambda plan, args, stream: run(plan, ref(copy(args)), stream)
     return fn
 
@@ -73,9 +82,10 @@ gemm_run_packed = _gemm_run_packed()
 GROUPED_ARGS = packer(GroupedArgs, "PPP")
 GROUPED_ARRAYS = ctypes.sizeof(GroupedArgs)  # the arrays' offset in the buffer
 
-# jg_grouped_run(plan, args, stream) with args as an address (an int)
+# jg_grouped_run_in_context (IN_CONTEXT), else jg_grouped_run, (plan, args,
+# stream) with args as an address (an int)
 grouped_run_at = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
-                                  ctypes.c_void_p)(("jg_grouped_run", lib))
+                                  ctypes.c_void_p)((_GROUPED_RUN, lib))
 
 
 def version() -> str:

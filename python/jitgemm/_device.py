@@ -5,12 +5,14 @@ A context binds the CUDA context current when it is created
 on the calling thread. PyTorch works in each device's primary context, so each
 device's jitgemm context is created inside that primary context (retained and
 pushed through the driver API, which leaves PyTorch's current device alone),
-and each launch checks with one driver call that it is the current one,
-pushing it for the launch where it is not (another device current, or a
-thread on which no CUDA call has run yet).
+and each launch makes it current where it is not (another device current, or
+a thread on which no CUDA call has run yet): the library's
+``jg_gemm_run_in_context`` does so itself (0.9), else the package asks the
+driver before each launch and pushes it for the launch.
 
 Plans are cached here by a tuple of everything that shapes them, so a call
-whose plan exists costs a dict lookup, a small struct and one foreign call.
+whose plan exists costs a dict lookup, a small struct and one foreign call
+(two with a library older than 0.9).
 """
 
 import ctypes
@@ -199,6 +201,7 @@ class Device:
         ctx = ctypes.c_void_p()
         if arch is not None:
             self.driver = self.primary = None
+            self.asks_current = False
             self.stream = lambda: None
             opts = C.Options(flags=C.JG_CONTEXT_OFFLINE, arch=arch.encode(), sm_count=sm_count)
             st = C.lib.jg_context_create(ctypes.byref(opts), ctypes.byref(ctx))
@@ -226,6 +229,9 @@ class Device:
         if _driver is None:
             _driver = _Driver()
         self.driver = _driver
+        # whether run() asks the driver for the current context before each
+        # launch: only where the library's launch cannot make it current
+        self.asks_current = not C.IN_CONTEXT
         # the raw-stream getter Inductor uses: an int, no Stream object
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.stream = functools.partial(raw, index) if raw else (
@@ -329,24 +335,32 @@ class Device:
     # -- launches --
 
     def run(self, fn, plan: int, args, what: str):
-        """fn(plan, args, stream) (jg_gemm_run or jg_grouped_run, args in the form
-        its prototype takes) on PyTorch's current stream, in this device's
-        primary context: the hot path of every op, one driver call and the
+        """fn(plan, args, stream) (_capi's gemm_run_packed or grouped_run_at,
+        args in the form it takes) on PyTorch's current stream, in this
+        device's primary context: the hot path of every op. With a library
+        whose launch makes the plan's context current (C.IN_CONTEXT), and
+        offline, that is the one call; else one driver call first, and the
         launch where that context is current already."""
-        driver = self.driver
-        if driver is not None:  # Driver.current(), inlined: this runs at every call
-            slot = driver.slot
-            driver.get_current(slot.ref)
-        if driver is None or slot.ctx.value == self.primary:
+        if not self.asks_current:
             st = fn(plan, args, self.stream())
         else:
-            driver.push(self.primary)
-            try:
-                st = fn(plan, args, self.stream())
-            finally:
-                driver.pop()
+            st = self._run_asking(fn, plan, args)
         if st != C.JG_OK:
             raise self.error(st, what)
+
+    def _run_asking(self, fn, plan: int, args) -> int:
+        """run()'s launch with a library older than 0.9: asks the driver for
+        the current context, and pushes the primary one where it is not."""
+        driver = self.driver
+        slot = driver.slot  # Driver.current(), inlined: this runs at every call
+        driver.get_current(slot.ref)
+        if slot.ctx.value == self.primary:
+            return fn(plan, args, self.stream())
+        driver.push(self.primary)
+        try:
+            return fn(plan, args, self.stream())
+        finally:
+            driver.pop()
 
     def quantize(self, fn, problem: C.QuantProblem, args: C.QuantArgs, what: str):
         pushed = self.enter()

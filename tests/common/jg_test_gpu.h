@@ -511,4 +511,47 @@ static inline void jg_check_describe(const jg_gemm_check *ck, char *buf, size_t 
              ck->worst_ref, ck->norm_rel, ck->norm_bound);
 }
 
+/* Downloads D and checks rows [0, m) against the reference (C NULL: none),
+ * one line printed where it passes; the verdict. */
+static inline bool jg_check_d(const jg_mat *a, const jg_mat *b, const jg_mat *c, jg_mat *d,
+                              int64_t m, double alpha, double beta, const char *what, jg_rng *r)
+{
+    jg_mat_download(d);
+    jg_gemm_check ck = {.a = a, .b = b, .c = c, .d = d, .m = m, .alpha = alpha, .beta = beta};
+    jg_gemm_verify(&ck, r);
+    char line[512];
+    jg_check_describe(&ck, line, sizeof line);
+    CHECK(ck.ok, "%s: %s", what, line);
+    if (ck.ok)
+        printf("  %-28s %s\n", what, line);
+    return ck.ok;
+}
+
+/* ---- one BF16 GEMM's operands ------------------------------------------- */
+
+typedef struct jg_operands {
+    jg_mat a, b, d;
+} jg_operands;
+
+/* Random A [m, k] and B [n, k], uploaded; D [m, n] unset; row strides ld
+ * elements (0: packed). */
+static inline void jg_operands_init(jg_operands *o, int64_t m, int64_t n, int64_t k, int64_t ld,
+                                    jg_rng *r)
+{
+    jg_mat_init(&o->a, JG_BF16, m, k, ld);
+    jg_mat_init(&o->b, JG_BF16, n, k, ld);
+    jg_mat_init(&o->d, JG_BF16, m, n, ld);
+    jg_mat_fill_normal(&o->a, r);
+    jg_mat_fill_normal(&o->b, r);
+    jg_mat_upload(&o->a);
+    jg_mat_upload(&o->b);
+}
+
+static inline void jg_operands_free(jg_operands *o)
+{
+    jg_mat_free(&o->a);
+    jg_mat_free(&o->b);
+    jg_mat_free(&o->d);
+}
+
 #endif /* JG_TEST_GPU_H */

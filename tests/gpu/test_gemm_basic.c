@@ -77,16 +77,7 @@ static void bufs_free(gemm_bufs *bf)
 static bool check_d(gemm_bufs *bf, int64_t m, float alpha, float beta, const char *what,
                     jg_rng *r)
 {
-    jg_mat_download(&bf->d);
-    jg_gemm_check ck = {.a = &bf->a, .b = &bf->b, .c = bf->has_c ? &bf->c : NULL, .d = &bf->d,
-                        .m = m, .alpha = alpha, .beta = beta};
-    jg_gemm_verify(&ck, r);
-    char line[512];
-    jg_check_describe(&ck, line, sizeof line);
-    CHECK(ck.ok, "%s: %s", what, line);
-    if (ck.ok)
-        printf("  %-28s %s\n", what, line);
-    return ck.ok;
+    return jg_check_d(&bf->a, &bf->b, bf->has_c ? &bf->c : NULL, &bf->d, m, alpha, beta, what, r);
 }
 
 /* Launches with the given args (D already poisoned or holding C), waits,

@@ -47,27 +47,11 @@
 #define LD 512
 
 /* One thread's operands: A [MAX_M, LD], B [MAX_N, LD], D [MAX_M, LD], BF16. */
-typedef struct operands {
-    jg_mat a, b, d;
-} operands;
+typedef jg_operands operands;
 
-static void operands_init(operands *o, jg_rng *r)
-{
-    jg_mat_init(&o->a, JG_BF16, MAX_M, LD, LD);
-    jg_mat_init(&o->b, JG_BF16, MAX_N, LD, LD);
-    jg_mat_init(&o->d, JG_BF16, MAX_M, LD, LD);
-    jg_mat_fill_normal(&o->a, r);
-    jg_mat_fill_normal(&o->b, r);
-    jg_mat_upload(&o->a);
-    jg_mat_upload(&o->b);
-}
+static void operands_init(operands *o, jg_rng *r) { jg_operands_init(o, MAX_M, MAX_N, LD, LD, r); }
 
-static void operands_free(operands *o)
-{
-    jg_mat_free(&o->a);
-    jg_mat_free(&o->b);
-    jg_mat_free(&o->d);
-}
+static void operands_free(operands *o) { jg_operands_free(o); }
 
 typedef struct shape {
     int64_t m, n, k;

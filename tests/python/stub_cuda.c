@@ -2,8 +2,9 @@
  * launch path without a GPU (tests/python/test_launch_path.py, bench/
  * python_overhead.py --cpu-stub): the driver calls the package makes,
  * answering as a process whose device 0 primary context (0x1000) is current on
- * every thread unless stub_set_current says otherwise; and a jg_gemm_run and
- * a jg_grouped_run that record their arguments and return JG_OK. */
+ * every thread unless stub_set_current says otherwise; a jg_gemm_run and
+ * a jg_grouped_run that record their arguments and return JG_OK; and their
+ * in-context forms, which push the primary context where it is not current. */
 #include <string.h>
 
 #include <jitgemm/jitgemm.h>
@@ -20,7 +21,13 @@ static const void *grouped_ptrs[3];
 int cuInit(unsigned flags) { (void)flags; return 0; }
 int cuDeviceGet(int *dev, int index) { *dev = index; return 0; }
 int cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = (void *)(0x1000L + dev); return 0; }
-int cuCtxGetCurrent(void **ctx) { *ctx = current; return 0; }
+static int gets; /* cuCtxGetCurrent calls (the package's, not the in-context stubs') */
+int cuCtxGetCurrent(void **ctx)
+{
+    *ctx = current;
+    ++gets;
+    return 0;
+}
 int cuGetErrorName(int r, const char **name) { (void)r; *name = "STUB"; return 0; }
 
 static _Thread_local void *below; /* what a push covered (the package pushes one level) */
@@ -74,6 +81,40 @@ int stub_grouped_run(jg_plan *plan, const jg_grouped_args *args, void *stream)
     return JG_OK;
 }
 
+/* The in-context launches (jg_gemm_run_in_context, jg_grouped_run_in_context):
+ * the primary context pushed where another is current, as the library does
+ * with its context's. */
+static int enter_primary(void)
+{
+    if (current == (void *)0x1000)
+        return 0;
+    cuCtxPushCurrent_v2((void *)0x1000);
+    return 1;
+}
+
+static void leave_primary(int was_pushed)
+{
+    void *popped;
+    if (was_pushed)
+        cuCtxPopCurrent_v2(&popped);
+}
+
+int stub_run_in_context(jg_plan *plan, const jg_gemm_args *args, void *stream)
+{
+    const int was_pushed = enter_primary();
+    const int st = stub_run(plan, args, stream);
+    leave_primary(was_pushed);
+    return st;
+}
+
+int stub_grouped_run_in_context(jg_plan *plan, const jg_grouped_args *args, void *stream)
+{
+    const int was_pushed = enter_primary();
+    const int st = stub_grouped_run(plan, args, stream);
+    leave_primary(was_pushed);
+    return st;
+}
+
 const jg_grouped_args *stub_last_grouped(void) { return &last_grouped; }
 /* a[0], b[0], d[0] of the last grouped call (its arrays may be gone) */
 const void *stub_grouped_ptr(int i) { return i >= 0 && i < 3 ? grouped_ptrs[i] : NULL; }
@@ -83,3 +124,4 @@ void *stub_last_plan(void) { return last_plan; }
 void *stub_last_stream(void) { return last_stream; }
 int stub_runs(void) { return runs; }
 int stub_pushes(void) { return pushes; }
+int stub_gets(void) { return gets; }

@@ -42,11 +42,14 @@ def build(tmp: str, library_path: str) -> ctypes.CDLL:
     return lib
 
 
-def stub_device(tmp: str, monkeypatch=None):
+def stub_device(tmp: str, monkeypatch=None, in_context=None):
     """(Device, stub library): a Device under index None (host tensors) with
     the offline context's plans, the stub driver and launch, and the device
-    check lifted. With monkeypatch (pytest's), every patch is undone after
-    the test; without, they stay (the benchmark)."""
+    check lifted. in_context: the launches are the stubs of the in-context
+    calls (the Device asks no driver first), else of jg_gemm_run and
+    jg_grouped_run (it asks, as with a library older than 0.9); None: as
+    the loaded library (C.IN_CONTEXT). With monkeypatch (pytest's), every
+    patch is undone after the test; without, they stay (the benchmark)."""
     from jitgemm import _capi as C
     from jitgemm import _checks as K
     from jitgemm import _device as D
@@ -73,18 +76,23 @@ def stub_device(tmp: str, monkeypatch=None):
     grouped = stub.stub_grouped_run
     grouped.restype, grouped.argtypes = C.lib.jg_grouped_run.restype, C.lib.jg_grouped_run.argtypes
     setattr_(C.lib, "jg_grouped_run", grouped)
+    if in_context is None:
+        in_context = getattr(C, "IN_CONTEXT", False)
+    suffix = "_in_context" if in_context else ""
     if hasattr(C, "grouped_run_at"):
         setattr_(C, "grouped_run_at", ctypes.CFUNCTYPE(
             ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
-                ("stub_grouped_run", stub)))
+                ("stub_grouped_run" + suffix, stub)))
     if hasattr(C, "gemm_run_packed"):
         setattr_(C, "gemm_run_packed", ctypes.CFUNCTYPE(
-            ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(("stub_run", stub)))
+            ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+                ("stub_run" + suffix, stub)))
     setattr_(K, "on_cuda", lambda op, **tensors: None)
     offline = D.offline_device("sm_90a")
     dev = D.Device.__new__(D.Device)
     dev.__dict__.update(offline.__dict__)  # its context plans; launches go to the stub
     dev.index, dev.driver = None, driver
+    dev.asks_current = not in_context
     dev.primary = driver.primary_context(0)
     # for torch._C._cuda_getCurrentRawStream(index), which needs a GPU: a builtin call
     dev.stream = functools.partial(abs, 0x5000)

@@ -4,6 +4,7 @@ field's offset, and every JG_ constant the package uses; the package's NVFP4
 scale shapes against the library's jg_nvfp4_sf_bytes. No GPU."""
 import ctypes
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -63,3 +64,17 @@ def test_version_is_the_builds():
     with open(os.path.join(REPO, "meson.build")) as f:
         head = f.read(400)
     assert f"version : '{jitgemm.__version__}'" in head
+
+
+def test_in_context_launches_are_the_headers_and_used():
+    """OPTIONAL_SIGNATURES name functions the header declares, with as many
+    parameters; the library built from it has them, so the package launches
+    through them (one foreign call a launch)."""
+    with open(os.path.join(REPO, "include", "jitgemm", "jitgemm.h")) as f:
+        header = " ".join(f.read().split())
+    for name, (_, argtypes) in C.OPTIONAL_SIGNATURES.items():
+        m = re.search(rf"JG_API jg_status {name}\(([^)]*)\);", header)
+        assert m, f"{name} is not declared in jitgemm.h"
+        assert len(m.group(1).split(",")) == len(argtypes), name
+        assert hasattr(C.lib, name), f"the loaded library lacks {name}"
+    assert C.IN_CONTEXT

@@ -45,13 +45,23 @@ def test_packed_grouped_args_are_the_structs_bytes():
         0xa0, 0xb0, 0xd0, *[0] * (len(C.GemmArgs._fields_) - 3))[:24]
 
 
-@pytest.fixture
-def stub(cache, tmp_path, monkeypatch):
+def make_stub(tmp_path, monkeypatch, in_context=None):
     if not available(C.library_path()):
         pytest.skip("needs a C compiler and the meson build's include/ (version.h)")
     monkeypatch.setattr(O, "_MEMO", {})
-    dev, lib = stub_device(str(tmp_path), monkeypatch)
-    yield lib
+    return stub_device(str(tmp_path), monkeypatch, in_context)[1]
+
+
+@pytest.fixture
+def stub(cache, tmp_path, monkeypatch):
+    yield make_stub(tmp_path, monkeypatch)
+
+
+@pytest.fixture(params=[True, False], ids=["in_context", "asks_driver"])
+def either_stub(cache, tmp_path, monkeypatch, request):
+    """(stub library, in_context): the launches of the in-context calls (0.9),
+    or of jg_gemm_run and jg_grouped_run after the package asks the driver."""
+    yield make_stub(tmp_path, monkeypatch, request.param), request.param
 
 
 def last_call(lib):
@@ -218,18 +228,16 @@ def test_fp8_unaligned_rows_get_the_workspace(stub):
     assert args.workspace_bytes == (m + n) * pitch(k, 1) and args.workspace % 16 == 0
 
 
-def test_primary_context_pushed_only_where_another_is_current(stub):
-    w = torch.randn(512, 256).to(bf16)
-    x = torch.randn(8, 256).to(bf16)
-    jitgemm.linear(x, w)
-    assert stub.stub_pushes() == 0  # the primary context current: no push
+def in_other_context(stub, call):
+    """call() on a new thread whose current context is another (0x2000):
+    {"out": its result's shape, "after": the thread's current context after
+    it}; fails the test where it raises."""
     seen = {}
 
     def other_thread():
         stub.stub_set_current(0x2000)  # another context current on this thread only
         try:
-            out = jitgemm.linear(x, w)  # the stub refuses a launch outside 0x1000
-            seen["out"] = out.shape
+            seen["out"] = call().shape  # the stub refuses a launch outside 0x1000
         except Exception as e:  # reported to the test's thread
             seen["error"] = e
         seen["after"] = O.device(None).driver.current()
@@ -238,10 +246,39 @@ def test_primary_context_pushed_only_where_another_is_current(stub):
     t.start()
     t.join()
     assert "error" not in seen, seen.get("error")
+    return seen
+
+
+def test_primary_context_pushed_only_where_another_is_current(either_stub):
+    """Pushed for the launch and popped after it, by the in-context launch
+    itself (no driver call of the package's) or by the package after asking
+    the driver (one a launch)."""
+    stub, in_context = either_stub
+    w = torch.randn(512, 256).to(bf16)
+    x = torch.randn(8, 256).to(bf16)
+    jitgemm.linear(x, w)  # plans (asking the driver: the plan is made in the context)
+    gets = stub.stub_gets()
+    jitgemm.linear(x, w)
+    jitgemm.linear(x, w)
+    assert stub.stub_gets() - gets == (0 if in_context else 2)
+    assert stub.stub_pushes() == 0  # the primary context current: no push
+    seen = in_other_context(stub, lambda: jitgemm.linear(x, w))
     assert seen["out"] == (8, 512) and stub.stub_pushes() == 1
     assert seen["after"] == 0x2000  # popped: the thread's own context current again
     jitgemm.linear(x, w)
     assert stub.stub_pushes() == 1 and O.device(None).driver.current() == 0x1000
+
+
+def test_grouped_primary_context_pushed_where_another_is_current(either_stub):
+    stub, in_context = either_stub
+    a, b, ends = moe()
+    jitgemm.grouped_mm(a, b, ends)  # plans
+    gets = stub.stub_gets()
+    jitgemm.grouped_mm(a, b, ends)
+    assert stub.stub_gets() - gets == (0 if in_context else 1)
+    assert stub.stub_pushes() == 0
+    seen = in_other_context(stub, lambda: jitgemm.grouped_mm(a, b, ends))
+    assert seen["out"] == (300, 384) and stub.stub_pushes() == 1 and seen["after"] == 0x2000
 
 
 def test_launch_errors_carry_the_status(stub, monkeypatch):

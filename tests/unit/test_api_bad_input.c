@@ -327,6 +327,13 @@ static jg_status n_run_plan(void)
 }
 static jg_status n_run_args(void) { return jg_gemm_run(fx.baked, NULL, NULL); }
 static jg_status n_run_both(void) { return jg_gemm_run(NULL, NULL, NULL); }
+static jg_status n_runc_plan(void)
+{
+    jg_gemm_args a = good_args();
+    return jg_gemm_run_in_context(NULL, &a, NULL);
+}
+static jg_status n_runc_args(void) { return jg_gemm_run_in_context(fx.baked, NULL, NULL); }
+static jg_status n_runc_both(void) { return jg_gemm_run_in_context(NULL, NULL, NULL); }
 static jg_status n_gemm_ctx(void)
 {
     jg_gemm_args a = good_args();
@@ -373,6 +380,9 @@ static const struct {
     {"jg_gemm_run(NULL, &args)", n_run_plan, false, "plan is NULL"},
     {"jg_gemm_run(plan, NULL)", n_run_args, true, "args is NULL"},
     {"jg_gemm_run(NULL, NULL)", n_run_both, false, "plan is NULL"},
+    {"jg_gemm_run_in_context(NULL, &args)", n_runc_plan, false, "plan is NULL"},
+    {"jg_gemm_run_in_context(plan, NULL)", n_runc_args, true, "args is NULL"},
+    {"jg_gemm_run_in_context(NULL, NULL)", n_runc_both, false, "plan is NULL"},
     {"jg_gemm(NULL, p, &args)", n_gemm_ctx, false, "ctx is NULL"},
     {"jg_gemm(ctx, NULL, &args)", n_gemm_problem, true, "problem is NULL"},
     {"jg_gemm(ctx, p, NULL)", n_gemm_args, true, "args is NULL"},
@@ -629,6 +639,15 @@ static void test_run_args(void)
         jg_status st = jg_gemm_run(plan, &args, NULL);
         CHECK(st == want, "jg_gemm_run %s: got %s, want %s (%s)", what, jg_status_name(st),
               jg_status_name(want), jg_context_last_error(fx.ctx));
+        if (st == want)
+            check_message(what, fx.ctx, want, run_rows[i].w1, run_rows[i].w2);
+
+        /* the same checks, in the same order: an offline context has no
+         * CUDA context to push */
+        prime(fx.ctx);
+        st = jg_gemm_run_in_context(plan, &args, NULL);
+        CHECK(st == want, "jg_gemm_run_in_context %s: got %s, want %s (%s)", what,
+              jg_status_name(st), jg_status_name(want), jg_context_last_error(fx.ctx));
         if (st == want)
             check_message(what, fx.ctx, want, run_rows[i].w1, run_rows[i].w2);
 

@@ -161,6 +161,17 @@ static void test_run_checks(jg_context *ctx, jg_plan *plan)
     jg_gemm_args dense = {.a = a[0], .b = b[0], .d = d[0], .alpha = 1};
     expect(ctx, "grouped plan, dense run", jg_gemm_run(plan, &dense, NULL), JG_ERR_INVALID,
            "jg_grouped_run");
+    /* the in-context launches: the same checks, nothing to push offline */
+    expect(ctx, "in context: b[5] misaligned", jg_grouped_run_in_context(plan, &args, NULL),
+           JG_ERR_MISALIGNED, "args.b[5]");
+    expect(ctx, "in context: args NULL", jg_grouped_run_in_context(plan, NULL, NULL),
+           JG_ERR_NULL_POINTER, "args");
+    expect(NULL, "in context: plan NULL", jg_grouped_run_in_context(NULL, &args, NULL),
+           JG_ERR_NULL_POINTER, "plan is NULL");
+    expect(ctx, "in context: a NULL", jg_grouped_run_in_context(plan, &bad, NULL),
+           JG_ERR_NULL_POINTER, "args.a");
+    expect(ctx, "in context: grouped plan, dense run", jg_gemm_run_in_context(plan, &dense, NULL),
+           JG_ERR_INVALID, "jg_grouped_run");
     /* Groups without rows are not read: their pointers may be NULL. */
     static const int64_t m[3] = {64, 0, 8};
     jg_grouped_problem p = seed1();
@@ -171,9 +182,12 @@ static void test_run_checks(jg_context *ctx, jg_plan *plan)
           jg_context_last_error(ctx));
     b[1] = a[1] = d[1] = NULL;
     b[5] = b[4];
-    if (sparse)
+    if (sparse) {
         expect(ctx, "empty group's NULLs", jg_grouped_run(sparse, &args, NULL), JG_ERR_OFFLINE,
                "offline");
+        expect(ctx, "in context: valid args, offline",
+               jg_grouped_run_in_context(sparse, &args, NULL), JG_ERR_OFFLINE, "offline");
+    }
 }
 
 /* The seeds' first case with NVFP4 operands, swizzled scales. */
