@@ -142,6 +142,30 @@ bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
     return true;
 }
 
+/* Long K, few output tiles: split-K over 2 or 4 CTAs (swap-AB or not, the
+ * model choosing), in place of the table cell's family, for dense K-major
+ * BF16, FP16 and FP8 (tensor or row scales) problems that TMA loads, with
+ * K >= SM90_LONG_K_SPLIT_MIN_K whose 128x128 tiles would fill at most half
+ * the SMs. Measured on an H200 (2026-11-28, bench/RESULTS.md "H200 split-K
+ * for long K"): over 32 decode-like rows (M 1-432, K 4096-28672), BF16 and
+ * FP8 each, JITGEMM_SPLIT=2 or 4 beat the planner's plans (the table's
+ * cells, measured on one shape each, mostly plain tiles or swap-AB) where
+ * K >= 12288 (1.096 over the 46 rows this rule takes, min 0.79), and lost
+ * below K = 8192 (1.05-1.35x the time). The model rates these splits at
+ * 0.9-1.0 of the unsplit plans where they ran 0.6-0.8 of their time, so
+ * the rule, not the model, chooses the family; the model chooses the
+ * split and the tile. */
+#define SM90_LONG_K_SPLIT_MIN_K 12288
+#define SM90_LONG_K_SPLIT_MAX 4
+static bool long_k_split(const jg__target *t, const jg__problem_key *p)
+{
+    const uint64_t tiles128 = jg__ceil_div((uint64_t)p->m, 128) * jg__ceil_div((uint64_t)p->n, 128);
+    return !p->groups && (p->a_type == JG_BF16 || p->a_type == JG_FP16 || p->a_type == JG_E4M3) &&
+           p->scale != JG_SCALE_BLOCK && !jg__problem_soft(p) &&
+           !(p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT)) &&
+           p->k >= SM90_LONG_K_SPLIT_MIN_K && 2 * tiles128 <= (uint64_t)t->sm_count;
+}
+
 /* The families a dense problem's plan comes from: the table cell's, else
  * the plain tiles (the analytic model alone rated swap-AB and split-K
  * above tiles measured faster). JITGEMM_SWAP and JITGEMM_SPLIT replace the
@@ -1297,9 +1321,9 @@ typedef struct stack_shapes {
  * its columns M). A wanted cluster size (CTAs stacked along M) applies
  * where some tile allows it (pass 0), as do the clusters stacked along N
  * (after those, so that ties keep the former); otherwise cluster 1 (pass
- * 1). */
+ * 1). Split-K splits over at most split_max CTAs. */
 static size_t search_families(const jg__target *t, const jg__problem_key *p, uint32_t families,
-                              uint32_t max_cluster, const stack_shapes *shapes,
+                              uint32_t split_max, uint32_t max_cluster, const stack_shapes *shapes,
                               jg__gemm_config *out, estimate *est, size_t max)
 {
     jg__problem_key ps = *p;
@@ -1333,7 +1357,8 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
             const uint32_t cluster = stacked ? shapes->m[round - m_only] : (uint32_t)round + 1;
             const uint32_t n_stack = stacked ? shapes->n[round - m_only] : 0;
             for (size_t f = 0; f < JG_ARRAY_LEN(kinds); ++f)
-                for (uint32_t split = kinds[f].split_min; split <= kinds[f].split_max;
+                for (uint32_t split = kinds[f].split_min;
+                     split <= kinds[f].split_max && split <= split_max;
                      split = split < 2 ? split + 1 : 2 * split) {
                     const uint32_t sw = kinds[f].swap;
                     if (!(families & kinds[f].family) ||
@@ -1417,6 +1442,7 @@ static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, stack_
 typedef struct family_choice {
     const sm90_table_cell *cell;
     double overruled;
+    bool long_k; /* split-K by long_k_split */
 } family_choice;
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
@@ -1428,6 +1454,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     const sm90_table_cell **cell = &why->cell;
     *cell = NULL;
     why->overruled = 0;
+    why->long_k = false;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1471,10 +1498,20 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     /* The families dense_families allows, else (none of their candidates
      * fits: a split where the tiles fill the GPU) the plain tiles. */
     uint32_t families = dense_families(t, p, cell);
-    found = search_families(t, p, families, max_cluster, &shapes, all, all_est, RANKED);
+    uint32_t split_max = JG_SPLIT_K_MAX;
+    if (!t->force_swap && !t->force_split && !t->force_pingpong && !t->force_m && !shapes.count &&
+        long_k_split(t, p)) {
+        *cell = NULL;
+        why->long_k = true;
+        families = JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT;
+        split_max = SM90_LONG_K_SPLIT_MAX;
+    }
+    found = search_families(t, p, families, split_max, max_cluster, &shapes, all, all_est, RANKED);
     if (!found && families != JG_FAMILY_PLAIN) {
         *cell = NULL;
-        found = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, &shapes, all, all_est, RANKED);
+        why->long_k = false;
+        found = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster, &shapes, all,
+                                all_est, RANKED);
     }
     /* A cell's swap-AB, split-K or 256-row tiles stand only where the
      * model, which knows this shape's waves and padding, also rates them
@@ -1490,8 +1527,8 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
          (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT | JG_FAMILY_TALL))) {
         jg__gemm_config plain[RANKED];
         estimate plain_est[RANKED];
-        const size_t n = search_families(t, p, JG_FAMILY_PLAIN, max_cluster, &no_shapes, plain,
-                                         plain_est, RANKED);
+        const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster,
+                                         &no_shapes, plain, plain_est, RANKED);
         const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
         /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
          * the cell's swap-AB stays (the model underrates what it saves) */
@@ -1588,6 +1625,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          : cell->families & JG_FAMILY_TALL  ? "256-row tiles"
                                                             : "swap-AB with split-K",
                          why.overruled);
+            else if (why.long_k)
+                snprintf(family, sizeof family,
+                         "; %s, by the long-K rule (K >= %d, 128x128 tiles would fill at most "
+                         "half the SMs)",
+                         shape, SM90_LONG_K_SPLIT_MIN_K);
             else if (cell)
                 snprintf(family, sizeof family,
                          "; %s, by the measured table's cell (class %u, buckets m%u n%u k%u: "

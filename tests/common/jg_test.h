@@ -131,6 +131,15 @@ static inline jg_gemm_problem jg_test_table_problem(const jg__table_cell_info *c
     return p;
 }
 
+/* Whether the planner's long-K rule (plan_sm90.c, long_k_split) splits a
+ * table cell's middle problem on `sms` SMs: K >= 12288 and 128x128 tiles
+ * filling at most half of them, no block scales. */
+static inline bool jg_test_long_k(const jg_gemm_problem *p, int sms)
+{
+    return p->scale != JG_SCALE_BLOCK && p->k >= 12288 &&
+           (p->m + 127) / 128 * ((p->n + 127) / 128) * 2 <= (int64_t)sms;
+}
+
 /* The planner's target for an H100 (132 SMs, sm_90a), filled in place (its
  * arch points into itself). */
 static inline void jg_test_h100_target(jg__target *t)

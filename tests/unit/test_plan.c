@@ -905,7 +905,8 @@ static uint32_t family_of(const jg__gemm_config *c)
  * as a split where the tiles alone fill the GPU, or where the model rates
  * the cell's swap-AB or split-K above SM90_FAMILY_MODEL_MARGIN of the
  * plain tiles' time), the same twice, the plan log naming the cell and, for
- * a family the model overruled, saying so. The forced families
+ * a family the model overruled, saying so; where K is long and the tiles
+ * few (long_k_split), split-K over 2 or 4 CTAs by that rule. The forced families
  * (JITGEMM_SWAP=0, JITGEMM_SPLIT=1) leave the table out. */
 static void test_table(void)
 {
@@ -913,7 +914,7 @@ static void test_table(void)
     jg_test_h100_target(&t);
     plain_target(&plain);
     jg__table_cell_info cell;
-    size_t cells = 0, special = 0, kept = 0, overruled = 0;
+    size_t cells = 0, special = 0, kept = 0, overruled = 0, long_k_cells = 0;
     for (size_t i = 0; jg__sm90_table_cell(i, &cell); ++i, ++cells) {
         const jg_gemm_problem p = jg_test_table_problem(&cell);
         char what[96], msg[768] = "";
@@ -927,6 +928,15 @@ static void test_table(void)
         again = plan_of(&t, &p, what);
         CHECK(!memcmp(&c, &again, sizeof c), "%s: two plans differ", what);
         const uint32_t f = family_of(&c);
+        /* long K and few tiles: split-K by its own rule, whatever the cell */
+        if (jg_test_long_k(&p, t.sm_count)) {
+            ++long_k_cells;
+            CHECK((f == JG_FAMILY_SPLIT || f == JG_FAMILY_SWAP_SPLIT) && c.split_k <= 4 &&
+                      strstr(msg, "by the long-K rule"),
+                  "%s: family %u, split over %u, not by the long-K rule: \"%s\"", what, f,
+                  c.split_k, msg);
+            continue;
+        }
         CHECK(f == cell.families || f == JG_FAMILY_PLAIN, "%s: family %u, the cell's %u", what, f,
               cell.families);
         CHECK(f != cell.families || strstr(msg, "measured table's cell"),
@@ -946,9 +956,11 @@ static void test_table(void)
           "only %zu of %zu non-plain cells planned with their family (%zu overruled by the model)",
           kept, special, overruled);
     CHECK(kept > 0, "the model overruled every non-plain cell");
+    CHECK(long_k_cells > 0 && long_k_cells * 4 < cells, "%zu of %zu cells split by the long-K rule",
+          long_k_cells, cells);
     printf("measured table: %zu cells, %zu of %zu non-plain ones planned with their family, %zu "
-           "overruled by the model\n",
-           cells, kept, special, overruled);
+           "overruled by the model, %zu split by the long-K rule\n",
+           cells, kept, special, overruled, long_k_cells);
     /* On H100 12x19296x28672 BF16 ran its cell's swap-AB (64x8 tiles, 2.3
      * waves) at 594 us, plain tiles at 375: the model overrules it; and
      * 63x1536x10672 keeps its cell's swap-AB with split-K (21.5 us, plain
