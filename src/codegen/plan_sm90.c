@@ -1418,12 +1418,13 @@ static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
  * JITGEMM_CLUSTER / it along M, else 1); otherwise none. The planner does
  * not choose them itself: on an H200 (2026-11-28, bench/RESULTS.md "H200
  * clusters stacked along N") the rules it had chosen them by gained
- * nothing. FP8 rows off 32-byte sectors from M = 129 (1x2 and 2x2, where
- * the model rated them at most 0.9 of the unstacked plan): 1.006 of the
- * unstacked plans' speed over 11 random rows (0.87-1.09); one 64-row tile
- * of rows and long K (1x2, 1x4): 0.80-0.85 on two rows of M = 38. Forced
- * on 32 decode-like rows (M 1-432, K 4096-28672) they ran at 0.68-0.72
- * of cuBLASLt, the planner's own plans at 0.88. */
+ * little. FP8 rows off 32-byte sectors from M = 129 (1x2 and 2x2, where
+ * the model rated them at most 0.9 of the unstacked plan): 1.007 of the
+ * unstacked plans' speed over 11 random rows (0.87-1.09). One 64-row tile
+ * of rows and K >= 4096 (1x2, 1x4): 0.82-0.84 at 38x1024x5120 (BF16,
+ * FP8), 1.24-1.54 at 62x3072x12336, which long_k_split now splits about as
+ * fast. Forced on 32 decode-like rows (M 1-432, K 4096-28672) they ran at
+ * 0.68-0.72 of cuBLASLt, the planner's own plans at 0.88. */
 static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, stack_shapes *out)
 {
     memset(out, 0, sizeof *out);
