@@ -150,8 +150,8 @@ bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
  * for long K"): over 32 decode-like rows (M 1-432, K 4096-28672), BF16 and
  * FP8 each, JITGEMM_SPLIT=2 or 4 beat the planner's plans (the table's
  * cells, measured on one shape each, mostly plain tiles or swap-AB) where
- * K >= 12288 (1.096 over the 46 rows this rule takes, min 0.79), and lost
- * below K = 8192 (1.05-1.35x the time). The model rates these splits at
+ * K >= 12288 (1.096 over the 46 rows this rule takes, min 0.79), and mostly
+ * lost below K = 8192 (0.96-1.37x the time). The model rates these splits at
  * 0.9-1.0 of the unsplit plans where they ran 0.6-0.8 of their time, so
  * the rule, not the model, chooses the family; the model chooses the
  * split and the tile. */
@@ -1084,7 +1084,7 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
  * B), and the size wanted where a tile allows it (pass 0; pass 1 takes
  * cluster 1); whether the candidate is swap-AB (p is then the swapped
  * problem) and over how many CTAs it splits K; the CTAs stacked along N
- * sharing A (n_stack_shapes; each of the `cluster` along M: a cluster of
+ * sharing A (forced_n_stack; each of the `cluster` along M: a cluster of
  * cluster x n_stack). */
 typedef struct dense_pass {
     int pass;
@@ -1308,22 +1308,14 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
     return kept;
 }
 
-/* Clusters stacked along N that the dense search's first pass tries: m[i]
- * CTAs along M by n[i] along N (n_stack_shapes). */
-typedef struct stack_shapes {
-    size_t count;
-    uint32_t m[4], n[4];
-    bool only; /* JITGEMM_N_STACK=2 or 4: these alone in the first pass */
-} stack_shapes;
-
 /* The dense candidates of the given families, ranked into out/est (max of
  * them); swap-AB's search runs over the transposed problem (its rows N,
  * its columns M). A wanted cluster size (CTAs stacked along M) applies
- * where some tile allows it (pass 0), as do the clusters stacked along N
- * (after those, so that ties keep the former); otherwise cluster 1 (pass
- * 1). Split-K splits over at most split_max CTAs. */
+ * where some tile allows it (pass 0), or instead, n_stack > 1, the forced
+ * clusters stacked along N (forced_n_stack); otherwise cluster 1 (pass 1).
+ * Split-K splits over at most split_max CTAs. */
 static size_t search_families(const jg__target *t, const jg__problem_key *p, uint32_t families,
-                              uint32_t split_max, uint32_t max_cluster, const stack_shapes *shapes,
+                              uint32_t split_max, uint32_t max_cluster, uint32_t n_stack,
                               jg__gemm_config *out, estimate *est, size_t max)
 {
     jg__problem_key ps = *p;
@@ -1349,13 +1341,15 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
     };
     size_t found = 0;
     for (int pass = 0; pass < 2 && !found; ++pass) {
-        /* the M stacks 1..max_cluster (pass 0), then the N-stacked shapes */
-        const size_t m_only = pass == 0 ? (shapes->only ? 0 : max_cluster) : 1;
-        const size_t rounds = m_only + (pass == 0 ? shapes->count : 0);
-        for (size_t round = 0; round < rounds; ++round) {
-            const bool stacked = round >= m_only;
-            const uint32_t cluster = stacked ? shapes->m[round - m_only] : (uint32_t)round + 1;
-            const uint32_t n_stack = stacked ? shapes->n[round - m_only] : 0;
+        /* pass 0: the M stacks 1..max_cluster, or the forced N stack (by
+         * JITGEMM_CLUSTER / it along M, else 1); pass 1: cluster 1 */
+        const bool stacked = pass == 0 && n_stack > 1;
+        const uint32_t rounds = pass == 0 && !stacked ? max_cluster : 1;
+        for (uint32_t round = 0; round < rounds; ++round) {
+            const uint32_t cluster = !stacked ? round + 1
+                                     : t->force_cluster && t->force_cluster % n_stack == 0
+                                         ? t->force_cluster / n_stack
+                                         : 1;
             for (size_t f = 0; f < JG_ARRAY_LEN(kinds); ++f)
                 for (uint32_t split = kinds[f].split_min;
                      split <= kinds[f].split_max && split <= split_max;
@@ -1366,8 +1360,9 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
                          split != t->force_split) ||
                         (stacked && (sw || split > 1 || kinds[f].pingpong)))
                         continue;
-                    const dense_pass dp = {pass,  cluster,           max_cluster, sw,
-                                           split, kinds[f].pingpong, families,    n_stack};
+                    const dense_pass dp = {
+                        pass,  cluster,           max_cluster, sw,
+                        split, kinds[f].pingpong, families,    stacked ? n_stack : 0};
                     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
                         for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j)
                             for (uint32_t bn = SM90_MMA_N_STEP; bn <= SM90_MMA_N_MAX;
@@ -1413,9 +1408,9 @@ static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
     return off_sectors ? SM90_OFF_LINES_FP8_CLUSTER : 2;
 }
 
-/* The clusters stacked along N (sharing A) that a dense problem's search
- * tries besides those stacked along M: JITGEMM_N_STACK=2 or 4 alone (by
- * JITGEMM_CLUSTER / it along M, else 1); otherwise none. The planner does
+/* The CTAs stacked along N (sharing A) that a dense problem's search takes
+ * in place of the clusters stacked along M: JITGEMM_N_STACK=2 or 4, else
+ * 0 (none). The planner does
  * not choose them itself: on an H200 (2026-11-28, bench/RESULTS.md "H200
  * clusters stacked along N") the rules it had chosen them by gained
  * little. FP8 rows off 32-byte sectors from M = 129 (1x2 and 2x2, where
@@ -1425,16 +1420,9 @@ static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
  * FP8), 1.24-1.54 at 62x3072x12336, which long_k_split now splits about as
  * fast. Forced on 32 decode-like rows (M 1-432, K 4096-28672) they ran at
  * 0.68-0.72 of cuBLASLt, the planner's own plans at 0.88. */
-static void n_stack_shapes(const jg__target *t, const jg__problem_key *p, stack_shapes *out)
+static uint32_t forced_n_stack(const jg__target *t, const jg__problem_key *p)
 {
-    memset(out, 0, sizeof *out);
-    if (t->force_n_stack <= 1 || p->groups || p->a_type == JG_NVFP4)
-        return;
-    const uint32_t s = t->force_n_stack;
-    out->only = true;
-    out->m[0] = t->force_cluster && t->force_cluster % s == 0 ? t->force_cluster / s : 1;
-    out->n[0] = s;
-    out->count = 1;
+    return t->force_n_stack > 1 && !p->groups && p->a_type != JG_NVFP4 ? t->force_n_stack : 0;
 }
 
 /* What chose a dense plan's family: the table's cell (NULL: none, or
@@ -1493,25 +1481,23 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
            p->k >= SM90_FP8_CLUSTER_MIN_K)
             ? 2
             : 1;
-    stack_shapes shapes;
-    const stack_shapes no_shapes = {0};
-    n_stack_shapes(t, p, &shapes);
+    const uint32_t n_stack = forced_n_stack(t, p);
     /* The families dense_families allows, else (none of their candidates
      * fits: a split where the tiles fill the GPU) the plain tiles. */
     uint32_t families = dense_families(t, p, cell);
     uint32_t split_max = JG_SPLIT_K_MAX;
-    if (!t->force_swap && !t->force_split && !t->force_pingpong && !t->force_m && !shapes.count &&
+    if (!t->force_swap && !t->force_split && !t->force_pingpong && !t->force_m && !n_stack &&
         long_k_split(t, p)) {
         *cell = NULL;
         why->long_k = true;
         families = JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT;
         split_max = SM90_LONG_K_SPLIT_MAX;
     }
-    found = search_families(t, p, families, split_max, max_cluster, &shapes, all, all_est, RANKED);
+    found = search_families(t, p, families, split_max, max_cluster, n_stack, all, all_est, RANKED);
     if (!found && families != JG_FAMILY_PLAIN) {
         *cell = NULL;
         why->long_k = false;
-        found = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster, &shapes, all,
+        found = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster, n_stack, all,
                                 all_est, RANKED);
     }
     /* A cell's swap-AB, split-K or 256-row tiles stand only where the
@@ -1528,8 +1514,8 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
          (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT | JG_FAMILY_TALL))) {
         jg__gemm_config plain[RANKED];
         estimate plain_est[RANKED];
-        const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster,
-                                         &no_shapes, plain, plain_est, RANKED);
+        const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster, 0,
+                                         plain, plain_est, RANKED);
         const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
         /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
          * the cell's swap-AB stays (the model underrates what it saves) */
