@@ -113,36 +113,19 @@ static void read_forced_tile(jg_context *ctx)
              env, v[0], v[1], v[2]);
 }
 
-/* JITGEMM_CLUSTER=1, 2 or 4 forces the cluster size where the tile allows it. */
-static void read_forced_cluster(jg_context *ctx)
+/* *out = the variable `name`'s value where it is 1, 2 or 4 (else a warning
+ * and *out unchanged); what: the log's words before the value. */
+static void read_forced_124(jg_context *ctx, const char *name, const char *what, uint32_t *out)
 {
-    const char *env = getenv("JITGEMM_CLUSTER");
+    const char *env = getenv(name);
     if (!env || !*env)
         return;
     if (strcmp(env, "1") && strcmp(env, "2") && strcmp(env, "4")) {
-        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s ignored: 1, 2 or 4",
-                 env);
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "%s=%s ignored: 1, 2 or 4", name, env);
         return;
     }
-    ctx->target.force_cluster = (uint32_t)(env[0] - '0');
-    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_CLUSTER=%s: clusters of %s", env, env);
-}
-
-/* JITGEMM_N_STACK=1, 2 or 4: dense tiles stacked along N by this many
- * CTAs of a cluster (sharing A), where a tile allows it; 1: never. */
-static void read_forced_n_stack(jg_context *ctx)
-{
-    const char *env = getenv("JITGEMM_N_STACK");
-    if (!env || !*env)
-        return;
-    if (strcmp(env, "1") && strcmp(env, "2") && strcmp(env, "4")) {
-        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_N_STACK=%s ignored: 1, 2 or 4",
-                 env);
-        return;
-    }
-    ctx->target.force_n_stack = (uint32_t)(env[0] - '0');
-    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
-             "JITGEMM_N_STACK=%s: dense tiles stacked along N by %s CTAs", env, env);
+    *out = (uint32_t)(env[0] - '0');
+    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "%s=%s: %s %s", name, env, what, env);
 }
 
 /* JITGEMM_FFMA_REUSE=0|1: the FP8 block-scale promotions' reuse edit
@@ -350,8 +333,12 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     if (!ctx->offline)
         jg__probe_resident_clusters(ctx);
     read_forced_tile(ctx);
-    read_forced_cluster(ctx);
-    read_forced_n_stack(ctx);
+    /* JITGEMM_CLUSTER: the cluster size where the tile allows it;
+     * JITGEMM_N_STACK: dense tiles stacked along N by this many CTAs of a
+     * cluster (sharing A), where a tile allows it (1: never) */
+    read_forced_124(ctx, "JITGEMM_CLUSTER", "clusters of", &ctx->target.force_cluster);
+    read_forced_124(ctx, "JITGEMM_N_STACK", "dense tiles stacked along N by",
+                    &ctx->target.force_n_stack);
     read_forced_ffma_reuse(ctx);
     read_forced_shape(ctx);
     const char *tune = getenv("JITGEMM_TUNE");
