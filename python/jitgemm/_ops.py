@@ -44,11 +44,6 @@ def _direct(t: Tensor) -> bool:
             and not _function_modes())
 
 
-def _ptr(t: Optional[Tensor]) -> int:
-    """A device pointer as the packed launch arguments take it (0: NULL)."""
-    return t.data_ptr() if t is not None else 0
-
-
 def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
     """Whether a pointer has bits of mask set (the fast test; K.aligned then
     names the tensor)."""
@@ -65,18 +60,23 @@ def _meta(t: Optional[Tensor]):
 
 class _Call:
     """What the checks derived for operands of one metadata: the op's shape
-    spec, its plan key, device and, once planned, plan; for dense calls, the
-    bytes of the workspace each launch gets (0: none) and the call planned
-    for pointers off 16 bytes (made on the first such call); for FP8 calls,
-    whether the scales are read as given (already row-major: no copy); for
-    the contiguous grouped layout with torch's G end offsets, the zero put
-    in front of them (None: F.pad's two kernels instead, see _offsets_zero)."""
+    spec, its plan key, device and, once planned, plan; the spec's fields
+    that every launch reads (rows, the output's shape and dtype, the bias
+    mode) as slots, which cost a plain load where a NamedTuple's field costs
+    a descriptor call; for dense calls, the bytes of the workspace each
+    launch gets (0: none) and the call planned for pointers off 16 bytes
+    (made on the first such call); for FP8 calls, whether the scales are
+    read as given (already row-major: no copy); for the contiguous grouped
+    layout with torch's G end offsets, the zero put in front of them (None:
+    F.pad's two kernels instead, see _offsets_zero)."""
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
-                 "direct_scales", "pad_rows", "zero")
+                 "direct_scales", "pad_rows", "zero", "m", "out_shape", "out_dtype", "bias")
 
     def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
         self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
+        self.m, self.out_shape, self.out_dtype = spec.m, spec.out_shape, spec.out_dtype
+        self.bias = K.BIAS_NONE if grouped else spec.bias
         self.grouped = grouped
         self.workspace_bytes, self.unaligned = 0, None
         self.direct_scales, self.pad_rows, self.zero = False, False, None
@@ -105,21 +105,6 @@ class _Call:
             key = (self.key[0] | C.JG_GEMM_UNALIGNED,) + self.key[1:]
             self.unaligned = _Call(self.spec, key, self.dev.index)
         return self.unaligned
-
-    def gemm(self, what: str, where: torch.device, a: int, b: int, c: int, d: int,
-             a_scale: int = 0, b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
-        """Launches D = A B^T (+ C, beta = 1, where c is not 0) with this dense
-        call's plan (M-generic: args.m rows), on device pointers; where the
-        plan packs unaligned A or B, with a workspace from PyTorch's caching
-        allocator on device `where` (its current stream: the launch's, so the
-        block goes back to the pool as soon as this returns, and work queued
-        after the launch is what may reuse it)."""
-        plan = self.plan or self.planned()
-        ws = self.workspace_bytes
-        buf = torch.empty(ws, dtype=torch.uint8, device=where) if ws else None
-        args = _pack_gemm_args(a, b, c, d, 1.0, 1.0 if c else 0.0, self.spec.m, a_scale,
-                               b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
-        self.dev.run(C.gemm_run_packed, plan, args, what)
 
 
 _PACK_PITCH = 128  # jitgemm.h: the pack's copies are rows on 128-byte lines
@@ -177,31 +162,44 @@ def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
     return _Call(g, key, a.device.index)
 
 
-def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None,
-          a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None,
-          a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
-    """Launches D = A B^T (+ C) with the call's plan, on tensors."""
-    e.gemm(f"jitgemm.{op}", out.device, a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(),
-           _ptr(a_scale), _ptr(b_scale), _ptr(a_sf), _ptr(b_sf))
-
-
 def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
-           bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0) -> Tensor:
-    """The launch of a checked dense call (linear, mm, scaled_mm; what: its
-    name in errors): the plan for a's and b's pointers (element-aligned, as
-    every tensor's are; C is read element by element in every plan), the
-    output, the GEMM, an [N] bias added. Pointers are read once and the
-    launch arguments packed from them: this is every eager call's path."""
-    g = e.spec
+           bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0, a_sf: int = 0,
+           b_sf: int = 0) -> Tensor:
+    """The launch of a checked dense call (linear, mm, scaled_mm, nvfp4_mm;
+    what: its name in errors), the scales' pointers given (0: none): the
+    plan for a's and b's pointers (element-aligned, as every tensor's are; C
+    is read element by element in every plan), the output, the GEMM D = A
+    B^T (+ C, beta = 1, where the bias is the C operand) with the plan
+    (M-generic: args.m rows), an [N] bias added. Where the plan packs
+    unaligned A or B, the launch gets a workspace from PyTorch's caching
+    allocator on the device (its current stream: the launch's, so the block
+    goes back to the pool as soon as this returns, and work queued after the
+    launch is what may reuse it).
+
+    This is every eager dense call's path: pointers are read once, the
+    launch arguments packed from them, and the launch made here (one
+    foreign call, see _device.Device's launches), with no further Python
+    frame."""
     pa, pb = a.data_ptr(), b.data_ptr()
     if (pa | pb) & 15:
         e = e.for_pointers(pa, pb)
     # the sizes as separate arguments: torch's parser takes them faster than a tuple
-    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=device)
-    if g.m:
-        e.gemm(what, device, pa, pb, bias.data_ptr() if g.bias == _BIAS_C else 0,
-               out.data_ptr(), a_scale, b_scale)
-    if g.bias == _BIAS_ADD:
+    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+    if e.m:
+        plan = e.plan or e.planned()
+        pc = bias.data_ptr() if e.bias == _BIAS_C else 0
+        ws = e.workspace_bytes
+        buf = torch.empty(ws, dtype=torch.uint8, device=device) if ws else None
+        args = _pack_gemm_args(pa, pb, pc, out.data_ptr(), 1.0, 1.0 if pc else 0.0, e.m,
+                               a_scale, b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
+        dev = e.dev
+        if dev.asks_current:
+            st = dev.run_asking(C.gemm_run_packed, plan, args)
+        else:
+            st = C.gemm_run_packed(plan, args, dev.stream())
+        if st:  # not JG_OK (0)
+            raise dev.error(st, what)
+    if e.bias == _BIAS_ADD:
         out.add_(bias)
     return out
 
@@ -395,9 +393,8 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
-    out = torch.empty(e.spec.out_shape, dtype=e.spec.out_dtype, device=a.device)
-    _gemm(op, e, a, b, out, None, a_global, b_global, a_sf, b_sf)
-    return out
+    return _dense(_WHAT[op], e, a.device, a, b, None, a_global.data_ptr(), b_global.data_ptr(),
+                  a_sf.data_ptr(), b_sf.data_ptr())
 
 
 def _nvfp4_mm_fake(a, a_sf, a_global, b, b_sf, b_global, out_dtype=None,
@@ -449,7 +446,13 @@ def _grouped_launch(what: str, e: _Call, a: int, b: int, rows: int, d: int, a_sc
     buf, at, arr_a, arr_b, arr_d = _grouped_buffer.parts
     _pack_grouped_args(buf, 0, arr_a, arr_b, 0, arr_d, 1.0, 0.0, rows, a_scale, b_scale,
                        0, 0, 0, 0, a_sf, b_sf, 0, 0, a, b, d)
-    e.dev.run(C.grouped_run_at, plan, at, what)
+    dev = e.dev  # the launch, as in _dense
+    if dev.asks_current:
+        st = dev.run_asking(C.grouped_run_at, plan, at)
+    else:
+        st = C.grouped_run_at(plan, at, dev.stream())
+    if st:
+        raise dev.error(st, what)
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
@@ -534,10 +537,10 @@ def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None,
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    g = e.spec
-    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=a.device)
-    if g.m == 0:
+    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=a.device)
+    if e.m == 0:
         return out
+    g = e.spec
     sa = sb = None  # copies of the scales, held until the launch is queued
     if scale_a is not None and not e.direct_scales:
         sa, sb = _grouped_scale_args(g, scale_a, scale_b, masked)

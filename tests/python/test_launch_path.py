@@ -14,6 +14,7 @@ import torch
 
 import jitgemm
 from jitgemm import _capi as C
+from jitgemm import _checks as K
 from jitgemm import _ops as O
 from stub_cuda import available, stub_device
 
@@ -93,6 +94,20 @@ def test_dense_calls_pass_their_own_pointers(stub):
     args, _ = last_call(stub)
     assert (args.a, args.b, args.d, args.m) == (a.data_ptr(), b.data_ptr(), out.data_ptr(), 5)
     assert (args.a_scale, args.b_scale) == (sa.data_ptr(), sb.data_ptr())
+    # NVFP4: codes, global scales (as a_scale, b_scale) and block scales
+    ops = []
+    for rows in (5, 256):  # K = 512: 256 bytes of codes a row
+        sf_shape = K.sf_shape(C.JG_SF_SWIZZLED_128X4, rows, 512)
+        ops += [torch.zeros(rows, 256, dtype=torch.uint8), torch.zeros(sf_shape, dtype=e4m3),
+                torch.ones(1)]
+    out = jitgemm.nvfp4_mm(*ops)
+    args, _ = last_call(stub)
+    a, a_sf, a_global, b, b_sf, b_global = ops
+    assert (args.a, args.b, args.c, args.d, args.m) == (a.data_ptr(), b.data_ptr(), None,
+                                                        out.data_ptr(), 5)
+    assert (args.a_scale, args.b_scale) == (a_global.data_ptr(), b_global.data_ptr())
+    assert (args.a_sf, args.b_sf) == (a_sf.data_ptr(), b_sf.data_ptr())
+    assert out.shape == (5, 256) and out.dtype == bf16
 
 
 @pytest.fixture
