@@ -136,6 +136,9 @@ _MEMO_MAX = 4096
 
 
 def _memo(key: tuple, compute):
+    """The entry for key, compute()'s on a miss. The ops call it as
+    `_MEMO.get(key) or _memo(key, lambda: ...)`: a hit then costs neither
+    this frame nor the closure."""
     e = _MEMO.get(key)
     if e is None:
         if len(_MEMO) >= _MEMO_MAX:
@@ -386,10 +389,10 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
                    b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
                    a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
     op = "nvfp4_mm"
-    e = _memo((op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
-               _meta(b), _meta(b_sf), _meta(b_global)),
-              lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global, out_dtype,
-                                     a_sf_layout, b_sf_layout))
+    key = (op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
+           _meta(b), _meta(b_sf), _meta(b_global))
+    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global,
+                                                            out_dtype, a_sf_layout, b_sf_layout))
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
@@ -527,17 +530,18 @@ def _offsets(e: _Call, rows: Tensor) -> Tensor:
 
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
                   scale_b=None) -> Tensor:
-    e = _memo((op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, a.device, b.shape,
-               b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype,
-               rows.device, _meta(scale_a), _meta(scale_b)),
-              lambda: _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a,
-                                    scale_b))
+    device = a.device
+    key = (op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, device, b.shape,
+           b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype, rows.device,
+           None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
+    e = _MEMO.get(key) or _memo(key, lambda: _grouped_call(op, masked, a, b, rows, out_dtype,
+                                                           expected_m, scale_a, scale_b))
     pa, pb, pr = a.data_ptr(), b.data_ptr(), rows.data_ptr()
     psa, psb = (scale_a.data_ptr(), scale_b.data_ptr()) if scale_a is not None else (0, 0)
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=a.device)
+    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
     if e.m == 0:
         return out
     g = e.spec
@@ -611,11 +615,11 @@ def _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, 
 
 def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_global, rows,
                         out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
-    e = _memo((op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
-               _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows)),
-              lambda: _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global,
-                                          rows, out_dtype, expected_m, a_sf_layout,
-                                          b_sf_layout))
+    key = (op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
+           _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows))
+    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_grouped_call(
+        op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype, expected_m,
+        a_sf_layout, b_sf_layout))
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
     g = e.spec
@@ -739,7 +743,8 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     16 bytes with rows that are 16-byte multiples takes a plan of its own
     (``JG_GEMM_UNALIGNED``), made on the first such call.
     """
-    if _direct(x):
+    # _direct(x), written out: the hottest call saves a frame
+    if type(x) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
         return _linear_impl(x, w, bias, out_dtype)
     return _torch_ops.linear(x, w, bias, out_dtype)
 
@@ -768,8 +773,8 @@ def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tenso
     Any K, N, row stride and element-aligned pointer: unaligned operands get
     a workspace from PyTorch's allocator at each call (``linear``'s Notes).
     """
-    if _direct(a):
-        return _mm_impl(a, b_t, out_dtype)
+    if type(a) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+        return _mm_impl(a, b_t, out_dtype)  # _direct(a), written out as in linear
     return _torch_ops.mm(a, b_t, out_dtype)
 
 

@@ -388,6 +388,35 @@ def test_dense_memo_hit_still_checks_devices(stub):
     assert stub.stub_runs() == runs + 1
 
 
+def test_dense_memo_tells_apart_strides_dtypes_and_options(stub):
+    """Operands of the shapes of a memoized call but other strides, dtypes
+    or options reach their own checks and plan: a row stride the plan key's
+    lda, a transposed w the K-major error, fp16 and an FP32 output their
+    types, a bias its mode."""
+    x, w = torch.randn(8, 256).to(bf16), torch.randn(512, 256).to(bf16)
+    jitgemm.linear(x, w)
+    assert key_of(stub)[8:10] == (256, 256)  # lda, ldb
+    wide = torch.randn(8, 320).to(bf16)[:, :256]  # x's shape, rows 320 apart
+    jitgemm.linear(wide, w)
+    args, _ = last_call(stub)
+    assert key_of(stub)[8:10] == (320, 256) and args.a == wide.data_ptr()
+    runs = stub.stub_runs()
+    with pytest.raises(jitgemm.ArgumentError, match="w must be K-major"):
+        jitgemm.linear(x, torch.randn(256, 512).to(bf16).t())  # w's shape, strides (1, 512)
+    assert stub.stub_runs() == runs
+    jitgemm.linear(x.half(), w.half())
+    assert key_of(stub)[1:5] == (C.JG_FP16, C.JG_FP16, C.JG_DTYPE_NONE, C.JG_FP16)
+    out = jitgemm.linear(x, w, out_dtype=fp32)
+    assert out.dtype == fp32 and key_of(stub)[4] == C.JG_FP32
+    c = torch.randn(8, 512).to(bf16)
+    jitgemm.linear(x, w, c)  # the C operand: beta 1
+    args, _ = last_call(stub)
+    assert (args.c, args.beta, key_of(stub)[3]) == (c.data_ptr(), 1.0, C.JG_BF16)
+    jitgemm.linear(x, w)  # the first entry again: no C
+    args, _ = last_call(stub)
+    assert (args.c, args.beta, key_of(stub)[3]) == (None, 0.0, C.JG_DTYPE_NONE)
+
+
 def test_fp8_scales_passed_as_given_or_copied(stub):
     """Row-major scales reach the launch as the tensors given; others as
     row-major copies (the memo records which, from their strides)."""
