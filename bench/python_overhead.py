@@ -14,6 +14,8 @@ for the GPU), wall time / N, median of R rounds. Rows:
   jitgemm.linear     the public function, eager (checks, output allocation,
                      plan lookup, arguments, launch: jg_gemm_run_in_context,
                      which checks the current CUDA context in C)
+  linear(out=)       the same with a preallocated output (out=): no
+                     allocation; out's overlap with x and w tested instead
   torch.ops.jitgemm  the same op through PyTorch's dispatcher (what compiled
                      code and tensor subclasses call)
   F.linear           PyTorch's own (cuBLAS), for scale
@@ -145,7 +147,7 @@ def cpu_stub():
               f"jitgemm {jitgemm.__version__}; us of thread CPU time a call, min / median "
               f"of 40 x 2000")
         print(f"{'M x N x K':>18}  {'stub launch':>13}  {'jitgemm.linear':>14}  {'(above)':>13}"
-              f"  {'torch.ops':>13}  {'torch.empty':>13}")
+              f"  {'linear(out=)':>13}  {'(above)':>13}  {'torch.ops':>13}  {'torch.empty':>13}")
         for m, n, k in ((1, 2048, 2048), (64, 4096, 4096)):
             x, w = torch.randn(m, k).bfloat16(), torch.randn(n, k).bfloat16()
             jitgemm.linear(x, w)  # plans
@@ -161,10 +163,12 @@ def cpu_stub():
                     raise jitgemm.JitGemmError("stub launch failed")
             t_raw = host_ns(floor)
             t_py = host_ns(lambda: jitgemm.linear(x, w))
+            t_out = host_ns(lambda: jitgemm.linear(x, w, out=out))
             t_op = host_ns(lambda: torch.ops.jitgemm.linear(x, w))
             t_empty = host_ns(lambda: torch.empty(m, n, dtype=torch.bfloat16, device=x.device))
             us = [f"{a / 1e3:5.2f} / {b / 1e3:5.2f}" for a, b in
-                  (t_raw, t_py, (t_py[0] - t_raw[0], t_py[1] - t_raw[1]), t_op, t_empty)]
+                  (t_raw, t_py, (t_py[0] - t_raw[0], t_py[1] - t_raw[1]), t_out,
+                   (t_out[0] - t_raw[0], t_out[1] - t_raw[1]), t_op, t_empty)]
             print(f"{m:>6}x{n:>5}x{k:>5}  " + "  ".join(f"{u:>13}" for u in us))
         cpu_stub_grouped(dev)
     return 0
@@ -224,7 +228,8 @@ def main():
     print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}; jitgemm "
           f"{jitgemm.__version__}")
     print(f"{'M x N x K':>18}  {'jg_gemm_run':>11}  {'jitgemm.linear':>14}  {'(above)':>8}  "
-          f"{'torch.ops':>9}  {'F.linear':>8}  {'graph: C':>9}  {'graph: py':>9}")
+          f"{'linear(out=)':>12}  {'(above)':>8}  {'torch.ops':>9}  {'F.linear':>8}  "
+          f"{'graph: C':>9}  {'graph: py':>9}")
     for m, n, k in ((1, 2048, 2048), (64, 4096, 4096), (4096, 4096, 4096)):
         x = torch.randn(m, k, device="cuda").bfloat16()
         w = torch.randn(n, k, device="cuda").bfloat16()
@@ -232,11 +237,13 @@ def main():
         raw = raw_launcher(x, w, out)
         t_raw = host_us(raw)
         t_py = host_us(lambda: jitgemm.linear(x, w))
+        t_out = host_us(lambda: jitgemm.linear(x, w, out=out))
         t_op = host_us(lambda: torch.ops.jitgemm.linear(x, w))
         t_torch = host_us(lambda: F.linear(x, w))
         g_raw, g_py = graphs_us([raw, lambda: jitgemm.linear(x, w)])
         print(f"{m:>6}x{n:>5}x{k:>5}  {t_raw:>9.2f}us  {t_py:>12.2f}us  {t_py - t_raw:>6.2f}us  "
-              f"{t_op:>7.2f}us  {t_torch:>6.2f}us  {g_raw:>7.2f}us  {g_py:>7.2f}us")
+              f"{t_out:>10.2f}us  {t_out - t_raw:>6.2f}us  {t_op:>7.2f}us  {t_torch:>6.2f}us  "
+              f"{g_raw:>7.2f}us  {g_py:>7.2f}us")
     t_empty = host_us(lambda: torch.empty(64, 4096, dtype=torch.bfloat16, device="cuda"))
     print(f"torch.empty(64, 4096, bf16, cuda): {t_empty:.2f}us (part of every row but the C one)")
     print(f"\n{'grouped, tokens':>18}  {'jitgemm':>9}  {'torch':>9}  {'scaled: jitgemm':>15}  "

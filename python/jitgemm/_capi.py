@@ -46,7 +46,7 @@ lib = _load()
 # Whether the library launches with the plan's CUDA context current itself
 # (0.9's jg_gemm_run_in_context, jg_grouped_run_in_context): a launch is then
 # one foreign call, where an older library's needs the caller to ask the
-# driver for the current context first (_device.Device.run).
+# driver for the current context first (_device.Device.run_asking).
 IN_CONTEXT = hasattr(lib, "jg_gemm_run_in_context") and hasattr(lib, "jg_grouped_run_in_context")
 _GEMM_RUN = "jg_gemm_run_in_context" if IN_CONTEXT else "jg_gemm_run"
 _GROUPED_RUN = "jg_grouped_run_in_context" if IN_CONTEXT else "jg_grouped_run"

@@ -75,14 +75,16 @@ def aligned_rows(op: str, what: str, ld: int, dtype: torch.dtype):
                  f"({ld * size} bytes) are not a multiple of 16 bytes")
 
 
-def rows_of(op: str, name: str, t: torch.Tensor) -> Tuple[int, int]:
+def rows_of(op: str, name: str, t: torch.Tensor, fix: str = "") -> Tuple[int, int]:
     """t [..., K] as a matrix: (rows, leading dimension). The last dimension
     must be contiguous and the others must collapse into rows of one stride
-    (as t.view(-1, K) would)."""
+    (as t.view(-1, K) would). fix: what the errors advise (default: pass
+    t.contiguous())."""
+    fix = fix or f"pass {name}.contiguous()"
     k = t.shape[-1]
     if k > 1 and t.stride(-1) != 1:
         fail(op, f"{name} must be contiguous in its last dimension (stride 1), got strides "
-                 f"{tuple(t.stride())}; pass {name}.contiguous()")
+                 f"{tuple(t.stride())}; {fix}")
     lead = [(s, st) for s, st in zip(t.shape[:-1], t.stride()[:-1]) if s != 1]
     rows = math.prod(t.shape[:-1])
     if not lead:
@@ -90,7 +92,7 @@ def rows_of(op: str, name: str, t: torch.Tensor) -> Tuple[int, int]:
     for (_, outer), (size, inner) in zip(lead, lead[1:]):
         if outer != inner * size:
             fail(op, f"{name}'s leading dimensions do not collapse into rows of one stride "
-                     f"(shape {shape(t)}, strides {tuple(t.stride())}); pass {name}.contiguous()")
+                     f"(shape {shape(t)}, strides {tuple(t.stride())}); {fix}")
     ld = lead[-1][1]
     if ld < k:
         fail(op, f"{name}'s rows overlap (row stride {ld} < {k} columns)")
@@ -143,6 +145,7 @@ class Gemm(NamedTuple):
     out_dtype: torch.dtype
     bias: int
     ldc: int
+    ldd: int = 0  # the output's row stride (0: packed, n; out= gives its own)
 
 
 def bias_mode(op: str, bias: Optional[torch.Tensor], out_shape, out_dtype) -> Tuple[int, int]:
@@ -184,6 +187,31 @@ def gemm(op: str, a: torch.Tensor, b: torch.Tensor, bias: Optional[torch.Tensor]
     out_dtype = out_dtype_of(op, out_dtype, default_out if default_out else a.dtype)
     out_shape = tuple(a.shape[:-1]) + (n,)
     return Gemm(m, n, k, lda, ldb, out_shape, out_dtype, *bias_mode(op, bias, out_shape, out_dtype))
+
+
+def gemm_out(op: str, g: Gemm, ref: torch.Tensor, out: torch.Tensor) -> Gemm:
+    """g writing into out (out=): out must be of the output's dtype and
+    exact shape, on ref's device, its last dimension contiguous and the
+    others collapsing into rows of one stride (any such stride >= N: the
+    library's ldd). Returns g with out's row stride as ldd."""
+    if out.dtype != g.out_dtype:
+        fail(op, f"out is {str(out.dtype).replace('torch.', '')}, the output "
+                 f"{str(g.out_dtype).replace('torch.', '')} (out_dtype, else the default)")
+    if shape(out) != tuple(g.out_shape):
+        fail(op, f"out is {shape(out)}, the output {tuple(g.out_shape)}: out must be of its "
+                 f"shape exactly")
+    same_device(op, ref, out=out)
+    _, ldd = rows_of(op, "out", out, "the library writes rows of one stride (a row-major "
+                                     "buffer, or a view of its columns)")
+    return g._replace(ldd=ldd)
+
+
+def span(t: Optional[torch.Tensor]) -> int:
+    """Bytes from t's data pointer to past its last element (0: none, or no
+    elements): the memory a kernel may touch, for out='s overlap test."""
+    if t is None or not t.numel():
+        return 0
+    return (sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1) * t.element_size()
 
 
 def fp8_scales(op: str, m: int, n: int, k: int, scale_a: torch.Tensor, scale_b: torch.Tensor,

@@ -229,8 +229,8 @@ class Device:
         if _driver is None:
             _driver = _Driver()
         self.driver = _driver
-        # whether run() asks the driver for the current context before each
-        # launch: only where the library's launch cannot make it current
+        # whether each launch asks the driver for the current context first:
+        # only where the library's launch cannot make it current
         self.asks_current = not C.IN_CONTEXT
         # the raw-stream getter Inductor uses: an int, no Stream object
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -334,23 +334,18 @@ class Device:
 
     # -- launches --
 
-    def run(self, fn, plan: int, args, what: str):
-        """fn(plan, args, stream) (_capi's gemm_run_packed or grouped_run_at,
-        args in the form it takes) on PyTorch's current stream, in this
-        device's primary context: the hot path of every op. With a library
-        whose launch makes the plan's context current (C.IN_CONTEXT), and
-        offline, that is the one call; else one driver call first, and the
-        launch where that context is current already."""
-        if not self.asks_current:
-            st = fn(plan, args, self.stream())
-        else:
-            st = self._run_asking(fn, plan, args)
-        if st != C.JG_OK:
-            raise self.error(st, what)
+    # A launch is fn(plan, args, stream) (_capi's gemm_run_packed or
+    # grouped_run_at, args in the form it takes) on PyTorch's current stream,
+    # in this device's primary context: the hot path of every op, written out
+    # where the ops launch (_ops._dense, _ops._grouped_launch) so that it
+    # adds no Python frame. With a library whose launch makes the plan's
+    # context current (C.IN_CONTEXT), and offline, that is the one foreign
+    # call; else (asks_current) run_asking, which asks the driver first.
 
-    def _run_asking(self, fn, plan: int, args) -> int:
-        """run()'s launch with a library older than 0.9: asks the driver for
-        the current context, and pushes the primary one where it is not."""
+    def run_asking(self, fn, plan: int, args) -> int:
+        """A launch with a library older than 0.9: asks the driver for the
+        current context, and pushes the primary one where it is not; the
+        launch's status."""
         driver = self.driver
         slot = driver.slot  # Driver.current(), inlined: this runs at every call
         driver.get_current(slot.ref)

@@ -44,11 +44,6 @@ def _direct(t: Tensor) -> bool:
             and not _function_modes())
 
 
-def _ptr(t: Optional[Tensor]) -> int:
-    """A device pointer as the packed launch arguments take it (0: NULL)."""
-    return t.data_ptr() if t is not None else 0
-
-
 def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
     """Whether a pointer has bits of mask set (the fast test; K.aligned then
     names the tensor)."""
@@ -65,21 +60,30 @@ def _meta(t: Optional[Tensor]):
 
 class _Call:
     """What the checks derived for operands of one metadata: the op's shape
-    spec, its plan key, device and, once planned, plan; for dense calls, the
-    bytes of the workspace each launch gets (0: none) and the call planned
-    for pointers off 16 bytes (made on the first such call); for FP8 calls,
-    whether the scales are read as given (already row-major: no copy); for
-    the contiguous grouped layout with torch's G end offsets, the zero put
-    in front of them (None: F.pad's two kernels instead, see _offsets_zero)."""
+    spec, its plan key, device and, once planned, plan; the spec's fields
+    that every launch reads (rows, the output's shape and dtype, the bias
+    mode) as slots, which cost a plain load where a NamedTuple's field costs
+    a descriptor call; for dense calls, the bytes of the workspace each
+    launch gets (0: none) and the call planned for pointers off 16 bytes
+    (made on the first such call); for FP8 calls, whether the scales are
+    read as given (already row-major: no copy); for the contiguous grouped
+    layout with torch's G end offsets, the zero put in front of them (None:
+    F.pad's two kernels instead, see _offsets_zero); for dense calls with
+    out=, the bytes each operand spans (K.span: A, B, bias, scale_a,
+    scale_b, 0 for none) and out's, last (_disjoint's)."""
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
-                 "direct_scales", "pad_rows", "zero")
+                 "direct_scales", "pad_rows", "zero", "m", "out_shape", "out_dtype", "bias",
+                 "spans", "unaligned_d", "packs")
 
     def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
         self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
+        self.m, self.out_shape, self.out_dtype = spec.m, spec.out_shape, spec.out_dtype
+        self.bias = K.BIAS_NONE if grouped else spec.bias
         self.grouped = grouped
-        self.workspace_bytes, self.unaligned = 0, None
+        self.workspace_bytes, self.unaligned, self.unaligned_d, self.packs = 0, None, None, True
         self.direct_scales, self.pad_rows, self.zero = False, False, None
+        self.spans = None
 
     def planned(self) -> int:
         if not self.plan:
@@ -88,38 +92,37 @@ class _Call:
             else:
                 plan = self.dev.gemm_plan(self.key)
                 self.workspace_bytes = pack_workspace_bytes(
-                    self.key, self.dev.records[self.key].workspace_bytes, self.spec.m)
+                    self.key, self.dev.records[self.key].workspace_bytes,
+                    self.spec.m) if self.packs else 0
                 self.plan = plan  # last: another thread that sees the plan sees the size
         return self.plan
 
-    def for_pointers(self, a: int, b: int) -> "_Call":
-        """The call whose plan takes A and B at these addresses: this one, or,
-        where one lies off 16 bytes and its rows are 16-byte multiples (a plan
-        that loads it by TMA), the same problem planned with JG_GEMM_UNALIGNED
-        (with rows off 16 bytes the plan takes any element-aligned pointer)."""
-        size = K.JG_SIZES[self.key[_KEY_A_TYPE]]
-        lda, ldb = self.key[_KEY_LDA], self.key[_KEY_LDB]
-        if not ((a & 15 and not lda * size & 15) or (b & 15 and not ldb * size & 15)):
+    def for_pointers(self, a: int, b: int, d: int = 0) -> "_Call":
+        """The call whose plan takes A, B and D at these addresses (d: 0 for
+        an output made here, 16-byte aligned): this one, or, where one lies
+        off 16 bytes and its rows are 16-byte multiples (a plan that loads
+        or stores it by TMA), the same problem planned with
+        JG_GEMM_UNALIGNED (with rows off 16 bytes the plan takes any
+        element-aligned pointer). D is never packed: where D alone needs the
+        flag (A and B aligned, pointers and rows), that plan's call gets no
+        workspace (the library would not pack A or B: unaligned_d)."""
+        key = self.key
+        size = K.JG_SIZES[key[_KEY_A_TYPE]]
+        rows_a, rows_b = key[_KEY_LDA] * size & 15, key[_KEY_LDB] * size & 15
+        ldd_bytes = key[_KEY_LDD] * K.JG_SIZES[key[_KEY_D_TYPE]]
+        if not ((a & 15 and not rows_a) or (b & 15 and not rows_b)
+                or (d & 15 and not ldd_bytes & 15)):
             return self
-        if self.unaligned is None:
-            key = (self.key[0] | C.JG_GEMM_UNALIGNED,) + self.key[1:]
-            self.unaligned = _Call(self.spec, key, self.dev.index)
-        return self.unaligned
-
-    def gemm(self, what: str, where: torch.device, a: int, b: int, c: int, d: int,
-             a_scale: int = 0, b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
-        """Launches D = A B^T (+ C, beta = 1, where c is not 0) with this dense
-        call's plan (M-generic: args.m rows), on device pointers; where the
-        plan packs unaligned A or B, with a workspace from PyTorch's caching
-        allocator on device `where` (its current stream: the launch's, so the
-        block goes back to the pool as soon as this returns, and work queued
-        after the launch is what may reuse it)."""
-        plan = self.plan or self.planned()
-        ws = self.workspace_bytes
-        buf = torch.empty(ws, dtype=torch.uint8, device=where) if ws else None
-        args = _pack_gemm_args(a, b, c, d, 1.0, 1.0 if c else 0.0, self.spec.m, a_scale,
-                               b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
-        self.dev.run(C.gemm_run_packed, plan, args, what)
+        packs = bool((a | b) & 15 or rows_a or rows_b)
+        e = self.unaligned if packs else self.unaligned_d
+        if e is None:
+            e = _Call(self.spec, (key[0] | C.JG_GEMM_UNALIGNED,) + key[1:], self.dev.index)
+            e.packs = packs
+            if packs:
+                self.unaligned = e
+            else:
+                self.unaligned_d = e
+        return e
 
 
 _PACK_PITCH = 128  # jitgemm.h: the pack's copies are rows on 128-byte lines
@@ -151,6 +154,9 @@ _MEMO_MAX = 4096
 
 
 def _memo(key: tuple, compute):
+    """The entry for key, compute()'s on a miss. The ops call it as
+    `_MEMO.get(key) or _memo(key, lambda: ...)`: a hit then costs neither
+    this frame nor the closure."""
     e = _MEMO.get(key)
     if e is None:
         if len(_MEMO) >= _MEMO_MAX:
@@ -164,11 +170,13 @@ def gemm_key(g: K.Gemm, a_type: int, d_type: int, with_c: bool, scale: int,
     """The plan key (jg_gemm_problem's fields) of a dense call: M-generic, with
     the M hint of its rows."""
     return (C.JG_GEMM_M_GENERIC, a_type, a_type, d_type if with_c else C.JG_DTYPE_NONE,
-            d_type, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.n, scale, sf[0], sf[1])
+            d_type, m_hint(g.m), g.n, g.k, g.lda, g.ldb, g.ldc, g.ldd or g.n, scale, sf[0],
+            sf[1])
 
 
 # jg_gemm_problem's fields' places in a gemm key
-_KEY_A_TYPE, _KEY_M, _KEY_K, _KEY_LDA, _KEY_LDB, _KEY_SCALE = 1, 5, 7, 8, 9, 12
+_KEY_A_TYPE, _KEY_D_TYPE, _KEY_M, _KEY_K, _KEY_LDA, _KEY_LDB, _KEY_LDD, _KEY_SCALE = \
+    1, 4, 5, 7, 8, 9, 11, 12
 
 
 def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
@@ -177,36 +185,96 @@ def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
     return _Call(g, key, a.device.index)
 
 
-def _gemm(op: str, e: _Call, a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None,
-          a_scale: Optional[Tensor] = None, b_scale: Optional[Tensor] = None,
-          a_sf: Optional[Tensor] = None, b_sf: Optional[Tensor] = None):
-    """Launches D = A B^T (+ C) with the call's plan, on tensors."""
-    e.gemm(f"jitgemm.{op}", out.device, a.data_ptr(), b.data_ptr(), _ptr(c), out.data_ptr(),
-           _ptr(a_scale), _ptr(b_scale), _ptr(a_sf), _ptr(b_sf))
-
-
 def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
-           bias: Optional[Tensor], a_scale: int = 0, b_scale: int = 0) -> Tensor:
-    """The launch of a checked dense call (linear, mm, scaled_mm; what: its
-    name in errors): the plan for a's and b's pointers (element-aligned, as
-    every tensor's are; C is read element by element in every plan), the
-    output, the GEMM, an [N] bias added. Pointers are read once and the
-    launch arguments packed from them: this is every eager call's path."""
-    g = e.spec
+           bias: Optional[Tensor], out: Optional[Tensor], a_scale: int = 0, b_scale: int = 0,
+           a_sf: int = 0, b_sf: int = 0) -> Tensor:
+    """The launch of a checked dense call (linear, mm, scaled_mm, nvfp4_mm;
+    what: its name in errors), the scales' pointers given (0: none): the
+    output (out, checked by the call's checks and here for overlap, or
+    made here), the plan for a's, b's and the output's pointers
+    (element-aligned, as every tensor's are; C is read element by element
+    in every plan), the GEMM D = A B^T (+ C, beta = 1, where the bias is
+    the C operand) with the plan (M-generic: args.m rows), an [N] bias
+    added; the output returned. Where the plan packs
+    unaligned A or B, the launch gets a workspace from PyTorch's caching
+    allocator on the device (its current stream: the launch's, so the block
+    goes back to the pool as soon as this returns, and work queued after the
+    launch is what may reuse it).
+
+    This is every eager dense call's path: pointers are read once, the
+    launch arguments packed from them, and the launch made here (one
+    foreign call, see _device.Device's launches), with no further Python
+    frame."""
     pa, pb = a.data_ptr(), b.data_ptr()
-    if (pa | pb) & 15:
-        e = e.for_pointers(pa, pb)
-    # the sizes as separate arguments: torch's parser takes them faster than a tuple
-    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=device)
-    if g.m:
-        e.gemm(what, device, pa, pb, bias.data_ptr() if g.bias == _BIAS_C else 0,
-               out.data_ptr(), a_scale, b_scale)
-    if g.bias == _BIAS_ADD:
+    if out is None:
+        if (pa | pb) & 15:
+            e = e.for_pointers(pa, pb)
+        # the sizes as separate arguments: torch's parser takes them faster than a tuple
+        out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+        pd = out.data_ptr()
+    else:  # out=: its metadata checked with the call's; its bytes against the operands'
+        pd = out.data_ptr()
+        pc = 0 if bias is None else bias.data_ptr()
+        sa, sb, sc, ssa, ssb, so = e.spans
+        end = pd + so
+        # a conservative test inline (a range of no bytes may pass it), _disjoint's exact one
+        if ((pa < end and pd < pa + sa) or (pb < end and pd < pb + sb)
+                or (pc < end and pd < pc + sc) or (a_scale < end and pd < a_scale + ssa)
+                or (b_scale < end and pd < b_scale + ssb)):
+            _disjoint(what, e, pd, pa, pb, pc, a_scale, b_scale)
+        if (pa | pb | pd) & 15:
+            e = e.for_pointers(pa, pb, pd)
+    if e.m:
+        plan = e.plan or e.planned()
+        pc = bias.data_ptr() if e.bias == _BIAS_C else 0
+        ws = e.workspace_bytes
+        buf = torch.empty(ws, dtype=torch.uint8, device=device) if ws else None
+        args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m,
+                               a_scale, b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
+        dev = e.dev
+        if dev.asks_current:
+            st = dev.run_asking(C.gemm_run_packed, plan, args)
+        else:
+            st = C.gemm_run_packed(plan, args, dev.stream())
+        if st:  # not JG_OK (0)
+            raise dev.error(st, what)
+    if e.bias == _BIAS_ADD:
         out.add_(bias)
     return out
 
 
 _BIAS_C, _BIAS_ADD = K.BIAS_C, K.BIAS_ADD
+
+# the operands _disjoint tests out against, in e.spans' order, by op
+_OPERANDS = {"jitgemm.linear": ("x", "w", "bias"), "jitgemm.mm": ("a", "b_t"),
+             "jitgemm.scaled_mm": ("a", "b", "bias", "scale_a", "scale_b")}
+
+
+def _disjoint(what: str, e: _Call, pd: int, *pointers: int):
+    """Raises where out's bytes (at pd) meet those of an operand at one of
+    pointers (A, B, bias, scale_a, scale_b; 0: none), each spanning what
+    e.spans says (made from metadata with the call: K.span). A range test
+    on addresses: out must not share a byte with what the launch reads
+    (the kernel would read what it writes), while views of one buffer
+    that do not meet pass. _dense calls it where its quicker test, which
+    does not skip ranges of no bytes, finds a meeting."""
+    spans = e.spans
+    end = pd + spans[-1]
+    for i, p in enumerate(pointers):
+        s = spans[i]
+        if s and p < end and pd < p + s and end > pd:
+            name = _OPERANDS[what][i]
+            K.fail(what.removeprefix("jitgemm."),
+                   f"out overlaps {name} (out's bytes 0x{pd:x}..0x{end:x}, {name}'s "
+                   f"0x{p:x}..0x{p + s:x}): out must be memory the call does not read")
+
+
+def _with_spans(e: _Call, out: Tensor, *operands: Optional[Tensor]) -> _Call:
+    """e with the spans _disjoint tests: the operands in _OPERANDS' order (A,
+    B, bias, scale_a, scale_b; 0 for those not given), then out's."""
+    spans = [K.span(t) for t in operands] + [0] * (5 - len(operands))
+    e.spans = tuple(spans) + (K.span(out),)
+    return e
 
 
 def _fp8_scale_args(mode: int, scale_a: Tensor, scale_b: Tensor) -> Tuple[Tensor, Tensor]:
@@ -231,43 +299,84 @@ def _fake_like(ref: Tensor, shape, dtype) -> Tensor:
 # ---- linear, mm -----------------------------------------------------------------------
 
 
-def _linear_call(x, w, bias, out_dtype) -> _Call:
+def _linear_checks(x, w, bias, out_dtype, out=None) -> K.Gemm:
     g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
-    K.on_cuda("linear", x=x, w=w, bias=bias)
-    return _dense_call(g, x, K.JG_TYPES[x.dtype], C.JG_SCALE_NONE)
+    return g if out is None else K.gemm_out("linear", g, x, out)
+
+
+def _linear_call(x, w, bias, out_dtype, out=None) -> _Call:
+    g = _linear_checks(x, w, bias, out_dtype, out)
+    K.on_cuda("linear", x=x, w=w, bias=bias, out=out)
+    e = _dense_call(g, x, K.JG_TYPES[x.dtype], C.JG_SCALE_NONE)
+    return e if out is None else _with_spans(e, out, x, w, bias)
+
+
+def _linear_run(x: Tensor, w: Tensor, bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
+                out: Optional[Tensor]) -> Tensor:
+    """The eager call of linear (out None) and of its out= form: what the
+    public function calls, and both registered kernels."""
+    device = x.device
+    key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
+           w.dtype, w.device, bias if bias is None else _meta(bias),
+           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
+    e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype, out))
+    return _dense("jitgemm.linear", e, device, x, w, bias, out)
 
 
 def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
                  out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    device = x.device
-    key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
-           w.dtype, w.device, bias if bias is None else _meta(bias))
-    e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype))
-    return _dense("jitgemm.linear", e, device, x, w, bias)
+    return _linear_run(x, w, bias, out_dtype, None)
 
 
 def _linear_fake(x, w, bias=None, out_dtype=None):
-    g = K.gemm("linear", x, w, bias, out_dtype, K.HALF, None)
+    g = _linear_checks(x, w, bias, out_dtype)
     return _fake_like(x, g.out_shape, g.out_dtype)
 
 
-def _mm_checks(a, b_t, out_dtype) -> K.Gemm:
+# The out= forms (linear_out, mm_out, scaled_mm_out): ops of their own that
+# write into out and return nothing (schemas with `Tensor(a!) out -> ()`,
+# mutates_args=("out",)), so that torch.compile functionalizes the write and
+# the plain ops keep their schemas. Eager, the public functions call the
+# shared _run bodies (no extra frame for either form); memo keys end with
+# out's metadata (None: no out), whose row stride is the plan's ldd; out's
+# address is tested at each call (_dense: _disjoint, and for_pointers for a
+# TMA store).
+
+
+def _linear_out_impl(x: Tensor, w: Tensor, bias: Optional[Tensor],
+                     out_dtype: Optional[torch.dtype], out: Tensor) -> None:
+    _linear_run(x, w, bias, out_dtype, out)
+
+
+def _linear_out_fake(x, w, bias, out_dtype, out) -> None:
+    _linear_checks(x, w, bias, out_dtype, out)
+
+
+def _mm_checks(a, b_t, out_dtype, out=None) -> K.Gemm:
     K.dims("mm", "a", a, 2, "[M, K]")
-    return K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+    g = K.gemm("mm", a, b_t, None, out_dtype, K.HALF, None)
+    return g if out is None else K.gemm_out("mm", g, a, out)
 
 
-def _mm_call(a, b_t, out_dtype) -> _Call:
-    g = _mm_checks(a, b_t, out_dtype)
-    K.on_cuda("mm", a=a, b_t=b_t)
-    return _dense_call(g, a, K.JG_TYPES[a.dtype], C.JG_SCALE_NONE)
+def _mm_call(a, b_t, out_dtype, out=None) -> _Call:
+    g = _mm_checks(a, b_t, out_dtype, out)
+    K.on_cuda("mm", a=a, b_t=b_t, out=out)
+    e = _dense_call(g, a, K.JG_TYPES[a.dtype], C.JG_SCALE_NONE)
+    return e if out is None else _with_spans(e, out, a, b_t)
+
+
+def _mm_run(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype],
+            out: Optional[Tensor]) -> Tensor:
+    device = a.device
+    key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
+           b_t.dtype, b_t.device,
+           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
+    e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype, out))
+    return _dense("jitgemm.mm", e, device, a, b_t, None, out)
 
 
 def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    device = a.device
-    key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
-           b_t.dtype, b_t.device)
-    e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype))
-    return _dense("jitgemm.mm", e, device, a, b_t, None)
+    return _mm_run(a, b_t, out_dtype, None)
 
 
 def _mm_fake(a, b_t, out_dtype=None):
@@ -275,38 +384,74 @@ def _mm_fake(a, b_t, out_dtype=None):
     return _fake_like(a, g.out_shape, g.out_dtype)
 
 
+def _mm_out_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype], out: Tensor) -> None:
+    _mm_run(a, b_t, out_dtype, out)
+
+
+def _mm_out_fake(a, b_t, out_dtype, out) -> None:
+    _mm_checks(a, b_t, out_dtype, out)
+
+
 # ---- FP8 -----------------------------------------------------------------------------------
 
 
-def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype) -> _Call:
+def _scaled_mm_checks(a, b, scale_a, scale_b, bias, out_dtype, out=None) -> K.ScaledGemm:
     s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
-    K.on_cuda("scaled_mm", a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias)
+    return s if out is None else s._replace(gemm=K.gemm_out("scaled_mm", s.gemm, a, out))
+
+
+def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype, out=None) -> _Call:
+    s = _scaled_mm_checks(a, b, scale_a, scale_b, bias, out_dtype, out)
+    K.on_cuda("scaled_mm", a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias, out=out)
     e = _dense_call(s.gemm, a, C.JG_E4M3, s.scale)
     e.direct_scales = _row_major(scale_a, scale_b)
-    return e
+    if out is None:
+        return e
+    # the scales the launch reads are these (direct) or fresh copies, which out cannot meet
+    direct = e.direct_scales
+    return _with_spans(e, out, a, b, bias, scale_a if direct else None,
+                       scale_b if direct else None)
+
+
+def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                   bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
+                   out: Optional[Tensor]) -> Tensor:
+    device = a.device
+    key = ("scaled_mm", out_dtype, a.shape, a.stride(), a.dtype, device, b.shape, b.stride(),
+           b.dtype, b.device, _meta(scale_a), _meta(scale_b),
+           bias if bias is None else _meta(bias),
+           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
+    e = _MEMO.get(key) or _memo(key, lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias,
+                                                             out_dtype, out))
+    psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
+    if (psa | psb) & 3:
+        K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
+    if e.direct_scales:
+        return _dense("jitgemm.scaled_mm", e, device, a, b, bias, out, psa, psb)
+    sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
+    return _dense("jitgemm.scaled_mm", e, device, a, b, bias, out, sa.data_ptr(),
+                  sb.data_ptr())
 
 
 def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                     bias: Optional[Tensor] = None,
                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
-    device = a.device
-    key = ("scaled_mm", out_dtype, a.shape, a.stride(), a.dtype, device, b.shape, b.stride(),
-           b.dtype, b.device, _meta(scale_a), _meta(scale_b),
-           bias if bias is None else _meta(bias))
-    e = _MEMO.get(key) or _memo(key, lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias,
-                                                             out_dtype))
-    psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
-    if (psa | psb) & 3:
-        K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
-    if e.direct_scales:
-        return _dense("jitgemm.scaled_mm", e, device, a, b, bias, psa, psb)
-    sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
-    return _dense("jitgemm.scaled_mm", e, device, a, b, bias, sa.data_ptr(), sb.data_ptr())
+    return _scaled_mm_run(a, b, scale_a, scale_b, bias, out_dtype, None)
 
 
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
-    s = K.scaled_mm("scaled_mm", a, b, scale_a, scale_b, bias, out_dtype)
-    return _fake_like(a, s.gemm.out_shape, s.gemm.out_dtype)
+    g = _scaled_mm_checks(a, b, scale_a, scale_b, bias, out_dtype).gemm
+    return _fake_like(a, g.out_shape, g.out_dtype)
+
+
+def _scaled_mm_out_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
+                        bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
+                        out: Tensor) -> None:
+    _scaled_mm_run(a, b, scale_a, scale_b, bias, out_dtype, out)
+
+
+def _scaled_mm_out_fake(a, b, scale_a, scale_b, bias, out_dtype, out) -> None:
+    _scaled_mm_checks(a, b, scale_a, scale_b, bias, out_dtype, out)
 
 
 def quant_key(op: str, problem: C.QuantProblem) -> tuple:
@@ -388,16 +533,15 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
                    b_global: Tensor, out_dtype: Optional[torch.dtype] = None,
                    a_sf_layout: str = "swizzled", b_sf_layout: str = "swizzled") -> Tensor:
     op = "nvfp4_mm"
-    e = _memo((op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
-               _meta(b), _meta(b_sf), _meta(b_global)),
-              lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global, out_dtype,
-                                     a_sf_layout, b_sf_layout))
+    key = (op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
+           _meta(b), _meta(b_sf), _meta(b_global))
+    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global,
+                                                            out_dtype, a_sf_layout, b_sf_layout))
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
-    out = torch.empty(e.spec.out_shape, dtype=e.spec.out_dtype, device=a.device)
-    _gemm(op, e, a, b, out, None, a_global, b_global, a_sf, b_sf)
-    return out
+    return _dense(_WHAT[op], e, a.device, a, b, None, None, a_global.data_ptr(),
+                  b_global.data_ptr(), a_sf.data_ptr(), b_sf.data_ptr())
 
 
 def _nvfp4_mm_fake(a, a_sf, a_global, b, b_sf, b_global, out_dtype=None,
@@ -449,7 +593,13 @@ def _grouped_launch(what: str, e: _Call, a: int, b: int, rows: int, d: int, a_sc
     buf, at, arr_a, arr_b, arr_d = _grouped_buffer.parts
     _pack_grouped_args(buf, 0, arr_a, arr_b, 0, arr_d, 1.0, 0.0, rows, a_scale, b_scale,
                        0, 0, 0, 0, a_sf, b_sf, 0, 0, a, b, d)
-    e.dev.run(C.grouped_run_at, plan, at, what)
+    dev = e.dev  # the launch, as in _dense
+    if dev.asks_current:
+        st = dev.run_asking(C.grouped_run_at, plan, at)
+    else:
+        st = C.grouped_run_at(plan, at, dev.stream())
+    if st:
+        raise dev.error(st, what)
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
@@ -524,20 +674,21 @@ def _offsets(e: _Call, rows: Tensor) -> Tensor:
 
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
                   scale_b=None) -> Tensor:
-    e = _memo((op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, a.device, b.shape,
-               b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype,
-               rows.device, _meta(scale_a), _meta(scale_b)),
-              lambda: _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a,
-                                    scale_b))
+    device = a.device
+    key = (op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, device, b.shape,
+           b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype, rows.device,
+           None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
+    e = _MEMO.get(key) or _memo(key, lambda: _grouped_call(op, masked, a, b, rows, out_dtype,
+                                                           expected_m, scale_a, scale_b))
     pa, pb, pr = a.data_ptr(), b.data_ptr(), rows.data_ptr()
     psa, psb = (scale_a.data_ptr(), scale_b.data_ptr()) if scale_a is not None else (0, 0)
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    g = e.spec
-    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=a.device)
-    if g.m == 0:
+    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+    if e.m == 0:
         return out
+    g = e.spec
     sa = sb = None  # copies of the scales, held until the launch is queued
     if scale_a is not None and not e.direct_scales:
         sa, sb = _grouped_scale_args(g, scale_a, scale_b, masked)
@@ -608,11 +759,11 @@ def _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, 
 
 def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_global, rows,
                         out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
-    e = _memo((op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
-               _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows)),
-              lambda: _nvfp4_grouped_call(op, masked, a, a_sf, a_global, b, b_sf, b_global,
-                                          rows, out_dtype, expected_m, a_sf_layout,
-                                          b_sf_layout))
+    key = (op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
+           _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows))
+    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_grouped_call(
+        op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype, expected_m,
+        a_sf_layout, b_sf_layout))
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
     g = e.spec
@@ -671,6 +822,9 @@ _OPS = {
     "linear": (_linear_impl, _linear_fake),
     "mm": (_mm_impl, _mm_fake),
     "scaled_mm": (_scaled_mm_impl, _scaled_mm_fake),
+    "linear_out": (_linear_out_impl, _linear_out_fake),
+    "mm_out": (_mm_out_impl, _mm_out_fake),
+    "scaled_mm_out": (_scaled_mm_out_impl, _scaled_mm_out_fake),
     "quantize_fp8": (_quantize_fp8_impl, _quantize_fp8_fake),
     "quantize_nvfp4": (_quantize_nvfp4_impl, _quantize_nvfp4_fake),
     "nvfp4_mm": (_nvfp4_mm_impl, _nvfp4_mm_fake),
@@ -687,7 +841,8 @@ _OPS = {
 _WHAT = {op: f"jitgemm.{op}" for op in _OPS}
 
 for _name, (_impl, _fake) in _OPS.items():
-    torch.library.custom_op(f"jitgemm::{_name}", _impl, mutates_args=()).register_fake(_fake)
+    torch.library.custom_op(f"jitgemm::{_name}", _impl, mutates_args=(
+        ("out",) if _name.endswith("_out") else ())).register_fake(_fake)
 
 _torch_ops = torch.ops.jitgemm
 
@@ -696,7 +851,7 @@ _torch_ops = torch.ops.jitgemm
 
 
 def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
-           out_dtype: Optional[torch.dtype] = None) -> Tensor:
+           out_dtype: Optional[torch.dtype] = None, *, out: Optional[Tensor] = None) -> Tensor:
     """``x @ w.T + bias``, as ``torch.nn.functional.linear``, on CUDA.
 
     Parameters
@@ -712,11 +867,23 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
         e.g. a residual).
     out_dtype : torch.dtype, optional
         bfloat16, float16 or float32; default x's dtype. Sums are FP32.
+    out : Tensor, optional
+        Where to write the result (keyword only), as torch's ``out=``: a
+        tensor the caller owns (a static buffer of a CUDA graph, a
+        workspace arena), so the call allocates no output. Of the output's
+        dtype (out_dtype, else x's) and exact shape ``[..., N]``, on x's
+        device, its last dimension contiguous and the others collapsing
+        into rows of one stride (any stride of at least N: a view such as
+        ``buf[:, :N]`` of a wider buffer; a row stride other than N plans a
+        kernel of its own). It must share no byte with x, w or the bias (a
+        test of address ranges at each call: views of one buffer pass
+        where their bytes do not meet). ``ArgumentError`` otherwise,
+        before anything is launched.
 
     Returns
     -------
     Tensor
-        ``[..., N]``, contiguous.
+        ``[..., N]``, contiguous; out itself where given.
 
     Notes
     -----
@@ -736,12 +903,18 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     16 bytes with rows that are 16-byte multiples takes a plan of its own
     (``JG_GEMM_UNALIGNED``), made on the first such call.
     """
-    if _direct(x):
-        return _linear_impl(x, w, bias, out_dtype)
-    return _torch_ops.linear(x, w, bias, out_dtype)
+    # _direct(x), written out: the hottest call saves a frame
+    if type(x) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+        if out is None or type(out) is Tensor:
+            return _linear_run(x, w, bias, out_dtype, out)
+    if out is None:
+        return _torch_ops.linear(x, w, bias, out_dtype)
+    _torch_ops.linear_out(x, w, bias, out_dtype, out)
+    return out
 
 
-def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None, *,
+       out: Optional[Tensor] = None) -> Tensor:
     """``a @ b_t.T``: a ``[M, K]``, b_t ``[N, K]`` (K-major: B given transposed,
     the layout libjitgemm reads; ``torch.mm(a, b)`` is ``mm(a, b.t())`` where b
     is a ``[K, N]`` column-major view of a contiguous ``[N, K]`` tensor).
@@ -754,25 +927,32 @@ def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tenso
         ``[N, K]``, a's dtype, rows contiguous.
     out_dtype : torch.dtype, optional
         bfloat16, float16 or float32; default a's dtype.
+    out : Tensor, optional
+        ``[M, N]`` to write the result into, as ``linear``'s out (sharing no
+        byte with a or b_t).
 
     Returns
     -------
     Tensor
-        ``[M, N]``.
+        ``[M, N]``; out itself where given.
 
     Notes
     -----
     Any K, N, row stride and element-aligned pointer: unaligned operands get
     a workspace from PyTorch's allocator at each call (``linear``'s Notes).
     """
-    if _direct(a):
-        return _mm_impl(a, b_t, out_dtype)
-    return _torch_ops.mm(a, b_t, out_dtype)
+    if type(a) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+        if out is None or type(out) is Tensor:  # _direct(a), written out as in linear
+            return _mm_run(a, b_t, out_dtype, out)
+    if out is None:
+        return _torch_ops.mm(a, b_t, out_dtype)
+    _torch_ops.mm_out(a, b_t, out_dtype, out)
+    return out
 
 
 def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
-              bias: Optional[Tensor] = None,
-              out_dtype: Optional[torch.dtype] = None) -> Tensor:
+              bias: Optional[Tensor] = None, out_dtype: Optional[torch.dtype] = None, *,
+              out: Optional[Tensor] = None) -> Tensor:
     """FP8 GEMM: ``(scale_a * a) @ (scale_b * b).T + bias``.
 
     The operands follow DeepGEMM's ``fp8_gemm_nt``: a ``[M, K]`` and b
@@ -810,15 +990,21 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
         As ``linear``'s.
     out_dtype : torch.dtype, optional
         bfloat16 (default), float16 or float32.
+    out : Tensor, optional
+        ``[M, N]`` to write the result into, as ``linear``'s out (sharing no
+        byte with a, b, the bias or the scales).
 
     Returns
     -------
     Tensor
-        ``[M, N]``.
+        ``[M, N]``; out itself where given.
     """
-    if _direct(a):
-        return _scaled_mm_impl(a, b, scale_a, scale_b, bias, out_dtype)
-    return _torch_ops.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)
+    if _direct(a) and (out is None or type(out) is Tensor):
+        return _scaled_mm_run(a, b, scale_a, scale_b, bias, out_dtype, out)
+    if out is None:
+        return _torch_ops.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)
+    _torch_ops.scaled_mm_out(a, b, scale_a, scale_b, bias, out_dtype, out)
+    return out
 
 
 def quantize_fp8(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:

@@ -154,7 +154,49 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("call,message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+# out=: the output given. Its dtype, exact shape, layout and device are
+# checked with the operands' (its overlap with them at the launch, on
+# addresses: test_launch_path.py); valid ones reach the device check.
+OUT_CASES = [
+    ("linear out dtype", lambda: jitgemm.linear(t(4, 64), t(32, 64), out=t(4, 32, dtype=fp32)),
+     r"out is float32, the output bfloat16 \(out_dtype, else the default\)"),
+    ("linear out_dtype and out differ", lambda: jitgemm.linear(
+        t(4, 64), t(32, 64), out_dtype=fp16, out=t(4, 32)), "out is bfloat16, the output float16"),
+    ("linear out shape", lambda: jitgemm.linear(t(4, 64), t(32, 64), out=t(4, 33)),
+     r"out is \(4, 33\), the output \(4, 32\): out must be of its shape exactly"),
+    ("linear out flattened", lambda: jitgemm.linear(t(2, 3, 64), t(32, 64), out=t(6, 32)),
+     r"out is \(6, 32\), the output \(2, 3, 32\)"),
+    ("linear out transposed", lambda: jitgemm.linear(t(4, 64), t(32, 64), out=t(32, 4).t()),
+     "out must be contiguous in its last dimension .*the library writes rows of one stride"),
+    ("linear out not collapsible", lambda: jitgemm.linear(
+        t(2, 3, 64), t(32, 64), out=t(3, 2, 32).transpose(0, 1)),
+     "out's leading dimensions do not collapse into rows of one stride"),
+    ("linear out rows overlap", lambda: jitgemm.linear(t(4, 64), t(32, 64),
+                                                       out=t(32).expand(4, 32)),
+     r"out's rows overlap \(row stride 0 < 32 columns\)"),
+    ("linear out on another device", lambda: jitgemm.linear(t(4, 64), t(32, 64),
+                                                            out=t(4, 32).to("meta")),
+     "out is on meta, the other operands on cpu"),
+    ("mm out dtype", lambda: jitgemm.mm(t(4, 64), t(32, 64), out=t(4, 32, dtype=fp16)),
+     "out is float16, the output bfloat16"),
+    ("scaled_mm out shape", lambda: jitgemm.scaled_mm(
+        f8(4, 64), f8(32, 64), t(1, dtype=fp32), t(1, dtype=fp32), out=t(32, 4)),
+     r"out is \(32, 4\), the output \(4, 32\)"),
+    # valid: only the device is wrong
+    ("linear out rows wider", lambda: jitgemm.linear(t(4, 64), t(32, 64), out=t(4, 40)[:, :32]),
+     "x is on cpu"),
+    ("linear out fp32", lambda: jitgemm.linear(t(2, 3, 64), t(32, 64), t(32), fp32,
+                                               out=t(2, 3, 32, dtype=fp32)), "x is on cpu"),
+    ("mm out offset", lambda: jitgemm.mm(t(4, 64), t(32, 64), out=t(4 * 32 + 1)[1:].view(4, 32)),
+     "a is on cpu"),
+    ("scaled_mm out", lambda: jitgemm.scaled_mm(
+        f8(4, 64), f8(32, 64), t(1, dtype=fp32), t(1, dtype=fp32), out=t(4, 32, dtype=fp16),
+        out_dtype=fp16), "a is on cpu"),
+]
+
+
+@pytest.mark.parametrize("call,message", [c[1:] for c in CASES + OUT_CASES],
+                         ids=[c[0] for c in CASES + OUT_CASES])
 def test_bad_arguments_raise_before_any_launch(call, message):
     with pytest.raises(jitgemm.ArgumentError, match=message) as e:
         call()
@@ -168,9 +210,11 @@ class _PassThrough(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-@pytest.mark.parametrize("call,message", [c[1:] for c in CASES[:12]], ids=[c[0] for c in CASES[:12]])
+@pytest.mark.parametrize("call,message", [c[1:] for c in CASES[:12] + OUT_CASES],
+                         ids=[c[0] for c in CASES[:12] + OUT_CASES])
 def test_the_dispatcher_path_raises_the_same(call, message):
-    """Through torch.ops.jitgemm (a TorchFunctionMode forces the dispatcher)."""
+    """Through torch.ops.jitgemm (a TorchFunctionMode forces the dispatcher;
+    out= calls reach the *_out ops)."""
     with _PassThrough():
         with pytest.raises(jitgemm.ArgumentError, match=message):
             call()

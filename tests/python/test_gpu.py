@@ -469,6 +469,136 @@ def test_opcheck():
                           test_utils=("test_schema", "test_faketensor"))
 
 
+# ---- out=: the caller's output -----------------------------------------------------------------
+
+
+def nan_filled(shape, dtype):
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+
+
+@pytest.mark.parametrize("dtype", [bf16, fp16])
+@pytest.mark.parametrize("out_dtype", [None, fp32])
+def test_linear_out(dtype, out_dtype):
+    """out= writes every element of out (NaN before) within the bounds, and
+    returns out; into a view of a wider buffer's columns 2 bytes in (a row
+    stride other than N, a pointer off 16 bytes) it writes those columns
+    only; a [N] bias is added, a C bias read."""
+    m, n, k = 300, 384, 1024
+    od = out_dtype or dtype
+    x, w = randn(2, 150, k, dtype=dtype), randn(n, k, dtype=dtype)
+    ref, s = ref_mm(x.reshape(m, k), w)
+    out = nan_filled((2, 150, n), od)
+    assert jitgemm.linear(x, w, out_dtype=out_dtype, out=out) is out
+    check(out.reshape(m, n), ref, s, k, od)
+    assert torch.equal(out, jitgemm.linear(x, w, out_dtype=out_dtype))  # the same plan
+    buf = nan_filled((m, n + 24), od)
+    view = buf[:, 1:n + 1]
+    assert jitgemm.linear(x.reshape(m, k), w, out_dtype=out_dtype, out=view) is view
+    check(view, ref, s, k, od)
+    assert torch.isnan(buf[:, 0]).all() and torch.isnan(buf[:, n + 1:]).all()
+    view.fill_(float("nan"))  # x 2 bytes in as well: A packed into the workspace
+    jitgemm.linear(placed(x.reshape(m, k), k + 8, 1), w, out_dtype=out_dtype, out=view)
+    check(view, ref, s, k, od)
+    bias = randn(n, dtype=od)
+    out = nan_filled((2, 150, n), od)
+    jitgemm.linear(x, w, bias, out_dtype, out=out)
+    check(out.reshape(m, n), ref + bias.double(), s, k, od, bias=bias)
+    c = randn(m, n, dtype=od)
+    out = nan_filled((m, n), od)
+    jitgemm.linear(x.reshape(m, k), w, c, out_dtype, out=out)
+    check(out, ref + c.double(), s + c.double().abs(), k, od)
+
+
+@pytest.mark.parametrize("dtype", [bf16, fp16])
+def test_mm_out(dtype):
+    a, b = randn(333, 768, dtype=dtype), randn(520, 768, dtype=dtype)
+    out = nan_filled((333, 520), fp32)
+    assert jitgemm.mm(a, b, fp32, out=out) is out
+    check(out, *ref_mm(a, b), 768, fp32)
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+def test_scaled_mm_out(mode):
+    m, n, k = 100, 384, 1024
+    qa, sa = jitgemm.quantize_fp8(randn(m, k), mode)
+    qb, sb = jitgemm.quantize_fp8(randn(n, k), mode, 128 if mode == "block" else 1)
+    out = nan_filled((m, n), fp16)
+    assert jitgemm.scaled_mm(qa, qb, sa, sb, out_dtype=fp16, out=out) is out
+    a, b = dequant(qa, sa, mode), dequant(qb, sb, mode, 128)
+    check(out, a @ b.t(), a.abs() @ b.abs().t(), k, fp16, fp8=True)
+    assert torch.equal(out, jitgemm.scaled_mm(qa, qb, sa, sb, out_dtype=fp16))
+
+
+def test_out_allocates_nothing():
+    """An aligned out= call takes no block from PyTorch's allocator; the
+    plain call takes its output's."""
+    x, w = randn(64, 512), randn(256, 512)
+    out = torch.empty(64, 256, dtype=bf16, device="cuda")
+    jitgemm.linear(x, w, out=out)  # plans
+    torch.cuda.synchronize()
+    allocations = torch.cuda.memory_stats()["allocation.all.allocated"]
+    for _ in range(3):
+        jitgemm.linear(x, w, out=out)
+        jitgemm.mm(x, w, out=out)
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == allocations
+    y = jitgemm.linear(x, w)
+    assert torch.cuda.memory_stats()["allocation.all.allocated"] == allocations + 1
+    assert torch.equal(y, out)
+
+
+def test_out_in_cuda_graph():
+    """Static output buffers: the captured out= launches write into them at
+    each replay, with new inputs."""
+    m, n, k = 96, 256, 512
+    x, w, w2 = randn(m, k), randn(n, k), randn(128, n)
+    y = torch.empty(m, n, dtype=bf16, device="cuda")
+    z = torch.empty(m, 128, dtype=fp32, device="cuda")
+
+    def step():
+        jitgemm.linear(x, w, out=y)
+        jitgemm.mm(y, w2, fp32, out=z)
+
+    step()  # plans outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    for _ in range(2):
+        x.copy_(randn(m, k))
+        y.fill_(float("nan"))
+        z.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        check(y, *ref_mm(x, w), k, bf16)
+        check(z, *ref_mm(y, w2), n, fp32)
+
+
+def test_out_compiled_and_opcheck():
+    def f(x, w, y):
+        jitgemm.linear(x, w, out=y)
+        return y * 2
+
+    x, w = randn(50, 512), randn(256, 512)
+    torch._dynamo.reset()
+    compiled = torch.compile(f, fullgraph=True)
+    y = nan_filled((50, 256), bf16)
+    doubled = compiled(x, w, y)
+    check(y, *ref_mm(x, w), 512, bf16)
+    assert torch.equal(doubled, y * 2)
+    utils = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    torch.library.opcheck(torch.ops.jitgemm.linear_out.default,
+                          (x, w, None, None, torch.empty(50, 256, dtype=bf16, device="cuda")),
+                          test_utils=utils)
+    torch.library.opcheck(torch.ops.jitgemm.mm_out.default,
+                          (x, w, fp32, torch.empty(50, 256, device="cuda")), test_utils=utils)
+    qa, sa = jitgemm.quantize_fp8(x)
+    qw, sw = jitgemm.quantize_fp8(w)
+    torch.library.opcheck(torch.ops.jitgemm.scaled_mm_out.default,
+                          (qa, qw, sa, sw, None, None,
+                           torch.empty(50, 256, dtype=bf16, device="cuda")),
+                          test_utils=("test_faketensor",))
+
+
 # ---- errors, plans, devices ---------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ import torch
 
 import jitgemm
 from jitgemm import _capi as C
+from jitgemm import _checks as K
 from jitgemm import _ops as O
 from stub_cuda import available, stub_device
 
@@ -93,6 +94,20 @@ def test_dense_calls_pass_their_own_pointers(stub):
     args, _ = last_call(stub)
     assert (args.a, args.b, args.d, args.m) == (a.data_ptr(), b.data_ptr(), out.data_ptr(), 5)
     assert (args.a_scale, args.b_scale) == (sa.data_ptr(), sb.data_ptr())
+    # NVFP4: codes, global scales (as a_scale, b_scale) and block scales
+    ops = []
+    for rows in (5, 256):  # K = 512: 256 bytes of codes a row
+        sf_shape = K.sf_shape(C.JG_SF_SWIZZLED_128X4, rows, 512)
+        ops += [torch.zeros(rows, 256, dtype=torch.uint8), torch.zeros(sf_shape, dtype=e4m3),
+                torch.ones(1)]
+    out = jitgemm.nvfp4_mm(*ops)
+    args, _ = last_call(stub)
+    a, a_sf, a_global, b, b_sf, b_global = ops
+    assert (args.a, args.b, args.c, args.d, args.m) == (a.data_ptr(), b.data_ptr(), None,
+                                                        out.data_ptr(), 5)
+    assert (args.a_scale, args.b_scale) == (a_global.data_ptr(), b_global.data_ptr())
+    assert (args.a_sf, args.b_sf) == (a_sf.data_ptr(), b_sf.data_ptr())
+    assert out.shape == (5, 256) and out.dtype == bf16
 
 
 @pytest.fixture
@@ -373,6 +388,35 @@ def test_dense_memo_hit_still_checks_devices(stub):
     assert stub.stub_runs() == runs + 1
 
 
+def test_dense_memo_tells_apart_strides_dtypes_and_options(stub):
+    """Operands of the shapes of a memoized call but other strides, dtypes
+    or options reach their own checks and plan: a row stride the plan key's
+    lda, a transposed w the K-major error, fp16 and an FP32 output their
+    types, a bias its mode."""
+    x, w = torch.randn(8, 256).to(bf16), torch.randn(512, 256).to(bf16)
+    jitgemm.linear(x, w)
+    assert key_of(stub)[8:10] == (256, 256)  # lda, ldb
+    wide = torch.randn(8, 320).to(bf16)[:, :256]  # x's shape, rows 320 apart
+    jitgemm.linear(wide, w)
+    args, _ = last_call(stub)
+    assert key_of(stub)[8:10] == (320, 256) and args.a == wide.data_ptr()
+    runs = stub.stub_runs()
+    with pytest.raises(jitgemm.ArgumentError, match="w must be K-major"):
+        jitgemm.linear(x, torch.randn(256, 512).to(bf16).t())  # w's shape, strides (1, 512)
+    assert stub.stub_runs() == runs
+    jitgemm.linear(x.half(), w.half())
+    assert key_of(stub)[1:5] == (C.JG_FP16, C.JG_FP16, C.JG_DTYPE_NONE, C.JG_FP16)
+    out = jitgemm.linear(x, w, out_dtype=fp32)
+    assert out.dtype == fp32 and key_of(stub)[4] == C.JG_FP32
+    c = torch.randn(8, 512).to(bf16)
+    jitgemm.linear(x, w, c)  # the C operand: beta 1
+    args, _ = last_call(stub)
+    assert (args.c, args.beta, key_of(stub)[3]) == (c.data_ptr(), 1.0, C.JG_BF16)
+    jitgemm.linear(x, w)  # the first entry again: no C
+    args, _ = last_call(stub)
+    assert (args.c, args.beta, key_of(stub)[3]) == (None, 0.0, C.JG_DTYPE_NONE)
+
+
 def test_fp8_scales_passed_as_given_or_copied(stub):
     """Row-major scales reach the launch as the tensors given; others as
     row-major copies (the memo records which, from their strides)."""
@@ -428,3 +472,159 @@ def test_grouped_launch_from_another_thread(stub):
     t.join()
     assert "error" not in seen, seen.get("error")
     assert seen["ptrs"] and seen["buffer"] != O._grouped_buffer.parts[1]
+
+
+# ---- out=: the caller's output --------------------------------------------------------------
+
+
+def test_out_is_the_launchs_d_and_is_returned(stub, spies):
+    """out= passes out's pointer as D, returns out itself and allocates
+    nothing; a contiguous out has the plain call's plan (ldd = N); a [N]
+    bias is added into out."""
+    w = torch.randn(512, 256).to(bf16)
+    x = torch.randn(2, 4, 256).to(bf16)
+    jitgemm.linear(x, w)
+    plain = key_of(stub)
+    for _ in range(2):  # the memo's entry reused
+        out = torch.zeros(2, 4, 512, dtype=bf16)
+        spies["empty"].clear()
+        runs = stub.stub_runs()
+        assert jitgemm.linear(x, w, out=out) is out
+        args, _ = last_call(stub)
+        assert stub.stub_runs() == runs + 1 and not spies["empty"]
+        assert (args.a, args.b, args.c, args.d, args.m) == (x.data_ptr(), w.data_ptr(), None,
+                                                            out.data_ptr(), 8)
+        assert key_of(stub) == plain
+    bias = torch.ones(512, dtype=bf16)
+    assert jitgemm.linear(x, w, bias, out=out) is out
+    assert torch.equal(out, torch.ones(2, 4, 512, dtype=bf16))  # the stub writes nothing
+    c = torch.randn(2, 4, 512)
+    out = torch.empty(2, 4, 512)
+    assert jitgemm.linear(x, w, c, fp32, out=out) is out
+    args, _ = last_call(stub)
+    assert (args.c, args.d, args.beta) == (c.data_ptr(), out.data_ptr(), 1.0)
+    a, b_t = torch.randn(5, 256).half(), torch.randn(48, 256).half()
+    out = torch.empty(5, 48)
+    spies["empty"].clear()
+    assert jitgemm.mm(a, b_t, fp32, out=out) is out
+    assert last_call(stub)[0].d == out.data_ptr() and key_of(stub)[4] == C.JG_FP32
+    assert not spies["empty"]
+    qa, qb, sa, sb = (torch.zeros(5, 256, dtype=e4m3), torch.zeros(384, 256, dtype=e4m3),
+                      torch.ones(5), torch.ones(384))
+    out = torch.empty(5, 384, dtype=bf16)
+    spies["empty"].clear()
+    assert jitgemm.scaled_mm(qa, qb, sa, sb, out=out) is out
+    args, _ = last_call(stub)
+    assert (args.a, args.b, args.d, args.a_scale, args.b_scale) == (
+        qa.data_ptr(), qb.data_ptr(), out.data_ptr(), sa.data_ptr(), sb.data_ptr())
+    assert not spies["empty"]
+
+
+def test_out_row_stride_is_the_plans_ldd(stub):
+    """A view of a wider buffer's columns plans with ldd = its row stride
+    (once); a pointer off 16 bytes with rows 16-byte multiples takes the
+    JG_GEMM_UNALIGNED plan (D is stored by TMA otherwise); rows off 16
+    bytes take any element-aligned pointer with one plan."""
+    w, x = torch.randn(512, 256).to(bf16), torch.randn(8, 256).to(bf16)
+    dev = O.device(None)
+    buf = torch.empty(8, 640, dtype=bf16)
+    for _ in range(2):
+        jitgemm.linear(x, w, out=buf[:, :512])
+        assert key_of(stub)[11] == 640 and not key_of(stub)[0] & C.JG_GEMM_UNALIGNED
+    planned = len(dev.plans)
+    jitgemm.linear(x, w, out=buf[:, 8:520])  # 16 bytes in: the same plan
+    assert len(dev.plans) == planned and last_call(stub)[0].d == buf[:, 8:].data_ptr()
+    jitgemm.linear(x, w, out=buf[:, 1:513])  # 2 bytes in
+    assert key_of(stub)[0] & C.JG_GEMM_UNALIGNED and key_of(stub)[11] == 640
+    args, _ = last_call(stub)
+    # D is never packed, and aligned A and B would not be: no workspace
+    assert args.d == buf[:, 1:].data_ptr() and args.workspace is None
+    assert args.workspace_bytes == 0
+    x_off = torch.zeros(8 * 256 + 4, dtype=bf16)[4:].view(8, 256)  # 8 bytes in: packed
+    jitgemm.linear(x_off, w, out=buf[:, 1:513])
+    flagged = key_of(stub)
+    args, _ = last_call(stub)
+    assert args.workspace_bytes == (8 + 512) * pitch(256, 2) and args.a == x_off.data_ptr()
+    jitgemm.linear(x, w, out=buf[:, 1:513])  # the same plan again, no workspace
+    assert key_of(stub) == flagged and last_call(stub)[0].workspace is None
+    odd = torch.empty(8, 513, dtype=bf16)  # rows of 1026 bytes
+    jitgemm.linear(x, w, out=odd[:, :512])
+    rows_off = key_of(stub)
+    jitgemm.linear(x, w, out=odd[:, 1:])
+    assert key_of(stub) == rows_off and rows_off[11] == 513
+    assert not rows_off[0] & C.JG_GEMM_UNALIGNED
+
+
+def bytes_of(buf, start, shape, dtype):
+    """A tensor of shape and dtype over buf's bytes from start."""
+    n = torch.Size(shape).numel() * dtype.itemsize
+    return buf[start:start + n].view(dtype).view(shape)
+
+
+def test_out_overlapping_an_operand_raises_before_any_launch(stub):
+    """out may share no byte with what the launch reads: x, w, the bias (as
+    C or added after) or the FP8 scales read in place; tested on addresses
+    at every call (the memo's hit too). Views of one buffer whose bytes do
+    not meet pass."""
+    buf = torch.zeros(1 << 16, dtype=torch.uint8)
+    x = bytes_of(buf, 0, (8, 256), bf16)  # bytes 0..4096
+    w = torch.zeros(512, 256, dtype=bf16)
+    runs = stub.stub_runs()
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps x"):  # x's last 8 elements
+        jitgemm.linear(x, w, out=bytes_of(buf, 4096 - 16, (8, 512), bf16))
+    out = bytes_of(buf, 4096, (8, 512), bf16)  # right after x: passes
+    assert jitgemm.linear(x, w, out=out) is out and stub.stub_runs() == runs + 1
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps x"):  # the memo's entry
+        jitgemm.linear(x, w, out=bytes_of(buf, 2048, (8, 512), bf16))
+    w_buf = torch.zeros(512 * 256 * 2 + 8192, dtype=torch.uint8)
+    w2 = bytes_of(w_buf, 8192, (512, 256), bf16)
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps w"):
+        jitgemm.linear(x, w2, out=bytes_of(w_buf, 8192 - 1024, (8, 512), bf16))
+    bias = bytes_of(buf, 20000, (512,), bf16)
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps bias"):  # [N], added after
+        jitgemm.linear(x, w, bias, out=bytes_of(buf, 20000 - 8192 + 2, (8, 512), bf16))
+    c = torch.zeros(8, 512, dtype=bf16)
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps bias"):  # C, in place
+        jitgemm.linear(x, w, c, out=c)
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps a"):
+        jitgemm.mm(x, w, out=bytes_of(buf, 4094, (8, 512), bf16))
+    qa, qb = torch.zeros(5, 256, dtype=e4m3), torch.zeros(384, 256, dtype=e4m3)
+    scales = torch.zeros(8192, dtype=torch.uint8)
+    sa, sb = bytes_of(scales, 0, (5,), fp32), bytes_of(scales, 64, (384,), fp32)
+    with pytest.raises(jitgemm.ArgumentError, match="out overlaps scale_b"):
+        jitgemm.scaled_mm(qa, qb, sa, sb, out=bytes_of(scales, 64 + 1536 - 2, (5, 384), bf16))
+    out = bytes_of(scales, 64 + 1536, (5, 384), bf16)  # after the scales
+    assert jitgemm.scaled_mm(qa, qb, sa, sb, out=out) is out
+    assert stub.stub_runs() == runs + 2
+    # scales read as row-major copies (1x128 scale_a in torch's layout, stride (1, M)):
+    # the launch reads the copies, which out cannot meet, so out may reuse the originals'
+    # bytes (the copy is queued before the GEMM)
+    sa_t = bytes_of(scales, 0, (2, 5), fp32).t()
+    sb_block = torch.ones(3, 2)
+    out = bytes_of(scales, 0, (5, 384), bf16)
+    assert jitgemm.scaled_mm(qa, qb, sa_t, sb_block, out=out) is out
+    assert last_call(stub)[0].a_scale != sa_t.data_ptr() and stub.stub_runs() == runs + 3
+
+
+def test_out_with_no_rows_launches_nothing(stub):
+    w = torch.randn(512, 256).to(bf16)
+    out = torch.empty(0, 512, dtype=bf16)
+    runs = stub.stub_runs()
+    assert jitgemm.linear(torch.empty(0, 256, dtype=bf16), w, out=out) is out
+    assert stub.stub_runs() == runs
+
+
+def test_out_ops_pass_opcheck(stub):
+    """torch.library.opcheck of the *_out ops (schema: only out written;
+    fake kernel against the real one; AOTAutograd's functionalization of
+    the write), their real kernels launching through the stub."""
+    x, w = torch.randn(33, 256).to(bf16), torch.randn(128, 256).to(bf16)
+    utils = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+    torch.library.opcheck(torch.ops.jitgemm.linear_out.default,
+                          (x, w, None, None, torch.zeros(33, 128, dtype=bf16)), test_utils=utils)
+    torch.library.opcheck(torch.ops.jitgemm.mm_out.default,
+                          (x, w, fp32, torch.zeros(33, 128)), test_utils=utils)
+    qa, qb = torch.zeros(33, 256, dtype=e4m3), torch.zeros(128, 256, dtype=e4m3)
+    torch.library.opcheck(torch.ops.jitgemm.scaled_mm_out.default,
+                          (qa, qb, torch.ones(33), torch.ones(128), None, None,
+                           torch.zeros(33, 128, dtype=bf16)), test_utils=("test_faketensor",))

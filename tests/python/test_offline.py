@@ -152,8 +152,18 @@ def test_dense_ops_end_to_end(offline_ops):
     # the library's checks are real: a launch without its scales is refused as such
     e = next(v for k, v in O._MEMO.items() if k[0] == "scaled_mm")
     with pytest.raises(jitgemm.JitGemmError, match="a_scale") as err:
-        O._gemm("scaled_mm", e, a, b_torch.t(), torch.empty(5, 384, dtype=bf16))
+        O._dense("jitgemm.scaled_mm", e, a.device, a, b_torch.t(), None, None)
     assert err.value.status_name == "JG_ERR_NULL_POINTER"
+    # out=: the library's launch checks take out's pointer with the plan for
+    # it (ldd its row stride; 2 bytes in, rows 1040 bytes apart: a TMA store
+    # would refuse it with JG_ERR_MISALIGNED)
+    refused_offline(lambda: jitgemm.linear(z(4, 256), w, out=z(4, 512)))
+    wide = z(4, 520)
+    refused_offline(lambda: jitgemm.linear(z(4, 256), w, out=wide[:, 1:513]))
+    assert O._MEMO and any(k[11] == 520 and k[0] & C.JG_GEMM_UNALIGNED for k in dev.plans)
+    refused_offline(lambda: jitgemm.mm(z(3, 99), z(70, 99), fp32, out=z(3, 71, dtype=fp32)[:, 1:]))
+    refused_offline(lambda: jitgemm.scaled_mm(a, b_torch.t(), torch.ones(5, 1),
+                                              torch.ones(1, 384).t(), out=z(5, 384)))
     # NVFP4
     ops = []
     for rows in (5, 256):

@@ -11,7 +11,7 @@ import jitgemm
 bf16, fp16, fp32, e4m3 = torch.bfloat16, torch.float16, torch.float32, torch.float8_e4m3fn
 OPS = ["linear", "mm", "scaled_mm", "quantize_fp8", "quantize_nvfp4", "nvfp4_mm", "grouped_mm",
        "scaled_grouped_mm", "masked_grouped_mm", "masked_scaled_grouped_mm", "nvfp4_grouped_mm",
-       "masked_nvfp4_grouped_mm"]
+       "masked_nvfp4_grouped_mm", "linear_out", "mm_out", "scaled_mm_out"]
 
 
 def test_every_op_is_a_custom_op_with_a_fake_kernel():
@@ -21,6 +21,20 @@ def test_every_op_is_a_custom_op_with_a_fake_kernel():
         assert torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "Meta") or \
             torch.library.get_kernel(op, "Meta") is not None, name
     assert "ScalarType? out_dtype" in str(torch.ops.jitgemm.linear.default._schema)
+
+
+def test_out_ops_declare_their_write():
+    """The out= forms mutate out alone and return nothing; the plain ops'
+    schemas are unchanged (no out, no mutation)."""
+    for name, plain in (("linear_out", "linear"), ("mm_out", "mm"),
+                        ("scaled_mm_out", "scaled_mm")):
+        schema = getattr(torch.ops.jitgemm, name).default._schema
+        mutable = [a.name for a in schema.arguments if a.alias_info and a.alias_info.is_write]
+        assert mutable == ["out"] and not schema.returns, str(schema)
+        plain_schema = getattr(torch.ops.jitgemm, plain).default._schema
+        assert [a.name for a in schema.arguments] == \
+            [a.name for a in plain_schema.arguments] + ["out"]
+        assert not any(a.alias_info for a in plain_schema.arguments)
 
 
 def cuda(shape, dtype):
@@ -84,6 +98,22 @@ FAKE_CASES = [
 ]
 
 
+def test_fake_out_kernels_return_out():
+    """With fake tensors the out= forms run their checks and return out itself."""
+    with FakeTensorMode():
+        x, w, out = cuda((2, 3, 64), bf16), cuda((96, 64), bf16), cuda((2, 3, 96), fp32)
+        assert jitgemm.linear(x, w, out_dtype=fp32, out=out) is out
+        a, b_t, o = cuda((7, 64), fp16), cuda((48, 64), fp16), cuda((7, 56), fp16)[:, :48]
+        assert jitgemm.mm(a, b_t, out=o) is o
+        qa, qb = cuda((7, 256), e4m3), cuda((384, 256), e4m3)
+        o = cuda((7, 384), bf16)
+        assert jitgemm.scaled_mm(qa, qb, cuda((7, 2), fp32), cuda((3, 2), fp32), out=o) is o
+        with pytest.raises(jitgemm.ArgumentError, match="out's leading dimensions do not"):
+            jitgemm.linear(x, w, out_dtype=fp32, out=cuda((3, 2, 96), fp32).transpose(0, 1))
+        with pytest.raises(jitgemm.ArgumentError, match="out is bfloat16, the output float32"):
+            jitgemm.linear(x, w, out_dtype=fp32, out=cuda((2, 3, 96), bf16))
+
+
 @pytest.mark.parametrize("call,want", [c[1:] for c in FAKE_CASES], ids=[c[0] for c in FAKE_CASES])
 def test_fake_kernels_give_the_output_shapes(call, want):
     with FakeTensorMode():
@@ -135,6 +165,20 @@ def test_compile_fullgraph_traces_the_ops():
     gm = compiled_graph(mlp, x, w1, w2, w3)
     assert jitgemm_calls(gm) == ["jitgemm.linear", "jitgemm.linear", "jitgemm.quantize_fp8",
                                  "jitgemm.scaled_mm"]
+
+
+def test_compile_fullgraph_out():
+    """out= traces as the mutable *_out ops, in one graph."""
+    def step(x, w, y, q, w8, s8, z):
+        jitgemm.linear(x, w, out=y)
+        jitgemm.mm(y, w, out=z)
+        return jitgemm.scaled_mm(q, w8, s8, torch.ones(w8.shape[0]), out=z), y
+
+    args = (torch.zeros(8, 64, dtype=bf16), torch.zeros(64, 64, dtype=bf16),
+            torch.empty(8, 64, dtype=bf16), torch.zeros(8, 64, dtype=e4m3),
+            torch.zeros(64, 64, dtype=e4m3), torch.ones(8), torch.empty(8, 64, dtype=bf16))
+    gm = compiled_graph(step, *args)
+    assert jitgemm_calls(gm) == ["jitgemm.linear_out", "jitgemm.mm_out", "jitgemm.scaled_mm_out"]
 
 
 def test_compile_fullgraph_grouped():
