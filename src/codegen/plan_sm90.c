@@ -1562,8 +1562,8 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         estimate alt_est[RANKED];
         const uint32_t others = family_limits(p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |
                                                      JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT);
-        const size_t n = search_families(t, p, others, SM90_LONG_K_SPLIT_MAX, max_cluster,
-                                         &no_shapes, alt, alt_est, RANKED);
+        const size_t n = search_families(t, p, others, SM90_LONG_K_SPLIT_MAX, max_cluster, 0, alt,
+                                         alt_est, RANKED);
         const double ratio = n ? alt_est[0].total_s / all_est[0].total_s : 1.0;
         if (n && ratio <= SM90_MODEL_SURE && (alt[0].swap_ab || alt[0].split_k > 1)) {
             why->sure = ratio;
