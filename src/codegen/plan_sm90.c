@@ -242,13 +242,17 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
 #define SM90_FAMILY_MODEL_MARGIN 0.95
 /* ... and where the model rates another family (swap-AB, split-K over 2
  * or 4 CTAs) at most this fraction of the cell's plan's time, that family
- * replaces the cell's (search()). On an H200 (2026-11-28, the 32
- * decode-like rows of bench/results/2026-11-28-h200-split-long-k/, BF16
- * and FP8) the forced splits the model rated at most 0.8 of the planner's
- * plan ran faster in 7 of 8 rows (0.59-0.91 of its time; 168x2048x12288
- * FP8 split over 4 took 1.24x), those it rated 0.85-0.97 at 0.68-1.37.
- * Not yet checked on rows it was not fitted on. */
+ * replaces the cell's (search()), for problems of at most
+ * SM90_MODEL_SURE_MAX_M rows and at least SM90_MODEL_SURE_MIN_K of K. On
+ * an H200 (bench/RESULTS.md "H200 the model's sure families") over the 80
+ * random rows (BF16 and FP8, seed 2993662893) where the model was sure
+ * without those bounds: 1.024 of the cells' speed, 29 rows below 0.97
+ * (down to 0.68: 128-row split tiles in place of the cells' 64-row ones
+ * at M = 175-800, or K <= 3072); the 21 rows within the bounds 1.284
+ * (0.99-1.64), mostly split-K where few output tiles meet long K. */
 #define SM90_MODEL_SURE 0.8
+#define SM90_MODEL_SURE_MAX_M 128
+#define SM90_MODEL_SURE_MIN_K 4096
 /* ... except a cell's swap-AB (without split-K) where M is past a decode
  * tile's 64 rows and the plain tiles would compute more than this fraction
  * of M again in padding rows: on H100 the overruled swap-AB of
@@ -1557,7 +1561,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
      * the cell's plan's time), its swap-AB or split-K over 2 or 4 CTAs
      * replaces the cell's plan: the cells hold one shape each. */
     if (found && *cell && !why->overruled && !t->force_pingpong && !t->force_m &&
-        t->force_n_stack <= 1) {
+        t->force_n_stack <= 1 && p->m <= SM90_MODEL_SURE_MAX_M && p->k >= SM90_MODEL_SURE_MIN_K) {
         jg__gemm_config alt[RANKED];
         estimate alt_est[RANKED];
         const uint32_t others = family_limits(p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |
