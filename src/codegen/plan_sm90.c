@@ -240,19 +240,20 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * would have given 1.037 (min 0.79). Fitted on those rows: the margin is
  * to be re-measured on fresh seeds (jitgemm-bench --random --family-ab). */
 #define SM90_FAMILY_MODEL_MARGIN 0.95
-/* ... and where the model rates another family (swap-AB, split-K over 2
- * or 4 CTAs) at most this fraction of the cell's plan's time, that family
- * replaces the cell's (search()), for problems of at most
- * SM90_MODEL_SURE_MAX_M rows and at least SM90_MODEL_SURE_MIN_K of K. On
- * an H200 (bench/RESULTS.md "H200 the model's sure families") over the 80
- * random rows (BF16 and FP8, seed 2993662893) where the model was sure
- * without those bounds: 1.024 of the cells' speed, 29 rows below 0.97
- * (down to 0.68: 128-row split tiles in place of the cells' 64-row ones
- * at M = 175-800, or K <= 3072); the 21 rows within the bounds 1.284
- * (0.99-1.64), mostly split-K where few output tiles meet long K. */
+/* ... and where the model rates another family at most this fraction of
+ * the cell's plan's time, that family replaces the cell's (search()):
+ * swap-AB for any problem, split-K over 2 or 4 CTAs only where K is long
+ * (at least SM90_LONG_K_SPLIT_MIN_K, or SM90_MODEL_SURE_SPLIT_MIN_K with
+ * at most SM90_MODEL_SURE_SPLIT_MAX_M rows). On an H200 (bench/RESULTS.md
+ * "H200 the model's sure families") over 80 random rows (BF16 and FP8,
+ * seed 2993662893) where the model was sure of swap-AB or split-K without
+ * these bounds: 1.024 of the cells' speed, 29 rows below 0.97 (down to
+ * 0.68: 128-row split tiles in place of the cells' 64-row ones at M =
+ * 175-800 with K of 1408-5072); the 35 rows within them 1.223 (0.98-1.64):
+ * swap-AB alone 1.02-1.24 at M = 340-4526, split-K 0.98-1.64. */
 #define SM90_MODEL_SURE 0.8
-#define SM90_MODEL_SURE_MAX_M 128
-#define SM90_MODEL_SURE_MIN_K 4096
+#define SM90_MODEL_SURE_SPLIT_MAX_M 128
+#define SM90_MODEL_SURE_SPLIT_MIN_K 4096
 /* ... except a cell's swap-AB (without split-K) where M is past a decode
  * tile's 64 rows and the plain tiles would compute more than this fraction
  * of M again in padding rows: on H100 the overruled swap-AB of
@@ -1561,11 +1562,15 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
      * the cell's plan's time), its swap-AB or split-K over 2 or 4 CTAs
      * replaces the cell's plan: the cells hold one shape each. */
     if (found && *cell && !why->overruled && !t->force_pingpong && !t->force_m &&
-        t->force_n_stack <= 1 && p->m <= SM90_MODEL_SURE_MAX_M && p->k >= SM90_MODEL_SURE_MIN_K) {
+        t->force_n_stack <= 1) {
         jg__gemm_config alt[RANKED];
         estimate alt_est[RANKED];
-        const uint32_t others = family_limits(p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |
-                                                     JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT);
+        const bool long_k =
+            p->k >= SM90_LONG_K_SPLIT_MIN_K ||
+            (p->m <= SM90_MODEL_SURE_SPLIT_MAX_M && p->k >= SM90_MODEL_SURE_SPLIT_MIN_K);
+        const uint32_t others = family_limits(
+            p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |
+                   (long_k ? JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT : 0));
         const size_t n = search_families(t, p, others, SM90_LONG_K_SPLIT_MAX, max_cluster, 0, alt,
                                          alt_est, RANKED);
         const double ratio = n ? alt_est[0].total_s / all_est[0].total_s : 1.0;
