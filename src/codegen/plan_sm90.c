@@ -166,6 +166,33 @@ static bool long_k_split(const jg__target *t, const jg__problem_key *p)
            p->k >= SM90_LONG_K_SPLIT_MIN_K && 2 * tiles128 <= (uint64_t)t->sm_count;
 }
 
+/* The families f the problem's kernels can take: FP8 block scales, soft
+ * stores of D and MN-major operands rule some out; never none (the plain
+ * tiles then). */
+static uint32_t family_limits(const jg__problem_key *p, uint32_t f)
+{
+    const uint32_t swaps = JG_FAMILY_SWAP | JG_FAMILY_SWAP_SPLIT;
+    const uint32_t splits = JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT;
+    /* FP8 block scales: no swap-AB; no split-K (next to the block scales'
+     * registers, split-K's consumers, at 224 registers, spilled) */
+    if (p->scale == JG_SCALE_BLOCK)
+        f &= ~(swaps | splits);
+    if (jg__problem_soft(p) & JG_SOFT_D) /* swap-AB's epilogue stores D^T by TMA only */
+        f &= ~swaps;
+    /* No split-K with an MN-major operand: on H200 any_fuzz found wrong
+     * sums and an illegal address in split kernels with an M-major A
+     * (fp16 862x328x1943, split 2; 1225x1061x2113, split 4), not yet
+     * explained. */
+    if (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR))
+        f &= ~splits;
+    /* ping-pong's consumers and epilogue take K-major 16-bit or FP8
+     * operands by TMA only */
+    if (jg__problem_soft(p) || p->a_type == JG_FP32 ||
+        (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR)))
+        f &= ~JG_FAMILY_PINGPONG;
+    return f ? f : JG_FAMILY_PLAIN;
+}
+
 /* The families a dense problem's plan comes from: the table cell's, else
  * the plain tiles (the analytic model alone rated swap-AB and split-K
  * above tiles measured faster). JITGEMM_SWAP and JITGEMM_SPLIT replace the
@@ -200,25 +227,9 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f = JG_FAMILY_PINGPONG;
     if (t->force_n_stack > 1) /* tiles stacked along N: plain ones */
         f = JG_FAMILY_PLAIN;
-    /* FP8 block scales: no swap-AB; no split-K (next to the block scales'
-     * registers, split-K's consumers, at 224 registers, spilled) */
-    if (p->scale == JG_SCALE_BLOCK)
-        f &= ~(swaps | splits);
-    if (jg__problem_soft(p) & JG_SOFT_D) /* swap-AB's epilogue stores D^T by TMA only */
-        f &= ~swaps;
-    /* No split-K with an MN-major operand: on H200 any_fuzz found wrong
-     * sums and an illegal address in split kernels with an M-major A
-     * (fp16 862x328x1943, split 2; 1225x1061x2113, split 4), not yet
-     * explained. */
-    if (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR))
-        f &= ~splits;
-    /* ping-pong's consumers and epilogue take K-major 16-bit or FP8
-     * operands by TMA only */
-    if (jg__problem_soft(p) || p->a_type == JG_FP32 ||
-        (p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR)))
-        f &= ~JG_FAMILY_PINGPONG;
-    return f ? f : JG_FAMILY_PLAIN;
+    return family_limits(p, f);
 }
+
 /* A table cell's swap-AB or split-K is taken only where the model rates
  * it at most this fraction of the plain tiles' time (search()): on H100
  * (2026-11-27, 200 random BF16 rows, seed 3731095953, the 72 rows the
@@ -229,6 +240,20 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * would have given 1.037 (min 0.79). Fitted on those rows: the margin is
  * to be re-measured on fresh seeds (jitgemm-bench --random --family-ab). */
 #define SM90_FAMILY_MODEL_MARGIN 0.95
+/* ... and where the model rates another family at most this fraction of
+ * the cell's plan's time, that family replaces the cell's (search()):
+ * swap-AB for any problem, split-K over 2 or 4 CTAs only where K is long
+ * (at least SM90_LONG_K_SPLIT_MIN_K, or SM90_MODEL_SURE_SPLIT_MIN_K with
+ * at most SM90_MODEL_SURE_SPLIT_MAX_M rows). On an H200 (bench/RESULTS.md
+ * "H200 the model's sure families") over 80 random rows (BF16 and FP8,
+ * seed 2993662893) where the model was sure of swap-AB or split-K without
+ * these bounds: 1.024 of the cells' speed, 29 rows below 0.97 (down to
+ * 0.68: 128-row split tiles in place of the cells' 64-row ones at M =
+ * 175-800 with K of 1408-5072); the 35 rows within them 1.223 (0.98-1.64):
+ * swap-AB alone 1.02-1.24 at M = 340-4526, split-K 0.98-1.64. */
+#define SM90_MODEL_SURE 0.8
+#define SM90_MODEL_SURE_SPLIT_MAX_M 128
+#define SM90_MODEL_SURE_SPLIT_MIN_K 4096
 /* ... except a cell's swap-AB (without split-K) where M is past a decode
  * tile's 64 rows and the plain tiles would compute more than this fraction
  * of M again in padding rows: on H100 the overruled swap-AB of
@@ -1432,6 +1457,8 @@ typedef struct family_choice {
     const sm90_table_cell *cell;
     double overruled;
     bool long_k; /* split-K by long_k_split */
+    double
+        sure; /* the model's family over the cell's: its estimate over the cell plan's (else 0) */
 } family_choice;
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
@@ -1444,6 +1471,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     *cell = NULL;
     why->overruled = 0;
     why->long_k = false;
+    why->sure = 0;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1530,6 +1558,29 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             memcpy(all_est, plain_est, n * sizeof *all_est);
         }
     }
+    /* Where the model is sure (another family at most SM90_MODEL_SURE of
+     * the cell's plan's time), its swap-AB or split-K over 2 or 4 CTAs
+     * replaces the cell's plan: the cells hold one shape each. */
+    if (found && *cell && !why->overruled && !t->force_pingpong && !t->force_m &&
+        t->force_n_stack <= 1) {
+        jg__gemm_config alt[RANKED];
+        estimate alt_est[RANKED];
+        const bool long_k =
+            p->k >= SM90_LONG_K_SPLIT_MIN_K ||
+            (p->m <= SM90_MODEL_SURE_SPLIT_MAX_M && p->k >= SM90_MODEL_SURE_SPLIT_MIN_K);
+        const uint32_t others = family_limits(
+            p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |
+                   (long_k ? JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT : 0));
+        const size_t n = search_families(t, p, others, SM90_LONG_K_SPLIT_MAX, max_cluster, 0, alt,
+                                         alt_est, RANKED);
+        const double ratio = n ? alt_est[0].total_s / all_est[0].total_s : 1.0;
+        if (n && ratio <= SM90_MODEL_SURE && (alt[0].swap_ab || alt[0].split_k > 1)) {
+            why->sure = ratio;
+            found = n;
+            memcpy(all, alt, n * sizeof *all);
+            memcpy(all_est, alt_est, n * sizeof *all_est);
+        }
+    }
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
     if (found > max)
         found = max;
@@ -1612,6 +1663,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          : cell->families & JG_FAMILY_TALL  ? "256-row tiles"
                                                             : "swap-AB with split-K",
                          why.overruled);
+            else if (cell && why.sure)
+                snprintf(family, sizeof family,
+                         "; %s, by the model over the measured table's cell (class %u, buckets "
+                         "m%u n%u k%u), at %.2fx the cell's plan's time",
+                         shape, cell->dclass, cell->m, cell->n, cell->k, why.sure);
             else if (why.long_k)
                 snprintf(family, sizeof family,
                          "; %s, by the long-K rule (K >= %d, 128x128 tiles would fill at most "
