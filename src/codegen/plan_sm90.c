@@ -142,28 +142,47 @@ bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
     return true;
 }
 
+/* Dense split-K: each CTA at least this many stages of K, and only where
+ * the tiles alone make at most this many waves */
+#define SM90_SPLIT_MIN_STAGES 4
+#define SM90_SPLIT_MAX_WAVES 2
+/* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
+ * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
+ * 192 columns on with clusters of 6, from 216 with 8 (BF16 out) and from
+ * 192 with 8 (FP32 out), 208 with FP32 out and C (the SASS test) */
+#define SM90_SPLIT_MAX_BLOCK_N 176
 /* Long K, few output tiles: split-K over 2 or 4 CTAs (swap-AB or not, the
  * model choosing), in place of the table cell's family, for dense K-major
  * BF16, FP16 and FP8 (tensor or row scales) problems that TMA loads, with
- * K >= SM90_LONG_K_SPLIT_MIN_K whose 128x128 tiles would fill at most half
- * the SMs. Measured on an H200 (2026-11-28, bench/RESULTS.md "H200 split-K
- * for long K"): over 32 decode-like rows (M 1-432, K 4096-28672), BF16 and
- * FP8 each, JITGEMM_SPLIT=2 or 4 beat the planner's plans (the table's
- * cells, measured on one shape each, mostly plain tiles or swap-AB) where
- * K >= 12288 (1.096 over the 46 rows this rule takes, min 0.79), and mostly
- * lost below K = 8192 (0.96-1.37x the time). The model rates these splits at
- * 0.9-1.0 of the unsplit plans where they ran 0.6-0.8 of their time, so
- * the rule, not the model, chooses the family; the model chooses the
- * split and the tile. */
+ * K >= SM90_LONG_K_SPLIT_MIN_K whose 128x128 tiles, or swap-AB's tiles if
+ * fewer, would fill at most half the SMs. Measured on an H200 (2026-11-28,
+ * bench/RESULTS.md "H200 split-K for long K"): over 32 decode-like rows
+ * (M 1-432, K 4096-28672), BF16 and FP8 each, JITGEMM_SPLIT=2 or 4 beat the
+ * planner's plans (the table's cells, measured on one shape each, mostly
+ * plain tiles or swap-AB) where K >= 12288 (1.096 over the 46 rows this
+ * rule takes, min 0.79), and mostly lost below K = 8192 (0.96-1.37x the
+ * time). The model rates these splits at 0.9-1.0 of the unsplit plans
+ * where they ran 0.6-0.8 of their time, so the rule, not the model,
+ * chooses the family; the model chooses the split and the tile. */
 #define SM90_LONG_K_SPLIT_MIN_K 12288
 #define SM90_LONG_K_SPLIT_MAX 4
 static bool long_k_split(const jg__target *t, const jg__problem_key *p)
 {
-    const uint64_t tiles128 = jg__ceil_div((uint64_t)p->m, 128) * jg__ceil_div((uint64_t)p->n, 128);
+    const uint64_t m = (uint64_t)p->m, n = (uint64_t)p->n;
+    /* Swap-AB's tiles count too: on an H200, BF16 133x8192x18944 has 128
+     * tiles of 128x128 (past half of 132 SMs) but 64 of swap-AB's (N in
+     * 128-row tiles, M in one tile), and ran its unsplit plan at 0.45 of
+     * cuBLASLt. Swap-AB with split-K tiles M at most SM90_SPLIT_MAX_BLOCK_N
+     * wide, FP8 at most SM90_FP8_LEAN_MAX_BLOCK_N (dense_candidate). */
+    const uint64_t swap_width =
+        jg__dtype_size(p->a_type) == 1 ? SM90_FP8_LEAN_MAX_BLOCK_N : SM90_SPLIT_MAX_BLOCK_N;
+    const uint64_t tiles128 = jg__ceil_div(m, 128) * jg__ceil_div(n, 128);
+    const uint64_t swap_tiles = jg__ceil_div(n, 128) * jg__ceil_div(m, swap_width);
+    const uint64_t tiles = swap_tiles < tiles128 ? swap_tiles : tiles128;
     return !p->groups && (p->a_type == JG_BF16 || p->a_type == JG_FP16 || p->a_type == JG_E4M3) &&
            p->scale != JG_SCALE_BLOCK && !jg__problem_soft(p) &&
            !(p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT)) &&
-           p->k >= SM90_LONG_K_SPLIT_MIN_K && 2 * tiles128 <= (uint64_t)t->sm_count;
+           p->k >= SM90_LONG_K_SPLIT_MIN_K && 2 * tiles <= (uint64_t)t->sm_count;
 }
 
 /* The families f the problem's kernels can take: FP8 block scales, soft
@@ -268,15 +287,6 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * gave 1.069 (min 0.71), the margin alone 1.117 (min 0.89). */
 #define SM90_SWAP_KEEP_PAD 0.3
 #define SM90_SWAP_KEEP_MIN_M 64
-/* Dense split-K: each CTA at least this many stages of K, and only where
- * the tiles alone make at most this many waves */
-#define SM90_SPLIT_MIN_STAGES 4
-#define SM90_SPLIT_MAX_WAVES 2
-/* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
- * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
- * 192 columns on with clusters of 6, from 216 with 8 (BF16 out) and from
- * 192 with 8 (FP32 out), 208 with FP32 out and C (the SASS test) */
-#define SM90_SPLIT_MAX_BLOCK_N 176
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -1670,8 +1680,8 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          shape, cell->dclass, cell->m, cell->n, cell->k, why.sure);
             else if (why.long_k)
                 snprintf(family, sizeof family,
-                         "; %s, by the long-K rule (K >= %d, 128x128 tiles would fill at most "
-                         "half the SMs)",
+                         "; %s, by the long-K rule (K >= %d, 128x128 or swap-AB tiles would "
+                         "fill at most half the SMs)",
                          shape, SM90_LONG_K_SPLIT_MIN_K);
             else if (cell)
                 snprintf(family, sizeof family,

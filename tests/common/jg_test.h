@@ -132,12 +132,16 @@ static inline jg_gemm_problem jg_test_table_problem(const jg__table_cell_info *c
 }
 
 /* Whether the planner's long-K rule (plan_sm90.c, long_k_split) splits a
- * table cell's middle problem on `sms` SMs: K >= 12288 and 128x128 tiles
- * filling at most half of them, no block scales. */
+ * dense K-major BF16, FP16 or FP8 problem on `sms` SMs: K >= 12288, no
+ * block scales, and its 128x128 tiles or, if fewer, swap-AB's (N in 128
+ * rows by M in at most 176 columns, FP8 128) filling at most half of them. */
 static inline bool jg_test_long_k(const jg_gemm_problem *p, int sms)
 {
-    return p->scale != JG_SCALE_BLOCK && p->k >= 12288 &&
-           (p->m + 127) / 128 * ((p->n + 127) / 128) * 2 <= (int64_t)sms;
+    const int64_t swap_width = p->a_type == JG_E4M3 ? 128 : 176;
+    const int64_t tiles128 = (p->m + 127) / 128 * ((p->n + 127) / 128);
+    const int64_t swap_tiles = (p->n + 127) / 128 * ((p->m + swap_width - 1) / swap_width);
+    const int64_t tiles = swap_tiles < tiles128 ? swap_tiles : tiles128;
+    return p->scale != JG_SCALE_BLOCK && p->k >= 12288 && tiles * 2 <= (int64_t)sms;
 }
 
 /* The planner's target for an H100 (132 SMs, sm_90a), filled in place (its

@@ -993,6 +993,49 @@ static void test_table(void)
     }
 }
 
+/* The long-K rule counts swap-AB's tiles where fewer than 128x128 ones:
+ * BF16 133x8192x18944 has 128 plain tiles (past half of 132 SMs) but 64
+ * of swap-AB's, and its unsplit plan ran at 0.45 of cuBLASLt on an H200,
+ * so it splits; 133x9216 (72 swap-AB tiles) does not, nor FP8 at 133 rows
+ * (its swap-AB tiles are at most 128 wide: 128 of them) nor K = 8192. */
+static void test_long_k_swap(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const struct {
+        jg_dtype type;
+        int64_t m, n, k;
+        bool long_k;
+    } rows[] = {{JG_BF16, 133, 8192, 18944, true},
+                {JG_FP16, 170, 8192, 28672, true},
+                {JG_BF16, 133, 9216, 18944, false},
+                {JG_E4M3, 133, 8192, 18944, false},
+                {JG_BF16, 133, 8192, 8192, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = {.a_type = rows[i].type,
+                                   .b_type = rows[i].type,
+                                   .d_type = JG_BF16,
+                                   .m = rows[i].m,
+                                   .n = rows[i].n,
+                                   .k = rows[i].k,
+                                   .scale =
+                                       rows[i].type == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+        char what[96], msg[768] = "";
+        snprintf(what, sizeof what, "type %d %lldx%lldx%lld", (int)rows[i].type, (long long)p.m,
+                 (long long)p.n, (long long)p.k);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
+        jg__gemm_config c;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "%s: planning", what);
+        const bool by_rule = strstr(msg, "by the long-K rule") != NULL;
+        CHECK(by_rule == rows[i].long_k && jg_test_long_k(&p, t.sm_count) == rows[i].long_k,
+              "%s: long-K rule %d, expected %d: \"%s\"", what, by_rule, rows[i].long_k, msg);
+        CHECK(!rows[i].long_k || (c.split_k > 1 && c.split_k <= 4),
+              "%s: split over %u CTAs, expected 2 or 4", what, c.split_k);
+    }
+}
+
 /* Waves of clusters count the clusters the GPU holds at once (the
  * driver's answer in a context with a GPU), not SMs / cluster size. */
 static void test_resident_clusters(void)
@@ -1271,6 +1314,7 @@ int main(void)
     test_resident_clusters();
     test_no_split_mn_major();
     test_table();
+    test_long_k_swap();
     test_candidates();
     test_fp8_defaults();
     test_rows_off_lines();
