@@ -269,7 +269,9 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * these bounds: 1.024 of the cells' speed, 29 rows below 0.97 (down to
  * 0.68: 128-row split tiles in place of the cells' 64-row ones at M =
  * 175-800 with K of 1408-5072); the 35 rows within them 1.223 (0.98-1.64):
- * swap-AB alone 1.02-1.24 at M = 340-4526, split-K 0.98-1.64. */
+ * swap-AB alone 1.02-1.24 at M = 340-4526, split-K 0.98-1.64. On rows
+ * drawn afresh (seed 1002006613) whose plans these bounds change: 1.202
+ * over 40 BF16 rows (0.88-1.67), 1.186 over 27 FP8 ones (0.99-1.79). */
 #define SM90_MODEL_SURE 0.8
 #define SM90_MODEL_SURE_SPLIT_MAX_M 128
 #define SM90_MODEL_SURE_SPLIT_MIN_K 4096
