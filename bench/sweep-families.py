@@ -15,8 +15,10 @@ Three steps:
                                   DIR/<family>-<bf16|fp8>.jsonl with the shapes whose kernel
                                   differs from the plain one's
   run   DIR --out RES             (GPU) per family and input type: jitgemm-bench --pooled
-                                  plans its rows in parallel and times them (no peer, no
-                                  output check: the GPU tests check these kernels)
+        [--shard I/N]             plans its rows in parallel and times them (no peer, no
+                                  output check: the GPU tests check these kernels); with
+                                  --shard, only shard I of N of the cells (one GPU each,
+                                  every family of a cell on the same GPU)
   table RES [RES...] --out FILE   the fastest family per cell (where it beats the plain
                                   tiles by more than the noise) as the planner's C table
 
@@ -31,6 +33,7 @@ import re
 import subprocess
 import sys
 import time
+import zlib
 
 # Bucket edges: a value falls in the first bucket whose edge it does not exceed, or past
 # the last. The planner reads them from the table this script writes.
@@ -159,6 +162,12 @@ def cmd_grid(a):
         a.seed, len(shapes), ", ".join("%s %d" % kv for kv in summary["families"].items())))
 
 
+def in_shard(name, shard):
+    """Whether the cell `name` falls in shard "I/N" (a stable hash of the name)."""
+    i, n = (int(v) for v in shard.split("/"))
+    return zlib.crc32(name.encode()) % n == i
+
+
 def cmd_run(a):
     os.makedirs(a.out, exist_ok=True)
     for fam, (_, env) in FAMILIES.items():
@@ -167,6 +176,14 @@ def cmd_run(a):
             spec = os.path.join(a.grid, name + ".jsonl")
             if not os.path.exists(spec) or os.path.getsize(spec) == 0:
                 continue
+            if a.shard:  # this shard's cells only, every family of a cell on one GPU
+                with open(spec) as f:
+                    rows = [l for l in f if in_shard(json.loads(l)["name"], a.shard)]
+                if not rows:
+                    continue
+                spec = os.path.join(a.out, name + ".jsonl")
+                with open(spec, "w") as f:
+                    f.writelines(rows)
             t0 = time.time()
             r = subprocess.run([a.bench, "--spec", spec, "--pooled", "--no-peer", "--no-check",
                                 "--reps", str(a.reps), "--json", os.path.join(a.out, name + ".json")],
@@ -239,6 +256,8 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--reps", type=int, default=50)
     r.add_argument("--bench", default="build/tools/jitgemm-bench")
+    r.add_argument("--shard", help="I/N: time only the cells of shard I of N (one GPU each; "
+                   "table takes the shards' result folders together)")
     t = sub.add_parser("table")
     t.add_argument("results", nargs="+")
     t.add_argument("--out", default="src/codegen/plan_sm90_table.h")
