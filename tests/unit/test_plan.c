@@ -1036,6 +1036,44 @@ static void test_long_k_swap(void)
     }
 }
 
+/* The model's sure family (SM90_MODEL_SURE) replaces a table cell's plan:
+ * split-K only where K is long (on an H200 the unbounded rule put 128-row
+ * split tiles on 191x2048x5056 and ran it at 0.68 of the cell's plan),
+ * swap-AB at any M (260x8192x10944: 1.26x the cell's plain tiles). */
+static void test_model_sure(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const struct {
+        int64_t m, n, k;
+        bool sure;        /* the log names the model's certainty */
+        uint32_t split;   /* 0: none; else the split it must take at most */
+        bool swap;        /* swap-AB expected */
+    } rows[] = {{1, 1024, 8192, true, 4, true},
+                {260, 8192, 10944, true, 0, true},
+                {191, 2048, 5056, false, 0, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                                   .m = rows[i].m, .n = rows[i].n, .k = rows[i].k};
+        char what[96], msg[768] = "";
+        snprintf(what, sizeof what, "bf16 %lldx%lldx%lld", (long long)p.m, (long long)p.n,
+                 (long long)p.k);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
+        jg__gemm_config c;
+        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "%s: planning", what);
+        const bool sure = strstr(msg, "the cell's plan's time") != NULL;
+        CHECK(sure == rows[i].sure, "%s: the model's certainty %d, expected %d: \"%s\"", what,
+              sure, rows[i].sure, msg);
+        CHECK(rows[i].split ? c.split_k > 1 && c.split_k <= rows[i].split : c.split_k <= 1,
+              "%s: split over %u CTAs, expected %s", what, c.split_k,
+              rows[i].split ? "2 or 4" : "none");
+        CHECK(!rows[i].sure || (bool)c.swap_ab == rows[i].swap, "%s: swap-AB %d, expected %d",
+              what, (int)c.swap_ab, (int)rows[i].swap);
+    }
+}
+
 /* Waves of clusters count the clusters the GPU holds at once (the
  * driver's answer in a context with a GPU), not SMs / cluster size. */
 static void test_resident_clusters(void)
@@ -1315,6 +1353,7 @@ int main(void)
     test_no_split_mn_major();
     test_table();
     test_long_k_swap();
+    test_model_sure();
     test_candidates();
     test_fp8_defaults();
     test_rows_off_lines();
