@@ -126,6 +126,19 @@ static void keep_last(void *user, jg_log_level level, const char *category, cons
     snprintf((char *)user, 512, "%s", msg);
 }
 
+/* The plan of p, its log's last message in msg (512 bytes). */
+static jg__gemm_config plan_logged(const jg__target *t, const jg_gemm_problem *p, char *msg,
+                                   const char *what)
+{
+    jg__problem_key pk;
+    jg__problem_key_make(p, &pk);
+    jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
+    jg__gemm_config c;
+    memset(&c, 0, sizeof c);
+    CHECK(jg__plan_gemm_sm90(t, &pk, &log, &c) == JG_OK, "%s: planning", what);
+    return c;
+}
+
 /* Between 64 and 128 rows one 128-row tile of width w replaces two 64-row
  * tiles of width 2w (plan_sm90.c, tall_tiles_for_pairs), at 128 rows only
  * where the pair is at least 96 wide, and for BF16 only up to K = 8192; at
@@ -920,12 +933,7 @@ static void test_table(void)
         char what[96], msg[768] = "";
         snprintf(what, sizeof what, "table cell %zu (class %u, %lldx%lldx%lld)", i, cell.dclass,
                  (long long)p.m, (long long)p.n, (long long)p.k);
-        jg__problem_key pk;
-        jg__problem_key_make(&p, &pk);
-        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
-        jg__gemm_config c, again;
-        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "%s: planning", what);
-        again = plan_of(&t, &p, what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, what), again = plan_of(&t, &p, what);
         CHECK(!memcmp(&c, &again, sizeof c), "%s: two plans differ", what);
         const uint32_t f = family_of(&c);
         /* long K and few tiles: split-K by its own rule, whatever the cell */
@@ -1023,11 +1031,7 @@ static void test_long_k_swap(void)
         char what[96], msg[768] = "";
         snprintf(what, sizeof what, "type %d %lldx%lldx%lld", (int)rows[i].type, (long long)p.m,
                  (long long)p.n, (long long)p.k);
-        jg__problem_key pk;
-        jg__problem_key_make(&p, &pk);
-        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
-        jg__gemm_config c;
-        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "%s: planning", what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
         const bool by_rule = strstr(msg, "by the long-K rule") != NULL;
         CHECK(by_rule == rows[i].long_k && jg_test_long_k(&p, t.sm_count) == rows[i].long_k,
               "%s: long-K rule %d, expected %d: \"%s\"", what, by_rule, rows[i].long_k, msg);
@@ -1058,11 +1062,7 @@ static void test_model_sure(void)
         char what[96], msg[768] = "";
         snprintf(what, sizeof what, "bf16 %lldx%lldx%lld", (long long)p.m, (long long)p.n,
                  (long long)p.k);
-        jg__problem_key pk;
-        jg__problem_key_make(&p, &pk);
-        jg__log log = {.fn = keep_last, .user = msg, .mask = JG_LOGC_PLAN};
-        jg__gemm_config c;
-        CHECK(jg__plan_gemm_sm90(&t, &pk, &log, &c) == JG_OK, "%s: planning", what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
         const bool sure = strstr(msg, "the cell's plan's time") != NULL;
         CHECK(sure == rows[i].sure, "%s: the model's certainty %d, expected %d: \"%s\"", what,
               sure, rows[i].sure, msg);
