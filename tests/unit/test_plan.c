@@ -1050,27 +1050,31 @@ static void test_model_sure(void)
     jg_test_h100_target(&t);
     const struct {
         int64_t m, n, k;
-        bool sure;        /* the log names the model's certainty */
-        uint32_t split;   /* 0: none; else the split it must take at most */
-        bool swap;        /* swap-AB expected */
+        bool sure;      /* the log names the model's certainty */
+        uint32_t split; /* 0: none; else the split it must take at most */
+        bool swap;      /* swap-AB expected */
     } rows[] = {{1, 1024, 8192, true, 4, true},
                 {260, 8192, 10944, true, 0, true},
                 {191, 2048, 5056, false, 0, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
-        const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
-                                   .m = rows[i].m, .n = rows[i].n, .k = rows[i].k};
+        const jg_gemm_problem p = {.a_type = JG_BF16,
+                                   .b_type = JG_BF16,
+                                   .d_type = JG_BF16,
+                                   .m = rows[i].m,
+                                   .n = rows[i].n,
+                                   .k = rows[i].k};
         char what[96], msg[768] = "";
         snprintf(what, sizeof what, "bf16 %lldx%lldx%lld", (long long)p.m, (long long)p.n,
                  (long long)p.k);
         const jg__gemm_config c = plan_logged(&t, &p, msg, what);
         const bool sure = strstr(msg, "the cell's plan's time") != NULL;
-        CHECK(sure == rows[i].sure, "%s: the model's certainty %d, expected %d: \"%s\"", what,
-              sure, rows[i].sure, msg);
+        CHECK(sure == rows[i].sure, "%s: the model's certainty %d, expected %d: \"%s\"", what, sure,
+              rows[i].sure, msg);
         CHECK(rows[i].split ? c.split_k > 1 && c.split_k <= rows[i].split : c.split_k <= 1,
               "%s: split over %u CTAs, expected %s", what, c.split_k,
               rows[i].split ? "2 or 4" : "none");
-        CHECK(!rows[i].sure || (bool)c.swap_ab == rows[i].swap, "%s: swap-AB %d, expected %d",
-              what, (int)c.swap_ab, (int)rows[i].swap);
+        CHECK(!rows[i].sure || (bool)c.swap_ab == rows[i].swap, "%s: swap-AB %d, expected %d", what,
+              (int)c.swap_ab, (int)rows[i].swap);
     }
 }
 
