@@ -7,7 +7,9 @@ the same GEMM launched by both inside CUDA graphs (target: equal within 2%).
 
 Host time: N calls back to back (N below the launch queue's depth, on a
 decode shape whose kernel takes a few microseconds, so the host never waits
-for the GPU), wall time / N, median of R rounds. Rows:
+for the GPU), wall time / N, median of R rounds; jg_gemm_run, jitgemm.linear
+and linear(out=) take their rounds in turn, and "(above)" is the median over
+rounds of a call's time above jg_gemm_run's in the same round. Rows:
   jg_gemm_run        the plan's launch through ctypes, arguments prepared once
                      (the floor a Python caller can reach; a C caller saves
                      the ctypes call, ~0.3-0.5 us)
@@ -61,16 +63,31 @@ from jitgemm._device import device
 
 
 def host_us(fn, n=200, rounds=30):
-    fn()
+    return statistics.median(host_rounds([fn], n, rounds)[0])
+
+
+def host_rounds(fns, n=200, rounds=30):
+    """Host us a call of each fn: per round, n calls of each in turn (the order
+    reversed every other round), so that a host's slow spells weigh on all
+    alike; returns each fn's list of rounds (median: statistics.median)."""
+    for fn in fns:
+        fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n * 1e6)
-        torch.cuda.synchronize()
-    return statistics.median(times)
+    times = [[] for _ in fns]
+    for r in range(rounds):
+        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
+        for i in order:
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fns[i]()
+            times[i].append((time.perf_counter() - t0) / n * 1e6)
+            torch.cuda.synchronize()
+    return times
+
+
+def above_us(rounds, floor):
+    """The median over rounds of one fn's time above the floor's, in the same round."""
+    return statistics.median(a - b for a, b in zip(rounds, floor))
 
 
 def graphs_us(fns, launches=20, reps=50):
@@ -235,15 +252,15 @@ def main():
         w = torch.randn(n, k, device="cuda").bfloat16()
         out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         raw = raw_launcher(x, w, out)
-        t_raw = host_us(raw)
-        t_py = host_us(lambda: jitgemm.linear(x, w))
-        t_out = host_us(lambda: jitgemm.linear(x, w, out=out))
+        r_raw, r_py, r_out = host_rounds([raw, lambda: jitgemm.linear(x, w),
+                                          lambda: jitgemm.linear(x, w, out=out)])
+        t_raw, t_py, t_out = (statistics.median(r) for r in (r_raw, r_py, r_out))
         t_op = host_us(lambda: torch.ops.jitgemm.linear(x, w))
         t_torch = host_us(lambda: F.linear(x, w))
         g_raw, g_py = graphs_us([raw, lambda: jitgemm.linear(x, w)])
-        print(f"{m:>6}x{n:>5}x{k:>5}  {t_raw:>9.2f}us  {t_py:>12.2f}us  {t_py - t_raw:>6.2f}us  "
-              f"{t_out:>10.2f}us  {t_out - t_raw:>6.2f}us  {t_op:>7.2f}us  {t_torch:>6.2f}us  "
-              f"{g_raw:>7.2f}us  {g_py:>7.2f}us")
+        print(f"{m:>6}x{n:>5}x{k:>5}  {t_raw:>9.2f}us  {t_py:>12.2f}us  "
+              f"{above_us(r_py, r_raw):>6.2f}us  {t_out:>10.2f}us  {above_us(r_out, r_raw):>6.2f}us"
+              f"  {t_op:>7.2f}us  {t_torch:>6.2f}us  {g_raw:>7.2f}us  {g_py:>7.2f}us")
     t_empty = host_us(lambda: torch.empty(64, 4096, dtype=torch.bfloat16, device="cuda"))
     print(f"torch.empty(64, 4096, bf16, cuda): {t_empty:.2f}us (part of every row but the C one)")
     print(f"\n{'grouped, tokens':>18}  {'jitgemm':>9}  {'torch':>9}  {'scaled: jitgemm':>15}  "
