@@ -1246,11 +1246,13 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     /* FP8 tiles past 128 columns fit their three sets of sums only in the
      * leanest kernel: the SASS test found local memory with row scales, C,
      * FP32 out, soft loads, swap-AB with split-K, ping-pong and grouped
-     * layouts at 144. */
+     * layouts at 144. Swap-AB alone fits: 128 rows of N by 144 of M hold
+     * the plain 128x144 tile's sums (cuobjdump: 168 registers, no local
+     * memory). */
     if (ab_size == 1 && bn > SM90_FP8_LEAN_MAX_BLOCK_N &&
-        (bn != SM90_FP8_MAX_BLOCK_N || p->k < SM90_FP8_WIDE_MIN_K || dp->swap_ab || split > 1 ||
-         dp->pingpong || p->groups || p->c_type ||
-         p->scale != JG_SCALE_TENSOR || jg__dtype_size(p->d_type) != 2 || c.soft))
+        (bn != SM90_FP8_MAX_BLOCK_N || p->k < SM90_FP8_WIDE_MIN_K || split > 1 || dp->pingpong ||
+         p->groups || p->c_type || p->scale != JG_SCALE_TENSOR || jg__dtype_size(p->d_type) != 2 ||
+         c.soft))
         return false;
     /* D's rows past 256 bytes that only 16-byte boxes tile (16-bit D, widths
      * of 8 mod 16 past 128): on H100 (JITGEMM_TUNE over the

@@ -523,6 +523,11 @@ int main(int argc, char **argv)
         run_case(ctx, &tab, &cases[i], &r);
         run_case(fam[i % FAMILIES], &tab, &cases[i], &r);
     }
+    /* The planner's swap-AB tiles 128x144 (four columns over M = 515, the
+     * last 83 wide), and swap-AB forced */
+    const fp8_case wide = {515, 4096, 2048, JG_BF16, false, T};
+    run_case(ctx, &tab, &wide, &r);
+    run_case(fam[0], &tab, &wide, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, 6, 520, 1024, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_MASKED, JG_SCALE_BLOCK, 5, 384, 4096, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_BLOCK, 4, 256, 16384, &r);

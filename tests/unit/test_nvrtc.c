@@ -895,6 +895,22 @@ int main(int argc, char **argv)
                 jg__problem_key_make(&p, &pk);
                 check_planned(cuobjdump, &ft, &pk);
             }
+    /* FP8 swap-AB tiles 144 wide (tensor scales, BF16 out): 128x144,
+     * four columns over M = 515 */
+    {
+        jg_gemm_problem p = {.a_type = JG_E4M3,
+                             .b_type = JG_E4M3,
+                             .d_type = JG_BF16,
+                             .m = 515,
+                             .n = 4096,
+                             .k = 2048,
+                             .scale = JG_SCALE_TENSOR};
+        jg__target ft;
+        jg_test_h100_target(&ft);
+        jg__problem_key pk;
+        jg__problem_key_make(&p, &pk);
+        check_planned(cuobjdump, &ft, &pk);
+    }
     /* K = 1536 (12 stages): split 8 + 4 or whole, the promotion chunks
      * spilled in every mode at 128x128 (the planner now splits 6 + 6). */
     for (int s = JG_SCALE_TENSOR; s <= JG_SCALE_BLOCK; ++s) {

@@ -1078,6 +1078,38 @@ static void test_model_sure(void)
     }
 }
 
+/* FP8 swap-AB tiles 144 wide (the leanest kernel: tensor scales, 16-bit D,
+ * no C, K >= 2048): 515x4096x2048 takes four columns of them (576 of M)
+ * where 128-row tiles pad M to 640; not with C or row scales (their sums
+ * spill at 144). */
+static void test_fp8_swap_wide(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    for (int heavy = 0; heavy < 3; ++heavy) {
+        const jg_gemm_problem p = {.a_type = JG_E4M3,
+                                   .b_type = JG_E4M3,
+                                   .c_type = heavy == 1 ? JG_BF16 : JG_DTYPE_NONE,
+                                   .d_type = JG_BF16,
+                                   .m = 515,
+                                   .n = 4096,
+                                   .k = 2048,
+                                   .scale = heavy == 2 ? JG_SCALE_ROW : JG_SCALE_TENSOR};
+        const char *what = heavy == 0   ? "fp8 515x4096x2048"
+                           : heavy == 1 ? "the same with C"
+                                        : "the same, row scales";
+        char msg[768] = "";
+        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
+        if (heavy == 0)
+            CHECK(c.swap_ab && c.block_m == 128 && c.block_n == 144 && c.split_k <= 1,
+                  "%s: tile %ux%u swap-AB %u split %u, expected 128x144 swap-AB: \"%s\"", what,
+                  c.block_m, c.block_n, (unsigned)c.swap_ab, c.split_k, msg);
+        else
+            CHECK(c.block_n <= 128, "%s: tile %ux%u, expected at most 128 wide", what, c.block_m,
+                  c.block_n);
+    }
+}
+
 /* Waves of clusters count the clusters the GPU holds at once (the
  * driver's answer in a context with a GPU), not SMs / cluster size. */
 static void test_resident_clusters(void)
@@ -1358,6 +1390,7 @@ int main(void)
     test_table();
     test_long_k_swap();
     test_model_sure();
+    test_fp8_swap_wide();
     test_candidates();
     test_fp8_defaults();
     test_rows_off_lines();
