@@ -153,15 +153,17 @@ _MEMO: dict = {}
 _MEMO_MAX = 4096
 
 
-def _memo(key: tuple, compute):
-    """The entry for key, compute()'s on a miss. The ops call it as
-    `_MEMO.get(key) or _memo(key, lambda: ...)`: a hit then costs neither
-    this frame nor the closure."""
+def _memo(key: tuple, compute, *args):
+    """The entry for key, compute(*args)'s on a miss. The ops call it as
+    `_MEMO.get(key) or _memo(key, compute, ...)`: a hit then costs no
+    further frame. (Not with a lambda: a closure makes every argument it
+    names a cell of the calling function, which each call then creates and
+    reads through, hit or miss.)"""
     e = _MEMO.get(key)
     if e is None:
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
-        e = _MEMO[key] = compute()
+        e = _MEMO[key] = compute(*args)
     return e
 
 
@@ -319,7 +321,7 @@ def _linear_run(x: Tensor, w: Tensor, bias: Optional[Tensor], out_dtype: Optiona
     key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
            w.dtype, w.device, bias if bias is None else _meta(bias),
            out if out is None else (out.shape, out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype, out))
+    e = _MEMO.get(key) or _memo(key, _linear_call, x, w, bias, out_dtype, out)
     return _dense("jitgemm.linear", e, device, x, w, bias, out)
 
 
@@ -371,7 +373,7 @@ def _mm_run(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype],
     key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
            b_t.dtype, b_t.device,
            out if out is None else (out.shape, out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype, out))
+    e = _MEMO.get(key) or _memo(key, _mm_call, a, b_t, out_dtype, out)
     return _dense("jitgemm.mm", e, device, a, b_t, None, out)
 
 
@@ -421,8 +423,8 @@ def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
            b.dtype, b.device, _meta(scale_a), _meta(scale_b),
            bias if bias is None else _meta(bias),
            out if out is None else (out.shape, out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias,
-                                                             out_dtype, out))
+    e = _MEMO.get(key) or _memo(key, _scaled_mm_call, a, b, scale_a, scale_b, bias,
+                                      out_dtype, out)
     psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
     if (psa | psb) & 3:
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
@@ -477,8 +479,8 @@ def _quantize_fp8_call(x, scale, block_rows) -> K.Quant:
 
 
 def _quantize_fp8_impl(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
-    q = _memo(("quantize_fp8", scale, block_rows, _meta(x)),
-              lambda: _quantize_fp8_call(x, scale, block_rows))
+    q = _memo(("quantize_fp8", scale, block_rows, _meta(x)), _quantize_fp8_call, x, scale,
+              block_rows)
     K.aligned("quantize_fp8", 2, x=x)
     out = torch.empty(x.shape, dtype=K.E4M3, device=x.device)
     s = torch.empty(q.scale_shape, dtype=K.FP32, device=x.device)
@@ -535,8 +537,8 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
     op = "nvfp4_mm"
     key = (op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
            _meta(b), _meta(b_sf), _meta(b_global))
-    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global,
-                                                            out_dtype, a_sf_layout, b_sf_layout))
+    e = _MEMO.get(key) or _memo(key, _nvfp4_mm_call, a, a_sf, a_global, b, b_sf, b_global,
+                                      out_dtype, a_sf_layout, b_sf_layout)
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
@@ -678,8 +680,8 @@ def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None,
     key = (op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, device, b.shape,
            b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype, rows.device,
            None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
-    e = _MEMO.get(key) or _memo(key, lambda: _grouped_call(op, masked, a, b, rows, out_dtype,
-                                                           expected_m, scale_a, scale_b))
+    e = _MEMO.get(key) or _memo(key, _grouped_call, op, masked, a, b, rows, out_dtype,
+                                      expected_m, scale_a, scale_b)
     pa, pb, pr = a.data_ptr(), b.data_ptr(), rows.data_ptr()
     psa, psb = (scale_a.data_ptr(), scale_b.data_ptr()) if scale_a is not None else (0, 0)
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
@@ -761,9 +763,9 @@ def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_glo
                         out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
     key = (op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
            _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows))
-    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_grouped_call(
-        op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype, expected_m,
-        a_sf_layout, b_sf_layout))
+    e = _MEMO.get(key) or _memo(key, _nvfp4_grouped_call, op, masked, a, a_sf, a_global, b, b_sf,
+                                      b_global, rows, out_dtype, expected_m, a_sf_layout,
+                                      b_sf_layout)
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
     g = e.spec
