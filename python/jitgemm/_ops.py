@@ -54,8 +54,16 @@ def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
 
 
 def _meta(t: Optional[Tensor]):
-    """What the checks read of a tensor (not its address)."""
-    return None if t is None else (t.shape, t.stride(), t.dtype, t.device)
+    """What the checks read of a tensor (not its address), as the memo keys
+    hold it: shape, layout, dtype, device. The layout is True for a
+    contiguous tensor, else its strides: a contiguous tensor's strides
+    follow from its shape in every dimension the checks read (they skip
+    dimensions of size 1, whose strides torch's contiguity ignores), and
+    is_contiguous() reads a flag where stride() builds a tuple. (Torch
+    calls a tensor of no elements contiguous whatever its strides: _memo
+    keeps no entry of a call without rows.) The eager ops write this out
+    in their keys, for the tensors every call has."""
+    return None if t is None else (t.shape, t.is_contiguous() or t.stride(), t.dtype, t.device)
 
 
 class _Call:
@@ -84,6 +92,12 @@ class _Call:
         self.workspace_bytes, self.unaligned, self.unaligned_d, self.packs = 0, None, None, True
         self.direct_scales, self.pad_rows, self.zero = False, False, None
         self.spans = None
+
+    @property
+    def rows(self) -> int:
+        """M (masked grouped: m_max), as K.Quant's rows: _memo keeps no
+        entry without."""
+        return self.m
 
     def planned(self) -> int:
         if not self.plan:
@@ -158,12 +172,18 @@ def _memo(key: tuple, compute, *args):
     `_MEMO.get(key) or _memo(key, compute, ...)`: a hit then costs no
     further frame. (Not with a lambda: a closure makes every argument it
     names a cell of the calling function, which each call then creates and
-    reads through, hit or miss.)"""
+    reads through, hit or miss.) An entry whose call has no rows is not
+    kept: its tensors of no elements are contiguous to torch whatever
+    their strides (_meta), so its key would not tell apart strides that
+    the checks refuse; such calls, which launch nothing, run their checks
+    each time."""
     e = _MEMO.get(key)
     if e is None:
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        e = _MEMO[key] = compute(*args)
+        e = compute(*args)
+        if e.rows:
+            if len(_MEMO) >= _MEMO_MAX:
+                _MEMO.clear()
+            _MEMO[key] = e
     return e
 
 
@@ -318,9 +338,10 @@ def _linear_run(x: Tensor, w: Tensor, bias: Optional[Tensor], out_dtype: Optiona
     """The eager call of linear (out None) and of its out= form: what the
     public function calls, and both registered kernels."""
     device = x.device
-    key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
-           w.dtype, w.device, bias if bias is None else _meta(bias),
-           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
+    key = ("linear", out_dtype, x.shape, x.is_contiguous() or x.stride(), x.dtype, device,
+           w.shape, w.is_contiguous() or w.stride(), w.dtype, w.device,
+           bias if bias is None else _meta(bias), out if out is None else (
+               out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
     e = _MEMO.get(key) or _memo(key, _linear_call, x, w, bias, out_dtype, out)
     return _dense("jitgemm.linear", e, device, x, w, bias, out)
 
@@ -370,9 +391,10 @@ def _mm_call(a, b_t, out_dtype, out=None) -> _Call:
 def _mm_run(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype],
             out: Optional[Tensor]) -> Tensor:
     device = a.device
-    key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
-           b_t.dtype, b_t.device,
-           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
+    key = ("mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, device,
+           b_t.shape, b_t.is_contiguous() or b_t.stride(), b_t.dtype, b_t.device,
+           out if out is None else (
+               out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
     e = _MEMO.get(key) or _memo(key, _mm_call, a, b_t, out_dtype, out)
     return _dense("jitgemm.mm", e, device, a, b_t, None, out)
 
@@ -419,10 +441,10 @@ def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                    bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
                    out: Optional[Tensor]) -> Tensor:
     device = a.device
-    key = ("scaled_mm", out_dtype, a.shape, a.stride(), a.dtype, device, b.shape, b.stride(),
-           b.dtype, b.device, _meta(scale_a), _meta(scale_b),
-           bias if bias is None else _meta(bias),
-           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
+    key = ("scaled_mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, device,
+           b.shape, b.is_contiguous() or b.stride(), b.dtype, b.device, _meta(scale_a),
+           _meta(scale_b), bias if bias is None else _meta(bias), out if out is None else (
+               out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
     e = _MEMO.get(key) or _memo(key, _scaled_mm_call, a, b, scale_a, scale_b, bias,
                                       out_dtype, out)
     psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
@@ -677,8 +699,10 @@ def _offsets(e: _Call, rows: Tensor) -> Tensor:
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
                   scale_b=None) -> Tensor:
     device = a.device
-    key = (op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, device, b.shape,
-           b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype, rows.device,
+    # b's strides as they are: its [G, K, N] view of [G, N, K] weights is not contiguous
+    key = (op, out_dtype, expected_m, a.shape, a.is_contiguous() or a.stride(), a.dtype,
+           device, b.shape, b.stride(), b.dtype, b.device, rows.shape,
+           rows.is_contiguous() or rows.stride(), rows.dtype, rows.device,
            None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
     e = _MEMO.get(key) or _memo(key, _grouped_call, op, masked, a, b, rows, out_dtype,
                                       expected_m, scale_a, scale_b)

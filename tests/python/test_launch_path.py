@@ -417,6 +417,38 @@ def test_dense_memo_tells_apart_strides_dtypes_and_options(stub):
     assert (args.c, args.beta, key_of(stub)[3]) == (None, 0.0, C.JG_DTYPE_NONE)
 
 
+def test_dense_memo_keys_contiguous_tensors_by_shape(stub):
+    """The memo keys a contiguous tensor by its shape, not its strides: one
+    whose size-1 dimension has another stride (contiguous to torch too)
+    shares the entry and its plan; a tensor of no elements, contiguous to
+    torch whatever its strides, has its checks run at every call, so
+    strides they refuse are refused after a memoized call of the same shape."""
+    w = torch.randn(512, 256).to(bf16)
+    x = torch.randn(1, 256).to(bf16)
+    jitgemm.linear(x, w)
+    key, entries = key_of(stub), len(O._MEMO)
+    odd = torch.randn(4, 256).to(bf16).as_strided((1, 256), (999, 1))
+    assert odd.is_contiguous() and odd.stride() != x.stride()
+    jitgemm.linear(odd, w)
+    args, _ = last_call(stub)
+    assert (key_of(stub), len(O._MEMO), args.a) == (key, entries, odd.data_ptr())
+    runs = stub.stub_runs()
+    jitgemm.linear(torch.empty(0, 256, dtype=bf16), w)
+    assert len(O._MEMO) == entries  # no rows: not kept
+    no_rows = torch.empty(0, 512, dtype=bf16).as_strided((0, 256), (512, 2))
+    assert no_rows.is_contiguous()
+    with pytest.raises(jitgemm.ArgumentError, match="x must be contiguous in its last dim"):
+        jitgemm.linear(no_rows, w)
+    with pytest.raises(jitgemm.ArgumentError, match="a must be contiguous in its last dim"):
+        jitgemm.grouped_mm(no_rows, *moe(k=256)[1:])
+    out = torch.empty(0, 512, dtype=bf16)
+    assert jitgemm.linear(torch.empty(0, 256, dtype=bf16), w, out=out) is out
+    with pytest.raises(jitgemm.ArgumentError, match="out must be contiguous in its last dim"):
+        jitgemm.linear(torch.empty(0, 256, dtype=bf16), w,
+                       out=torch.empty(0, 1024, dtype=bf16).as_strided((0, 512), (1024, 2)))
+    assert stub.stub_runs() == runs
+
+
 def test_fp8_scales_passed_as_given_or_copied(stub):
     """Row-major scales reach the launch as the tensors given; others as
     row-major copies (the memo records which, from their strides)."""
