@@ -17,6 +17,7 @@ through ``torch.ops.jitgemm``.
 """
 
 import ctypes
+import functools
 import threading
 from typing import Optional, Tuple
 
@@ -68,10 +69,11 @@ def _meta(t: Optional[Tensor]):
 
 class _Call:
     """What the checks derived for operands of one metadata: the op's shape
-    spec, its plan key, device and, once planned, plan; the spec's fields
-    that every launch reads (rows, the output's shape and dtype, the bias
-    mode) as slots, which cost a plain load where a NamedTuple's field costs
-    a descriptor call; for dense calls, the bytes of the workspace each
+    spec, its plan key, device (where: torch's; dev: its jitgemm context)
+    and, once planned, plan; the spec's fields that every launch reads (rows,
+    the bias mode) as slots, which cost a plain load where a NamedTuple's
+    field costs a descriptor call; new_out(), the output (see __init__); for
+    dense calls, the bytes of the workspace each
     launch gets (0: none) and the call planned for pointers off 16 bytes
     (made on the first such call); for FP8 calls, whether the scales are
     read as given (already row-major: no copy); for the contiguous grouped
@@ -81,12 +83,17 @@ class _Call:
     scale_b, 0 for none) and out's, last (_disjoint's)."""
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
-                 "direct_scales", "pad_rows", "zero", "m", "out_shape", "out_dtype", "bias",
+                 "direct_scales", "pad_rows", "zero", "m", "where", "new_out", "bias",
                  "spans", "unaligned_d", "packs")
 
-    def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
-        self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
-        self.m, self.out_shape, self.out_dtype = spec.m, spec.out_shape, spec.out_dtype
+    def __init__(self, spec, key: tuple, where: torch.device, grouped: bool = False):
+        self.spec, self.key, self.where, self.dev, self.plan = spec, key, where, device(
+            where.index), 0
+        self.m = spec.m
+        # new_empty of a tensor of the output's dtype on the device: its dtype and device
+        # come with it, where torch.empty's parser reads them from keywords at each call
+        self.new_out = functools.partial(_no_elements(spec.out_dtype, where).new_empty,
+                                         *spec.out_shape)
         self.bias = K.BIAS_NONE if grouped else spec.bias
         self.grouped = grouped
         self.workspace_bytes, self.unaligned, self.unaligned_d, self.packs = 0, None, None, True
@@ -130,13 +137,24 @@ class _Call:
         packs = bool((a | b) & 15 or rows_a or rows_b)
         e = self.unaligned if packs else self.unaligned_d
         if e is None:
-            e = _Call(self.spec, (key[0] | C.JG_GEMM_UNALIGNED,) + key[1:], self.dev.index)
+            e = _Call(self.spec, (key[0] | C.JG_GEMM_UNALIGNED,) + key[1:], self.where)
             e.packs = packs
             if packs:
                 self.unaligned = e
             else:
                 self.unaligned_d = e
         return e
+
+
+# (dtype, torch.device) -> a tensor of no elements (no memory) of them, made once
+_NO_ELEMENTS: dict = {}
+
+
+def _no_elements(dtype: torch.dtype, where: torch.device) -> Tensor:
+    t = _NO_ELEMENTS.get((dtype, where))
+    if t is None:
+        t = _NO_ELEMENTS[(dtype, where)] = torch.empty(0, dtype=dtype, device=where)
+    return t
 
 
 _PACK_PITCH = 128  # jitgemm.h: the pack's copies are rows on 128-byte lines
@@ -204,12 +222,12 @@ _KEY_A_TYPE, _KEY_D_TYPE, _KEY_M, _KEY_K, _KEY_LDA, _KEY_LDB, _KEY_LDD, _KEY_SCA
 def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
                 sf: Tuple[int, int] = (0, 0)) -> _Call:
     key = gemm_key(g, a_type, K.JG_TYPES[g.out_dtype], g.bias == K.BIAS_C, scale, sf)
-    return _Call(g, key, a.device.index)
+    return _Call(g, key, a.device)
 
 
-def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
-           bias: Optional[Tensor], out: Optional[Tensor], a_scale: int = 0, b_scale: int = 0,
-           a_sf: int = 0, b_sf: int = 0) -> Tensor:
+def _dense(what: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
+           out: Optional[Tensor], a_scale: int = 0, b_scale: int = 0, a_sf: int = 0,
+           b_sf: int = 0) -> Tensor:
     """The launch of a checked dense call (linear, mm, scaled_mm, nvfp4_mm;
     what: its name in errors), the scales' pointers given (0: none): the
     output (out, checked by the call's checks and here for overlap, or
@@ -231,8 +249,7 @@ def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
     if out is None:
         if (pa | pb) & 15:
             e = e.for_pointers(pa, pb)
-        # the sizes as separate arguments: torch's parser takes them faster than a tuple
-        out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+        out = e.new_out()
         pd = out.data_ptr()
     else:  # out=: its metadata checked with the call's; its bytes against the operands'
         pd = out.data_ptr()
@@ -250,7 +267,7 @@ def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
         plan = e.plan or e.planned()
         pc = bias.data_ptr() if e.bias == _BIAS_C else 0
         ws = e.workspace_bytes
-        buf = torch.empty(ws, dtype=torch.uint8, device=device) if ws else None
+        buf = torch.empty(ws, dtype=torch.uint8, device=e.where) if ws else None
         args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m,
                                a_scale, b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
         dev = e.dev
@@ -337,13 +354,12 @@ def _linear_run(x: Tensor, w: Tensor, bias: Optional[Tensor], out_dtype: Optiona
                 out: Optional[Tensor]) -> Tensor:
     """The eager call of linear (out None) and of its out= form: what the
     public function calls, and both registered kernels."""
-    device = x.device
-    key = ("linear", out_dtype, x.shape, x.is_contiguous() or x.stride(), x.dtype, device,
+    key = ("linear", out_dtype, x.shape, x.is_contiguous() or x.stride(), x.dtype, x.device,
            w.shape, w.is_contiguous() or w.stride(), w.dtype, w.device,
            bias if bias is None else _meta(bias), out if out is None else (
                out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
     e = _MEMO.get(key) or _memo(key, _linear_call, x, w, bias, out_dtype, out)
-    return _dense("jitgemm.linear", e, device, x, w, bias, out)
+    return _dense("jitgemm.linear", e, x, w, bias, out)
 
 
 def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
@@ -390,13 +406,12 @@ def _mm_call(a, b_t, out_dtype, out=None) -> _Call:
 
 def _mm_run(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype],
             out: Optional[Tensor]) -> Tensor:
-    device = a.device
-    key = ("mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, device,
+    key = ("mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, a.device,
            b_t.shape, b_t.is_contiguous() or b_t.stride(), b_t.dtype, b_t.device,
            out if out is None else (
                out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
     e = _MEMO.get(key) or _memo(key, _mm_call, a, b_t, out_dtype, out)
-    return _dense("jitgemm.mm", e, device, a, b_t, None, out)
+    return _dense("jitgemm.mm", e, a, b_t, None, out)
 
 
 def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
@@ -440,8 +455,7 @@ def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype, out=None) -> _Call:
 def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                    bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
                    out: Optional[Tensor]) -> Tensor:
-    device = a.device
-    key = ("scaled_mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, device,
+    key = ("scaled_mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, a.device,
            b.shape, b.is_contiguous() or b.stride(), b.dtype, b.device, _meta(scale_a),
            _meta(scale_b), bias if bias is None else _meta(bias), out if out is None else (
                out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
@@ -451,10 +465,9 @@ def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
     if (psa | psb) & 3:
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
     if e.direct_scales:
-        return _dense("jitgemm.scaled_mm", e, device, a, b, bias, out, psa, psb)
+        return _dense("jitgemm.scaled_mm", e, a, b, bias, out, psa, psb)
     sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
-    return _dense("jitgemm.scaled_mm", e, device, a, b, bias, out, sa.data_ptr(),
-                  sb.data_ptr())
+    return _dense("jitgemm.scaled_mm", e, a, b, bias, out, sa.data_ptr(), sb.data_ptr())
 
 
 def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
@@ -564,7 +577,7 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
-    return _dense(_WHAT[op], e, a.device, a, b, None, None, a_global.data_ptr(),
+    return _dense(_WHAT[op], e, a, b, None, None, a_global.data_ptr(),
                   b_global.data_ptr(), a_sf.data_ptr(), b_sf.data_ptr())
 
 
@@ -657,7 +670,7 @@ def _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a, scale_
 def _grouped_plan_call(g: K.Grouped, masked: bool, a_type: int, expected_m: Optional[int],
                        a: Tensor, rows: Tensor) -> _Call:
     """The plan of a checked grouped call, and how its rows argument is made."""
-    e = _Call(g, grouped_key(g, masked, a_type, expected_m), a.device.index, grouped=True)
+    e = _Call(g, grouped_key(g, masked, a_type, expected_m), a.device, grouped=True)
     e.pad_rows = not masked and rows.shape[0] == g.groups
     e.zero = _offsets_zero(a.device) if e.pad_rows else None
     return e
@@ -698,10 +711,9 @@ def _offsets(e: _Call, rows: Tensor) -> Tensor:
 
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
                   scale_b=None) -> Tensor:
-    device = a.device
     # b's strides as they are: its [G, K, N] view of [G, N, K] weights is not contiguous
     key = (op, out_dtype, expected_m, a.shape, a.is_contiguous() or a.stride(), a.dtype,
-           device, b.shape, b.stride(), b.dtype, b.device, rows.shape,
+           a.device, b.shape, b.stride(), b.dtype, b.device, rows.shape,
            rows.is_contiguous() or rows.stride(), rows.dtype, rows.device,
            None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
     e = _MEMO.get(key) or _memo(key, _grouped_call, op, masked, a, b, rows, out_dtype,
@@ -711,7 +723,7 @@ def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None,
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+    out = e.new_out()
     if e.m == 0:
         return out
     g = e.spec
@@ -792,9 +804,8 @@ def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_glo
                                       b_sf_layout)
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
-    g = e.spec
-    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=a.device)
-    if g.m:
+    out = e.new_out()
+    if e.m:
         offsets = _offsets(e, rows)
         _grouped_launch(_WHAT[op], e, a.data_ptr(), b.data_ptr(), offsets.data_ptr(),
                         out.data_ptr(), a_global.data_ptr(), b_global.data_ptr(),

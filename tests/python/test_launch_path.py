@@ -112,21 +112,28 @@ def test_dense_calls_pass_their_own_pointers(stub):
 
 @pytest.fixture
 def spies(stub, monkeypatch):
-    """Counts of jg_plan_workspace_bytes calls and of torch.empty calls (with
-    their arguments) made while a test runs."""
+    """Counts of jg_plan_workspace_bytes calls, and the torch.empty and
+    Tensor.new_empty calls (with their arguments) that allocate, made while
+    a test runs (the outputs come from new_empty of a tensor of no elements,
+    which takes no memory and is left out)."""
     seen = {"queries": 0, "empty": []}
-    query, empty = C.lib.jg_plan_workspace_bytes, torch.empty
+    query, empty, new_empty = C.lib.jg_plan_workspace_bytes, torch.empty, torch.Tensor.new_empty
 
     def counted_query(plan, out):
         seen["queries"] += 1
         return query(plan, out)
 
-    def recorded_empty(*args, **kwargs):
-        seen["empty"].append((args, kwargs))
-        return empty(*args, **kwargs)
+    def recorded(allocate):
+        def call(*args, **kwargs):
+            t = allocate(*args, **kwargs)
+            if t.numel():
+                seen["empty"].append((args[1:] if allocate is new_empty else args, kwargs))
+            return t
+        return call
 
     monkeypatch.setattr(C.lib, "jg_plan_workspace_bytes", counted_query)
-    monkeypatch.setattr(torch, "empty", recorded_empty)
+    monkeypatch.setattr(torch, "empty", recorded(empty))
+    monkeypatch.setattr(torch.Tensor, "new_empty", recorded(new_empty))
     return seen
 
 
