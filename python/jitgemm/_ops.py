@@ -33,15 +33,20 @@ from ._device import device, m_hint
 
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._is_torch_function_mode_enabled
-_is_compiling = torch.compiler.is_compiling  # dynamo knows the function, not its name
+# dynamo knows the function, not its name; one frame (`return False`) where
+# torch.compiler.is_compiling takes two
+_is_dynamo_compiling = torch.compiler.is_dynamo_compiling
 _pack_gemm_args = C.GEMM_ARGS.pack
 
 
 def _direct(t: Tensor) -> bool:
     """True where the real kernel may be called without the dispatcher.
-    is_compiling comes before the C calls: under dynamo it is a constant True,
-    and dynamo then never sees the others."""
-    return (type(t) is Tensor and not _is_compiling() and not _dispatch_modes()
+    is_dynamo_compiling comes before the C calls: under dynamo (torch.compile,
+    strict export) it is a constant True, and dynamo then never sees the
+    others. The traces that are not dynamo's (AOTAutograd, non-strict export)
+    hold fake tensors, under FakeTensorMode: not plain Tensors, and a
+    dispatch mode."""
+    return (type(t) is Tensor and not _is_dynamo_compiling() and not _dispatch_modes()
             and not _function_modes())
 
 
@@ -941,7 +946,8 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     (``JG_GEMM_UNALIGNED``), made on the first such call.
     """
     # _direct(x), written out: the hottest call saves a frame
-    if type(x) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+    if (type(x) is Tensor and not _is_dynamo_compiling() and not _dispatch_modes()
+            and not _function_modes()):
         if out is None or type(out) is Tensor:
             return _linear_run(x, w, bias, out_dtype, out)
     if out is None:
@@ -978,7 +984,8 @@ def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None, *,
     Any K, N, row stride and element-aligned pointer: unaligned operands get
     a workspace from PyTorch's allocator at each call (``linear``'s Notes).
     """
-    if type(a) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+    if (type(a) is Tensor and not _is_dynamo_compiling() and not _dispatch_modes()
+            and not _function_modes()):
         if out is None or type(out) is Tensor:  # _direct(a), written out as in linear
             return _mm_run(a, b_t, out_dtype, out)
     if out is None:
