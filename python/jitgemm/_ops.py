@@ -75,26 +75,28 @@ def _meta(t: Optional[Tensor]):
 class _Call:
     """What the checks derived for operands of one metadata: the op's shape
     spec, its plan key, device (where: torch's; dev: its jitgemm context)
-    and, once planned, plan; the spec's fields that every launch reads (rows,
-    the bias mode) as slots, which cost a plain load where a NamedTuple's
-    field costs a descriptor call; new_out(), the output (see __init__); for
-    dense calls, the bytes of the workspace each
-    launch gets (0: none) and the call planned for pointers off 16 bytes
-    (made on the first such call); for FP8 calls, whether the scales are
-    read as given (already row-major: no copy); for the contiguous grouped
-    layout with torch's G end offsets, the zero put in front of them (None:
-    F.pad's two kernels instead, see _offsets_zero); for dense calls with
-    out=, the bytes each operand spans (K.span: A, B, bias, scale_a,
-    scale_b, 0 for none) and out's, last (_disjoint's)."""
+    and, once planned, plan; what every launch reads, as slots (a plain
+    load where a NamedTuple's field costs a descriptor call): the rows, the
+    bias mode, new_out() (the output, see __init__) and stream (the
+    device's stream getter, None where launches go through run_asking); for
+    dense calls, the bytes of the workspace each launch gets (0: none) and
+    the call planned for pointers off 16 bytes (made on the first such
+    call); for FP8 calls, whether the scales are read as given (already
+    row-major: no copy); for the contiguous grouped layout with torch's G
+    end offsets, the zero put in front of them (None: F.pad's two kernels
+    instead, see _offsets_zero); for dense calls with out=, the bytes each
+    operand spans (K.span: A, B, bias, scale_a, scale_b, 0 for none) and
+    out's, last (_disjoint's)."""
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
                  "direct_scales", "pad_rows", "zero", "m", "where", "new_out", "bias",
-                 "spans", "unaligned_d", "packs")
+                 "spans", "unaligned_d", "packs", "stream")
 
     def __init__(self, spec, key: tuple, where: torch.device, grouped: bool = False):
         self.spec, self.key, self.where, self.dev, self.plan = spec, key, where, device(
             where.index), 0
         self.m = spec.m
+        self.stream = None if self.dev.asks_current else self.dev.stream
         # new_empty of a tensor of the output's dtype on the device: its dtype and device
         # come with it, where torch.empty's parser reads them from keywords at each call
         self.new_out = functools.partial(_no_elements(spec.out_dtype, where).new_empty,
@@ -270,19 +272,19 @@ def _dense(what: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
             e = e.for_pointers(pa, pb, pd)
     if e.m:
         plan = e.plan or e.planned()
-        pc = bias.data_ptr() if e.bias == _BIAS_C else 0
+        pc = 0 if bias is None or e.bias != _BIAS_C else bias.data_ptr()
         ws = e.workspace_bytes
         buf = torch.empty(ws, dtype=torch.uint8, device=e.where) if ws else None
         args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m,
                                a_scale, b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
-        dev = e.dev
-        if dev.asks_current:
-            st = dev.run_asking(C.gemm_run_packed, plan, args)
+        stream = e.stream
+        if stream is not None:
+            st = C.gemm_run_packed(plan, args, stream())
         else:
-            st = C.gemm_run_packed(plan, args, dev.stream())
+            st = e.dev.run_asking(C.gemm_run_packed, plan, args)
         if st:  # not JG_OK (0)
-            raise dev.error(st, what)
-    if e.bias == _BIAS_ADD:
+            raise e.dev.error(st, what)
+    if bias is not None and e.bias == _BIAS_ADD:
         out.add_(bias)
     return out
 
@@ -635,13 +637,13 @@ def _grouped_launch(what: str, e: _Call, a: int, b: int, rows: int, d: int, a_sc
     buf, at, arr_a, arr_b, arr_d = _grouped_buffer.parts
     _pack_grouped_args(buf, 0, arr_a, arr_b, 0, arr_d, 1.0, 0.0, rows, a_scale, b_scale,
                        0, 0, 0, 0, a_sf, b_sf, 0, 0, a, b, d)
-    dev = e.dev  # the launch, as in _dense
-    if dev.asks_current:
-        st = dev.run_asking(C.grouped_run_at, plan, at)
+    stream = e.stream  # the launch, as in _dense
+    if stream is not None:
+        st = C.grouped_run_at(plan, at, stream())
     else:
-        st = C.grouped_run_at(plan, at, dev.stream())
+        st = e.dev.run_asking(C.grouped_run_at, plan, at)
     if st:
-        raise dev.error(st, what)
+        raise e.dev.error(st, what)
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
