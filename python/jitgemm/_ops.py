@@ -17,7 +17,6 @@ through ``torch.ops.jitgemm``.
 """
 
 import ctypes
-import functools
 import threading
 from typing import Optional, Tuple
 
@@ -77,7 +76,7 @@ class _Call:
     spec, its plan key, device (where: torch's; dev: its jitgemm context)
     and, once planned, plan; what every launch reads, as slots (a plain
     load where a NamedTuple's field costs a descriptor call): the rows, the
-    bias mode, new_out() (the output, see __init__) and stream (the
+    bias mode, new_out(*out_shape) (the output, see __init__) and stream (the
     device's stream getter, None where launches go through run_asking); for
     dense calls, the bytes of the workspace each launch gets (0: none) and
     the call planned for pointers off 16 bytes (made on the first such
@@ -90,17 +89,18 @@ class _Call:
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
                  "direct_scales", "pad_rows", "zero", "m", "where", "new_out", "bias",
-                 "spans", "unaligned_d", "packs", "stream")
+                 "spans", "unaligned_d", "packs", "stream", "out_shape")
 
     def __init__(self, spec, key: tuple, where: torch.device, grouped: bool = False):
         self.spec, self.key, self.where, self.dev, self.plan = spec, key, where, device(
             where.index), 0
         self.m = spec.m
         self.stream = None if self.dev.asks_current else self.dev.stream
-        # new_empty of a tensor of the output's dtype on the device: its dtype and device
-        # come with it, where torch.empty's parser reads them from keywords at each call
-        self.new_out = functools.partial(_no_elements(spec.out_dtype, where).new_empty,
-                                         *spec.out_shape)
+        # new_out(*out_shape): new_empty of a tensor of the output's dtype on the device,
+        # whose dtype and device come with it where torch.empty's parser reads them from
+        # keywords at each call (a functools.partial of it costs more than the star call)
+        self.new_out = _no_elements(spec.out_dtype, where).new_empty
+        self.out_shape = spec.out_shape
         self.bias = K.BIAS_NONE if grouped else spec.bias
         self.grouped = grouped
         self.workspace_bytes, self.unaligned, self.unaligned_d, self.packs = 0, None, None, True
@@ -193,11 +193,12 @@ _MEMO_MAX = 4096
 
 
 def _memo(key: tuple, compute, *args):
-    """The entry for key, compute(*args)'s on a miss. The ops call it as
-    `_MEMO.get(key) or _memo(key, compute, ...)`: a hit then costs no
-    further frame. (Not with a lambda: a closure makes every argument it
-    names a cell of the calling function, which each call then creates and
-    reads through, hit or miss.) An entry whose call has no rows is not
+    """The entry for key, compute(*args)'s on a miss. The ops call it where
+    `_MEMO[key]` raises KeyError: a hit then costs a subscript (cheaper
+    than .get's method call) and no further frame. (compute and its
+    arguments, not a lambda: a closure makes every argument it names a cell
+    of the calling function, which each call then creates and reads
+    through, hit or miss.) An entry whose call has no rows is not
     kept: its tensors of no elements are contiguous to torch whatever
     their strides (_meta), so its key would not tell apart strides that
     the checks refuse; such calls, which launch nothing, run their checks
@@ -256,7 +257,7 @@ def _dense(what: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
     if out is None:
         if (pa | pb) & 15:
             e = e.for_pointers(pa, pb)
-        out = e.new_out()
+        out = e.new_out(*e.out_shape)
         pd = out.data_ptr()
     else:  # out=: its metadata checked with the call's; its bytes against the operands'
         pd = out.data_ptr()
@@ -365,7 +366,10 @@ def _linear_run(x: Tensor, w: Tensor, bias: Optional[Tensor], out_dtype: Optiona
            w.shape, w.is_contiguous() or w.stride(), w.dtype, w.device,
            bias if bias is None else _meta(bias), out if out is None else (
                out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, _linear_call, x, w, bias, out_dtype, out)
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _linear_call, x, w, bias, out_dtype, out)
     return _dense("jitgemm.linear", e, x, w, bias, out)
 
 
@@ -417,7 +421,10 @@ def _mm_run(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype],
            b_t.shape, b_t.is_contiguous() or b_t.stride(), b_t.dtype, b_t.device,
            out if out is None else (
                out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, _mm_call, a, b_t, out_dtype, out)
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _mm_call, a, b_t, out_dtype, out)
     return _dense("jitgemm.mm", e, a, b_t, None, out)
 
 
@@ -466,8 +473,10 @@ def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
            b.shape, b.is_contiguous() or b.stride(), b.dtype, b.device, _meta(scale_a),
            _meta(scale_b), bias if bias is None else _meta(bias), out if out is None else (
                out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, _scaled_mm_call, a, b, scale_a, scale_b, bias,
-                                      out_dtype, out)
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _scaled_mm_call, a, b, scale_a, scale_b, bias, out_dtype, out)
     psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
     if (psa | psb) & 3:
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
@@ -579,8 +588,11 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
     op = "nvfp4_mm"
     key = (op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
            _meta(b), _meta(b_sf), _meta(b_global))
-    e = _MEMO.get(key) or _memo(key, _nvfp4_mm_call, a, a_sf, a_global, b, b_sf, b_global,
-                                      out_dtype, a_sf_layout, b_sf_layout)
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _nvfp4_mm_call, a, a_sf, a_global, b, b_sf, b_global, out_dtype,
+                  a_sf_layout, b_sf_layout)
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
@@ -723,14 +735,17 @@ def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None,
            a.device, b.shape, b.stride(), b.dtype, b.device, rows.shape,
            rows.is_contiguous() or rows.stride(), rows.dtype, rows.device,
            None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
-    e = _MEMO.get(key) or _memo(key, _grouped_call, op, masked, a, b, rows, out_dtype,
-                                      expected_m, scale_a, scale_b)
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _grouped_call, op, masked, a, b, rows, out_dtype, expected_m, scale_a,
+                  scale_b)
     pa, pb, pr = a.data_ptr(), b.data_ptr(), rows.data_ptr()
     psa, psb = (scale_a.data_ptr(), scale_b.data_ptr()) if scale_a is not None else (0, 0)
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    out = e.new_out()
+    out = e.new_out(*e.out_shape)
     if e.m == 0:
         return out
     g = e.spec
@@ -806,12 +821,14 @@ def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_glo
                         out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
     key = (op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
            _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows))
-    e = _MEMO.get(key) or _memo(key, _nvfp4_grouped_call, op, masked, a, a_sf, a_global, b, b_sf,
-                                      b_global, rows, out_dtype, expected_m, a_sf_layout,
-                                      b_sf_layout)
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _nvfp4_grouped_call, op, masked, a, a_sf, a_global, b, b_sf, b_global,
+                  rows, out_dtype, expected_m, a_sf_layout, b_sf_layout)
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
-    out = e.new_out()
+    out = e.new_out(*e.out_shape)
     if e.m:
         offsets = _offsets(e, rows)
         _grouped_launch(_WHAT[op], e, a.data_ptr(), b.data_ptr(), offsets.data_ptr(),
