@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 
 from ._abi import *  # noqa: F401,F403  (the JG_ constants, mirrors, CONSTANTS, MIRRORS)
 from ._abi import GemmArgs, GroupedArgs, open_library, packer
@@ -55,6 +56,9 @@ _GROUPED_RUN = "jg_grouped_run_in_context" if IN_CONTEXT else "jg_grouped_run"
 # jg_gemm_args as bytes: GEMM_ARGS.pack(a, b, c, d, alpha, beta, m, a_scale, b_scale,
 # a_sf, b_sf, workspace, workspace_bytes), pointers as ints (0 for NULL).
 GEMM_ARGS = packer(GemmArgs)
+# its first four fields (A, B, C, D): GEMM_POINTERS.pack(a, b, c, d) + the bytes of the
+# others (GEMM_ARGS.pack(...)[GEMM_POINTERS.size:]) are GEMM_ARGS.pack(a, b, c, d, ...)
+GEMM_POINTERS = struct.Struct("@PPPP")
 
 
 def _gemm_run_packed():

@@ -36,6 +36,7 @@ _function_modes = torch._C._is_torch_function_mode_enabled
 # torch.compiler.is_compiling takes two
 _is_dynamo_compiling = torch.compiler.is_dynamo_compiling
 _pack_gemm_args = C.GEMM_ARGS.pack
+_pack_gemm_pointers = C.GEMM_POINTERS.pack
 
 
 def _direct(t: Tensor) -> bool:
@@ -89,7 +90,7 @@ class _Call:
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
                  "direct_scales", "pad_rows", "zero", "m", "where", "new_out", "bias",
-                 "spans", "unaligned_d", "packs", "stream", "out_shape")
+                 "spans", "unaligned_d", "packs", "stream", "out_shape", "args_tail")
 
     def __init__(self, spec, key: tuple, where: torch.device, grouped: bool = False):
         self.spec, self.key, self.where, self.dev, self.plan = spec, key, where, device(
@@ -105,7 +106,7 @@ class _Call:
         self.grouped = grouped
         self.workspace_bytes, self.unaligned, self.unaligned_d, self.packs = 0, None, None, True
         self.direct_scales, self.pad_rows, self.zero = False, False, None
-        self.spans = None
+        self.spans, self.args_tail = None, None
 
     @property
     def rows(self) -> int:
@@ -122,7 +123,12 @@ class _Call:
                 self.workspace_bytes = pack_workspace_bytes(
                     self.key, self.dev.records[self.key].workspace_bytes,
                     self.spec.m) if self.packs else 0
-                self.plan = plan  # last: another thread that sees the plan sees the size
+                if not self.workspace_bytes and self.key[_KEY_SCALE] == C.JG_SCALE_NONE:
+                    # the launch's fields after the pointers, the same at every call
+                    beta = 1.0 if self.bias == K.BIAS_C else 0.0
+                    self.args_tail = _pack_gemm_args(0, 0, 0, 0, 1.0, beta, self.m, 0, 0, 0, 0, 0,
+                                                     0)[C.GEMM_POINTERS.size:]
+                self.plan = plan  # last: another thread that sees the plan sees the sizes
         return self.plan
 
     def for_pointers(self, a: int, b: int, d: int = 0) -> "_Call":
@@ -274,10 +280,13 @@ def _dense(what: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
     if e.m:
         plan = e.plan or e.planned()
         pc = 0 if bias is None or e.bias != _BIAS_C else bias.data_ptr()
-        ws = e.workspace_bytes
-        buf = torch.empty(ws, dtype=torch.uint8, device=e.where) if ws else None
-        args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m,
-                               a_scale, b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
+        if e.args_tail:  # no scales, no workspace: only the pointers change between calls
+            args = _pack_gemm_pointers(pa, pb, pc, pd) + e.args_tail
+        else:
+            ws = e.workspace_bytes
+            buf = torch.empty(ws, dtype=torch.uint8, device=e.where) if ws else None
+            args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m, a_scale,
+                                   b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
         stream = e.stream
         if stream is not None:
             st = C.gemm_run_packed(plan, args, stream())

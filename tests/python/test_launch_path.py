@@ -26,6 +26,9 @@ def test_packed_args_are_the_structs_bytes():
               0x70, 0x80, 4096]
     assert len(values) == len(C.GemmArgs._fields_)
     assert C.GEMM_ARGS.pack(*values) == bytes(C.GemmArgs(*values))
+    # the pointers packed alone, then the other fields' bytes (a memo entry's args_tail)
+    tail = C.GEMM_ARGS.pack(0, 0, 0, 0, *values[4:])[C.GEMM_POINTERS.size:]
+    assert C.GEMM_POINTERS.pack(*values[:4]) + tail == bytes(C.GemmArgs(*values))
 
 
 def test_packed_grouped_args_are_the_structs_bytes():
