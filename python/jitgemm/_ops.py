@@ -635,29 +635,31 @@ def grouped_key(g: K.Grouped, masked: bool, a_type: int,
 class _GroupedBuffer(threading.local):
     """The calling thread's buffer of launch arguments of the grouped device
     layouts: jg_grouped_args, then the three one-element host arrays its a,
-    b and d point at (C.GROUPED_ARGS). Each launch packs into it, in one
-    call, what building the mirror and three ctypes arrays took; threads may
-    not share one (ctypes lets go of the GIL in the call)."""
+    b and d point at (C.GROUPED_ARGS), its fields before rows packed here
+    (the arrays' addresses, alpha 1, beta 0). Each launch packs into it, in
+    one call, the fields from rows on and the arrays (C.GROUPED_LAUNCH):
+    what building the mirror and three ctypes arrays took. Threads may not
+    share one (ctypes lets go of the GIL in the call)."""
 
     def __init__(self):
         buf = (ctypes.c_uint64 * -(-C.GROUPED_ARGS.size // 8))()
         at = ctypes.addressof(buf)
         arrays = at + C.GROUPED_ARRAYS
-        # (buffer, its address, the addresses of A's, B's and D's arrays)
-        self.parts = (buf, at, arrays, arrays + 8, arrays + 16)
+        C.GROUPED_HEAD.pack_into(buf, 0, arrays, arrays + 8, 0, arrays + 16, 1.0, 0.0)
+        self.parts = (buf, at)  # the buffer and its address
 
 
 _grouped_buffer = _GroupedBuffer()
-_pack_grouped_args = C.GROUPED_ARGS.pack_into
+_pack_grouped_launch = C.GROUPED_LAUNCH.pack_into
 
 
 def _grouped_launch(what: str, e: _Call, a: int, b: int, rows: int, d: int, a_scale: int = 0,
                     b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
     """Launches a checked grouped call (device layouts) on device pointers."""
     plan = e.plan or e.planned()
-    buf, at, arr_a, arr_b, arr_d = _grouped_buffer.parts
-    _pack_grouped_args(buf, 0, arr_a, arr_b, 0, arr_d, 1.0, 0.0, rows, a_scale, b_scale,
-                       0, 0, 0, 0, a_sf, b_sf, 0, 0, a, b, d)
+    buf, at = _grouped_buffer.parts
+    _pack_grouped_launch(buf, C.GROUPED_ROWS, rows, a_scale, b_scale, 0, 0, 0, 0, a_sf, b_sf, 0,
+                         0, a, b, d)
     stream = e.stream  # the launch, as in _dense
     if stream is not None:
         st = C.grouped_run_at(plan, at, stream())

@@ -47,6 +47,12 @@ def test_packed_grouped_args_are_the_structs_bytes():
         assert got == want, name
     assert packed[C.GROUPED_ARRAYS:] == C.GEMM_ARGS.pack(
         0xa0, 0xb0, 0xd0, *[0] * (len(C.GemmArgs._fields_) - 3))[:24]
+    # in two parts: the fields before rows (a thread's buffer packs them once), and
+    # from rows on with the arrays (each launch), at rows' offset
+    rows = names.index("rows")
+    assert C.GROUPED_HEAD.size == C.GROUPED_ROWS
+    assert C.GROUPED_HEAD.pack(*values[:rows]) + C.GROUPED_LAUNCH.pack(
+        *values[rows:], 0xa0, 0xb0, 0xd0) == packed
 
 
 def make_stub(tmp_path, monkeypatch, in_context=None):
@@ -346,6 +352,16 @@ def test_grouped_calls_pass_their_own_pointers(stub):
     offs = torch.cat([ends.new_zeros(1), ends])
     jitgemm.grouped_mm(a, b, offs)
     assert last_grouped(stub)[0].rows == offs.data_ptr()
+    # each launch writes every field it may change: an FP8 call's scales are not left
+    # in the thread's buffer for the next call
+    sa, sb = torch.rand(300), torch.rand(4, 384)
+    jitgemm.scaled_grouped_mm(a.to(e4m3), b.to(e4m3), sa, sb, offs)
+    assert (last_grouped(stub)[0].a_scale, last_grouped(stub)[0].b_scale) == (
+        sa.data_ptr(), sb.data_ptr())
+    jitgemm.grouped_mm(a, b, offs)
+    args, ptrs, _ = last_grouped(stub)
+    assert args.a_scale is None and args.b_scale is None and args.a_sf is None
+    assert ptrs[:2] == (a.data_ptr(), b.data_ptr()) and args.alpha == 1.0
 
 
 def test_grouped_offsets_are_torchs_with_a_zero_first(stub, monkeypatch):
