@@ -79,9 +79,11 @@ class _Call:
     load where a NamedTuple's field costs a descriptor call): the rows, the
     bias mode, new_out(*out_shape) (the output, see __init__) and stream (the
     device's stream getter, None where launches go through run_asking); for
-    dense calls, the bytes of the workspace each launch gets (0: none) and
-    the call planned for pointers off 16 bytes (made on the first such
-    call); for FP8 calls, whether the scales are read as given (already
+    dense calls, the bytes of the workspace each launch gets (0: none), the
+    call planned for pointers off 16 bytes (made on the first such call)
+    and, where a launch passes no scales and no workspace, args_tail (the
+    bytes of jg_gemm_args after its four pointers, made with the plan:
+    planned()); for FP8 calls, whether the scales are read as given (already
     row-major: no copy); for the contiguous grouped layout with torch's G
     end offsets, the zero put in front of them (None: F.pad's two kernels
     instead, see _offsets_zero); for dense calls with out=, the bytes each
@@ -128,7 +130,7 @@ class _Call:
                     beta = 1.0 if self.bias == K.BIAS_C else 0.0
                     self.args_tail = _pack_gemm_args(0, 0, 0, 0, 1.0, beta, self.m, 0, 0, 0, 0, 0,
                                                      0)[C.GEMM_POINTERS.size:]
-                self.plan = plan  # last: another thread that sees the plan sees the sizes
+                self.plan = plan  # last: another thread that sees the plan sees the rest
         return self.plan
 
     def for_pointers(self, a: int, b: int, d: int = 0) -> "_Call":
