@@ -24,7 +24,8 @@ rounds of a call's time above jg_gemm_run's in the same round. Rows:
 GPU time: one CUDA graph each of 20 launches of jitgemm.linear and of
 jg_gemm_run (same plan, same tensors), replayed in alternation, CUDA
 events, median.
-Then torch.empty's own host time (the output every eager call allocates),
+Then torch.empty's own host time (for scale: every eager call without out=
+allocates its output, by new_empty of a tensor of no elements),
 and the host time of grouped_mm and scaled_grouped_mm against
 torch._grouped_mm and torch._scaled_grouped_mm on the MoE example's gate/up
 GEMM (examples/python/moe_layer.py), 50 calls a round (the kernels are long:
@@ -262,7 +263,8 @@ def main():
               f"{above_us(r_py, r_raw):>6.2f}us  {t_out:>10.2f}us  {above_us(r_out, r_raw):>6.2f}us"
               f"  {t_op:>7.2f}us  {t_torch:>6.2f}us  {g_raw:>7.2f}us  {g_py:>7.2f}us")
     t_empty = host_us(lambda: torch.empty(64, 4096, dtype=torch.bfloat16, device="cuda"))
-    print(f"torch.empty(64, 4096, bf16, cuda): {t_empty:.2f}us (part of every row but the C one)")
+    print(f"torch.empty(64, 4096, bf16, cuda): {t_empty:.2f}us (an output's allocation: part of "
+          f"every row but the C one and out=)")
     print(f"\n{'grouped, tokens':>18}  {'jitgemm':>9}  {'torch':>9}  {'scaled: jitgemm':>15}  "
           f"{'torch':>9}   (host us a call, the MoE example's gate/up shapes)")
     for tokens in (16, 512):

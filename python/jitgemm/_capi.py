@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 
 from ._abi import *  # noqa: F401,F403  (the JG_ constants, mirrors, CONSTANTS, MIRRORS)
 from ._abi import GemmArgs, GroupedArgs, open_library, packer
@@ -55,6 +56,9 @@ _GROUPED_RUN = "jg_grouped_run_in_context" if IN_CONTEXT else "jg_grouped_run"
 # jg_gemm_args as bytes: GEMM_ARGS.pack(a, b, c, d, alpha, beta, m, a_scale, b_scale,
 # a_sf, b_sf, workspace, workspace_bytes), pointers as ints (0 for NULL).
 GEMM_ARGS = packer(GemmArgs)
+# its first four fields (A, B, C, D): GEMM_POINTERS.pack(a, b, c, d) + the bytes of the
+# others (GEMM_ARGS.pack(...)[GEMM_POINTERS.size:]) are GEMM_ARGS.pack(a, b, c, d, ...)
+GEMM_POINTERS = struct.Struct("@PPPP")
 
 
 def _gemm_run_packed():
@@ -81,6 +85,14 @@ gemm_run_packed = _gemm_run_packed()
 # into a buffer of the calling thread's (_ops), whose address is its args.
 GROUPED_ARGS = packer(GroupedArgs, "PPP")
 GROUPED_ARRAYS = ctypes.sizeof(GroupedArgs)  # the arrays' offset in the buffer
+# GROUPED_ARGS in two parts: the fields before rows (a, b, c, d, alpha, beta), which
+# no launch from one buffer changes, and those from rows on with the arrays' three
+# pointers (rows, a_scale, b_scale, a_scales, b_scales, a_sfs, b_sfs, a_sf, b_sf,
+# workspace, workspace_bytes, A, B, D), packed at GROUPED_ROWS
+_ROWS_FIELD = [name for name, _ in GroupedArgs._fields_].index("rows")
+GROUPED_HEAD = struct.Struct("@" + GROUPED_ARGS.format.lstrip("@")[:_ROWS_FIELD])
+GROUPED_LAUNCH = struct.Struct("@" + GROUPED_ARGS.format.lstrip("@")[_ROWS_FIELD:])
+GROUPED_ROWS = GroupedArgs.rows.offset
 
 # jg_grouped_run_in_context (IN_CONTEXT), else jg_grouped_run, (plan, args,
 # stream) with args as an address (an int)

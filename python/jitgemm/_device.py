@@ -340,7 +340,8 @@ class Device:
     # where the ops launch (_ops._dense, _ops._grouped_launch) so that it
     # adds no Python frame. With a library whose launch makes the plan's
     # context current (C.IN_CONTEXT), and offline, that is the one foreign
-    # call; else (asks_current) run_asking, which asks the driver first.
+    # call, on stream() (which each memo entry holds: _ops._Call.stream);
+    # else (asks_current) run_asking, which asks the driver first.
 
     def run_asking(self, fn, plan: int, args) -> int:
         """A launch with a library older than 0.9: asks the driver for the

@@ -32,15 +32,21 @@ from ._device import device, m_hint
 
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._is_torch_function_mode_enabled
-_is_compiling = torch.compiler.is_compiling  # dynamo knows the function, not its name
+# dynamo knows the function, not its name; one frame (`return False`) where
+# torch.compiler.is_compiling takes two
+_is_dynamo_compiling = torch.compiler.is_dynamo_compiling
 _pack_gemm_args = C.GEMM_ARGS.pack
+_pack_gemm_pointers = C.GEMM_POINTERS.pack
 
 
 def _direct(t: Tensor) -> bool:
     """True where the real kernel may be called without the dispatcher.
-    is_compiling comes before the C calls: under dynamo it is a constant True,
-    and dynamo then never sees the others."""
-    return (type(t) is Tensor and not _is_compiling() and not _dispatch_modes()
+    is_dynamo_compiling comes before the C calls: under dynamo (torch.compile,
+    strict export) it is a constant True, and dynamo then never sees the
+    others. The traces that are not dynamo's (AOTAutograd, non-strict export)
+    hold fake tensors, under FakeTensorMode: not plain Tensors, and a
+    dispatch mode."""
+    return (type(t) is Tensor and not _is_dynamo_compiling() and not _dispatch_modes()
             and not _function_modes())
 
 
@@ -54,36 +60,61 @@ def _misaligned(mask: int, *tensors: Optional[Tensor]) -> bool:
 
 
 def _meta(t: Optional[Tensor]):
-    """What the checks read of a tensor (not its address)."""
-    return None if t is None else (t.shape, t.stride(), t.dtype, t.device)
+    """What the checks read of a tensor (not its address), as the memo keys
+    hold it: shape, layout, dtype, device. The layout is True for a
+    contiguous tensor, else its strides: a contiguous tensor's strides
+    follow from its shape in every dimension the checks read (they skip
+    dimensions of size 1, whose strides torch's contiguity ignores), and
+    is_contiguous() reads a flag where stride() builds a tuple. (Torch
+    calls a tensor of no elements contiguous whatever its strides: _memo
+    keeps no entry of a call without rows.) The eager ops write this out
+    in their keys, for the tensors every call has."""
+    return None if t is None else (t.shape, t.is_contiguous() or t.stride(), t.dtype, t.device)
 
 
 class _Call:
     """What the checks derived for operands of one metadata: the op's shape
-    spec, its plan key, device and, once planned, plan; the spec's fields
-    that every launch reads (rows, the output's shape and dtype, the bias
-    mode) as slots, which cost a plain load where a NamedTuple's field costs
-    a descriptor call; for dense calls, the bytes of the workspace each
-    launch gets (0: none) and the call planned for pointers off 16 bytes
-    (made on the first such call); for FP8 calls, whether the scales are
-    read as given (already row-major: no copy); for the contiguous grouped
-    layout with torch's G end offsets, the zero put in front of them (None:
-    F.pad's two kernels instead, see _offsets_zero); for dense calls with
-    out=, the bytes each operand spans (K.span: A, B, bias, scale_a,
-    scale_b, 0 for none) and out's, last (_disjoint's)."""
+    spec, its plan key, device (where: torch's; dev: its jitgemm context)
+    and, once planned, plan; what every launch reads, as slots (a plain
+    load where a NamedTuple's field costs a descriptor call): the rows, the
+    bias mode, new_out(*out_shape) (the output, see __init__) and stream (the
+    device's stream getter, None where launches go through run_asking); for
+    dense calls, the bytes of the workspace each launch gets (0: none), the
+    call planned for pointers off 16 bytes (made on the first such call)
+    and, where a launch passes no scales and no workspace, args_tail (the
+    bytes of jg_gemm_args after its four pointers, made with the plan:
+    planned()); for FP8 calls, whether the scales are read as given (already
+    row-major: no copy); for the contiguous grouped layout with torch's G
+    end offsets, the zero put in front of them (None: F.pad's two kernels
+    instead, see _offsets_zero); for dense calls with out=, the bytes each
+    operand spans (K.span: A, B, bias, scale_a, scale_b, 0 for none) and
+    out's, last (_disjoint's)."""
 
     __slots__ = ("spec", "key", "dev", "plan", "grouped", "workspace_bytes", "unaligned",
-                 "direct_scales", "pad_rows", "zero", "m", "out_shape", "out_dtype", "bias",
-                 "spans", "unaligned_d", "packs")
+                 "direct_scales", "pad_rows", "zero", "m", "where", "new_out", "bias",
+                 "spans", "unaligned_d", "packs", "stream", "out_shape", "args_tail")
 
-    def __init__(self, spec, key: tuple, index: int, grouped: bool = False):
-        self.spec, self.key, self.dev, self.plan = spec, key, device(index), 0
-        self.m, self.out_shape, self.out_dtype = spec.m, spec.out_shape, spec.out_dtype
+    def __init__(self, spec, key: tuple, where: torch.device, grouped: bool = False):
+        self.spec, self.key, self.where, self.dev, self.plan = spec, key, where, device(
+            where.index), 0
+        self.m = spec.m
+        self.stream = None if self.dev.asks_current else self.dev.stream
+        # new_out(*out_shape): new_empty of a tensor of the output's dtype on the device,
+        # whose dtype and device come with it where torch.empty's parser reads them from
+        # keywords at each call (a functools.partial of it costs more than the star call)
+        self.new_out = _no_elements(spec.out_dtype, where).new_empty
+        self.out_shape = spec.out_shape
         self.bias = K.BIAS_NONE if grouped else spec.bias
         self.grouped = grouped
         self.workspace_bytes, self.unaligned, self.unaligned_d, self.packs = 0, None, None, True
         self.direct_scales, self.pad_rows, self.zero = False, False, None
-        self.spans = None
+        self.spans, self.args_tail = None, None
+
+    @property
+    def rows(self) -> int:
+        """M (masked grouped: m_max), as K.Quant's rows: _memo keeps no
+        entry without."""
+        return self.m
 
     def planned(self) -> int:
         if not self.plan:
@@ -94,7 +125,12 @@ class _Call:
                 self.workspace_bytes = pack_workspace_bytes(
                     self.key, self.dev.records[self.key].workspace_bytes,
                     self.spec.m) if self.packs else 0
-                self.plan = plan  # last: another thread that sees the plan sees the size
+                if not self.workspace_bytes and self.key[_KEY_SCALE] == C.JG_SCALE_NONE:
+                    # the launch's fields after the pointers, the same at every call
+                    beta = 1.0 if self.bias == K.BIAS_C else 0.0
+                    self.args_tail = _pack_gemm_args(0, 0, 0, 0, 1.0, beta, self.m, 0, 0, 0, 0, 0,
+                                                     0)[C.GEMM_POINTERS.size:]
+                self.plan = plan  # last: another thread that sees the plan sees the rest
         return self.plan
 
     def for_pointers(self, a: int, b: int, d: int = 0) -> "_Call":
@@ -116,13 +152,24 @@ class _Call:
         packs = bool((a | b) & 15 or rows_a or rows_b)
         e = self.unaligned if packs else self.unaligned_d
         if e is None:
-            e = _Call(self.spec, (key[0] | C.JG_GEMM_UNALIGNED,) + key[1:], self.dev.index)
+            e = _Call(self.spec, (key[0] | C.JG_GEMM_UNALIGNED,) + key[1:], self.where)
             e.packs = packs
             if packs:
                 self.unaligned = e
             else:
                 self.unaligned_d = e
         return e
+
+
+# (dtype, torch.device) -> a tensor of no elements (no memory) of them, made once
+_NO_ELEMENTS: dict = {}
+
+
+def _no_elements(dtype: torch.dtype, where: torch.device) -> Tensor:
+    t = _NO_ELEMENTS.get((dtype, where))
+    if t is None:
+        t = _NO_ELEMENTS[(dtype, where)] = torch.empty(0, dtype=dtype, device=where)
+    return t
 
 
 _PACK_PITCH = 128  # jitgemm.h: the pack's copies are rows on 128-byte lines
@@ -153,15 +200,24 @@ _MEMO: dict = {}
 _MEMO_MAX = 4096
 
 
-def _memo(key: tuple, compute):
-    """The entry for key, compute()'s on a miss. The ops call it as
-    `_MEMO.get(key) or _memo(key, lambda: ...)`: a hit then costs neither
-    this frame nor the closure."""
+def _memo(key: tuple, compute, *args):
+    """The entry for key, compute(*args)'s on a miss. The ops call it where
+    `_MEMO[key]` raises KeyError: a hit then costs a subscript (cheaper
+    than .get's method call) and no further frame. (compute and its
+    arguments, not a lambda: a closure makes every argument it names a cell
+    of the calling function, which each call then creates and reads
+    through, hit or miss.) An entry whose call has no rows is not
+    kept: its tensors of no elements are contiguous to torch whatever
+    their strides (_meta), so its key would not tell apart strides that
+    the checks refuse; such calls, which launch nothing, run their checks
+    each time."""
     e = _MEMO.get(key)
     if e is None:
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        e = _MEMO[key] = compute()
+        e = compute(*args)
+        if e.rows:
+            if len(_MEMO) >= _MEMO_MAX:
+                _MEMO.clear()
+            _MEMO[key] = e
     return e
 
 
@@ -182,12 +238,12 @@ _KEY_A_TYPE, _KEY_D_TYPE, _KEY_M, _KEY_K, _KEY_LDA, _KEY_LDB, _KEY_LDD, _KEY_SCA
 def _dense_call(g: K.Gemm, a: Tensor, a_type: int, scale: int,
                 sf: Tuple[int, int] = (0, 0)) -> _Call:
     key = gemm_key(g, a_type, K.JG_TYPES[g.out_dtype], g.bias == K.BIAS_C, scale, sf)
-    return _Call(g, key, a.device.index)
+    return _Call(g, key, a.device)
 
 
-def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
-           bias: Optional[Tensor], out: Optional[Tensor], a_scale: int = 0, b_scale: int = 0,
-           a_sf: int = 0, b_sf: int = 0) -> Tensor:
+def _dense(what: str, e: _Call, a: Tensor, b: Tensor, bias: Optional[Tensor],
+           out: Optional[Tensor], a_scale: int = 0, b_scale: int = 0, a_sf: int = 0,
+           b_sf: int = 0) -> Tensor:
     """The launch of a checked dense call (linear, mm, scaled_mm, nvfp4_mm;
     what: its name in errors), the scales' pointers given (0: none): the
     output (out, checked by the call's checks and here for overlap, or
@@ -209,8 +265,7 @@ def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
     if out is None:
         if (pa | pb) & 15:
             e = e.for_pointers(pa, pb)
-        # the sizes as separate arguments: torch's parser takes them faster than a tuple
-        out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+        out = e.new_out(*e.out_shape)
         pd = out.data_ptr()
     else:  # out=: its metadata checked with the call's; its bytes against the operands'
         pd = out.data_ptr()
@@ -226,19 +281,22 @@ def _dense(what: str, e: _Call, device: torch.device, a: Tensor, b: Tensor,
             e = e.for_pointers(pa, pb, pd)
     if e.m:
         plan = e.plan or e.planned()
-        pc = bias.data_ptr() if e.bias == _BIAS_C else 0
-        ws = e.workspace_bytes
-        buf = torch.empty(ws, dtype=torch.uint8, device=device) if ws else None
-        args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m,
-                               a_scale, b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
-        dev = e.dev
-        if dev.asks_current:
-            st = dev.run_asking(C.gemm_run_packed, plan, args)
+        pc = 0 if bias is None or e.bias != _BIAS_C else bias.data_ptr()
+        if e.args_tail:  # no scales, no workspace: only the pointers change between calls
+            args = _pack_gemm_pointers(pa, pb, pc, pd) + e.args_tail
         else:
-            st = C.gemm_run_packed(plan, args, dev.stream())
+            ws = e.workspace_bytes
+            buf = torch.empty(ws, dtype=torch.uint8, device=e.where) if ws else None
+            args = _pack_gemm_args(pa, pb, pc, pd, 1.0, 1.0 if pc else 0.0, e.m, a_scale,
+                                   b_scale, a_sf, b_sf, buf.data_ptr() if ws else 0, ws)
+        stream = e.stream
+        if stream is not None:
+            st = C.gemm_run_packed(plan, args, stream())
+        else:
+            st = e.dev.run_asking(C.gemm_run_packed, plan, args)
         if st:  # not JG_OK (0)
-            raise dev.error(st, what)
-    if e.bias == _BIAS_ADD:
+            raise e.dev.error(st, what)
+    if bias is not None and e.bias == _BIAS_ADD:
         out.add_(bias)
     return out
 
@@ -315,12 +373,15 @@ def _linear_run(x: Tensor, w: Tensor, bias: Optional[Tensor], out_dtype: Optiona
                 out: Optional[Tensor]) -> Tensor:
     """The eager call of linear (out None) and of its out= form: what the
     public function calls, and both registered kernels."""
-    device = x.device
-    key = ("linear", out_dtype, x.shape, x.stride(), x.dtype, device, w.shape, w.stride(),
-           w.dtype, w.device, bias if bias is None else _meta(bias),
-           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, lambda: _linear_call(x, w, bias, out_dtype, out))
-    return _dense("jitgemm.linear", e, device, x, w, bias, out)
+    key = ("linear", out_dtype, x.shape, x.is_contiguous() or x.stride(), x.dtype, x.device,
+           w.shape, w.is_contiguous() or w.stride(), w.dtype, w.device,
+           bias if bias is None else _meta(bias), out if out is None else (
+               out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _linear_call, x, w, bias, out_dtype, out)
+    return _dense("jitgemm.linear", e, x, w, bias, out)
 
 
 def _linear_impl(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
@@ -367,12 +428,15 @@ def _mm_call(a, b_t, out_dtype, out=None) -> _Call:
 
 def _mm_run(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype],
             out: Optional[Tensor]) -> Tensor:
-    device = a.device
-    key = ("mm", out_dtype, a.shape, a.stride(), a.dtype, device, b_t.shape, b_t.stride(),
-           b_t.dtype, b_t.device,
-           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, lambda: _mm_call(a, b_t, out_dtype, out))
-    return _dense("jitgemm.mm", e, device, a, b_t, None, out)
+    key = ("mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, a.device,
+           b_t.shape, b_t.is_contiguous() or b_t.stride(), b_t.dtype, b_t.device,
+           out if out is None else (
+               out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _mm_call, a, b_t, out_dtype, out)
+    return _dense("jitgemm.mm", e, a, b_t, None, out)
 
 
 def _mm_impl(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None) -> Tensor:
@@ -416,21 +480,21 @@ def _scaled_mm_call(a, b, scale_a, scale_b, bias, out_dtype, out=None) -> _Call:
 def _scaled_mm_run(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
                    bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
                    out: Optional[Tensor]) -> Tensor:
-    device = a.device
-    key = ("scaled_mm", out_dtype, a.shape, a.stride(), a.dtype, device, b.shape, b.stride(),
-           b.dtype, b.device, _meta(scale_a), _meta(scale_b),
-           bias if bias is None else _meta(bias),
-           out if out is None else (out.shape, out.stride(), out.dtype, out.device))
-    e = _MEMO.get(key) or _memo(key, lambda: _scaled_mm_call(a, b, scale_a, scale_b, bias,
-                                                             out_dtype, out))
+    key = ("scaled_mm", out_dtype, a.shape, a.is_contiguous() or a.stride(), a.dtype, a.device,
+           b.shape, b.is_contiguous() or b.stride(), b.dtype, b.device, _meta(scale_a),
+           _meta(scale_b), bias if bias is None else _meta(bias), out if out is None else (
+               out.shape, out.is_contiguous() or out.stride(), out.dtype, out.device))
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _scaled_mm_call, a, b, scale_a, scale_b, bias, out_dtype, out)
     psa, psb = scale_a.data_ptr(), scale_b.data_ptr()
     if (psa | psb) & 3:
         K.aligned("scaled_mm", 4, scale_a=scale_a, scale_b=scale_b)
     if e.direct_scales:
-        return _dense("jitgemm.scaled_mm", e, device, a, b, bias, out, psa, psb)
+        return _dense("jitgemm.scaled_mm", e, a, b, bias, out, psa, psb)
     sa, sb = _fp8_scale_args(e.key[_KEY_SCALE], scale_a, scale_b)
-    return _dense("jitgemm.scaled_mm", e, device, a, b, bias, out, sa.data_ptr(),
-                  sb.data_ptr())
+    return _dense("jitgemm.scaled_mm", e, a, b, bias, out, sa.data_ptr(), sb.data_ptr())
 
 
 def _scaled_mm_impl(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor,
@@ -477,8 +541,8 @@ def _quantize_fp8_call(x, scale, block_rows) -> K.Quant:
 
 
 def _quantize_fp8_impl(x: Tensor, scale: str = "row", block_rows: int = 1) -> Tuple[Tensor, Tensor]:
-    q = _memo(("quantize_fp8", scale, block_rows, _meta(x)),
-              lambda: _quantize_fp8_call(x, scale, block_rows))
+    q = _memo(("quantize_fp8", scale, block_rows, _meta(x)), _quantize_fp8_call, x, scale,
+              block_rows)
     K.aligned("quantize_fp8", 2, x=x)
     out = torch.empty(x.shape, dtype=K.E4M3, device=x.device)
     s = torch.empty(q.scale_shape, dtype=K.FP32, device=x.device)
@@ -535,12 +599,15 @@ def _nvfp4_mm_impl(a: Tensor, a_sf: Tensor, a_global: Tensor, b: Tensor, b_sf: T
     op = "nvfp4_mm"
     key = (op, out_dtype, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf), _meta(a_global),
            _meta(b), _meta(b_sf), _meta(b_global))
-    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_mm_call(a, a_sf, a_global, b, b_sf, b_global,
-                                                            out_dtype, a_sf_layout, b_sf_layout))
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _nvfp4_mm_call, a, a_sf, a_global, b, b_sf, b_global, out_dtype,
+                  a_sf_layout, b_sf_layout)
     if _misaligned(15, a, a_sf, b, b_sf) or _misaligned(3, a_global, b_global):
         K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
         K.aligned(op, 4, a_global=a_global, b_global=b_global)
-    return _dense(_WHAT[op], e, a.device, a, b, None, None, a_global.data_ptr(),
+    return _dense(_WHAT[op], e, a, b, None, None, a_global.data_ptr(),
                   b_global.data_ptr(), a_sf.data_ptr(), b_sf.data_ptr())
 
 
@@ -570,36 +637,38 @@ def grouped_key(g: K.Grouped, masked: bool, a_type: int,
 class _GroupedBuffer(threading.local):
     """The calling thread's buffer of launch arguments of the grouped device
     layouts: jg_grouped_args, then the three one-element host arrays its a,
-    b and d point at (C.GROUPED_ARGS). Each launch packs into it, in one
-    call, what building the mirror and three ctypes arrays took; threads may
-    not share one (ctypes lets go of the GIL in the call)."""
+    b and d point at (C.GROUPED_ARGS), its fields before rows packed here
+    (the arrays' addresses, alpha 1, beta 0). Each launch packs into it, in
+    one call, the fields from rows on and the arrays (C.GROUPED_LAUNCH):
+    what building the mirror and three ctypes arrays took. Threads may not
+    share one (ctypes lets go of the GIL in the call)."""
 
     def __init__(self):
         buf = (ctypes.c_uint64 * -(-C.GROUPED_ARGS.size // 8))()
         at = ctypes.addressof(buf)
         arrays = at + C.GROUPED_ARRAYS
-        # (buffer, its address, the addresses of A's, B's and D's arrays)
-        self.parts = (buf, at, arrays, arrays + 8, arrays + 16)
+        C.GROUPED_HEAD.pack_into(buf, 0, arrays, arrays + 8, 0, arrays + 16, 1.0, 0.0)
+        self.parts = (buf, at)  # the buffer and its address
 
 
 _grouped_buffer = _GroupedBuffer()
-_pack_grouped_args = C.GROUPED_ARGS.pack_into
+_pack_grouped_launch = C.GROUPED_LAUNCH.pack_into
 
 
 def _grouped_launch(what: str, e: _Call, a: int, b: int, rows: int, d: int, a_scale: int = 0,
                     b_scale: int = 0, a_sf: int = 0, b_sf: int = 0):
     """Launches a checked grouped call (device layouts) on device pointers."""
     plan = e.plan or e.planned()
-    buf, at, arr_a, arr_b, arr_d = _grouped_buffer.parts
-    _pack_grouped_args(buf, 0, arr_a, arr_b, 0, arr_d, 1.0, 0.0, rows, a_scale, b_scale,
-                       0, 0, 0, 0, a_sf, b_sf, 0, 0, a, b, d)
-    dev = e.dev  # the launch, as in _dense
-    if dev.asks_current:
-        st = dev.run_asking(C.grouped_run_at, plan, at)
+    buf, at = _grouped_buffer.parts
+    _pack_grouped_launch(buf, C.GROUPED_ROWS, rows, a_scale, b_scale, 0, 0, 0, 0, a_sf, b_sf, 0,
+                         0, a, b, d)
+    stream = e.stream  # the launch, as in _dense
+    if stream is not None:
+        st = C.grouped_run_at(plan, at, stream())
     else:
-        st = C.grouped_run_at(plan, at, dev.stream())
+        st = e.dev.run_asking(C.grouped_run_at, plan, at)
     if st:
-        raise dev.error(st, what)
+        raise e.dev.error(st, what)
 
 
 def _grouped_scale_args(g: K.Grouped, scale_a: Tensor, scale_b: Tensor, masked: bool):
@@ -633,7 +702,7 @@ def _grouped_call(op, masked, a, b, rows, out_dtype, expected_m, scale_a, scale_
 def _grouped_plan_call(g: K.Grouped, masked: bool, a_type: int, expected_m: Optional[int],
                        a: Tensor, rows: Tensor) -> _Call:
     """The plan of a checked grouped call, and how its rows argument is made."""
-    e = _Call(g, grouped_key(g, masked, a_type, expected_m), a.device.index, grouped=True)
+    e = _Call(g, grouped_key(g, masked, a_type, expected_m), a.device, grouped=True)
     e.pad_rows = not masked and rows.shape[0] == g.groups
     e.zero = _offsets_zero(a.device) if e.pad_rows else None
     return e
@@ -674,18 +743,22 @@ def _offsets(e: _Call, rows: Tensor) -> Tensor:
 
 def _grouped_impl(op: str, masked: bool, a, b, rows, out_dtype, expected_m=None, scale_a=None,
                   scale_b=None) -> Tensor:
-    device = a.device
-    key = (op, out_dtype, expected_m, a.shape, a.stride(), a.dtype, device, b.shape,
-           b.stride(), b.dtype, b.device, rows.shape, rows.stride(), rows.dtype, rows.device,
+    # b's strides as they are: its [G, K, N] view of [G, N, K] weights is not contiguous
+    key = (op, out_dtype, expected_m, a.shape, a.is_contiguous() or a.stride(), a.dtype,
+           a.device, b.shape, b.stride(), b.dtype, b.device, rows.shape,
+           rows.is_contiguous() or rows.stride(), rows.dtype, rows.device,
            None if scale_a is None else (_meta(scale_a), _meta(scale_b)))
-    e = _MEMO.get(key) or _memo(key, lambda: _grouped_call(op, masked, a, b, rows, out_dtype,
-                                                           expected_m, scale_a, scale_b))
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _grouped_call, op, masked, a, b, rows, out_dtype, expected_m, scale_a,
+                  scale_b)
     pa, pb, pr = a.data_ptr(), b.data_ptr(), rows.data_ptr()
     psa, psb = (scale_a.data_ptr(), scale_b.data_ptr()) if scale_a is not None else (0, 0)
     if (pa | pb) & 15 or (pr | psa | psb) & 3:
         K.aligned(op, a=a, b=b)
         K.aligned(op, 4, scale_a=scale_a, scale_b=scale_b, **{_rows_name(masked): rows})
-    out = torch.empty(*e.out_shape, dtype=e.out_dtype, device=device)
+    out = e.new_out(*e.out_shape)
     if e.m == 0:
         return out
     g = e.spec
@@ -761,14 +834,15 @@ def _nvfp4_grouped_impl(op: str, masked: bool, a, a_sf, a_global, b, b_sf, b_glo
                         out_dtype, expected_m, a_sf_layout, b_sf_layout) -> Tensor:
     key = (op, out_dtype, expected_m, a_sf_layout, b_sf_layout, _meta(a), _meta(a_sf),
            _meta(a_global), _meta(b), _meta(b_sf), _meta(b_global), _meta(rows))
-    e = _MEMO.get(key) or _memo(key, lambda: _nvfp4_grouped_call(
-        op, masked, a, a_sf, a_global, b, b_sf, b_global, rows, out_dtype, expected_m,
-        a_sf_layout, b_sf_layout))
+    try:
+        e = _MEMO[key]
+    except KeyError:
+        e = _memo(key, _nvfp4_grouped_call, op, masked, a, a_sf, a_global, b, b_sf, b_global,
+                  rows, out_dtype, expected_m, a_sf_layout, b_sf_layout)
     K.aligned(op, a=a, a_sf=a_sf, b=b, b_sf=b_sf)
     K.aligned(op, 4, a_global=a_global, b_global=b_global, **{_rows_name(masked): rows})
-    g = e.spec
-    out = torch.empty(*g.out_shape, dtype=g.out_dtype, device=a.device)
-    if g.m:
+    out = e.new_out(*e.out_shape)
+    if e.m:
         offsets = _offsets(e, rows)
         _grouped_launch(_WHAT[op], e, a.data_ptr(), b.data_ptr(), offsets.data_ptr(),
                         out.data_ptr(), a_global.data_ptr(), b_global.data_ptr(),
@@ -904,7 +978,8 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
     (``JG_GEMM_UNALIGNED``), made on the first such call.
     """
     # _direct(x), written out: the hottest call saves a frame
-    if type(x) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+    if (type(x) is Tensor and not _is_dynamo_compiling() and not _dispatch_modes()
+            and not _function_modes()):
         if out is None or type(out) is Tensor:
             return _linear_run(x, w, bias, out_dtype, out)
     if out is None:
@@ -941,7 +1016,8 @@ def mm(a: Tensor, b_t: Tensor, out_dtype: Optional[torch.dtype] = None, *,
     Any K, N, row stride and element-aligned pointer: unaligned operands get
     a workspace from PyTorch's allocator at each call (``linear``'s Notes).
     """
-    if type(a) is Tensor and not _is_compiling() and not _dispatch_modes() and not _function_modes():
+    if (type(a) is Tensor and not _is_dynamo_compiling() and not _dispatch_modes()
+            and not _function_modes()):
         if out is None or type(out) is Tensor:  # _direct(a), written out as in linear
             return _mm_run(a, b_t, out_dtype, out)
     if out is None:

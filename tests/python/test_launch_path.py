@@ -26,6 +26,9 @@ def test_packed_args_are_the_structs_bytes():
               0x70, 0x80, 4096]
     assert len(values) == len(C.GemmArgs._fields_)
     assert C.GEMM_ARGS.pack(*values) == bytes(C.GemmArgs(*values))
+    # the pointers packed alone, then the other fields' bytes (a memo entry's args_tail)
+    tail = C.GEMM_ARGS.pack(0, 0, 0, 0, *values[4:])[C.GEMM_POINTERS.size:]
+    assert C.GEMM_POINTERS.pack(*values[:4]) + tail == bytes(C.GemmArgs(*values))
 
 
 def test_packed_grouped_args_are_the_structs_bytes():
@@ -44,6 +47,12 @@ def test_packed_grouped_args_are_the_structs_bytes():
         assert got == want, name
     assert packed[C.GROUPED_ARRAYS:] == C.GEMM_ARGS.pack(
         0xa0, 0xb0, 0xd0, *[0] * (len(C.GemmArgs._fields_) - 3))[:24]
+    # in two parts: the fields before rows (a thread's buffer packs them once), and
+    # from rows on with the arrays (each launch), at rows' offset
+    rows = names.index("rows")
+    assert C.GROUPED_HEAD.size == C.GROUPED_ROWS
+    assert C.GROUPED_HEAD.pack(*values[:rows]) + C.GROUPED_LAUNCH.pack(
+        *values[rows:], 0xa0, 0xb0, 0xd0) == packed
 
 
 def make_stub(tmp_path, monkeypatch, in_context=None):
@@ -112,21 +121,28 @@ def test_dense_calls_pass_their_own_pointers(stub):
 
 @pytest.fixture
 def spies(stub, monkeypatch):
-    """Counts of jg_plan_workspace_bytes calls and of torch.empty calls (with
-    their arguments) made while a test runs."""
+    """Counts of jg_plan_workspace_bytes calls, and the torch.empty and
+    Tensor.new_empty calls (with their arguments) that allocate, made while
+    a test runs (the outputs come from new_empty of a tensor of no elements,
+    which takes no memory and is left out)."""
     seen = {"queries": 0, "empty": []}
-    query, empty = C.lib.jg_plan_workspace_bytes, torch.empty
+    query, empty, new_empty = C.lib.jg_plan_workspace_bytes, torch.empty, torch.Tensor.new_empty
 
     def counted_query(plan, out):
         seen["queries"] += 1
         return query(plan, out)
 
-    def recorded_empty(*args, **kwargs):
-        seen["empty"].append((args, kwargs))
-        return empty(*args, **kwargs)
+    def recorded(allocate):
+        def call(*args, **kwargs):
+            t = allocate(*args, **kwargs)
+            if t.numel():
+                seen["empty"].append((args[1:] if allocate is new_empty else args, kwargs))
+            return t
+        return call
 
     monkeypatch.setattr(C.lib, "jg_plan_workspace_bytes", counted_query)
-    monkeypatch.setattr(torch, "empty", recorded_empty)
+    monkeypatch.setattr(torch, "empty", recorded(empty))
+    monkeypatch.setattr(torch.Tensor, "new_empty", recorded(new_empty))
     return seen
 
 
@@ -336,6 +352,16 @@ def test_grouped_calls_pass_their_own_pointers(stub):
     offs = torch.cat([ends.new_zeros(1), ends])
     jitgemm.grouped_mm(a, b, offs)
     assert last_grouped(stub)[0].rows == offs.data_ptr()
+    # each launch writes every field it may change: an FP8 call's scales are not left
+    # in the thread's buffer for the next call
+    sa, sb = torch.rand(300), torch.rand(4, 384)
+    jitgemm.scaled_grouped_mm(a.to(e4m3), b.to(e4m3), sa, sb, offs)
+    assert (last_grouped(stub)[0].a_scale, last_grouped(stub)[0].b_scale) == (
+        sa.data_ptr(), sb.data_ptr())
+    jitgemm.grouped_mm(a, b, offs)
+    args, ptrs, _ = last_grouped(stub)
+    assert args.a_scale is None and args.b_scale is None and args.a_sf is None
+    assert ptrs[:2] == (a.data_ptr(), b.data_ptr()) and args.alpha == 1.0
 
 
 def test_grouped_offsets_are_torchs_with_a_zero_first(stub, monkeypatch):
@@ -415,6 +441,38 @@ def test_dense_memo_tells_apart_strides_dtypes_and_options(stub):
     jitgemm.linear(x, w)  # the first entry again: no C
     args, _ = last_call(stub)
     assert (args.c, args.beta, key_of(stub)[3]) == (None, 0.0, C.JG_DTYPE_NONE)
+
+
+def test_dense_memo_keys_contiguous_tensors_by_shape(stub):
+    """The memo keys a contiguous tensor by its shape, not its strides: one
+    whose size-1 dimension has another stride (contiguous to torch too)
+    shares the entry and its plan; a tensor of no elements, contiguous to
+    torch whatever its strides, has its checks run at every call, so
+    strides they refuse are refused after a memoized call of the same shape."""
+    w = torch.randn(512, 256).to(bf16)
+    x = torch.randn(1, 256).to(bf16)
+    jitgemm.linear(x, w)
+    key, entries = key_of(stub), len(O._MEMO)
+    odd = torch.randn(4, 256).to(bf16).as_strided((1, 256), (999, 1))
+    assert odd.is_contiguous() and odd.stride() != x.stride()
+    jitgemm.linear(odd, w)
+    args, _ = last_call(stub)
+    assert (key_of(stub), len(O._MEMO), args.a) == (key, entries, odd.data_ptr())
+    runs = stub.stub_runs()
+    jitgemm.linear(torch.empty(0, 256, dtype=bf16), w)
+    assert len(O._MEMO) == entries  # no rows: not kept
+    no_rows = torch.empty(0, 512, dtype=bf16).as_strided((0, 256), (512, 2))
+    assert no_rows.is_contiguous()
+    with pytest.raises(jitgemm.ArgumentError, match="x must be contiguous in its last dim"):
+        jitgemm.linear(no_rows, w)
+    with pytest.raises(jitgemm.ArgumentError, match="a must be contiguous in its last dim"):
+        jitgemm.grouped_mm(no_rows, *moe(k=256)[1:])
+    out = torch.empty(0, 512, dtype=bf16)
+    assert jitgemm.linear(torch.empty(0, 256, dtype=bf16), w, out=out) is out
+    with pytest.raises(jitgemm.ArgumentError, match="out must be contiguous in its last dim"):
+        jitgemm.linear(torch.empty(0, 256, dtype=bf16), w,
+                       out=torch.empty(0, 1024, dtype=bf16).as_strided((0, 512), (1024, 2)))
+    assert stub.stub_runs() == runs
 
 
 def test_fp8_scales_passed_as_given_or_copied(stub):

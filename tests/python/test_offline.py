@@ -152,7 +152,7 @@ def test_dense_ops_end_to_end(offline_ops):
     # the library's checks are real: a launch without its scales is refused as such
     e = next(v for k, v in O._MEMO.items() if k[0] == "scaled_mm")
     with pytest.raises(jitgemm.JitGemmError, match="a_scale") as err:
-        O._dense("jitgemm.scaled_mm", e, a.device, a, b_torch.t(), None, None)
+        O._dense("jitgemm.scaled_mm", e, a, b_torch.t(), None, None)
     assert err.value.status_name == "JG_ERR_NULL_POINTER"
     # out=: the library's launch checks take out's pointer with the plan for
     # it (ldd its row stride; 2 bytes in, rows 1040 bytes apart: a TMA store
