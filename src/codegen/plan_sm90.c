@@ -291,8 +291,13 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
 #define SM90_SWAP_KEEP_MIN_M 64
 /* ... and where the cell's plan (plain tiles) pads M past
  * SM90_SWAP_KEEP_PAD, swap-AB without a split replaces it where it pads
- * less and the model rates it at most this fraction of the plan's time. */
+ * less and the model rates it at most SM90_SWAP_PAD_SURE of the plan's
+ * time, past SM90_SWAP_PAD_MIN_M rows. On an H200 (bench/RESULTS.md "H200
+ * swap-AB where plain tiles pad M") over rows drawn afresh whose plans it
+ * changed (seeds 3684809845, 2489993206): at M = 129-4000 1.18x over 31
+ * rows (0.91-1.62), at M = 65-128 1.005x over 49 (0.79-1.27). */
 #define SM90_SWAP_PAD_SURE 1.0
+#define SM90_SWAP_PAD_MIN_M 128
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -1605,7 +1610,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             found = n;
             memcpy(all, alt, n * sizeof *all);
             memcpy(all_est, alt_est, n * sizeof *all_est);
-        } else if (!all[0].swap_ab && p->m > SM90_SWAP_KEEP_MIN_M &&
+        } else if (!all[0].swap_ab && p->m > SM90_SWAP_PAD_MIN_M &&
                    pad_rows(p->m, all[0].block_m) > SM90_SWAP_KEEP_PAD) {
             /* the plan pads M past SM90_SWAP_KEEP_PAD: swap-AB (no split)
              * where it pads less and the model rates it at most
