@@ -295,7 +295,9 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * time, past SM90_SWAP_PAD_MIN_M rows. On an H200 (bench/RESULTS.md "H200
  * swap-AB where plain tiles pad M") over rows drawn afresh whose plans it
  * changed (seeds 3684809845, 2489993206): at M = 129-4000 1.18x over 31
- * rows (0.91-1.62), at M = 65-128 1.005x over 49 (0.79-1.27). */
+ * rows (0.91-1.62), at M = 65-128 1.005x over 49 (0.79-1.27); bounded to
+ * M > 128, on rows drawn afresh again (seeds 3686226012, 3048716090):
+ * 1.184x over 24 BF16 rows (1.00-1.60), 1.220x over 24 FP8 (0.98-2.13). */
 #define SM90_SWAP_PAD_SURE 1.0
 #define SM90_SWAP_PAD_MIN_M 128
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
