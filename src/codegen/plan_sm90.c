@@ -289,6 +289,17 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * gave 1.069 (min 0.71), the margin alone 1.117 (min 0.89). */
 #define SM90_SWAP_KEEP_PAD 0.3
 #define SM90_SWAP_KEEP_MIN_M 64
+/* ... and where the cell's plan (plain tiles) pads M past
+ * SM90_SWAP_KEEP_PAD, swap-AB without a split replaces it where it pads
+ * less and the model rates it at most SM90_SWAP_PAD_SURE of the plan's
+ * time, past SM90_SWAP_PAD_MIN_M rows. On an H200 (bench/RESULTS.md "H200
+ * swap-AB where plain tiles pad M") over rows drawn afresh whose plans it
+ * changed (seeds 3684809845, 2489993206): at M = 129-4000 1.18x over 31
+ * rows (0.91-1.62), at M = 65-128 1.005x over 49 (0.79-1.27); bounded to
+ * M > 128, on rows drawn afresh again (seeds 3686226012, 3048716090):
+ * 1.184x over 24 BF16 rows (1.00-1.60), 1.220x over 24 FP8 (0.98-2.13). */
+#define SM90_SWAP_PAD_SURE 1.0
+#define SM90_SWAP_PAD_MIN_M 128
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -1473,7 +1484,14 @@ typedef struct family_choice {
     bool long_k; /* split-K by long_k_split */
     double
         sure; /* the model's family over the cell's: its estimate over the cell plan's (else 0) */
+    bool pad; /* ... taken because the cell's plan padded M (SM90_SWAP_PAD_SURE) */
 } family_choice;
+
+/* Rows past m that tiles of `rows` compute, as a fraction of m. */
+static double pad_rows(int64_t m, uint32_t rows)
+{
+    return (double)(jg__ceil_div((uint64_t)m, rows) * rows - (uint64_t)m) / (double)m;
+}
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
@@ -1486,6 +1504,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     why->overruled = 0;
     why->long_k = false;
     why->sure = 0;
+    why->pad = false;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1593,6 +1612,22 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             found = n;
             memcpy(all, alt, n * sizeof *all);
             memcpy(all_est, alt_est, n * sizeof *all_est);
+        } else if (!all[0].swap_ab && p->m > SM90_SWAP_PAD_MIN_M &&
+                   pad_rows(p->m, all[0].block_m) > SM90_SWAP_KEEP_PAD) {
+            /* the plan pads M past SM90_SWAP_KEEP_PAD: swap-AB (no split)
+             * where it pads less and the model rates it at most
+             * SM90_SWAP_PAD_SURE of the plan's time */
+            const size_t ns = search_families(t, p, family_limits(p, JG_FAMILY_SWAP), 1,
+                                              max_cluster, 0, alt, alt_est, RANKED);
+            const double r = ns ? alt_est[0].total_s / all_est[0].total_s : 1.0;
+            if (ns && alt[0].swap_ab && r <= SM90_SWAP_PAD_SURE &&
+                pad_rows(p->m, alt[0].block_n) < pad_rows(p->m, all[0].block_m)) {
+                why->sure = r;
+                why->pad = true;
+                found = ns;
+                memcpy(all, alt, ns * sizeof *all);
+                memcpy(all_est, alt_est, ns * sizeof *all_est);
+            }
         }
     }
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
@@ -1680,8 +1715,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             else if (cell && why.sure)
                 snprintf(family, sizeof family,
                          "; %s, by the model over the measured table's cell (class %u, buckets "
-                         "m%u n%u k%u), at %.2fx the cell's plan's time",
-                         shape, cell->dclass, cell->m, cell->n, cell->k, why.sure);
+                         "m%u n%u k%u), at %.2fx the cell's plan's time%s",
+                         shape, cell->dclass, cell->m, cell->n, cell->k, why.sure,
+                         why.pad ? ", which padded M" : "");
             else if (why.long_k)
                 snprintf(family, sizeof family,
                          "; %s, by the long-K rule (K >= %d, 128x128 or swap-AB tiles would "

@@ -1110,6 +1110,41 @@ static void test_fp8_swap_wide(void)
     }
 }
 
+/* Where the cell's plain tiles pad M past 30%, swap-AB (no split) takes
+ * over if it pads less and the model rates it no slower, past M = 128
+ * only: BF16 295x5760x14336 (128x144 tiles pad 384 rows for 295) and FP8
+ * 292x21184x13824 swap, FP8 86x5120x7168 keeps its plain tiles. */
+static void test_swap_pad(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const struct {
+        jg_dtype ab;
+        int64_t m, n, k;
+        bool swap;
+    } rows[] = {{JG_BF16, 295, 5760, 14336, true},
+                {JG_E4M3, 292, 21184, 13824, true},
+                {JG_E4M3, 86, 5120, 7168, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const bool fp8 = rows[i].ab == JG_E4M3;
+        const jg_gemm_problem p = {.a_type = rows[i].ab,
+                                   .b_type = rows[i].ab,
+                                   .d_type = JG_BF16,
+                                   .m = rows[i].m,
+                                   .n = rows[i].n,
+                                   .k = rows[i].k,
+                                   .scale = fp8 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+        char what[96], msg[768] = "";
+        snprintf(what, sizeof what, "%s %lldx%lldx%lld", fp8 ? "fp8" : "bf16", (long long)p.m,
+                 (long long)p.n, (long long)p.k);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
+        const bool padded = strstr(msg, "which padded M") != NULL;
+        CHECK((bool)c.swap_ab == rows[i].swap && padded == rows[i].swap && c.split_k <= 1,
+              "%s: swap-AB %u (by the padding rule %d), split %u; expected swap-AB %d: \"%s\"",
+              what, (unsigned)c.swap_ab, padded, c.split_k, rows[i].swap, msg);
+    }
+}
+
 /* Waves of clusters count the clusters the GPU holds at once (the
  * driver's answer in a context with a GPU), not SMs / cluster size. */
 static void test_resident_clusters(void)
@@ -1391,6 +1426,7 @@ int main(void)
     test_long_k_swap();
     test_model_sure();
     test_fp8_swap_wide();
+    test_swap_pad();
     test_candidates();
     test_fp8_defaults();
     test_rows_off_lines();
