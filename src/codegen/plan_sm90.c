@@ -613,6 +613,22 @@ static uint64_t tiles_m(const jg__problem_key *p, uint32_t block_m)
     return n;
 }
 
+/* The rows past M that tiles of `rows` rows compute (tiles_m), as a
+ * fraction of M: swap-AB's tiles span M with their columns. */
+static double m_padding(const jg__problem_key *p, uint32_t rows)
+{
+    return (double)(tiles_m(p, rows) * rows - (uint64_t)p->m) / (double)p->m;
+}
+
+/* The ranked candidates `from` (n of them) in place of `to`'s. */
+static size_t take_ranked(jg__gemm_config *to, estimate *to_est, const jg__gemm_config *from,
+                          const estimate *from_est, size_t n)
+{
+    memcpy(to, from, n * sizeof *to);
+    memcpy(to_est, from_est, n * sizeof *to_est);
+    return n;
+}
+
 /* B matrices read: one, or one per group with rows. */
 static double b_matrices(const jg__problem_key *p)
 {
@@ -1487,12 +1503,6 @@ typedef struct family_choice {
     bool pad; /* ... taken because the cell's plan padded M (SM90_SWAP_PAD_SURE) */
 } family_choice;
 
-/* Rows past m that tiles of `rows` compute, as a fraction of m. */
-static double pad_rows(int64_t m, uint32_t rows)
-{
-    return (double)(jg__ceil_div((uint64_t)m, rows) * rows - (uint64_t)m) / (double)m;
-}
-
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
  * many it found. */
@@ -1580,15 +1590,12 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
         /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
          * the cell's swap-AB stays (the model underrates what it saves) */
-        const double pad =
-            n ? (double)(tiles_m(p, plain[0].block_m) * plain[0].block_m - p->m) / p->m : 0;
+        const double pad = n ? m_padding(p, plain[0].block_m) : 0;
         const bool swap = families & JG_FAMILY_SWAP;
         if (n && ratio > SM90_FAMILY_MODEL_MARGIN &&
             !(swap && p->m > SM90_SWAP_KEEP_MIN_M && pad > SM90_SWAP_KEEP_PAD)) {
             why->overruled = ratio;
-            found = n;
-            memcpy(all, plain, n * sizeof *all);
-            memcpy(all_est, plain_est, n * sizeof *all_est);
+            found = take_ranked(all, all_est, plain, plain_est, n);
         }
     }
     /* Where the model is sure (another family at most SM90_MODEL_SURE of
@@ -1609,11 +1616,9 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         const double ratio = n ? alt_est[0].total_s / all_est[0].total_s : 1.0;
         if (n && ratio <= SM90_MODEL_SURE && (alt[0].swap_ab || alt[0].split_k > 1)) {
             why->sure = ratio;
-            found = n;
-            memcpy(all, alt, n * sizeof *all);
-            memcpy(all_est, alt_est, n * sizeof *all_est);
+            found = take_ranked(all, all_est, alt, alt_est, n);
         } else if (!all[0].swap_ab && p->m > SM90_SWAP_PAD_MIN_M &&
-                   pad_rows(p->m, all[0].block_m) > SM90_SWAP_KEEP_PAD) {
+                   m_padding(p, all[0].block_m) > SM90_SWAP_KEEP_PAD) {
             /* the plan pads M past SM90_SWAP_KEEP_PAD: swap-AB (no split)
              * where it pads less and the model rates it at most
              * SM90_SWAP_PAD_SURE of the plan's time */
@@ -1621,21 +1626,17 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                                               max_cluster, 0, alt, alt_est, RANKED);
             const double r = ns ? alt_est[0].total_s / all_est[0].total_s : 1.0;
             if (ns && alt[0].swap_ab && r <= SM90_SWAP_PAD_SURE &&
-                pad_rows(p->m, alt[0].block_n) < pad_rows(p->m, all[0].block_m)) {
+                m_padding(p, alt[0].block_n) < m_padding(p, all[0].block_m)) {
                 why->sure = r;
                 why->pad = true;
-                found = ns;
-                memcpy(all, alt, ns * sizeof *all);
-                memcpy(all_est, alt_est, ns * sizeof *all_est);
+                found = take_ranked(all, all_est, alt, alt_est, ns);
             }
         }
     }
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
     if (found > max)
         found = max;
-    memcpy(out, all, found * sizeof *out);
-    memcpy(est, all_est, found * sizeof *est);
-    return found;
+    return take_ranked(out, est, all, all_est, found);
 }
 
 size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
