@@ -99,6 +99,15 @@ typedef struct jg_split_kargs {
     int32_t m, n;
 } jg_split_kargs;
 
+/* Split-K through the caller's workspace (sm90_gemm.cu's JG_SPLIT_WS, after
+ * the dense block): the workspace's tile counts (one uint32 a tile, zeroed
+ * by the launch before the kernel) and, from the next 256-byte boundary,
+ * each tile's JG_SPLIT_WS - 1 partial tiles of FP32 sums (jg__split_ws_bytes). */
+typedef struct jg_split_ws_kargs {
+    uint32_t *counts;
+    float *parts;
+} jg_split_ws_kargs;
+
 /* The pack of unaligned operands (sm90_pack.cu): up to two matrices, [0]
  * A's and [1] B's (rows 0: none), each rows x row_bytes bytes, src_ld
  * bytes apart at src (aligned to its element), copied to rows dst_ld

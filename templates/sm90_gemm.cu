@@ -54,6 +54,15 @@
 #ifndef JG_SPLIT_K
 #define JG_SPLIT_K 1
 #endif
+/* Split-K through the caller's workspace, without clusters: JG_SPLIT_WS
+ * units a tile, each over its share of K, scheduled on the persistent CTAs
+ * like tiles (unit t: tile t / JG_SPLIT_WS, share t % JG_SPLIT_WS). All
+ * but a tile's last unit store their FP32 sums to the workspace and count
+ * themselves on the tile (jg_split_ws); the last waits for the count, adds
+ * the others' sums and runs the epilogue. */
+#ifndef JG_SPLIT_WS
+#define JG_SPLIT_WS 1
+#endif
 /* Whether M and N are baked in (nonzero). The LLVM backend's bitcode leaves
  * M, N and K as values fixed when a kernel is made (docs/llvm-backend.md):
  * there these are defined first, and the sizes are not preprocessor numbers. */
@@ -218,7 +227,8 @@
 #define JG_K_TILES_ALL ((JG_K + JG_BLOCK_K - 1) / JG_BLOCK_K) /* stages of the whole K */
 /* Stages each CTA runs: all of K's, or with split-K its share (the last
  * CTA's may reach past K: those loads arrive as zeros) */
-#define JG_K_TILES ((JG_K_TILES_ALL + JG_SPLIT_K - 1) / JG_SPLIT_K)
+#define JG_K_SHARES (JG_SPLIT_K * JG_SPLIT_WS) /* one of them 1 */
+#define JG_K_TILES ((JG_K_TILES_ALL + JG_K_SHARES - 1) / JG_K_SHARES)
 #if JG_D_DTYPE == 3
 #define JG_D_SIZE 4
 #else
@@ -355,6 +365,12 @@ static_assert(JG_M_STACK == 1 ||
 static_assert(JG_SPLIT_K == 1 || (JG_CLUSTER == JG_SPLIT_K && JG_SPLIT_K <= 8 && JG_LAYOUT == 0 &&
                                   !JG_NVFP4),
               "split-K: dense, one cluster of at most 8 CTAs per tile");
+static_assert(JG_SPLIT_WS == 1 ||
+                  (JG_SPLIT_K == 1 && JG_CLUSTER == 1 && JG_LAYOUT == 0 && !JG_NVFP4 &&
+                   !JG_PINGPONG && JG_SCALE != 3 && !JG_SOFT_PARAM && !JG_PDL && !JG_EXACT &&
+                   JG_M_BAKED && JG_N_BAKED && !JG_A_BOX_RUNTIME && !JG_A_MN && !JG_B_MN),
+              "split-K through the workspace: dense, M baked, K-major TMA operands, no cluster, "
+              "ping-pong, block scales or PDL");
 static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4),
               "ping-pong: two consumers on alternate tiles, without split-K");
 static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
@@ -427,6 +443,11 @@ static_assert(sizeof(jg_kargs_base_t) % 64 == 0 &&
                   sizeof(jg_kargs_t) ==
                       (sizeof(jg_kargs_base_t) + sizeof(jg_soft_t) + 63) / 64 * 64,
               "soft block right after the layout's");
+#elif JG_SPLIT_WS > 1
+/* Split-K through the workspace: the dense block, then the workspace's. */
+struct jg_kargs_t : jg_kargs_base_t {
+    jg_split_ws_kargs ws;
+};
 #else
 typedef jg_kargs_base_t jg_kargs_t;
 #endif
@@ -711,7 +732,13 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
  * split-K share one tile and each runs its share of K's stages. */
 JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, uint32_t rank)
 {
+#if JG_SPLIT_WS > 1
+    jg_tile tl = jg_tile_at(p, t / JG_SPLIT_WS, tiles_m);
+    tl.k0 = (int32_t)(t % JG_SPLIT_WS * JG_K_TILES);
+    (void)rank;
+#else
     jg_tile tl = jg_tile_at(p, t, tiles_m);
+#endif
 #if JG_SPLIT_K > 1
     tl.k0 = (int32_t)(rank * JG_K_TILES);
 #elif JG_N_STACK > 1
@@ -1181,6 +1208,72 @@ JG_DEV void jg_split_gather(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t par
                 sum[mi][4 * q + 3] = t.w;
             }
         }
+}
+#endif
+
+#if JG_SPLIT_WS > 1
+#define JG_SPLIT_BAR (1 + JG_CONSUMERS) /* named barrier of all consumer warpgroups */
+/* float4s of one unit's sums: the whole tile's */
+#define JG_WS_PART_F4 (JG_BLOCK_M * JG_BLOCK_N / 4)
+
+/* Unit t's share of its tile's K is done (sums in `sum`). Each thread keeps
+ * its sums of fragment group q of slab mi in the float4 at the same place
+ * of every share's part (consecutive threads 16 bytes apart). All shares but
+ * the last store their part in the workspace, then one thread counts the
+ * share on the tile with a release at GPU scope (after the barrier, every
+ * consumer thread's stores come before it); they return false: no epilogue.
+ * The last waits for the count (an acquire at GPU scope, then the
+ * barrier), adds the parts in share order to its own sums (the same order
+ * every run) and returns true. Shares never wait for a higher one: a
+ * tile's units are consecutive, and a CTA runs its units in order, so the
+ * unit waited for runs on another resident CTA at the same or an earlier
+ * step; the grid holds no more CTAs than fit at once. */
+JG_DEV bool jg_split_ws(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t t,
+                        uint32_t c)
+{
+    const uint32_t tile = t / JG_SPLIT_WS, share = t % JG_SPLIT_WS;
+    uint32_t *const count = p.ws.counts + tile;
+    /* this thread's float4 of fragment group 0 of its first slab in the
+     * tile's first part; group q of slab mi is (mi * MMA_N / 8 + q) * 128
+     * further (constant offsets from one base: a loop over the parts keeps
+     * one pointer live, not one a float4) */
+    const float4 *const base = (const float4 *)p.ws.parts +
+                               (uint64_t)tile * (JG_SPLIT_WS - 1) * JG_WS_PART_F4 +
+                               c * JG_WG_MMAS * (JG_MMA_N / 8) * 128 + threadIdx.x % 128;
+#define JG_WS_AT(mi, q) (((mi) * (JG_MMA_N / 8) + (q)) * 128)
+    if (share + 1 < JG_SPLIT_WS) {
+        float4 *const mine = (float4 *)base + (uint64_t)share * JG_WS_PART_F4;
+#pragma unroll
+        for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+            for (int q = 0; q < JG_MMA_N / 8; ++q)
+                jg_st_global_v4_f32(mine + JG_WS_AT(mi, q), sum[mi][4 * q], sum[mi][4 * q + 1],
+                                    sum[mi][4 * q + 2], sum[mi][4 * q + 3]);
+        jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
+        if (threadIdx.x == 128)
+            jg_red_release_gpu_add(count, 1);
+        return false;
+    }
+    if (threadIdx.x == 128)
+        while (jg_ld_acquire_gpu(count) < JG_SPLIT_WS - 1)
+            jg_nanosleep(64);
+    jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
+#pragma unroll 1
+    for (int s = 0; s < JG_SPLIT_WS - 1; ++s) {
+        const float4 *const part = base + (uint64_t)s * JG_WS_PART_F4;
+#pragma unroll
+        for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+            for (int q = 0; q < JG_MMA_N / 8; ++q) {
+                const float4 v = jg_ld_global_cg_v4_f32(part + JG_WS_AT(mi, q));
+                sum[mi][4 * q] += v.x;
+                sum[mi][4 * q + 1] += v.y;
+                sum[mi][4 * q + 2] += v.z;
+                sum[mi][4 * q + 3] += v.w;
+            }
+    }
+#undef JG_WS_AT
+    return true;
 }
 #endif
 
@@ -1912,7 +2005,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const int32_t m = p.m;
 #endif
     const uint32_t tiles_m = ((uint32_t)m + JG_UNIT_M - 1) / JG_UNIT_M; /* units */
-    const uint32_t tiles = tiles_m * (((uint32_t)JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
+    /* units (split-K through the workspace: JG_SPLIT_WS a tile) */
+    const uint32_t tiles =
+        JG_SPLIT_WS * tiles_m * (((uint32_t)JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
 #endif
     const uint32_t wg = threadIdx.x / 128;
 #if JG_CLUSTER > 1
@@ -2258,6 +2353,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_split_publish(sum, smem_a, c);
             jg_cluster_sync();
             jg_split_gather(sum, smem_a, c, rank);
+#endif
+#if JG_SPLIT_WS > 1
+            if (!jg_split_ws(p, sum, t, c))
+                continue; /* the tile's last unit stores it */
 #endif
 #if JG_SCALE == 1 || JG_NVFP4
 #pragma unroll

@@ -242,6 +242,42 @@ JG_DEV void jg_st_shared_v4_f32(uint32_t addr, float a, float b, float c, float 
                  : "memory");
 }
 
+/* Split-K through the workspace (sm90_gemm.cu's jg_split_ws): 16 bytes of
+ * partial sums to global memory, and back from L2 (.cg: never a line this
+ * SM's L1 may hold from before); the count of a tile's stored shares,
+ * raised with release semantics at GPU scope (the stores that precede it,
+ * this CTA's other threads' through a barrier, are visible to whoever
+ * acquires the new value) and read with acquire semantics. */
+JG_DEV void jg_st_global_v4_f32(float4 *dst, float a, float b, float c, float d)
+{
+    asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(a), "f"(b), "f"(c),
+                 "f"(d)
+                 : "memory");
+}
+
+JG_DEV float4 jg_ld_global_cg_v4_f32(const float4 *src)
+{
+    float4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(src));
+    return v;
+}
+
+JG_DEV void jg_red_release_gpu_add(uint32_t *addr, uint32_t v)
+{
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(addr), "r"(v) : "memory");
+}
+
+JG_DEV uint32_t jg_ld_acquire_gpu(const uint32_t *addr)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(addr) : "memory");
+    return v;
+}
+
+JG_DEV void jg_nanosleep(uint32_t ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }
+
 /* 16 bytes from a shared::cluster address (jg_mapa): another CTA's shared
  * memory, or this CTA's own. */
 JG_DEV float4 jg_ld_cluster_v4_f32(uint32_t addr)

@@ -66,6 +66,7 @@ typedef struct options {
     bool no_peer;
     bool no_check; /* --no-check: dense rows' D is not checked (tile sweeps) */
     bool pooled;   /* --pooled: the spec's dense rows run as --random's do (bench_random.c) */
+    bool workspace; /* --workspace: dense plans that take a workspace get one */
     bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
     jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */
@@ -166,6 +167,8 @@ typedef struct bench {
     clock_stats peak_clock, fp8_peak_clock; /* while the peaks' launches ran */
     clock_stats clock;            /* the last timed batch's */
     double warm_ms;               /* warm_up's least time: WARM_MS, or RANDOM_WARM_MS */
+    void *jg_ws;                  /* --workspace: ours, grown as plans need (rows run in turn) */
+    size_t jg_ws_bytes;
 } bench;
 
 /* ---- timing (bench_timing.c) -------------------------------------------- */
@@ -378,6 +381,8 @@ bool ours_launch(void *arg, cudaStream_t stream);
 jg_plan *plan_done(jg_context *ctx, jg_status st, jg_plan *plan, double ms, row *r);
 jg_gemm_problem shape_problem(const shape *s, uint32_t flags, int64_t m);
 jg_gemm_args dense_args(const operands *o);
+bool ours_workspace(bench *b, int n, const jg_plan *const *plans, jg_gemm_args *const *args,
+                    row *r);
 void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *generic,
               ours_job *plain_family, row *r);
 void row_init(const bench *b, const shape *s, row *r);

@@ -96,6 +96,9 @@ static void usage(FILE *f)
     fprintf(f,
             "  --no-check        do not check dense rows' outputs (for tile sweeps, whose\n"
             "                    kernels the GPU tests check; the JSON's check is \"none\")\n"
+            "  --workspace       pass dense plans that take a workspace one of the size\n"
+            "                    jg_plan_workspace_bytes says (split-K through the\n"
+            "                    workspace, JITGEMM_SPLIT_WS=S, needs it)\n"
             "  --pooled          run the spec's rows as --random runs its own: planned in\n"
             "                    parallel up front, inputs made once at the largest row's\n"
             "                    size (dense rows of one input type only)\n"
@@ -333,6 +336,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
             o->no_peer = true;
         } else if (!strcmp(a, "--no-check")) {
             o->no_check = true;
+        } else if (!strcmp(a, "--workspace")) {
+            o->workspace = true;
         } else if (!strcmp(a, "--pooled")) {
             o->pooled = true;
         } else if (!strcmp(a, "--family-ab")) {

@@ -274,6 +274,38 @@ void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *gene
     }
 }
 
+/* --workspace: each of the n plans' workspace (jg_plan_workspace_bytes)
+ * into its args, all from one buffer grown as plans need it (rows run one
+ * at a time; a row's launches in turn on one stream); false, with
+ * r->error, if it cannot be had. Plans may be NULL. */
+bool ours_workspace(bench *b, int n, const jg_plan *const *plans, jg_gemm_args *const *args, row *r)
+{
+    size_t need = 0;
+    for (int i = 0; i < n; ++i) {
+        size_t bytes = 0;
+        if (b->opt.workspace && plans[i] && jg_plan_workspace_bytes(plans[i], &bytes) == JG_OK &&
+            bytes > need)
+            need = bytes;
+    }
+    if (!need)
+        return true;
+    if (need > b->jg_ws_bytes) {
+        cudaFree(b->jg_ws);
+        b->jg_ws = NULL;
+        b->jg_ws_bytes = 0;
+        if (CUDA_FAILED(cudaMalloc(&b->jg_ws, need))) {
+            snprintf(r->error, sizeof r->error, "cannot allocate a workspace of %zu bytes", need);
+            return false;
+        }
+        b->jg_ws_bytes = need;
+    }
+    for (int i = 0; i < n; ++i) {
+        args[i]->workspace = b->jg_ws;
+        args[i]->workspace_bytes = b->jg_ws_bytes;
+    }
+    return true;
+}
+
 /* Our arguments over o's operands and scales, into its D. */
 jg_gemm_args dense_args(const operands *o)
 {
@@ -302,7 +334,9 @@ static void run_dense(bench *b, const shape *s, row *r)
     job.args = dense_args(&o);
     if (peer)
         dense_peer_init(&g, b, s, &o);
-    if (chain_init(&ch, b, &o, NULL, r))
+    const jg_plan *plans[] = {job.plan};
+    jg_gemm_args *const args[] = {&job.args};
+    if (ours_workspace(b, 1, plans, args, r) && chain_init(&ch, b, &o, NULL, r))
         time_row(b, &job, &g, &ch, NULL, NULL, r);
     check_dense(&o, s, r, b->opt.no_check);
     chain_free(&ch);

@@ -456,7 +456,11 @@ static void run_random_row(bench *b, const pools *p, jg_plan *plan, jg_plan *gen
     tiles.args.d = p->d_plain;
     if (o.d_peer)
         dense_peer_init(&g, b, s, &o);
-    time_row(b, &job, &g, NULL, generic ? &gen : NULL, plain ? &tiles : NULL, r);
+    /* (the M-generic plan takes none: split-K through it needs M baked) */
+    const jg_plan *plans[] = {plan, plain};
+    jg_gemm_args *const args[] = {&job.args, &tiles.args};
+    if (ours_workspace(b, 2, plans, args, r))
+        time_row(b, &job, &g, NULL, generic ? &gen : NULL, plain ? &tiles : NULL, r);
     check_dense(&o, s, r, b->opt.no_check);
     check_other(&o, generic, p->d_generic, "M-generic", r, &r->generic_rel_diff,
                 &r->generic_mismatch);

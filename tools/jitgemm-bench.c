@@ -114,6 +114,7 @@ static void bench_destroy(bench *b)
     }
     free(b->start);
     free(b->stop);
+    cudaFree(b->jg_ws);
     cudaFree(b->flush);
     cudaFree(b->flush_sink);
     if (b->flush_lib)

@@ -55,11 +55,16 @@ typedef struct jg__gemm_config {
                              * TMA multicast as those stacked along M share B (JG_N_STACK);
                              * 0 or 1: none. Last, in what was padding of jg__gemm_key:
                              * keys with none keep their bytes */
+    uint32_t split_ws;      /* dense split-K through the caller's workspace, without clusters:
+                             * this many units a tile, each over its share of K (JG_SPLIT_WS;
+                             * 0 or 1: none). The plan's launches need a workspace of
+                             * jg__split_ws_bytes */
 } jg__gemm_config;
 
 enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
 
 #define JG_SPLIT_K_MAX 8 /* CTAs of a split-K cluster, at most (portable cluster size) */
+#define JG_SPLIT_WS_MAX 16 /* units a tile of split-K through the workspace, at most */
 #define JG_SPLIT_ANY (JG_SPLIT_K_MAX + 1) /* jg__target.force_split: any split (JITGEMM_SPLIT=any) */
 
 /* The dense kernel families the planner chooses among: tiles of M x N
@@ -156,7 +161,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
 #define JG_KIND_PACK 5 /* the pack of unaligned operands (sm90_pack.cu) */
-#define JG_KEY_FORMAT 14 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 15 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -339,6 +344,9 @@ typedef struct jg__target {
     uint32_t force_n_stack;  /* JITGEMM_N_STACK=1|2|4: dense tiles stacked along N by this
                               * many CTAs only, where a tile allows it (1: none; 0: the
                               * planner's choice) */
+    uint32_t force_split_ws; /* JITGEMM_SPLIT_WS=S (2..JG_SPLIT_WS_MAX): the planner's plan
+                              * split into S units a tile through the workspace, where the
+                              * problem and tile allow it (jg__split_ws_fits); 0: never */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on
@@ -355,5 +363,19 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p,
  * staging, scale (jg_scale_mode) adds row-wise scales' space. */
 uint32_t jg__gemm_smem_bytes(const jg__gemm_config *cfg, uint32_t d_type, uint32_t scale);
 uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
+/* A dense plan's output tiles for m rows (swap-AB: tiles of N x M), as its
+ * kernel counts them; clusters stacked along M or N count one unit each. */
+uint64_t jg__gemm_units(const jg__gemm_config *cfg, int64_t m, int64_t n);
+/* Split-K through the workspace (cfg.split_ws > 1): the bytes a launch's
+ * workspace needs for m x n (jg_split_ws_kargs: the tiles' counts, then
+ * from a 256-byte boundary split_ws - 1 FP32 tiles of sums per tile); 0
+ * for other plans. */
+uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n);
+/* Whether split-K through the workspace serves the problem with the
+ * configuration's tile: dense BF16, FP16 or FP8 (tensor or row scales),
+ * M baked in, K-major operands TMA takes, no PDL, no ping-pong; one CTA's
+ * tile at most 176 wide, 128 with C or FP32 D (the last unit's sums of
+ * the others' parts: wider tiles touched local memory). */
+bool jg__split_ws_fits(const jg__problem_key *p, const jg__gemm_config *cfg);
 
 #endif /* JG_CODEGEN_H */

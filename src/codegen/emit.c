@@ -84,7 +84,9 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
      * the module's function is looked up. */
     /* dense swap-AB (tiles are N x M) and split-K */
     char shape[24] = "";
-    if (key->cfg.split_k > 1)
+    if (key->cfg.split_ws > 1) /* split-K through the workspace: "_ws" and the units */
+        snprintf(shape, sizeof shape, "%s_ws%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_ws);
+    else if (key->cfg.split_k > 1)
         snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
     else if (key->cfg.swap_ab)
         snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
@@ -319,12 +321,13 @@ static void emit_forms(const jg__gemm_key *key, bool swap_ab, jg__buf *out)
  * sm90_gemm.cu's kernels but NVFP4's, and but FP8 block scales in the list
  * layout, where LLVM's PTX left ptxas 24 bytes of spills at the consumers'
  * 232 registers (128x128x128, K = 1536; NVVM's: none). Not clusters
- * stacked along N: the catalog has none. */
+ * stacked along N, nor split-K through the workspace: the catalog has
+ * neither. */
 bool jg__spec_supported(const jg__gemm_key *key)
 {
     return (key->kind == 1 || key->kind == 2) && key->a_type != JG_NVFP4 && !key->cfg.pre &&
            !key->cfg.swap && !(key->layout == JG_GROUPED_LIST && key->scale == JG_SCALE_BLOCK) &&
-           !jg__key_new_forms(key) && jg__cfg_n_stack(&key->cfg) == 1;
+           !jg__key_new_forms(key) && jg__cfg_n_stack(&key->cfg) == 1 && key->cfg.split_ws <= 1;
 }
 
 /* M, N and K as the kernel sees them (swap-AB: N is its rows, M its columns). */
@@ -370,6 +373,8 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
                        jg__swap_epi_rows(key->cfg.block_n));
     if (key->cfg.split_k > 1)
         jg__buf_printf(out, "#define JG_SPLIT_K %u\n", key->cfg.split_k);
+    if (key->cfg.split_ws > 1)
+        jg__buf_printf(out, "#define JG_SPLIT_WS %u\n", key->cfg.split_ws);
     if (key->cfg.pingpong)
         jg__buf_printf(out, "#define JG_PINGPONG 1\n");
     /* exact FP32: three passes over the workspace's parts, KP each (a
@@ -384,7 +389,9 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
     }
     if (spec && key->a_type == JG_E4M3) {
         /* FP8's chunks of stages are unrolled: their lengths stay numbers */
-        const uint64_t split = key->cfg.split_k > 1 ? key->cfg.split_k : 1;
+        const uint64_t split = key->cfg.split_k > 1    ? key->cfg.split_k
+                               : key->cfg.split_ws > 1 ? key->cfg.split_ws
+                                                       : 1;
         const uint64_t tiles = jg__ceil_div(jg__ceil_div((uint64_t)key->k, key->cfg.block_k), split);
         const uint64_t chunk = key->cfg.promote_chunk < tiles ? key->cfg.promote_chunk : tiles;
         jg__buf_printf(out, "#define JG_CHUNK_STAGES %llu\n#define JG_CHUNK_TAIL %llu\n",

@@ -447,6 +447,52 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg)
     return 128 * (cfg->consumers + 1 + (cfg->swap ? 1 : 0));
 }
 
+uint64_t jg__gemm_units(const jg__gemm_config *cfg, int64_t m, int64_t n)
+{
+    const uint64_t rows = cfg->swap_ab ? (uint64_t)n : (uint64_t)m;
+    const uint64_t cols = cfg->swap_ab ? (uint64_t)m : (uint64_t)n;
+    return jg__ceil_div(rows, (uint64_t)cfg->block_m * jg__cfg_m_stack(cfg)) *
+           jg__ceil_div(cols, (uint64_t)cfg->block_n * jg__cfg_n_stack(cfg));
+}
+
+uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n)
+{
+    if (cfg->split_ws <= 1)
+        return 0;
+    const uint64_t tiles = jg__gemm_units(cfg, m, n);
+    const uint64_t counts = jg__ceil_div(tiles * 4, 256) * 256;
+    return counts + tiles * (cfg->split_ws - 1) * cfg->block_m * cfg->block_n * 4;
+}
+
+/* Widest tile of one CTA for split-K through the workspace, and with C or
+ * FP32 D (see jg__split_ws_fits) */
+#define SM90_SPLIT_WS_MAX_N 176
+#define SM90_SPLIT_WS_MAX_N_C 128
+
+bool jg__split_ws_fits(const jg__problem_key *p, const jg__gemm_config *cfg)
+{
+    const uint32_t never = JG_GEMM_M_GENERIC | JG_GEMM_PDL | JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR |
+                           JG_GEMM_FP32_EXACT;
+    const bool c_or_f32 = p->c_type != JG_DTYPE_NONE || p->d_type == JG_FP32;
+    return !p->groups && (p->a_type == JG_BF16 || p->a_type == JG_FP16 || p->a_type == JG_E4M3) &&
+           p->scale != JG_SCALE_BLOCK && !(p->flags & never) && !jg__problem_soft(p) &&
+           !p->packed && !cfg->pingpong && !cfg->soft && !cfg->swap && !cfg->pre &&
+           !cfg->expand_bufs &&
+           cfg->block_n <= (c_or_f32 ? SM90_SPLIT_WS_MAX_N_C : SM90_SPLIT_WS_MAX_N);
+}
+
+/* JITGEMM_SPLIT_WS=S: the plan's tile, split into S units through the
+ * workspace without a cluster, where it fits; other plans as they were. */
+static void force_split_ws(const jg__target *t, const jg__problem_key *p, jg__gemm_config *cfg)
+{
+    if (t->force_split_ws <= 1 || !jg__split_ws_fits(p, cfg))
+        return;
+    cfg->split_ws = t->force_split_ws;
+    cfg->split_k = 0;
+    cfg->cluster = 1;
+    cfg->n_stack = 0;
+}
+
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
 {
     if (cfg->pre) /* the weight's codes and scales only */
@@ -1649,7 +1695,10 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
         max = JG_PLAN_CANDIDATES_MAX;
     memset(out, 0, max * sizeof *out);
     family_choice why;
-    return search(t, p, out, est, max, &why);
+    const size_t n = search(t, p, out, est, max, &why);
+    for (size_t i = 0; i < n; ++i)
+        force_split_ws(t, p, &out[i]);
+    return n;
 }
 
 jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
@@ -1662,6 +1711,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     memset(out, 0, sizeof *out);
     if (!search(t, p, out, &best, 1, &why))
         return JG_ERR_UNSUPPORTED;
+    force_split_ws(t, p, out);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
         if (out->pre) {
@@ -1694,14 +1744,18 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      "estimate is theirs)",
                      best.pair_n);
         /* dense: the family, and what chose it */
-        char family[320] = "";
+        char family[448] = "";
         if (!p->groups && p->a_type != JG_NVFP4) {
-            char shape[64];
+            char shape[128];
             snprintf(shape, sizeof shape, "%s",
                      out->swap_ab ? "swap-AB (tiles of N x M)" : "plain tiles");
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
+            if (out->split_ws > 1)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
+                         ", K split over %u units through the workspace (JITGEMM_SPLIT_WS)",
+                         out->split_ws);
             const sm90_table_cell *cell = why.cell;
             if (cell && why.overruled)
                 snprintf(family, sizeof family,

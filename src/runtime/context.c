@@ -147,9 +147,11 @@ static void read_forced_ffma_reuse(jg_context *ctx)
 
 /* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
  * JITGEMM_SPLIT=S|any (dense split-K over clusters of S = 2, 4 or 8 CTAs only, 1 none,
- * any: some S from 2, where it applies) and JITGEMM_PINGPONG=1 (dense
- * ping-pong tiles only): instead of the planner's measured table, for
- * experiments and the sweep that measures the table. */
+ * any: some S from 2, where it applies), JITGEMM_PINGPONG=1 (dense
+ * ping-pong tiles only) and JITGEMM_SPLIT_WS=S (the planner's plan split
+ * into S = 2..16 units a tile through the caller's workspace, where it
+ * fits; its launches need args.workspace): instead of the planner's
+ * measured table, for experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
     const char *swap = getenv("JITGEMM_SWAP"), *split = getenv("JITGEMM_SPLIT");
@@ -161,6 +163,16 @@ static void read_forced_shape(jg_context *ctx)
             jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_SWAP=%s ignored: 0 or 1", swap);
         else
             ctx->target.force_swap = (uint32_t)(swap[0] - '0') + 1;
+    }
+    const char *ws = getenv("JITGEMM_SPLIT_WS");
+    if (ws && *ws) {
+        char *end;
+        const unsigned long s = strtoul(ws, &end, 10);
+        if (*end || (s != 0 && (s < 2 || s > JG_SPLIT_WS_MAX)))
+            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
+                     "JITGEMM_SPLIT_WS=%s ignored: 0 (none) or 2 to %d", ws, JG_SPLIT_WS_MAX);
+        else
+            ctx->target.force_split_ws = (uint32_t)s;
     }
     if (split && *split) {
         char *end;
@@ -342,7 +354,8 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     read_forced_ffma_reuse(ctx);
     read_forced_shape(ctx);
     const char *tune = getenv("JITGEMM_TUNE");
-    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1");
+    /* (not with JITGEMM_SPLIT_WS: the tuner launches without a workspace) */
+    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1") && !ctx->target.force_split_ws;
     ctx->target.arch = ctx->target.arch_name;
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);

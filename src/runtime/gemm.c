@@ -187,16 +187,39 @@ static jg_status check_ptr(jg_context *ctx, const char *name, const void *p, boo
     return JG_OK;
 }
 
+/* Split-K through the workspace: the caller's, 16-byte aligned, at least
+ * jg_plan_workspace_bytes. */
+static jg_status check_split_ws(jg_context *ctx, const jg_gemm_args *args, uint64_t need)
+{
+    if (!args->workspace)
+        return jg__fail(ctx, JG_ERR_NULL_POINTER,
+                        "args.workspace is NULL: this plan splits K through a workspace "
+                        "(JITGEMM_SPLIT_WS) and needs %llu bytes (jg_plan_workspace_bytes)",
+                        (unsigned long long)need);
+    if ((uintptr_t)args->workspace % 16)
+        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.workspace = %p is not 16-byte aligned",
+                        args->workspace);
+    if (args->workspace_bytes < need)
+        return jg__fail(ctx, JG_ERR_INVALID,
+                        "args.workspace_bytes = %zu: this plan splits K through a workspace and "
+                        "needs %llu (jg_plan_workspace_bytes)",
+                        args->workspace_bytes, (unsigned long long)need);
+    return JG_OK;
+}
+
 /* The launch's own rules beyond pointers: an M-major A's rows hold the
- * call's m; the exact FP32 workspace holds the call's parts. */
-static jg_status check_launch(jg_context *ctx, const jg__problem_key *p, const jg_gemm_args *args,
-                              int64_t m, uint64_t plan_ws)
+ * call's m; the exact FP32 workspace holds the call's parts; split-K
+ * through the workspace, its counts and sums. */
+static jg_status check_launch(jg_context *ctx, const jg_plan *plan, const jg__problem_key *p,
+                              const jg_gemm_args *args, int64_t m, uint64_t plan_ws)
 {
     if ((p->flags & JG_GEMM_A_M_MAJOR) && p->lda < m)
         return jg__fail(ctx, JG_ERR_INVALID,
                         "args.m = %lld: the M-major A's rows are lda = %lld elements; plan with "
                         "lda >= every call's m",
                         (long long)m, (long long)p->lda);
+    if (plan->cfg.split_ws > 1)
+        return check_split_ws(ctx, args, plan_ws);
     if (!(p->flags & JG_GEMM_FP32_EXACT))
         return JG_OK;
     const uint64_t need = (p->flags & JG_GEMM_M_GENERIC)
@@ -258,7 +281,7 @@ static jg_status gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream str
                                       "or plan with JG_GEMM_M_GENERIC",
                             (long long)args->m, (long long)plan->problem.m);
     }
-    if ((st = check_launch(ctx, p, args, args->m ? args->m : p->m, plan->workspace_bytes)))
+    if ((st = check_launch(ctx, plan, p, args, args->m ? args->m : p->m, plan->workspace_bytes)))
         return st;
     if (ctx->offline) /* after the argument checks, so offline contexts test them too */
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",

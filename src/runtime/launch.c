@@ -7,29 +7,28 @@
 #include "runtime/runtime.h"
 
 /* CTAs of a launch: one per scheduling unit (a tile, or a cluster's stack
- * of tiles along M and N, or a tile whose K a cluster splits), up to what fits on
- * the GPU at once, times the cluster. Dense split-K runs one tile per
- * cluster (each CTA leaves its partials in its stage ring, which a next
- * tile would refill): all of them. Swap-AB's tiles are N x M. */
+ * of tiles along M and N, or a tile whose K a cluster splits, or a share of
+ * a tile's K split through the workspace), up to what fits on the GPU at
+ * once, times the cluster. Dense split-K runs one tile per cluster (each
+ * CTA leaves its partials in its stage ring, which a next tile would
+ * refill): all of them. Swap-AB's tiles are N x M. */
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
     const jg__problem_key *p = &plan->problem;
     const jg__gemm_config *cfg = &plan->cfg;
     const uint64_t cluster = cfg->cluster ? cfg->cluster : 1;
-    const uint64_t unit_m = (uint64_t)cfg->block_m * jg__cfg_m_stack(cfg);
     const uint64_t resident = plan->max_clusters;
-    const uint64_t rows = cfg->swap_ab ? (uint64_t)p->n : (uint64_t)m;
-    const uint64_t cols = cfg->swap_ab ? (uint64_t)m : (uint64_t)p->n;
-    uint64_t units_m = 0;
+    uint64_t units = 0;
     if (p->layout > JG_GROUPED_LIST) /* rows known on the device only: every SM */
         return (uint32_t)(resident * cluster);
-    if (p->groups)
+    if (p->groups) {
+        const uint64_t unit_m = (uint64_t)cfg->block_m * jg__cfg_m_stack(cfg);
         for (uint32_t g = 0; g < p->groups; ++g)
-            units_m += jg__ceil_div((uint64_t)p->group_m[g], unit_m);
-    else
-        units_m = jg__ceil_div(rows, unit_m);
-    const uint64_t units =
-        units_m * jg__ceil_div(cols, (uint64_t)cfg->block_n * jg__cfg_n_stack(cfg));
+            units += jg__ceil_div((uint64_t)p->group_m[g], unit_m);
+        units *= jg__ceil_div((uint64_t)p->n, (uint64_t)cfg->block_n * jg__cfg_n_stack(cfg));
+    } else {
+        units = jg__gemm_units(cfg, m, p->n) * (cfg->split_ws > 1 ? cfg->split_ws : 1);
+    }
     if (cfg->split_k > 1)
         return (uint32_t)(units * cluster);
     return (uint32_t)((units < resident ? units : resident) * cluster);
@@ -415,6 +414,33 @@ static jg_status split_launch(jg_plan *plan, const jg_gemm_args *args, int64_t m
     return launch_fn(plan->ctx, &d, &ka, stream);
 }
 
+/* Split-K through the workspace: the dense block, then the workspace's
+ * (sm90_gemm.cu's jg_kargs_t for JG_SPLIT_WS) */
+typedef struct dense_ws_kargs {
+    jg_gemm_kargs k;
+    jg_split_ws_kargs w;
+} dense_ws_kargs;
+_Static_assert(offsetof(dense_ws_kargs, w) == sizeof(jg_gemm_kargs),
+               "the workspace's block right after the dense one");
+
+/* The tiles' counts zeroed on the stream (whatever the workspace held),
+ * then the GEMM (gemm.c checked the workspace) */
+static jg_status split_ws_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *ka,
+                                 int64_t m, jg_stream stream)
+{
+    const uint64_t tiles = jg__gemm_units(&plan->cfg, m, plan->problem.n);
+    dense_ws_kargs both;
+    memset(&both, 0, sizeof both);
+    both.k = *ka;
+    both.w.counts = (uint32_t *)args->workspace;
+    both.w.parts = (float *)((unsigned char *)args->workspace + jg__ceil_div(tiles * 4, 256) * 256);
+    const CUresult r = plan->ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->workspace, 0,
+                                                       (size_t)tiles, (CUstream)stream);
+    if (r != CUDA_SUCCESS)
+        return jg__fail_cu(plan->ctx, "cuMemsetD32Async", r);
+    return launch(plan, jg__gemm_grid(plan, m), &both, stream);
+}
+
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
 {
     const int64_t m = args->m ? args->m : plan->problem.m;
@@ -441,6 +467,8 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     ka.beta = args->beta;
     if (fp4)
         return nvfp4_launch(plan, args, &ka, sf, m, stream);
+    if (plan->cfg.split_ws > 1)
+        return split_ws_launch(plan, args, &ka, m, stream);
     if (plan->cfg.soft) {
         dense_soft_kargs both;
         memset(&both, 0, sizeof both);

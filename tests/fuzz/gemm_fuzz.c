@@ -14,7 +14,9 @@
  * the planner's own choice, clusters of 2 with multicast B wherever the
  * tiles pair up, swap-AB, split-K where the tiles leave SMs idle, both,
  * ping-pong tiles, 256-row tiles, clusters stacked along N sharing A by
- * multicast: 1x2, 1x4 and 2x2 where the tiles allow them).
+ * multicast: 1x2, 1x4 and 2x2 where the tiles allow them, split-K through
+ * a workspace of 3 and, with swap-AB, 5 units a tile: plans that take a
+ * workspace get one filled with 0xff bytes).
  * Failing shapes print their flags and context.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
@@ -109,6 +111,9 @@ static const jg_fuzz_env fuzz_envs[] = {
     {"n-stack2", "JITGEMM_N_STACK", "2", NULL, NULL},
     {"n-stack4", "JITGEMM_N_STACK", "4", NULL, NULL},
     {"n-stack2x2", "JITGEMM_N_STACK", "2", "JITGEMM_CLUSTER", "4"},
+    /* split-K through the workspace (3 units a tile; 5 with swap-AB) */
+    {"split-ws3", "JITGEMM_SPLIT_WS", "3", NULL, NULL},
+    {"split-ws5-swap", "JITGEMM_SPLIT_WS", "5", "JITGEMM_SWAP", "1"},
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 
@@ -180,6 +185,16 @@ static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
     jg_gemm_args args = {.a = a.dev, .b = b.dev, .c = has_c ? c.dev : NULL, .d = d.dev,
                          .alpha = s->alpha, .beta = s->beta,
                          .m = (p->flags & JG_GEMM_M_GENERIC) ? s->m : 0};
+    /* a plan that takes a workspace (split-K through it) gets one of
+     * garbage: the launch must not trust what it holds */
+    size_t ws_bytes = 0;
+    void *ws = NULL;
+    if (jg_plan_workspace_bytes(s->plan, &ws_bytes) == JG_OK && ws_bytes) {
+        CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
+        CUDA_CHECK(cudaMemset(ws, 0xFF, ws_bytes));
+        args.workspace = ws;
+        args.workspace_bytes = ws_bytes;
+    }
     jg_status st = jg_gemm_run(s->plan, &args, NULL);
     bool ok = st == JG_OK;
     if (!ok) {
@@ -201,6 +216,8 @@ static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
     jg_mat_free(&d);
     if (has_c)
         jg_mat_free(&c);
+    if (ws)
+        CUDA_CHECK(cudaFree(ws));
     return ok;
 }
 
@@ -224,13 +241,14 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < o.count; ++i)
         draw_shape(&r, &shapes[i]);
     plan_all(ctx, shapes, &o);
-    int64_t failed = 0, ran = 0;
+    int64_t failed = 0, ran = 0, split_ws = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
         if (o.only >= 0 && i != o.only)
             continue;
         const fuzz_shape *s = &shapes[i];
         ++ran;
+        split_ws += s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL;
         if (s->plan_status != JG_OK) {
             char what[256];
             describe_shape(s, i, what, sizeof what);
@@ -249,6 +267,7 @@ int main(int argc, char **argv)
      * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */
     printf("gemm_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
            margin[0], margin[1]);
+    printf("gemm_fuzz: %lld shapes split K through the workspace\n", (long long)split_ws);
     printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran,
            (long long)failed, (unsigned long long)o.seed);
     return failed ? 1 : 0;

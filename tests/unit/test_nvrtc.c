@@ -686,6 +686,37 @@ static void check_families(const char *cuobjdump)
         const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
         CHECK(c.pingpong == 1, "JITGEMM_PINGPONG=1: not a ping-pong plan");
     }
+    /* Split-K through the workspace (JITGEMM_SPLIT_WS), plain and swap-AB
+     * tiles of the widest it takes (176; 128 with C or FP32 D: the last
+     * unit adds the other units' sums into its own), 16-bit and FP8 (the
+     * FP8 tiles of tensor scales at 144, the widest of the planner's FP8
+     * tiles but 192 and 256) */
+    t.force_pingpong = 0;
+    int split_ws = 0;
+    for (size_t y = 0; y < 4; ++y)
+        for (uint32_t swap = 1; swap <= 2; ++swap) {
+            const bool wide = types[y].c == JG_DTYPE_NONE && types[y].d != JG_FP32;
+            t.force_swap = swap;
+            t.force_split_ws = 3 + swap;
+            t.force_n = !wide ? 128 : types[y].ab == JG_E4M3 ? 144 : 176;
+            jg_gemm_problem p = {.a_type = types[y].ab,
+                                 .b_type = types[y].ab,
+                                 .c_type = types[y].c,
+                                 .d_type = types[y].d,
+                                 .m = 330,
+                                 .n = 7168,
+                                 .k = 14336,
+                                 .scale = types[y].scale};
+            jg__problem_key pk;
+            jg__problem_key_make(&p, &pk);
+            const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+            split_ws += c.split_ws == t.force_split_ws && c.block_n == t.force_n;
+        }
+    t.force_swap = t.force_split_ws = t.force_n = 0;
+    CHECK(split_ws == 8,
+          "JITGEMM_SPLIT_WS: %d of 8 plans split through the workspace at the "
+          "widest tile",
+          split_ws);
 }
 
 /* Every non-plain cell of the measured table, and every cell the long-K
@@ -848,7 +879,11 @@ int main(int argc, char **argv)
         printf("sass: cuobjdump not found at configure time: skipped\n");
         return JG_TEST_SKIP;
     }
-    /* argv[2] "exact" or "n_stack": those kernels alone (a focused run) */
+    /* argv[2] "families", "exact" or "n_stack": those kernels alone (a focused run) */
+    if (argc > 2 && strcmp(argv[2], "families") == 0) {
+        check_families(cuobjdump);
+        return jg_test_result("sass");
+    }
     check_n_stack(cuobjdump);
     if (argc > 2 && strcmp(argv[2], "n_stack") == 0)
         return jg_test_result("sass");

@@ -1417,8 +1417,100 @@ static void test_n_stack(void)
         }
 }
 
+/* Split-K through the workspace: JITGEMM_SPLIT_WS=S splits the planner's
+ * tile into S units a tile, without a cluster (a cluster split-K plan
+ * loses its cluster), where the problem and tile allow it; the workspace
+ * holds the tiles' counts (256-byte aligned) and S - 1 FP32 tiles of sums
+ * per tile; never M-generic, PDL, block scales, MN-major, grouped, or a
+ * tile wider than 176 (128 with C or FP32 D); unforced, never. */
+static void test_split_ws_forced(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const jg_gemm_problem long_k = {
+        .a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 420, .n = 2096, .k = 23664};
+    const jg__gemm_config before = plan_of(&t, &long_k, "unforced 420x2096x23664");
+    CHECK(before.split_ws <= 1, "unforced: split_ws %u", before.split_ws);
+    t.force_split_ws = 3;
+    const struct {
+        jg_gemm_problem p;
+        bool split;
+    } rows[] = {
+        {long_k, true},
+        {fp8(306, 5760, 28672, JG_SCALE_TENSOR), true},
+        {fp8(515, 4096, 7168, JG_SCALE_ROW), true},
+        {fp8(306, 5760, 28672, JG_SCALE_BLOCK), false},
+        /* FP32 D: the planner's tile is 192 wide, past 128 */
+        {{.a_type = JG_FP16, .b_type = JG_FP16, .d_type = JG_FP32, .m = 1000, .n = 3000, .k = 9000},
+         false},
+        {{.a_type = JG_BF16,
+          .b_type = JG_BF16,
+          .d_type = JG_BF16,
+          .m = 512,
+          .n = 4096,
+          .k = 8192,
+          .flags = JG_GEMM_M_GENERIC},
+         false},
+        {{.a_type = JG_BF16,
+          .b_type = JG_BF16,
+          .d_type = JG_BF16,
+          .m = 512,
+          .n = 4096,
+          .k = 8192,
+          .flags = JG_GEMM_PDL},
+         false},
+        {{.a_type = JG_BF16,
+          .b_type = JG_BF16,
+          .d_type = JG_BF16,
+          .m = 512,
+          .n = 4096,
+          .k = 8192,
+          .lda = 512,
+          .flags = JG_GEMM_A_M_MAJOR},
+         false},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem *p = &rows[i].p;
+        char what[96];
+        snprintf(what, sizeof what, "row %zu: %lldx%lldx%lld", i, (long long)p->m, (long long)p->n,
+                 (long long)p->k);
+        const jg__gemm_config c = plan_of(&t, p, what);
+        jg__problem_key pk;
+        jg__problem_key_make(p, &pk);
+        const bool c_or_f32 = p->c_type != JG_DTYPE_NONE || p->d_type == JG_FP32;
+        CHECK((c.split_ws == 3) == rows[i].split, "%s: split_ws %u, expected %s", what, c.split_ws,
+              rows[i].split ? "3" : "none");
+        CHECK(c.split_ws <= 1 || (c.cluster == 1 && c.split_k <= 1 && c.n_stack <= 1 &&
+                                  c.block_n <= (c_or_f32 ? 128u : 176u)),
+              "%s: split through the workspace with cluster %u, split_k %u, n_stack %u, "
+              "tile width %u",
+              what, c.cluster, c.split_k, c.n_stack, c.block_n);
+        const uint64_t tiles = jg__gemm_units(&c, p->m, p->n);
+        const uint64_t want =
+            c.split_ws > 1 ? (tiles * 4 + 255) / 256 * 256 + tiles * 2 * c.block_m * c.block_n * 4
+                           : 0;
+        CHECK(jg__split_ws_bytes(&c, p->m, p->n) == want, "%s: workspace %llu, expected %llu", what,
+              (unsigned long long)jg__split_ws_bytes(&c, p->m, p->n), (unsigned long long)want);
+        jg__gemm_key key;
+        jg__gemm_key_make(&pk, &c, &key);
+        char name[128];
+        jg__gemm_kernel_name(&key, "sm_90a", name);
+        CHECK((strstr(name, "_ws3_") != NULL) == rows[i].split, "%s: kernel name %s", what, name);
+    }
+    /* the candidates JITGEMM_TUNE would time are split alike */
+    jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+    jg__problem_key pk;
+    jg__problem_key_make(&long_k, &pk);
+    const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
+    CHECK(n > 0, "no candidates");
+    for (size_t i = 0; i < n; ++i)
+        CHECK(cands[i].split_ws == 3 || !jg__split_ws_fits(&pk, &cands[i]),
+              "candidate %zu: split_ws %u", i, cands[i].split_ws);
+}
+
 int main(void)
 {
+    test_split_ws_forced();
     test_n_stack();
     test_resident_clusters();
     test_no_split_mn_major();
