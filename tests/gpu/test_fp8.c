@@ -162,10 +162,27 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
     jg_gemm_args args = {.a = a_dev, .b = b_dev, .c = fc->has_c ? c.dev : NULL, .d = d.dev,
                          .alpha = alpha, .beta = beta, .a_scale = s_dev,
                          .b_scale = s_dev + (sb - sa)};
-    jg_status st = jg_gemm(ctx, &p, &args, NULL);
+    /* a plan that takes a workspace (split-K through it) gets one of
+     * garbage, through jg_gemm_run; the others run by jg_gemm */
+    jg_plan *plan = NULL;
+    size_t ws_bytes = 0;
+    void *ws = NULL;
+    jg_status st = jg_gemm_plan(ctx, &p, &plan);
+    if (st == JG_OK && jg_plan_workspace_bytes(plan, &ws_bytes) == JG_OK && ws_bytes) {
+        CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
+        CUDA_CHECK(cudaMemset(ws, 0xFF, ws_bytes));
+        args.workspace = ws;
+        args.workspace_bytes = ws_bytes;
+        st = jg_gemm_run(plan, &args, NULL);
+    } else if (st == JG_OK) {
+        st = jg_gemm(ctx, &p, &args, NULL);
+    }
+    jg_plan_release(plan);
     CHECK(st == JG_OK, "fp8 %lldx%lldx%lld: jg_gemm: %s", (long long)m, (long long)n,
           (long long)k, jg_context_last_error(ctx));
     CUDA_CHECK(cudaDeviceSynchronize());
+    if (ws)
+        CUDA_CHECK(cudaFree(ws));
     jg_mat_download(&d);
 
     fp8_check ck = {0};
@@ -198,9 +215,10 @@ static void run_case(jg_context *ctx, const e4m3_table *tab, const fp8_case *fc,
           fc->has_c ? " +C" : "", (long long)ck.nonfinite, (long long)ck.over, ck.worst, norm,
           bound);
     printf("  %5lld x %5lld x %5lld e4m3, %s scales -> %s%s: norm error %.3g (bound %.3g), "
-           "worst %.3g of the element bound: %s\n",
+           "worst %.3g of the element bound%s: %s\n",
            (long long)m, (long long)n, (long long)k, mode, jg_test_dtype_str(fc->d),
-           fc->has_c ? " +C" : "", norm, bound, ck.worst, ok ? "ok" : "FAILED");
+           fc->has_c ? " +C" : "", norm, bound, ck.worst,
+           ws ? " (split-K through a workspace)" : "", ok ? "ok" : "FAILED");
     free(scales);
     CUDA_CHECK(cudaFree(a_dev));
     CUDA_CHECK(cudaFree(b_dev));
@@ -428,13 +446,14 @@ static int64_t pick_size(jg_rng *r, int64_t lo, int64_t hi, int64_t step)
 }
 
 /* Contexts that force the planner's dense families (JITGEMM_SWAP,
- * JITGEMM_SPLIT, JITGEMM_PINGPONG: read when a context is made): swap-AB,
- * split-K where the tiles leave SMs idle, both, ping-pong tiles. */
-#define FAMILIES 4
+ * JITGEMM_SPLIT, JITGEMM_PINGPONG, JITGEMM_SPLIT_WS: read when a context
+ * is made): swap-AB, split-K where the tiles leave SMs idle, both,
+ * ping-pong tiles, split-K through a workspace in 4 units a tile. */
+#define FAMILIES 5
 static void family_contexts(jg_context *fam[FAMILIES])
 {
-    static const char *const swap[FAMILIES] = {"1", NULL, "1", NULL};
-    static const char *const split[FAMILIES] = {NULL, "any", "any", NULL};
+    static const char *const swap[FAMILIES] = {"1", NULL, "1", NULL, NULL};
+    static const char *const split[FAMILIES] = {NULL, "any", "any", NULL, NULL};
     for (int f = 0; f < FAMILIES; ++f) {
         if (swap[f])
             setenv("JITGEMM_SWAP", swap[f], 1);
@@ -442,10 +461,13 @@ static void family_contexts(jg_context *fam[FAMILIES])
             setenv("JITGEMM_SPLIT", split[f], 1);
         if (f == 3)
             setenv("JITGEMM_PINGPONG", "1", 1);
+        if (f == 4)
+            setenv("JITGEMM_SPLIT_WS", "4", 1);
         fam[f] = jg_test_context();
         unsetenv("JITGEMM_SWAP");
         unsetenv("JITGEMM_SPLIT");
         unsetenv("JITGEMM_PINGPONG");
+        unsetenv("JITGEMM_SPLIT_WS");
     }
 }
 
@@ -528,6 +550,11 @@ int main(int argc, char **argv)
     const fp8_case wide = {515, 4096, 2048, JG_BF16, false, T};
     run_case(ctx, &tab, &wide, &r);
     run_case(fam[0], &tab, &wide, &r);
+    /* split-K through a workspace: long K, tensor and row scales, C */
+    const fp8_case long_k[] = {{306, 1024, 16384, JG_BF16, false, T},
+                               {130, 520, 12288, JG_FP32, true, R}};
+    for (size_t i = 0; i < sizeof long_k / sizeof long_k[0]; ++i)
+        run_case(fam[4], &tab, &long_k[i], &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_ROW, 6, 520, 1024, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_MASKED, JG_SCALE_BLOCK, 5, 384, 4096, &r);
     run_grouped_case(ctx, &tab, JG_GROUPED_CONTIGUOUS, JG_SCALE_BLOCK, 4, 256, 16384, &r);
