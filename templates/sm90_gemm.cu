@@ -56,10 +56,13 @@
 #endif
 /* Split-K through the caller's workspace, without clusters: JG_SPLIT_WS
  * units a tile, each over its share of K, scheduled on the persistent CTAs
- * like tiles (unit t: tile t / JG_SPLIT_WS, share t % JG_SPLIT_WS). All
- * but a tile's last unit store their FP32 sums to the workspace and count
- * themselves on the tile (jg_split_ws); the last waits for the count, adds
- * the others' sums and runs the epilogue. */
+ * share by share (unit t: share t / T of tile t % T, T tiles in their
+ * usual order: jg_ws_unit), so that the CTAs at work at once sweep one
+ * share of K over all tiles and read each piece of A and B from DRAM once,
+ * as the unsplit grid does. All but a tile's last unit store their FP32
+ * sums to the workspace and count themselves on the tile (jg_split_ws);
+ * the last waits for the count, adds the others' sums and runs the
+ * epilogue. */
 #ifndef JG_SPLIT_WS
 #define JG_SPLIT_WS 1
 #endif
@@ -730,11 +733,23 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 /* This CTA's tile of scheduling unit t: the CTAs of a cluster stack their
  * tiles along M (sharing B by multicast) and along N (sharing A), or with
  * split-K share one tile and each runs its share of K's stages. */
+#if JG_SPLIT_WS > 1
+/* Split-K through the workspace: unit t's tile and share of K */
+JG_DEV void jg_ws_unit(uint32_t t, uint32_t tiles_m, uint32_t &tile, uint32_t &share)
+{
+    const uint32_t tiles = tiles_m * (uint32_t)((JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
+    tile = t % tiles;
+    share = t / tiles;
+}
+#endif
+
 JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, uint32_t rank)
 {
 #if JG_SPLIT_WS > 1
-    jg_tile tl = jg_tile_at(p, t / JG_SPLIT_WS, tiles_m);
-    tl.k0 = (int32_t)(t % JG_SPLIT_WS * JG_K_TILES);
+    uint32_t tile, share;
+    jg_ws_unit(t, tiles_m, tile, share);
+    jg_tile tl = jg_tile_at(p, tile, tiles_m);
+    tl.k0 = (int32_t)(share * JG_K_TILES);
     (void)rank;
 #else
     jg_tile tl = jg_tile_at(p, t, tiles_m);
@@ -1224,14 +1239,16 @@ JG_DEV void jg_split_gather(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t par
  * consumer thread's stores come before it); they return false: no epilogue.
  * The last waits for the count (an acquire at GPU scope, then the
  * barrier), adds the parts in share order to its own sums (the same order
- * every run) and returns true. Shares never wait for a higher one: a
- * tile's units are consecutive, and a CTA runs its units in order, so the
- * unit waited for runs on another resident CTA at the same or an earlier
- * step; the grid holds no more CTAs than fit at once. */
+ * every run) and returns true. A unit waits only for lower-numbered ones
+ * (its tile's lower shares), and a CTA runs its units in increasing order,
+ * so the unit waited for runs on another resident CTA at the same or an
+ * earlier step (the grid holds no more CTAs than fit at once): the lowest
+ * unfinished unit never waits. */
 JG_DEV bool jg_split_ws(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t t,
-                        uint32_t c)
+                        uint32_t tiles_m, uint32_t c)
 {
-    const uint32_t tile = t / JG_SPLIT_WS, share = t % JG_SPLIT_WS;
+    uint32_t tile, share;
+    jg_ws_unit(t, tiles_m, tile, share);
     uint32_t *const count = p.ws.counts + tile;
     /* this thread's float4 of fragment group 0 of its first slab in the
      * tile's first part; group q of slab mi is (mi * MMA_N / 8 + q) * 128
@@ -2355,7 +2372,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_split_gather(sum, smem_a, c, rank);
 #endif
 #if JG_SPLIT_WS > 1
-            if (!jg_split_ws(p, sum, t, c))
+            if (!jg_split_ws(p, sum, t, tiles_m, c))
                 continue; /* the tile's last unit stores it */
 #endif
 #if JG_SCALE == 1 || JG_NVFP4
