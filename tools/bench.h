@@ -66,7 +66,7 @@ typedef struct options {
     bool no_peer;
     bool no_check; /* --no-check: dense rows' D is not checked (tile sweeps) */
     bool pooled;   /* --pooled: the spec's dense rows run as --random's do (bench_random.c) */
-    bool workspace; /* --workspace: dense plans that take a workspace get one */
+    bool workspace; /* dense plans that take a workspace get one (--no-workspace: none) */
     bool tune; /* JITGEMM_TUNE=1 for our context */
     flush_mode flush;
     jg_sf_layout sf_layout; /* --sf-layout: nvfp4 rows' block scales (default swizzled) */

@@ -38,7 +38,8 @@ static void usage(FILE *f)
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
-            "                     [--chain N] [--tune] [--no-check] [--pooled [--family-ab]]\n"
+            "                     [--chain N] [--tune] [--no-check] [--no-workspace]\n"
+            "                     [--pooled [--family-ab]]\n"
             "                     [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
             "                     [--emit-shapes FILE] [--family-ab] [--dtype bf16|fp16|fp8]\n"
@@ -96,9 +97,10 @@ static void usage(FILE *f)
     fprintf(f,
             "  --no-check        do not check dense rows' outputs (for tile sweeps, whose\n"
             "                    kernels the GPU tests check; the JSON's check is \"none\")\n"
-            "  --workspace       pass dense plans that take a workspace one of the size\n"
-            "                    jg_plan_workspace_bytes says (split-K through the\n"
-            "                    workspace, JITGEMM_SPLIT_WS=S, needs it)\n"
+            "  --no-workspace    pass dense plans no workspace (by default those that\n"
+            "                    take one get one of jg_plan_workspace_bytes, as cuBLASLt\n"
+            "                    gets its own: plans that split K through it run without\n"
+            "                    the split then); --workspace: the default\n"
             "  --pooled          run the spec's rows as --random runs its own: planned in\n"
             "                    parallel up front, inputs made once at the largest row's\n"
             "                    size (dense rows of one input type only)\n"
@@ -321,7 +323,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
         "--random-generic", "--dims", "--emit-shapes"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
                    .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4, .generic_fraction = 0.25,
-                   .dims = "bench/model-dims.json"};
+                   .dims = "bench/model-dims.json",
+                   .workspace = true};
     given g = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -338,6 +341,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
             o->no_check = true;
         } else if (!strcmp(a, "--workspace")) {
             o->workspace = true;
+        } else if (!strcmp(a, "--no-workspace")) {
+            o->workspace = false;
         } else if (!strcmp(a, "--pooled")) {
             o->pooled = true;
         } else if (!strcmp(a, "--family-ab")) {

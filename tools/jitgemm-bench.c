@@ -86,11 +86,12 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
             return false;
     if (b->opt.tune)
         setenv("JITGEMM_TUNE", "1", 1); /* read when the context is made */
-    if (jg_context_create(NULL, &b->jg) != JG_OK) {
+    const jg_options ws = {.flags = JG_CONTEXT_WORKSPACE}; /* rows pass one (--no-workspace: NULL) */
+    if (jg_context_create(&ws, &b->jg) != JG_OK) {
         fprintf(stderr, "jitgemm-bench: jg_context_create: %s\n", jg_context_last_error(NULL));
         return false;
     }
-    if (b->opt.family_ab && family_context_create(NULL, &b->jg_plain) != JG_OK) {
+    if (b->opt.family_ab && family_context_create(&ws, &b->jg_plain) != JG_OK) {
         fprintf(stderr, "jitgemm-bench: jg_context_create (plain tiles, for --family-ab): %s\n",
                 jg_context_last_error(NULL));
         return false;

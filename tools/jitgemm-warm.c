@@ -714,6 +714,9 @@ static int open_context(warm *w)
                     .log = on_log, .log_user = w, .backend = w->opt.backend};
     if (w->opt.backend)
         o.flags |= JG_CONTEXT_BACKEND;
+    /* the plans that split K through a workspace, and the ones their
+     * launches without a workspace (and contexts without the flag) run */
+    o.flags |= JG_CONTEXT_WORKSPACE;
     if (w->opt.arch) {
         o.flags |= JG_CONTEXT_OFFLINE;
         o.arch = w->opt.arch;

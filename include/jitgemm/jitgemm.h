@@ -225,6 +225,12 @@ enum {
     /* 0.8: jg_options.backend is set (callers built against older headers
      * have no such field: it is read only with this flag). */
     JG_CONTEXT_BACKEND = 1u << 2,
+    /* 0.9: every jg_gemm_args this caller passes has 0.7's workspace
+     * fields (NULL where it has no workspace), so that dense plans may
+     * split K through a workspace a launch passes ("Split-K through a
+     * workspace"); without the flag no plan does (callers built against
+     * the 0.6 header pass a shorter struct). */
+    JG_CONTEXT_WORKSPACE = 1u << 3,
 };
 
 /* jg_options.max_kernels: no bound (every plan and kernel stays until
@@ -470,6 +476,25 @@ enum {
  * needs an unaligned plan (JG_GEMM_UNALIGNED set, rows off 16 bytes, an
  * MN-major operand or FP32): where it adds the flag itself for the
  * pointers, a caller built against the 0.6 header may pass no such field.
+ * Split-K through a workspace (0.9). A dense BF16, FP16 or FP8 (tensor
+ * or row scales) plan with M baked in whose K the planner splits over a
+ * cluster of 2 or 4 CTAs (long K, few output tiles) with plain tiles past
+ * M = 128 splits it through a workspace instead: the same tile in 2 or 4
+ * units, each storing its FP32 sums there for the tile's last unit to add
+ * (measured 1.09-1.17x faster on H200). jg_plan_workspace_bytes reports
+ * what it needs: a 4-byte count per output tile rounded up to 256 bytes,
+ * then (units - 1) FP32 tiles of sums per tile (MB, not GB: 2112x1024
+ * tiles of 128x144 at 2 units, 0.6 MB). Given args.workspace (16-byte
+ * aligned, at least that many bytes, any contents: the launch zeroes the
+ * counts on the stream first), a launch splits through it; with none, one
+ * too small or misaligned, it runs the cluster's plan, built with it: the
+ * workspace is optional, and a caller who passes none gets the plans of
+ * 0.8. Two launches in flight at once need two workspaces. jg_gemm reads
+ * args.workspace as jg_gemm_run does. Only in contexts made with
+ * JG_CONTEXT_WORKSPACE (the caller's args carry the workspace fields).
+ * JITGEMM_SPLIT_WS=S (2-16) splits every plan that allows it into S units
+ * so (for experiments; it measured slower than the unsplit plans on
+ * long-K rows), =0 never.
  * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4, JG_ERR_INVALID
  * otherwise): k a multiple of 16; lda, ldb multiples of 32 (rows 16 bytes
  * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or
@@ -517,7 +542,9 @@ typedef struct jg_gemm_args {
      * launches in flight at once need two), and its size, at least
      * jg_plan_workspace_bytes (M-generic plans: (args.m + n) * KP * 8).
      * 0.8: also read by plans with unaligned A or B, for which it is
-     * optional ("Unaligned operands with a workspace" above). */
+     * optional ("Unaligned operands with a workspace" above); 0.9: by
+     * plans that split K through it, optional too ("Split-K through a
+     * workspace"). */
     void *workspace;
     size_t workspace_bytes;
 } jg_gemm_args;
@@ -785,7 +812,9 @@ JG_API jg_status jg_plan_get_info(const jg_plan *plan, jg_plan_info *out);
  * plans that use none. 0.7: dense JG_GEMM_FP32_EXACT plans, in
  * jg_gemm_args.workspace ((m + n) * KP * 8). 0.8: dense plans with
  * unaligned A or B, the workspace they may use (optional: see "Unaligned
- * operands with a workspace"). M-generic plans: for problem.m. */
+ * operands with a workspace"). 0.9: dense plans that split K through a
+ * workspace, the one they may use (optional: "Split-K through a
+ * workspace"). M-generic plans: for problem.m. */
 JG_API jg_status jg_plan_workspace_bytes(const jg_plan *plan, size_t *out);
 
 /* ---- which kernel, without building it (0.7) ------------------------------ */

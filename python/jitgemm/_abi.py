@@ -38,6 +38,7 @@ JG_SF_ROW_MAJOR = 1
 JG_SF_SWIZZLED_128X4 = 2
 
 JG_CONTEXT_OFFLINE = 1
+JG_CONTEXT_WORKSPACE = 8  # 0.9: the args passed carry the workspace fields (they always do here)
 
 JG_GEMM_M_GENERIC = 1
 JG_GEMM_PDL = 2

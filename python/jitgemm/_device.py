@@ -203,14 +203,17 @@ class Device:
             self.driver = self.primary = None
             self.asks_current = False
             self.stream = lambda: None
-            opts = C.Options(flags=C.JG_CONTEXT_OFFLINE, arch=arch.encode(), sm_count=sm_count)
+            opts = C.Options(flags=C.JG_CONTEXT_OFFLINE | C.JG_CONTEXT_WORKSPACE,
+                             arch=arch.encode(), sm_count=sm_count)
             st = C.lib.jg_context_create(ctypes.byref(opts), ctypes.byref(ctx))
             where = f"offline ({arch})"
         else:
             self._bind(index)
             pushed = self.enter()
+            # every launch's args carry the workspace fields: plans may split K through one
+            opts = C.Options(flags=C.JG_CONTEXT_WORKSPACE)
             try:
-                st = C.lib.jg_context_create(None, ctypes.byref(ctx))
+                st = C.lib.jg_context_create(ctypes.byref(opts), ctypes.byref(ctx))
             finally:
                 self.leave(pushed)
             where = f"cuda:{index}"

@@ -346,7 +346,10 @@ typedef struct jg__target {
                               * planner's choice) */
     uint32_t force_split_ws; /* JITGEMM_SPLIT_WS=S (2..JG_SPLIT_WS_MAX): the planner's plan
                               * split into S units a tile through the workspace, where the
-                              * problem and tile allow it (jg__split_ws_fits); 0: never */
+                              * problem and tile allow it (jg__split_ws_fits); 1
+                              * (JITGEMM_SPLIT_WS=0 or 1): never, also the plan a launch
+                              * without a workspace falls back to; 0: the planner's rule
+                              * (split_ws_for_clusters in plan_sm90.c) */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

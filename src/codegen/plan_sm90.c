@@ -481,16 +481,45 @@ bool jg__split_ws_fits(const jg__problem_key *p, const jg__gemm_config *cfg)
            cfg->block_n <= (c_or_f32 ? SM90_SPLIT_WS_MAX_N_C : SM90_SPLIT_WS_MAX_N);
 }
 
+/* The tile of cfg split into s units through the workspace, without a
+ * cluster. */
+static void split_through_ws(jg__gemm_config *cfg, uint32_t s)
+{
+    cfg->split_ws = s;
+    cfg->split_k = 0;
+    cfg->cluster = 1;
+    cfg->n_stack = 0;
+}
+
 /* JITGEMM_SPLIT_WS=S: the plan's tile, split into S units through the
  * workspace without a cluster, where it fits; other plans as they were. */
 static void force_split_ws(const jg__target *t, const jg__problem_key *p, jg__gemm_config *cfg)
 {
-    if (t->force_split_ws <= 1 || !jg__split_ws_fits(p, cfg))
-        return;
-    cfg->split_ws = t->force_split_ws;
-    cfg->split_k = 0;
-    cfg->cluster = 1;
-    cfg->n_stack = 0;
+    if (t->force_split_ws > 1 && jg__split_ws_fits(p, cfg))
+        split_through_ws(cfg, t->force_split_ws);
+}
+
+/* Plain tiles (not swap-AB) whose K a cluster of 2 or 4 CTAs splits, past
+ * SM90_SPLIT_WS_MIN_M rows: the same tile and split through the workspace
+ * instead (the launch's, where it passes one; else the cluster's plan). On
+ * an H200 (bench/RESULTS.md "H200 split-K through the workspace"), over 9
+ * BF16 and 4 FP8 such rows of 48 whose cluster split it replaced (seeds
+ * 2093747687, 3355072506) 1.13x and 1.09x; on 16 + 16 rows drawn afresh
+ * (seeds 267553763, 56021557) 1.169x (1.03-1.33) and 1.088x (0.96-1.26),
+ * of cuBLASLt 0.772 -> 0.902 and 0.849 -> 0.924. Swap-AB's cluster splits
+ * lost there (0.985x over 15 BF16 rows), and so did every split through
+ * the workspace of an unsplit plan on 40 long-K rows (0.98-0.84x at S = 2-4:
+ * the splits' stores and sums cost more than the waves they filled). Not
+ * where JITGEMM_SPLIT or JITGEMM_SPLIT_WS force the split. */
+#define SM90_SPLIT_WS_MIN_M 128
+static bool split_ws_for_clusters(const jg__target *t, const jg__problem_key *p,
+                                  jg__gemm_config *cfg)
+{
+    if (t->force_split_ws || t->force_split || cfg->swap_ab || cfg->split_k < 2 ||
+        cfg->split_k > 4 || p->m <= SM90_SPLIT_WS_MIN_M || !jg__split_ws_fits(p, cfg))
+        return false;
+    split_through_ws(cfg, cfg->split_k);
+    return true;
 }
 
 static uint32_t stage_bytes(const jg__gemm_config *cfg)
@@ -1712,6 +1741,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     if (!search(t, p, out, &best, 1, &why))
         return JG_ERR_UNSUPPORTED;
     force_split_ws(t, p, out);
+    const bool ws_rule = split_ws_for_clusters(t, p, out);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
         if (out->pre) {
@@ -1754,8 +1784,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          ", K split over %u CTAs", out->split_k);
             if (out->split_ws > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
-                         ", K split over %u units through the workspace (JITGEMM_SPLIT_WS)",
-                         out->split_ws);
+                         ws_rule ? ", K split over %u units through the workspace (without "
+                                   "one, over a cluster of %u)"
+                                 : ", K split over %u units through the workspace "
+                                   "(JITGEMM_SPLIT_WS)",
+                         out->split_ws, out->split_ws);
             const sm90_table_cell *cell = why.cell;
             if (cell && why.overruled)
                 snprintf(family, sizeof family,

@@ -150,8 +150,8 @@ static void read_forced_ffma_reuse(jg_context *ctx)
  * any: some S from 2, where it applies), JITGEMM_PINGPONG=1 (dense
  * ping-pong tiles only) and JITGEMM_SPLIT_WS=S (the planner's plan split
  * into S = 2..16 units a tile through the caller's workspace, where it
- * fits; its launches need args.workspace): instead of the planner's
- * measured table, for experiments and the sweep that measures the table. */
+ * fits; 0: never): instead of the planner's measured table, for
+ * experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
     const char *swap = getenv("JITGEMM_SWAP"), *split = getenv("JITGEMM_SPLIT");
@@ -172,7 +172,7 @@ static void read_forced_shape(jg_context *ctx)
             jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
                      "JITGEMM_SPLIT_WS=%s ignored: 0 (none) or 2 to %d", ws, JG_SPLIT_WS_MAX);
         else
-            ctx->target.force_split_ws = (uint32_t)s;
+            ctx->target.force_split_ws = s < 2 ? 1 : (uint32_t)s; /* 1: never */
     }
     if (split && *split) {
         char *end;
@@ -304,7 +304,8 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
         o.max_kernels = opt->max_kernels;
     if (o.flags & JG_CONTEXT_BACKEND)
         o.backend = opt->backend;
-    if (o.flags & ~(uint32_t)(JG_CONTEXT_OFFLINE | JG_CONTEXT_MAX_KERNELS | JG_CONTEXT_BACKEND))
+    if (o.flags & ~(uint32_t)(JG_CONTEXT_OFFLINE | JG_CONTEXT_MAX_KERNELS | JG_CONTEXT_BACKEND |
+                              JG_CONTEXT_WORKSPACE))
         return jg__fail(NULL, JG_ERR_INVALID, "options.flags 0x%x: unknown bits", o.flags);
     if ((unsigned)o.cache_mode > JG_CACHE_READWRITE)
         return jg__fail(NULL, JG_ERR_INVALID, "options.cache_mode %d is not a jg_cache_mode",
@@ -353,9 +354,18 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
                     &ctx->target.force_n_stack);
     read_forced_ffma_reuse(ctx);
     read_forced_shape(ctx);
+    /* Without JG_CONTEXT_WORKSPACE no plan splits K through a workspace
+     * (the caller's args may lack the fields): as JITGEMM_SPLIT_WS=0. */
+    if (!(o.flags & JG_CONTEXT_WORKSPACE)) {
+        if (ctx->target.force_split_ws > 1)
+            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
+                     "JITGEMM_SPLIT_WS ignored: the context was made without "
+                     "JG_CONTEXT_WORKSPACE");
+        ctx->target.force_split_ws = 1;
+    }
     const char *tune = getenv("JITGEMM_TUNE");
-    /* (not with JITGEMM_SPLIT_WS: the tuner launches without a workspace) */
-    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1") && !ctx->target.force_split_ws;
+    /* (not with JITGEMM_SPLIT_WS=S: the tuner launches without a workspace) */
+    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1") && ctx->target.force_split_ws <= 1;
     ctx->target.arch = ctx->target.arch_name;
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);

@@ -105,6 +105,23 @@ static jg_status build_packed(jg_context *ctx, jg_plan *plan)
     return st;
 }
 
+/* A plan that splits K through a workspace also holds the planner's plan
+ * without that split (JITGEMM_SPLIT_WS=0's), built with it, for launches
+ * without a workspace: the workspace stays optional. */
+static jg_status build_unsplit(jg_context *ctx, jg_plan *plan)
+{
+    jg__target t = ctx->target;
+    t.force_split_ws = 1; /* never */
+    const jg__log quiet = {0};
+    jg__gemm_config cfg;
+    jg__gemm_key key;
+    jg_status st = jg__plan_gemm_sm90(&t, &plan->problem, &quiet, &cfg);
+    if (st != JG_OK)
+        return jg__fail(ctx, st, "no sm_90a configuration without a workspace for this problem");
+    jg__gemm_key_make(&plan->problem, &cfg, &key);
+    return jg__plan_build(ctx, &plan->problem, &key, &plan->unsplit);
+}
+
 static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan **out)
 {
     jg__gemm_key key;
@@ -112,6 +129,10 @@ static jg_status build_plan(jg_context *ctx, const jg__problem_key *pk, jg_plan 
     if (st == JG_OK)
         st = jg__plan_build(ctx, pk, &key, out);
     if (st == JG_OK && jg__pack_operands(pk) && (st = build_packed(ctx, *out)) != JG_OK) {
+        jg__plan_free(*out);
+        *out = NULL;
+    }
+    if (st == JG_OK && (*out)->cfg.split_ws > 1 && (st = build_unsplit(ctx, *out)) != JG_OK) {
         jg__plan_free(*out);
         *out = NULL;
     }
@@ -187,39 +208,16 @@ static jg_status check_ptr(jg_context *ctx, const char *name, const void *p, boo
     return JG_OK;
 }
 
-/* Split-K through the workspace: the caller's, 16-byte aligned, at least
- * jg_plan_workspace_bytes. */
-static jg_status check_split_ws(jg_context *ctx, const jg_gemm_args *args, uint64_t need)
-{
-    if (!args->workspace)
-        return jg__fail(ctx, JG_ERR_NULL_POINTER,
-                        "args.workspace is NULL: this plan splits K through a workspace "
-                        "(JITGEMM_SPLIT_WS) and needs %llu bytes (jg_plan_workspace_bytes)",
-                        (unsigned long long)need);
-    if ((uintptr_t)args->workspace % 16)
-        return jg__fail(ctx, JG_ERR_MISALIGNED, "args.workspace = %p is not 16-byte aligned",
-                        args->workspace);
-    if (args->workspace_bytes < need)
-        return jg__fail(ctx, JG_ERR_INVALID,
-                        "args.workspace_bytes = %zu: this plan splits K through a workspace and "
-                        "needs %llu (jg_plan_workspace_bytes)",
-                        args->workspace_bytes, (unsigned long long)need);
-    return JG_OK;
-}
-
 /* The launch's own rules beyond pointers: an M-major A's rows hold the
- * call's m; the exact FP32 workspace holds the call's parts; split-K
- * through the workspace, its counts and sums. */
-static jg_status check_launch(jg_context *ctx, const jg_plan *plan, const jg__problem_key *p,
-                              const jg_gemm_args *args, int64_t m, uint64_t plan_ws)
+ * call's m; the exact FP32 workspace holds the call's parts. */
+static jg_status check_launch(jg_context *ctx, const jg__problem_key *p, const jg_gemm_args *args,
+                              int64_t m, uint64_t plan_ws)
 {
     if ((p->flags & JG_GEMM_A_M_MAJOR) && p->lda < m)
         return jg__fail(ctx, JG_ERR_INVALID,
                         "args.m = %lld: the M-major A's rows are lda = %lld elements; plan with "
                         "lda >= every call's m",
                         (long long)m, (long long)p->lda);
-    if (plan->cfg.split_ws > 1)
-        return check_split_ws(ctx, args, plan_ws);
     if (!(p->flags & JG_GEMM_FP32_EXACT))
         return JG_OK;
     const uint64_t need = (p->flags & JG_GEMM_M_GENERIC)
@@ -240,13 +238,23 @@ static jg_status check_launch(jg_context *ctx, const jg_plan *plan, const jg__pr
     return JG_OK;
 }
 
+/* Split-K through the workspace: whether the launch has one it can use
+ * (16-byte aligned, at least jg_plan_workspace_bytes); else it runs the
+ * plan without that split. */
+static bool split_ws_usable(const jg_plan *plan, const jg_gemm_args *args)
+{
+    return args->workspace && (uintptr_t)args->workspace % 16 == 0 &&
+           args->workspace_bytes >= plan->workspace_bytes;
+}
+
 /* jg_gemm_run; `workspace_field`: args has 0.7's workspace fields (a
  * caller of jg_gemm whose pointers alone made it unaligned may have
- * been built against 0.6); *packed: the launch packed A or B. */
+ * been built against 0.6); *packed: the launch packed A or B; *unsplit:
+ * it ran the plan without its split through the workspace. */
 static jg_status gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream,
-                          bool workspace_field, bool *packed)
+                          bool workspace_field, bool *packed, bool *unsplit)
 {
-    *packed = false;
+    *packed = *unsplit = false;
     if (!plan)
         return jg__fail(NULL, JG_ERR_NULL_POINTER, "plan is NULL");
     jg_context *ctx = plan->ctx;
@@ -281,7 +289,7 @@ static jg_status gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream str
                                       "or plan with JG_GEMM_M_GENERIC",
                             (long long)args->m, (long long)plan->problem.m);
     }
-    if ((st = check_launch(ctx, plan, p, args, args->m ? args->m : p->m, plan->workspace_bytes)))
+    if ((st = check_launch(ctx, p, args, args->m ? args->m : p->m, plan->workspace_bytes)))
         return st;
     if (ctx->offline) /* after the argument checks, so offline contexts test them too */
         return jg__fail(ctx, JG_ERR_OFFLINE, "the context is offline (%s): it cannot launch",
@@ -292,13 +300,17 @@ static jg_status gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream str
         *packed = true;
         return jg__pack_launch(plan, args, &ka, stream);
     }
+    if (plan->unsplit && !(workspace_field && split_ws_usable(plan, args))) {
+        *unsplit = true;
+        return jg__gemm_launch(plan->unsplit, args, stream);
+    }
     return jg__gemm_launch(plan, args, stream);
 }
 
 jg_status jg_gemm_run(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
 {
-    bool packed;
-    return gemm_run(plan, args, stream, true, &packed);
+    bool packed, unsplit;
+    return gemm_run(plan, args, stream, true, &packed, &unsplit);
 }
 
 /* Whether a problem uses what 0.6 refused (rows off 16 bytes, MN-major
@@ -339,11 +351,13 @@ jg_status jg_gemm(jg_context *ctx, const jg_gemm_problem *problem, const jg_gemm
         return st;
     /* the flag added here: a problem 0.6 took (rows 16-byte multiples),
      * whose caller's args may end before the workspace fields */
-    bool packed;
-    st = gemm_run(plan, args, stream, !added || problem_is_new(problem), &packed);
+    bool packed, unsplit;
+    st = gemm_run(plan, args, stream, !added || problem_is_new(problem), &packed, &unsplit);
     if (packed) { /* the kernels this call launched: the pack and the packed plan's GEMM */
         jg__kernel *const ks[] = {plan->pack, plan->packed->kernel};
         jg__oneshot_done(ctx, ks, 2, plan->entry, &plan->kept, stream, st);
+    } else if (unsplit) {
+        jg__oneshot_done(ctx, &plan->unsplit->kernel, 1, plan->entry, &plan->kept, stream, st);
     } else {
         jg__oneshot_done(ctx, &plan->kernel, 1, plan->entry, &plan->kept, stream, st);
     }

@@ -73,6 +73,8 @@ void jg__plan_free(jg_plan *plan)
 {
     if (plan->packed)
         jg__plan_free(plan->packed);
+    if (plan->unsplit)
+        jg__plan_free(plan->unsplit);
     if (plan->pack)
         jg__kernel_release(plan->pack);
     jg__kernel_release(plan->kernel);

@@ -291,6 +291,10 @@ struct jg_plan {
      * for other plans and the tuner's. */
     struct jg_plan *packed;
     jg__kernel *pack;
+    /* Dense plans that split K through a workspace (cfg.split_ws): the
+     * plan a launch without one (or with one too small) runs instead, the
+     * planner's without that split (owned by this one, in no table). */
+    struct jg_plan *unsplit;
 };
 
 struct jg_context {

@@ -64,12 +64,14 @@ static inline void jg_test_gpu_init(void)
     CUDA_CHECK(cudaFree(0));
 }
 
-/* A context with default options on the current CUDA context; exits 1 if
- * that fails (the device was already checked by jg_test_gpu_init). */
+/* A context on the current CUDA context, with JG_CONTEXT_WORKSPACE (the
+ * tests' args carry the workspace fields); exits 1 if that fails (the
+ * device was already checked by jg_test_gpu_init). */
 static inline jg_context *jg_test_context(void)
 {
     jg_context *ctx = NULL;
-    jg_status st = jg_context_create(NULL, &ctx);
+    const jg_options o = {.flags = JG_CONTEXT_WORKSPACE};
+    jg_status st = jg_context_create(&o, &ctx);
     if (st != JG_OK) {
         fprintf(stderr, "jg_context_create: %s: %s\n", jg_status_name(st),
                 jg_context_last_error(NULL));

@@ -16,7 +16,9 @@
  * ping-pong tiles, 256-row tiles, clusters stacked along N sharing A by
  * multicast: 1x2, 1x4 and 2x2 where the tiles allow them, split-K through
  * a workspace of 3 and, with swap-AB, 5 units a tile: plans that take a
- * workspace get one filled with 0xff bytes).
+ * workspace get one filled with 0xff bytes every other round of the
+ * contexts, and none in the others, where they run their plan without
+ * the split).
  * Failing shapes print their flags and context.
  * All plans are built first, in parallel (each distinct problem is an NVRTC
  * compile), then each shape runs and is checked against the FP64 reference
@@ -186,10 +188,13 @@ static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
                          .alpha = s->alpha, .beta = s->beta,
                          .m = (p->flags & JG_GEMM_M_GENERIC) ? s->m : 0};
     /* a plan that takes a workspace (split-K through it) gets one of
-     * garbage: the launch must not trust what it holds */
+     * garbage (the launch must not trust what it holds) every other round
+     * of the contexts, and none in the others (it runs its plan without
+     * the split) */
     size_t ws_bytes = 0;
     void *ws = NULL;
-    if (jg_plan_workspace_bytes(s->plan, &ws_bytes) == JG_OK && ws_bytes) {
+    if ((idx / (int64_t)FUZZ_ENVS) % 2 == 0 && jg_plan_workspace_bytes(s->plan, &ws_bytes) == JG_OK &&
+        ws_bytes) {
         CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
         CUDA_CHECK(cudaMemset(ws, 0xFF, ws_bytes));
         args.workspace = ws;
@@ -241,14 +246,16 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < o.count; ++i)
         draw_shape(&r, &shapes[i]);
     plan_all(ctx, shapes, &o);
-    int64_t failed = 0, ran = 0, split_ws = 0;
+    int64_t failed = 0, ran = 0, split_ws = 0, split_none = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
         if (o.only >= 0 && i != o.only)
             continue;
         const fuzz_shape *s = &shapes[i];
         ++ran;
-        split_ws += s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL;
+        const bool split = s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL;
+        split_ws += split && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
+        split_none += split && (i / (int64_t)FUZZ_ENVS) % 2 == 1;
         if (s->plan_status != JG_OK) {
             char what[256];
             describe_shape(s, i, what, sizeof what);
@@ -267,7 +274,9 @@ int main(int argc, char **argv)
      * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */
     printf("gemm_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
            margin[0], margin[1]);
-    printf("gemm_fuzz: %lld shapes split K through the workspace\n", (long long)split_ws);
+    printf("gemm_fuzz: %lld shapes split K through a workspace, %lld such plans ran without "
+           "one\n",
+           (long long)split_ws, (long long)split_none);
     printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran,
            (long long)failed, (unsigned long long)o.seed);
     return failed ? 1 : 0;

@@ -186,7 +186,7 @@ static const struct {
     /* what                  opt_null out_null flags        arch      cache_mode  sm  dir */
     {"out NULL",             false, true,  OFF,         "sm_90a", OFFC,       0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
     {"opt and out NULL",     true,  true,  0,           NULL,     0,          0,   NULL, JG_ERR_NULL_POINTER, "out", NULL},
-    {"flags bit 3",          false, false, OFF | 8u,    "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x9"},
+    {"flags bit 4",          false, false, OFF | 16u,   "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x11"},
     {"flags bit 31",         false, false, 0x80000000u, "sm_90a", OFFC,       0,   NULL, JG_ERR_INVALID, "options.flags", "0x80000000"},
     {"cache_mode 4",         false, false, OFF,         "sm_90a", 4,          0,   NULL, JG_ERR_INVALID, "options.cache_mode 4", NULL},
     {"cache_mode -1",        false, false, OFF,         "sm_90a", -1,         0,   NULL, JG_ERR_INVALID, "options.cache_mode -1", NULL},

@@ -902,11 +902,13 @@ static void test_pre_tables(void)
 }
 
 /* The kernel family of a dense configuration. */
+/* (split-K over a cluster, or through the workspace: the same family) */
 static uint32_t family_of(const jg__gemm_config *c)
 {
+    const bool split = c->split_k > 1 || c->split_ws > 1;
     if (c->swap_ab)
-        return c->split_k > 1 ? JG_FAMILY_SWAP_SPLIT : JG_FAMILY_SWAP;
-    if (c->split_k > 1)
+        return split ? JG_FAMILY_SWAP_SPLIT : JG_FAMILY_SWAP;
+    if (split)
         return JG_FAMILY_SPLIT;
     if (c->pingpong)
         return JG_FAMILY_PINGPONG;
@@ -940,7 +942,7 @@ static void test_table(void)
         if (jg_test_long_k(&p, t.sm_count)) {
             ++long_k_cells;
             CHECK((f == JG_FAMILY_SPLIT || f == JG_FAMILY_SWAP_SPLIT) && c.split_k <= 4 &&
-                      strstr(msg, "by the long-K rule"),
+                      c.split_ws <= 4 && strstr(msg, "by the long-K rule"),
                   "%s: family %u, split over %u, not by the long-K rule: \"%s\"", what, f,
                   c.split_k, msg);
             continue;
@@ -949,7 +951,8 @@ static void test_table(void)
          * split-K over at most 4, and the log says so */
         if (strstr(msg, "the cell's plan's time")) {
             ++sure;
-            CHECK((f & (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT)) && c.split_k <= 4,
+            CHECK((f & (JG_FAMILY_SWAP | JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT)) && c.split_k <= 4 &&
+                      c.split_ws <= 4,
                   "%s: family %u, split over %u, by the model's certainty", what, f, c.split_k);
             continue;
         }
@@ -1422,15 +1425,23 @@ static void test_n_stack(void)
  * loses its cluster), where the problem and tile allow it; the workspace
  * holds the tiles' counts (256-byte aligned) and S - 1 FP32 tiles of sums
  * per tile; never M-generic, PDL, block scales, MN-major, grouped, or a
- * tile wider than 176 (128 with C or FP32 D); unforced, never. */
+ * tile wider than 176 (128 with C or FP32 D); JITGEMM_SPLIT_WS=0, never. */
+static jg_gemm_problem bf16_512x4096x8192(uint32_t flags, int64_t lda)
+{
+    jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 512,
+                         .n = 4096, .k = 8192, .lda = lda, .flags = flags};
+    return p;
+}
+
 static void test_split_ws_forced(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
     const jg_gemm_problem long_k = {
         .a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 420, .n = 2096, .k = 23664};
-    const jg__gemm_config before = plan_of(&t, &long_k, "unforced 420x2096x23664");
-    CHECK(before.split_ws <= 1, "unforced: split_ws %u", before.split_ws);
+    t.force_split_ws = 1; /* JITGEMM_SPLIT_WS=0 */
+    const jg__gemm_config before = plan_of(&t, &long_k, "JITGEMM_SPLIT_WS=0 420x2096x23664");
+    CHECK(before.split_ws <= 1, "JITGEMM_SPLIT_WS=0: split_ws %u", before.split_ws);
     t.force_split_ws = 3;
     const struct {
         jg_gemm_problem p;
@@ -1443,31 +1454,9 @@ static void test_split_ws_forced(void)
         /* FP32 D: the planner's tile is 192 wide, past 128 */
         {{.a_type = JG_FP16, .b_type = JG_FP16, .d_type = JG_FP32, .m = 1000, .n = 3000, .k = 9000},
          false},
-        {{.a_type = JG_BF16,
-          .b_type = JG_BF16,
-          .d_type = JG_BF16,
-          .m = 512,
-          .n = 4096,
-          .k = 8192,
-          .flags = JG_GEMM_M_GENERIC},
-         false},
-        {{.a_type = JG_BF16,
-          .b_type = JG_BF16,
-          .d_type = JG_BF16,
-          .m = 512,
-          .n = 4096,
-          .k = 8192,
-          .flags = JG_GEMM_PDL},
-         false},
-        {{.a_type = JG_BF16,
-          .b_type = JG_BF16,
-          .d_type = JG_BF16,
-          .m = 512,
-          .n = 4096,
-          .k = 8192,
-          .lda = 512,
-          .flags = JG_GEMM_A_M_MAJOR},
-         false},
+        {bf16_512x4096x8192(JG_GEMM_M_GENERIC, 0), false},
+        {bf16_512x4096x8192(JG_GEMM_PDL, 0), false},
+        {bf16_512x4096x8192(JG_GEMM_A_M_MAJOR, 512), false},
     };
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem *p = &rows[i].p;
@@ -1508,8 +1497,126 @@ static void test_split_ws_forced(void)
               "candidate %zu: split_ws %u", i, cands[i].split_ws);
 }
 
+/* The planner's own split through the workspace: plain tiles whose K a
+ * cluster of 2 or 4 splits, past M = 128, take the same tile and split
+ * through the workspace (the plan a launch without one falls back to is
+ * JITGEMM_SPLIT_WS=0's: the cluster's); not swap-AB's cluster splits, not
+ * at M <= 128, not under JITGEMM_SPLIT_WS=0 or JITGEMM_SPLIT, and never
+ * among the candidates JITGEMM_TUNE times (they launch without a
+ * workspace). Rows from the A/B that measured it (bench/results/
+ * 2026-11-28-h200-split-ws/cluster-confirm) and its swap-AB rows. */
+static void test_split_ws_rule(void)
+{
+    jg__target t, never;
+    jg_test_h100_target(&t);
+    never = t;
+    never.force_split_ws = 1; /* JITGEMM_SPLIT_WS=0 */
+    const jg_gemm_problem rows[] = {
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 340, .n = 2560, .k = 17568},
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 376, .n = 1024, .k = 14624},
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 180, .n = 1408, .k = 20592},
+        fp8(743, 1024, 17600, JG_SCALE_TENSOR),
+        fp8(566, 1536, 20512, JG_SCALE_TENSOR),
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 338, .n = 3584, .k = 28672},
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 94, .n = 3520, .k = 22016},
+        fp8(530, 1536, 18432, JG_SCALE_TENSOR),
+    };
+    int converted = 0, kept = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem *p = &rows[i];
+        char what[96];
+        snprintf(what, sizeof what, "%s %lldx%lldx%lld", p->a_type == JG_E4M3 ? "fp8" : "bf16",
+                 (long long)p->m, (long long)p->n, (long long)p->k);
+        const jg__gemm_config base = plan_of(&never, p, what);
+        const jg__gemm_config c = plan_of(&t, p, what);
+        jg__problem_key pk;
+        jg__problem_key_make(p, &pk);
+        CHECK(base.split_ws <= 1, "%s: JITGEMM_SPLIT_WS=0 split through the workspace", what);
+        const bool rule = !base.swap_ab && base.split_k >= 2 && base.split_k <= 4 && p->m > 128 &&
+                          jg__split_ws_fits(&pk, &base);
+        if (rule) {
+            jg__gemm_config want = base;
+            want.split_ws = base.split_k;
+            want.split_k = 0;
+            want.cluster = 1;
+            want.n_stack = 0;
+            CHECK(!memcmp(&c, &want, sizeof c),
+                  "%s: the cluster split over %u was not split through the workspace alike "
+                  "(split_ws %u, split_k %u, cluster %u, tile %ux%u against %ux%u)",
+                  what, base.split_k, c.split_ws, c.split_k, c.cluster, c.block_m, c.block_n,
+                  base.block_m, base.block_n);
+            ++converted;
+        } else {
+            CHECK(!memcmp(&c, &base, sizeof c), "%s: a plan the rule leaves changed", what);
+            kept += base.split_k > 1;
+        }
+        /* JITGEMM_SPLIT forces the cluster's split */
+        jg__target forced = t;
+        forced.force_split = JG_SPLIT_ANY;
+        const jg__gemm_config f = plan_of(&forced, p, what);
+        CHECK(f.split_ws <= 1, "%s: JITGEMM_SPLIT=any split through the workspace", what);
+        jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+        const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
+        for (size_t j = 0; j < n; ++j)
+            CHECK(cands[j].split_ws <= 1, "%s: candidate %zu splits through the workspace", what,
+                  j);
+    }
+    CHECK(converted >= 4 && kept >= 2,
+          "the rows exercise the rule too little: %d converted, %d cluster splits kept", converted,
+          kept);
+}
+
+/* Only contexts made with JG_CONTEXT_WORKSPACE split K through a
+ * workspace (the caller's args carry the fields): without the flag, the
+ * plan of a row the rule takes is the cluster's, reports no workspace, and
+ * JITGEMM_SPLIT_WS=S is ignored; with it, the plan splits, reports the
+ * workspace its tiles need, and holds the cluster's plan for launches
+ * without one. */
+static void test_split_ws_context(void)
+{
+    const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                               .m = 340, .n = 2560, .k = 17568};
+    for (int flag = 0; flag < 2; ++flag)
+        for (int forced = 0; forced < 2; ++forced) {
+            if (forced)
+                setenv("JITGEMM_SPLIT_WS", "3", 1);
+            jg_options o = {.flags = JG_CONTEXT_OFFLINE | (flag ? JG_CONTEXT_WORKSPACE : 0u),
+                            .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
+            jg_context *ctx = NULL;
+            CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s",
+                  jg_context_last_error(NULL));
+            unsetenv("JITGEMM_SPLIT_WS");
+            if (!ctx)
+                continue;
+            jg_plan *plan = NULL;
+            size_t ws = 0;
+            CHECK(jg_gemm_plan(ctx, &p, &plan) == JG_OK, "plan: %s", jg_context_last_error(ctx));
+            if (plan) {
+                CHECK(jg_plan_workspace_bytes(plan, &ws) == JG_OK, "workspace bytes");
+                const uint32_t want = !flag ? 0 : forced ? 3 : 2;
+                CHECK(plan->cfg.split_ws == want || (want == 0 && plan->cfg.split_ws <= 1),
+                      "flag %d, JITGEMM_SPLIT_WS %s: split_ws %u, expected %u", flag,
+                      forced ? "3" : "unset", plan->cfg.split_ws, want);
+                CHECK((ws > 0) == (want > 1) &&
+                          ws == jg__split_ws_bytes(&plan->cfg, p.m, p.n),
+                      "flag %d: workspace %zu bytes", flag, ws);
+                CHECK((plan->unsplit != NULL) == (want > 1) &&
+                          (!plan->unsplit || plan->unsplit->cfg.split_ws <= 1),
+                      "flag %d: the plan without the split %s", flag,
+                      plan->unsplit ? "splits too" : "missing");
+                CHECK(!plan->unsplit || forced || plan->unsplit->cfg.split_k == 2,
+                      "flag %d: the fallback splits over %u CTAs, not the cluster of 2", flag,
+                      plan->unsplit ? plan->unsplit->cfg.split_k : 0);
+                jg_plan_release(plan);
+            }
+            jg_context_destroy(ctx);
+        }
+}
+
 int main(void)
 {
+    test_split_ws_context();
+    test_split_ws_rule();
     test_split_ws_forced();
     test_n_stack();
     test_resident_clusters();
