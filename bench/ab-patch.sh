@@ -14,8 +14,11 @@
 # dtype, say), run in every round on both trees; its rows are reported as
 # "SET:row". Arguments are words without spaces. The patch must apply to
 # HEAD (the working tree may hold it already). With --chain the time
-# compared is the PDL chain's (the rows' ours_us). Needs git, meson, ninja,
-# python3 and a GPU; the CUDA -dev packages as bench/run-device.sh installs.
+# compared is the PDL chain's (the rows' ours_us). Needs meson, ninja,
+# python3 and a GPU (git where the tree has its .git: then HEAD's files are
+# compared, else the working tree's); the CUDA -dev packages as
+# bench/run-device.sh installs. PACK=1: the run's files packed into
+# $OUT/all.tgz at the end (bench/pack-out.sh).
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: sh bench/ab-patch.sh PATCH [ROUNDS] -- JITGEMM-BENCH-ARGS..." >&2
@@ -53,9 +56,16 @@ mkdir -p "$OUT"
 for f in .devdeps/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# HEAD's files (git archive), or where the tree came without .git (a device
+# run's copy) the working tree's, build outputs and bench/tmp left out
 for t in a b; do
     mkdir -p "$work/$t"
-    git archive HEAD | tar -x -C "$work/$t"
+    if git rev-parse --verify -q HEAD > /dev/null 2>&1; then
+        git archive HEAD | tar -x -C "$work/$t"
+    else
+        tar -cf - --exclude='./build*' --exclude=./bench/tmp --exclude=./.devdeps \
+            --exclude=./bench/results . | tar -x -C "$work/$t"
+    fi
 done
 case $patch in
 /*) abs=$patch ;;
@@ -113,3 +123,6 @@ for name, v in runs.items():
 if logs:
     print(f"geomean B / A over {len(logs)} rows: {math.exp(sum(logs) / len(logs)):.3f} (< 1: the patch is faster)")
 EOF
+st=$?
+if [ "${PACK:-0}" = 1 ]; then sh bench/pack-out.sh "$OUT"; fi
+exit $st

@@ -1,6 +1,7 @@
 #!/bin/sh
 # One device run: build, every test suite, the example, the benchmark.
-# Logs and bench JSON go to $OUT (default ./bench/tmp). Usage on a GPU host:
+# Logs and bench JSON go to $OUT (default ./bench/tmp; PACK=1 packs them into
+# $OUT/all.tgz at the end: a device call returns 8 files). Usage on a GPU host:
 #   sh bench/run-device.sh
 set -u
 OUT=${OUT:-bench/tmp}
@@ -32,3 +33,6 @@ cut -c1-180 "$OUT/bench-fp8.log" | grep -E "^(square|prefill|decode)|geomean|pea
 ./build/tools/jitgemm-bench --dtype fp8 --scale block --only prefill_4096x7168x16384 \
     > "$OUT/bench-fp8-block.log" 2>&1
 cut -c1-180 "$OUT/bench-fp8-block.log" | grep -E "^prefill|note"
+st=$?
+if [ "${PACK:-0}" = 1 ]; then sh bench/pack-out.sh "$OUT"; fi
+exit $st

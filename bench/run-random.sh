@@ -4,7 +4,8 @@
 # (jitgemm-bench) and against torch (peer_torch.py), then the row-pitch
 # probe (bench/results/2026-11-27-h100-row-pitch/). Each class takes a few
 # minutes on an H100; FP8 block scales the longest (cuBLASLt's heuristic).
-# Logs and JSON to $OUT (default bench/tmp).
+# Logs and JSON to $OUT (default bench/tmp); PACK=1 packs them into
+# $OUT/all.tgz at the end (bench/pack-out.sh: a device call returns 8 files).
 #   sh bench/run-random.sh [bf16 fp8-tensor fp8-block ...]
 set -u
 OUT=${OUT:-bench/tmp}
@@ -41,3 +42,6 @@ for t in fp8 bf16; do
         > "$OUT/kpitch-$t.log" 2>&1
     echo "row-pitch probe $t: rc=$?"
 done
+st=$?
+if [ "${PACK:-0}" = 1 ]; then sh bench/pack-out.sh "$OUT"; fi
+exit $st
