@@ -1243,7 +1243,10 @@ JG_DEV void jg_split_gather(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t par
  * (its tile's lower shares), and a CTA runs its units in increasing order,
  * so the unit waited for runs on another resident CTA at the same or an
  * earlier step (the grid holds no more CTAs than fit at once): the lowest
- * unfinished unit never waits. */
+ * unfinished unit never waits. That needs every CTA of the grid resident:
+ * where other kernels hold SMs meanwhile, a CTA may wait for one not yet
+ * started (bench/patches/split-ws-arrive.patch waits only for units that
+ * have arrived). */
 JG_DEV bool jg_split_ws(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t t,
                         uint32_t tiles_m, uint32_t c)
 {

@@ -492,6 +492,11 @@ enum {
  * 0.8. Two launches in flight at once need two workspaces. jg_gemm reads
  * args.workspace as jg_gemm_run does. Only in contexts made with
  * JG_CONTEXT_WORKSPACE (the caller's args carry the workspace fields).
+ * The split's units wait for one another: the kernel counts on every CTA
+ * of its grid (one per SM at most) running at once. On a GPU whose SMs
+ * other work holds meanwhile (an MPS partition, a persistent kernel beside
+ * it) a launch waits for them to free, and could wait for ever where that
+ * work waits on it: leave JG_CONTEXT_WORKSPACE unset there.
  * JITGEMM_SPLIT_WS=S (2-16) splits every plan that allows it into S units
  * so (for experiments; it measured slower than the unsplit plans on
  * long-K rows), =0 never.
