@@ -483,8 +483,8 @@ enum {
  * units, each storing its FP32 sums there for the tile's last unit to add
  * (measured 1.09-1.17x faster on H200). jg_plan_workspace_bytes reports
  * what it needs: a 4-byte count per output tile rounded up to 256 bytes,
- * then (units - 1) FP32 tiles of sums per tile (MB, not GB: 2112x1024
- * tiles of 128x144 at 2 units, 0.6 MB). Given args.workspace (16-byte
+ * then (units - 1) FP32 tiles of sums per tile (a few MB: 340x2560 in
+ * 66 tiles of 128x120 at 2 units, 4.1 MB). Given args.workspace (16-byte
  * aligned, at least that many bytes, any contents: the launch zeroes the
  * counts on the stream first), a launch splits through it; with none, one
  * too small or misaligned, it runs the cluster's plan, built with it: the
