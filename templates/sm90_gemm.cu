@@ -1158,8 +1158,11 @@ JG_DEV bool jg_split_owns(uint32_t c, int mi, int round, uint32_t rank)
            ((c * JG_WG_MMAS + (uint32_t)mi) * JG_EPI_RPS + (uint32_t)round) % JG_SPLIT_K == rank;
 }
 
-#if JG_SPLIT_K > 1
+#if JG_SPLIT_K > 1 || JG_SPLIT_WS > 1
 #define JG_SPLIT_BAR (1 + JG_CONSUMERS) /* named barrier of all consumer warpgroups */
+#endif
+
+#if JG_SPLIT_K > 1
 static_assert(JG_STAGES * (JG_A_STAGE_BYTES + JG_B_STAGE_BYTES) >= JG_BLOCK_M * JG_BLOCK_N * 4,
               "split-K: a tile's FP32 partial sums fit in the stage ring");
 
@@ -1227,7 +1230,6 @@ JG_DEV void jg_split_gather(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t par
 #endif
 
 #if JG_SPLIT_WS > 1
-#define JG_SPLIT_BAR (1 + JG_CONSUMERS) /* named barrier of all consumer warpgroups */
 /* float4s of one unit's sums: the whole tile's */
 #define JG_WS_PART_F4 (JG_BLOCK_M * JG_BLOCK_N / 4)
 

@@ -374,6 +374,11 @@ uint64_t jg__gemm_units(const jg__gemm_config *cfg, int64_t m, int64_t n);
  * from a 256-byte boundary split_ws - 1 FP32 tiles of sums per tile); 0
  * for other plans. */
 uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n);
+/* ... where in it the partial sums of `tiles` tiles start (after their counts) */
+static inline uint64_t jg__split_ws_parts_at(uint64_t tiles)
+{
+    return jg__ceil_div(tiles * 4, 256) * 256;
+}
 /* Whether split-K through the workspace serves the problem with the
  * configuration's tile: dense BF16, FP16 or FP8 (tensor or row scales),
  * M baked in, K-major operands TMA takes, no PDL, no ping-pong; one CTA's

@@ -293,7 +293,7 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * SM90_SWAP_PAD_FROM, swap-AB without a split replaces it where it pads
  * less and the model rates it at most SM90_SWAP_PAD_SURE of the plan's
  * time, past SM90_SWAP_PAD_MIN_M rows. On an H200 (bench/RESULTS.md "H200
- * swap-AB where plain tiles pad M") over rows drawn afresh whose plans it
+ * swap-AB against padding") over rows drawn afresh whose plans it
  * changed (seeds 3684809845, 2489993206): at M = 129-4000 1.18x over 31
  * rows (0.91-1.62), at M = 65-128 1.005x over 49 (0.79-1.27); bounded to
  * M > 128, on rows drawn afresh again (seeds 3686226012, 3048716090):
@@ -465,8 +465,8 @@ uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n)
     if (cfg->split_ws <= 1)
         return 0;
     const uint64_t tiles = jg__gemm_units(cfg, m, n);
-    const uint64_t counts = jg__ceil_div(tiles * 4, 256) * 256;
-    return counts + tiles * (cfg->split_ws - 1) * cfg->block_m * cfg->block_n * 4;
+    return jg__split_ws_parts_at(tiles) +
+           tiles * (cfg->split_ws - 1) * cfg->block_m * cfg->block_n * 4;
 }
 
 /* Widest tile of one CTA for split-K through the workspace, and with C or
@@ -1789,11 +1789,8 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          ", K split over %u CTAs", out->split_k);
             if (out->split_ws > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
-                         ws_rule ? ", K split over %u units through the workspace (without "
-                                   "one, over a cluster of %u)"
-                                 : ", K split over %u units through the workspace "
-                                   "(JITGEMM_SPLIT_WS)",
-                         out->split_ws, out->split_ws);
+                         ", K split over %u units through the workspace (%s)", out->split_ws,
+                         ws_rule ? "without a workspace, a cluster's" : "JITGEMM_SPLIT_WS");
             const sm90_table_cell *cell = why.cell;
             if (cell && why.overruled)
                 snprintf(family, sizeof family,

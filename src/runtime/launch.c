@@ -424,21 +424,22 @@ _Static_assert(offsetof(dense_ws_kargs, w) == sizeof(jg_gemm_kargs),
                "the workspace's block right after the dense one");
 
 /* The tiles' counts zeroed on the stream (whatever the workspace held),
- * then the GEMM (gemm.c checked the workspace) */
+ * then the GEMM (gemm.c checked the workspace). M is baked in these plans:
+ * the tiles and the grid are the plan's. */
 static jg_status split_ws_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *ka,
-                                 int64_t m, jg_stream stream)
+                                 jg_stream stream)
 {
-    const uint64_t tiles = jg__gemm_units(&plan->cfg, m, plan->problem.n);
+    const uint64_t tiles = jg__gemm_units(&plan->cfg, plan->problem.m, plan->problem.n);
     dense_ws_kargs both;
     memset(&both, 0, sizeof both);
     both.k = *ka;
     both.w.counts = (uint32_t *)args->workspace;
-    both.w.parts = (float *)((unsigned char *)args->workspace + jg__ceil_div(tiles * 4, 256) * 256);
+    both.w.parts = (float *)((unsigned char *)args->workspace + jg__split_ws_parts_at(tiles));
     const CUresult r = plan->ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->workspace, 0,
                                                        (size_t)tiles, (CUstream)stream);
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(plan->ctx, "cuMemsetD32Async", r);
-    return launch(plan, jg__gemm_grid(plan, m), &both, stream);
+    return launch(plan, plan->grid, &both, stream);
 }
 
 jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream stream)
@@ -468,7 +469,7 @@ jg_status jg__gemm_launch(jg_plan *plan, const jg_gemm_args *args, jg_stream str
     if (fp4)
         return nvfp4_launch(plan, args, &ka, sf, m, stream);
     if (plan->cfg.split_ws > 1)
-        return split_ws_launch(plan, args, &ka, m, stream);
+        return split_ws_launch(plan, args, &ka, stream);
     if (plan->cfg.soft) {
         dense_soft_kargs both;
         memset(&both, 0, sizeof both);

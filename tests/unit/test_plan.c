@@ -1113,10 +1113,11 @@ static void test_fp8_swap_wide(void)
     }
 }
 
-/* Where the cell's plain tiles pad M past 30%, swap-AB (no split) takes
- * over if it pads less and the model rates it no slower, past M = 128
- * only: BF16 295x5760x14336 (128x144 tiles pad 384 rows for 295) and FP8
- * 292x21184x13824 swap, FP8 86x5120x7168 keeps its plain tiles. */
+/* Where the cell's plain tiles pad M past 15%, swap-AB (no split) takes
+ * over if it pads less and the model rates it at most 1.05 of them, past
+ * M = 128 only: BF16 295x5760x14336 (128x144 tiles pad 384 rows for 295),
+ * 403x7824x10240 (27%) and FP8 292x21184x13824 swap, FP8 86x5120x7168
+ * keeps its plain tiles. */
 static void test_swap_pad(void)
 {
     jg__target t;
