@@ -102,7 +102,8 @@ typedef struct jg_split_kargs {
 /* Split-K through the caller's workspace (sm90_gemm.cu's JG_SPLIT_WS, after
  * the dense block): the workspace's tile counts (one uint32 a tile, zeroed
  * by the launch before the kernel) and, from the next 256-byte boundary,
- * each tile's JG_SPLIT_WS - 1 partial tiles of FP32 sums (jg__split_ws_bytes). */
+ * each tile's JG_SPLIT_WS - 1 partial tiles of FP32 sums; stream-K
+ * (JG_STREAM_K): a flag and a partial tile per CTA (jg__split_ws_bytes). */
 typedef struct jg_split_ws_kargs {
     uint32_t *counts;
     float *parts;

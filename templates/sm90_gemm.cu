@@ -66,6 +66,18 @@
 #ifndef JG_SPLIT_WS
 #define JG_SPLIT_WS 1
 #endif
+/* Stream-K (with JG_SPLIT_WS > 1): the same units, JG_SPLIT_WS a tile, run
+ * tile by tile, and CTA b of the grid's G runs the consecutive units
+ * [b U / G, (b + 1) U / G) of all U (jg_sk_begin): every CTA the same work
+ * within a unit, however many tiles there are. A CTA's consecutive units
+ * of one tile (a run) go on with the sums in its registers; only the runs
+ * that cut a tile meet in the workspace: a run that begins inside a tile
+ * (a CTA's first, then) stores its sums in the CTA's part and flags it,
+ * and the tile's first run (a CTA's last) adds the flagged parts of the
+ * CTAs after it and runs the epilogue (jg_stream_k). */
+#ifndef JG_STREAM_K
+#define JG_STREAM_K 0
+#endif
 /* Whether M and N are baked in (nonzero). The LLVM backend's bitcode leaves
  * M, N and K as values fixed when a kernel is made (docs/llvm-backend.md):
  * there these are defined first, and the sizes are not preprocessor numbers. */
@@ -374,6 +386,10 @@ static_assert(JG_SPLIT_WS == 1 ||
                    JG_M_BAKED && JG_N_BAKED && !JG_A_BOX_RUNTIME && !JG_A_MN && !JG_B_MN),
               "split-K through the workspace: dense, M baked, K-major TMA operands, no cluster, "
               "ping-pong, block scales or PDL");
+/* FP8's promoted sums carried from unit to unit spilled at 128x112 and
+ * 128x128 (not at 96, 104 or 144): a loop-carried third set of sums */
+static_assert(!JG_STREAM_K || (JG_SPLIT_WS > 1 && !JG_PROMOTE),
+              "stream-K: units of a tile's share of K, 16-bit (wgmma's own sums)");
 static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4),
               "ping-pong: two consumers on alternate tiles, without split-K");
 static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
@@ -737,9 +753,15 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
 /* Split-K through the workspace: unit t's tile and share of K */
 JG_DEV void jg_ws_unit(uint32_t t, uint32_t tiles_m, uint32_t &tile, uint32_t &share)
 {
+#if JG_STREAM_K /* tile by tile */
+    (void)tiles_m;
+    tile = t / JG_SPLIT_WS;
+    share = t % JG_SPLIT_WS;
+#else /* share by share */
     const uint32_t tiles = tiles_m * (uint32_t)((JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
     tile = t % tiles;
     share = t / tiles;
+#endif
 }
 #endif
 
@@ -1232,48 +1254,128 @@ JG_DEV void jg_split_gather(float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t par
 #if JG_SPLIT_WS > 1
 /* float4s of one unit's sums: the whole tile's */
 #define JG_WS_PART_F4 (JG_BLOCK_M * JG_BLOCK_N / 4)
+/* Each thread keeps its sums of fragment group q of slab mi in the float4 at
+ * the same place of every part (consecutive threads 16 bytes apart): `at`
+ * is its float4 of group 0 of its first slab in the first part (consumer
+ * c's), group q of slab mi (((mi) * MMA_N / 8 + q) * 128 further: constant
+ * offsets from one base, so that a loop over the parts keeps one pointer
+ * live, not one a float4. */
+JG_DEV const float4 *jg_ws_base(const jg_kargs_t &p, uint32_t c)
+{
+    return (const float4 *)p.ws.parts + c * JG_WG_MMAS * (JG_MMA_N / 8) * 128 + threadIdx.x % 128;
+}
+#define JG_WS_AT(mi, q) (((mi) * (JG_MMA_N / 8) + (q)) * 128)
 
-/* Unit t's share of its tile's K is done (sums in `sum`). Each thread keeps
- * its sums of fragment group q of slab mi in the float4 at the same place
- * of every share's part (consecutive threads 16 bytes apart). All shares but
- * the last store their part in the workspace, then one thread counts the
- * share on the tile with a release at GPU scope (after the barrier, every
- * consumer thread's stores come before it); they return false: no epilogue.
- * The last waits for the count (an acquire at GPU scope, then the
- * barrier), adds the parts in share order to its own sums (the same order
- * every run) and returns true. A unit waits only for lower-numbered ones
- * (its tile's lower shares), and a CTA runs its units in increasing order,
- * so the unit waited for runs on another resident CTA at the same or an
- * earlier step (the grid holds no more CTAs than fit at once): the lowest
- * unfinished unit never waits. That needs every CTA of the grid resident:
- * where other kernels hold SMs meanwhile, a CTA may wait for one not yet
- * started (bench/patches/split-ws-arrive.patch waits only for units that
- * have arrived). */
+/* This thread's sums to the part at `to` */
+JG_DEV void jg_ws_store(float4 *to, const float (&sum)[JG_WG_MMAS][JG_MMA_N / 2])
+{
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int q = 0; q < JG_MMA_N / 8; ++q)
+            jg_st_global_v4_f32(to + JG_WS_AT(mi, q), sum[mi][4 * q], sum[mi][4 * q + 1],
+                                sum[mi][4 * q + 2], sum[mi][4 * q + 3]);
+}
+
+/* The part at `from` added to this thread's sums */
+JG_DEV void jg_ws_add(const float4 *from, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2])
+{
+#pragma unroll
+    for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+        for (int q = 0; q < JG_MMA_N / 8; ++q) {
+            const float4 v = jg_ld_global_cg_v4_f32(from + JG_WS_AT(mi, q));
+            sum[mi][4 * q] += v.x;
+            sum[mi][4 * q + 1] += v.y;
+            sum[mi][4 * q + 2] += v.z;
+            sum[mi][4 * q + 3] += v.w;
+        }
+}
+
+/* The part stored by every consumer thread, one counts it on `count` with
+ * a release at GPU scope (after the barrier, every consumer thread's stores
+ * come before it). */
+JG_DEV void jg_ws_publish(float4 *to, const float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t *count)
+{
+    jg_ws_store(to, sum);
+    jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
+    if (threadIdx.x == 128)
+        jg_red_release_gpu_add(count, 1);
+}
+
+#if JG_STREAM_K
+/* Stream-K: the first unit of CTA b's units (of `units`) */
+JG_DEV uint32_t jg_sk_begin(uint32_t b, uint32_t units)
+{
+    return (uint32_t)((uint64_t)b * units / gridDim.x);
+}
+
+/* Unit t, the last of a run, is done (this CTA's units: [first, end); a
+ * run ends at its tile's end or at `end`), the run's sums in `sum`.
+ * Whether the epilogue runs: when the run covers the whole tile, or
+ * when it is the tile's first (then this CTA's last) and the other runs'
+ * parts are added. A run that begins inside its tile is its CTA's first
+ * (every later one begins a tile): it publishes its sums in the CTA's part
+ * and flag. The tile's first run waits for the flags of the CTAs after its
+ * own whose units begin inside the tile (those with none run nothing), then
+ * adds their parts in the CTAs' order (the same order every run). A CTA
+ * waits only for later CTAs' first runs, which wait for nothing: with the
+ * whole grid resident (no more CTAs than fit at once), no wait is
+ * circular. */
+JG_DEV bool jg_stream_k(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t t,
+                        uint32_t first, uint32_t end, uint32_t units, uint32_t c)
+{
+    const uint32_t share = t % JG_SPLIT_WS, tile_end = t - share + JG_SPLIT_WS;
+    const float4 *const base = jg_ws_base(p, c);
+    if (first > t - share) {
+        jg_ws_publish((float4 *)base + (uint64_t)blockIdx.x * JG_WS_PART_F4, sum,
+                      p.ws.counts + blockIdx.x);
+        return false;
+    }
+    if (t + 1 == tile_end)
+        return true; /* the whole tile */
+    if (threadIdx.x == 128)
+        for (uint32_t b = blockIdx.x + 1, lo = end; b < gridDim.x && lo < tile_end; ++b) {
+            const uint32_t hi = jg_sk_begin(b + 1, units);
+            if (hi > lo)
+                while (jg_ld_acquire_gpu(p.ws.counts + b) == 0)
+                    jg_nanosleep(64);
+            lo = hi;
+        }
+    jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
+#pragma unroll 1
+    for (uint32_t b = blockIdx.x + 1, lo = end; b < gridDim.x && lo < tile_end; ++b) {
+        const uint32_t hi = jg_sk_begin(b + 1, units);
+        if (hi > lo)
+            jg_ws_add(base + (uint64_t)b * JG_WS_PART_F4, sum);
+        lo = hi;
+    }
+    return true;
+}
+#else
+/* Unit t's share of its tile's K is done (sums in `sum`). All shares but
+ * the last publish their part in the workspace (jg_ws_publish) on the
+ * tile's count and return false: no epilogue. The last waits for the count
+ * (an acquire at GPU scope, then the barrier), adds the parts in share
+ * order to its own sums (the same order every run) and returns true. A unit
+ * waits only for lower-numbered ones (its tile's lower shares), and a CTA
+ * runs its units in increasing order, so the unit waited for runs on
+ * another resident CTA at the same or an earlier step (the grid holds no
+ * more CTAs than fit at once): the lowest unfinished unit never waits. That
+ * needs every CTA of the grid resident: where other kernels hold SMs
+ * meanwhile, a CTA may wait for one not yet started
+ * (bench/patches/split-ws-arrive.patch waits only for units that have
+ * arrived). */
 JG_DEV bool jg_split_ws(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t t,
                         uint32_t tiles_m, uint32_t c)
 {
     uint32_t tile, share;
     jg_ws_unit(t, tiles_m, tile, share);
     uint32_t *const count = p.ws.counts + tile;
-    /* this thread's float4 of fragment group 0 of its first slab in the
-     * tile's first part; group q of slab mi is (mi * MMA_N / 8 + q) * 128
-     * further (constant offsets from one base: a loop over the parts keeps
-     * one pointer live, not one a float4) */
-    const float4 *const base = (const float4 *)p.ws.parts +
-                               (uint64_t)tile * (JG_SPLIT_WS - 1) * JG_WS_PART_F4 +
-                               c * JG_WG_MMAS * (JG_MMA_N / 8) * 128 + threadIdx.x % 128;
-#define JG_WS_AT(mi, q) (((mi) * (JG_MMA_N / 8) + (q)) * 128)
+    const float4 *const base =
+        jg_ws_base(p, c) + (uint64_t)tile * (JG_SPLIT_WS - 1) * JG_WS_PART_F4;
     if (share + 1 < JG_SPLIT_WS) {
-        float4 *const mine = (float4 *)base + (uint64_t)share * JG_WS_PART_F4;
-#pragma unroll
-        for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-            for (int q = 0; q < JG_MMA_N / 8; ++q)
-                jg_st_global_v4_f32(mine + JG_WS_AT(mi, q), sum[mi][4 * q], sum[mi][4 * q + 1],
-                                    sum[mi][4 * q + 2], sum[mi][4 * q + 3]);
-        jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
-        if (threadIdx.x == 128)
-            jg_red_release_gpu_add(count, 1);
+        jg_ws_publish((float4 *)base + (uint64_t)share * JG_WS_PART_F4, sum, count);
         return false;
     }
     if (threadIdx.x == 128)
@@ -1281,22 +1383,11 @@ JG_DEV bool jg_split_ws(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N /
             jg_nanosleep(64);
     jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
 #pragma unroll 1
-    for (int s = 0; s < JG_SPLIT_WS - 1; ++s) {
-        const float4 *const part = base + (uint64_t)s * JG_WS_PART_F4;
-#pragma unroll
-        for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-            for (int q = 0; q < JG_MMA_N / 8; ++q) {
-                const float4 v = jg_ld_global_cg_v4_f32(part + JG_WS_AT(mi, q));
-                sum[mi][4 * q] += v.x;
-                sum[mi][4 * q + 1] += v.y;
-                sum[mi][4 * q + 2] += v.z;
-                sum[mi][4 * q + 3] += v.w;
-            }
-    }
-#undef JG_WS_AT
+    for (int s = 0; s < JG_SPLIT_WS - 1; ++s)
+        jg_ws_add(base + (uint64_t)s * JG_WS_PART_F4, sum);
     return true;
 }
+#endif
 #endif
 
 /* Writes one warpgroup's accumulators through shared memory and TMA stores,
@@ -2037,7 +2128,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
     const uint32_t rank = 0;
 #endif
+#if JG_STREAM_K /* this CTA's consecutive units */
+    const uint32_t first_unit = jg_sk_begin(blockIdx.x, tiles), unit_step = 1;
+#else /* every unit_step-th unit */
     const uint32_t first_unit = blockIdx.x / JG_CLUSTER, unit_step = gridDim.x / JG_CLUSTER;
+#endif
 
     if (threadIdx.x == 0) {
 #if JG_LAYOUT != 1 && JG_SOFT_PARAM /* the maps of operands this launch moves by TMA */
@@ -2102,6 +2197,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_DEVICE_ROWS
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
+#if JG_STREAM_K
+    const uint32_t unit_end = jg_sk_begin(blockIdx.x + 1, tiles);
+#else
+    const uint32_t unit_end = tiles;
+#endif
+    (void)unit_end;
 #if JG_PDL
     /* A programmatic dependent (JG_GEMM_PDL, dense only): the set-up above
      * overlapped the previous kernel's end; nothing global is touched before
@@ -2125,7 +2226,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
         if (threadIdx.x == 0) {
             uint32_t stage = 0, phase = 0;
-            for (uint32_t t = first_unit; t < tiles; t += unit_step) {
+            for (uint32_t t = first_unit; t < unit_end; t += unit_step) {
                 const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
 #if JG_NVFP4
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
@@ -2184,7 +2285,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (t != first_unit) /* the other consumer's mainloop before this one is done */
                 jg_named_barrier(JG_PING_BAR(c), 256);
 #else
-        for (uint32_t t = first_unit; t < tiles; t += unit_step) {
+        for (uint32_t t = first_unit; t < unit_end; t += unit_step) {
             const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
 #endif
 #if JG_NVFP4
@@ -2199,169 +2300,186 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
             const uint32_t a_wg = smem_a + JG_A_WG_BYTES(c), b_all = smem_b;
 #endif
-#if JG_PROMOTE
-            /* Stage kt's wgmmas go into `cur` and stay in flight while the
-             * previous stage's (in `other`) are promoted and its buffers go
-             * back to the producer. Block scales: staged in shared memory a
-             * chunk ahead (JG_KS_SMEM; B's a global load when the stage two
-             * before is issued), or global loads by pairs of stages
-             * (JG_KS_PAIRS). */
-            uint32_t prev_stage = 0;
-            jg_kscales ks_next, ks_ready, ks_inflight;
-            jg_load_kscales(tl, c, 0, ks_ready);
-            jg_load_kscales(tl, c, JG_K_TILES > 1 ? 1 : 0, ks_next);
-#if JG_KS_PAIRS
-            jg_kpair kraw; /* the next pair's loads */
-            float kprod[2][JG_WG_MMAS][2]; /* the running pair's products */
-            jg_load_kpair(tl, c, 0, 0, kraw);
-#endif
-            /* the running chunk's buffer of A's block scales (0 otherwise) */
-            uint32_t ks_buf = 0;
-#if JG_SCALE == 3 && JG_KS_SMEM
-            const uint32_t ks_bufs = smem_ks + c * JG_KS_BYTES;
-            jg_fetch_ascales(tl, c, 0, ks_bufs + (kchunk % 2) * JG_KS_BUF_BYTES);
-#endif
-            /* issues stage kt, the running chunk's i-th */
-            auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt, int i) {
-                jg_mbar_wait(bar_full + 8 * stage, phase);
-                jg_stage_mmas(cur, a_wg + stage * JG_A_STAGE_BYTES,
-                              b_all + stage * JG_B_STAGE_BYTES, false);
-                prev_stage = stage;
-                if (++stage == JG_STAGES) {
-                    stage = 0;
-                    phase ^= 1;
-                }
-                ks_inflight = ks_ready;
-                ks_ready = ks_next;
-                jg_load_kscales(tl, c, kt + 2 < JG_K_TILES ? kt + 2 : kt, ks_next);
-                jg_load_ascales(ks_buf + 4u * (uint32_t)(i * JG_WG_M), ks_inflight);
-            };
-            /* issues stage kt (the chunk's i-th), promotes the one before */
-            auto step = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2],
-                            float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt, int i) {
-                const uint32_t other_stage = prev_stage;
-                const jg_kscales other_ks = ks_inflight;
-                issue(cur, kt, i);
-                jg_wgmma_wait<1>();
-                if (jg_lane_id() == 0)
-                    jg_release_stage(bar_empty + 8 * other_stage);
-#if JG_KS_PAIRS
-                (void)other_ks;
-                const int q = jg_kpair_step(tl, c, kt, i, kraw, kprod);
-                jg_promote_rows(sum, other, kprod[q]);
+#if JG_STREAM_K
+            /* Stream-K: this CTA's run of units of the tile, from unit t,
+             * one mainloop each, the sums going on from one to the next
+             * (each unit's first wgmmas accumulate but the run's first) */
+            const uint32_t run_end = min(unit_end, (t / JG_SPLIT_WS + 1) * JG_SPLIT_WS);
+            for (uint32_t u = t; u < run_end; ++u) {
+                const bool cont = u != t; /* the run's sums go on */
 #else
-                jg_promote(sum, other, other_ks);
+            { /* the tile's one unit (clang-format: leave these braces) */
+                const bool cont = false;
 #endif
-            };
-            /* N stages from K block k0, nothing in flight before or after:
-             * ptxas keeps wgmmas asynchronous only across straight-line code,
-             * so each chunk is unrolled and drains at its end. */
-            auto run_chunk = [&](int k0, auto n) {
-                constexpr int N = decltype(n)::value;
-#if JG_SCALE == 3 && JG_KS_SMEM
-                /* This chunk's A scales (fetched a chunk ago) have landed for
-                 * the whole warpgroup, whose reads of the other buffer (the
-                 * chunk before) are done: fetch the next chunk into it once
-                 * the first stage is in flight. */
-                jg_cp_async_wait_all();
-                jg_named_barrier(1 + c, 128);
-                ks_buf = ks_bufs + (kchunk % 2) * JG_KS_BUF_BYTES;
+                (void)cont;
+#if JG_PROMOTE
+                /* Stage kt's wgmmas go into `cur` and stay in flight while the
+                 * previous stage's (in `other`) are promoted and its buffers go
+                 * back to the producer. Block scales: staged in shared memory a
+                 * chunk ahead (JG_KS_SMEM; B's a global load when the stage two
+                 * before is issued), or global loads by pairs of stages
+                 * (JG_KS_PAIRS). */
+                uint32_t prev_stage = 0;
+                jg_kscales ks_next, ks_ready, ks_inflight;
+                jg_load_kscales(tl, c, 0, ks_ready);
+                jg_load_kscales(tl, c, JG_K_TILES > 1 ? 1 : 0, ks_next);
+#if JG_KS_PAIRS
+                jg_kpair kraw;                 /* the next pair's loads */
+                float kprod[2][JG_WG_MMAS][2]; /* the running pair's products */
+                jg_load_kpair(tl, c, 0, 0, kraw);
 #endif
-                issue(acc, k0, 0);
+                /* the running chunk's buffer of A's block scales (0 otherwise) */
+                uint32_t ks_buf = 0;
 #if JG_SCALE == 3 && JG_KS_SMEM
-                if (k0 + N < JG_K_TILES)
-                    jg_fetch_ascales(tl, c, k0 + N, ks_bufs + ((kchunk + 1) % 2) * JG_KS_BUF_BYTES);
-                ++kchunk;
+                const uint32_t ks_bufs = smem_ks + c * JG_KS_BYTES;
+                jg_fetch_ascales(tl, c, 0, ks_bufs + (kchunk % 2) * JG_KS_BUF_BYTES);
+#endif
+                /* issues stage kt, the running chunk's i-th */
+                auto issue = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2], int kt, int i) {
+                    jg_mbar_wait(bar_full + 8 * stage, phase);
+                    jg_stage_mmas(cur, a_wg + stage * JG_A_STAGE_BYTES,
+                                  b_all + stage * JG_B_STAGE_BYTES, false);
+                    prev_stage = stage;
+                    if (++stage == JG_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                    ks_inflight = ks_ready;
+                    ks_ready = ks_next;
+                    jg_load_kscales(tl, c, kt + 2 < JG_K_TILES ? kt + 2 : kt, ks_next);
+                    jg_load_ascales(ks_buf + 4u * (uint32_t)(i * JG_WG_M), ks_inflight);
+                };
+                /* issues stage kt (the chunk's i-th), promotes the one before */
+                auto step = [&](float(&cur)[JG_WG_MMAS][JG_MMA_N / 2],
+                                float(&other)[JG_WG_MMAS][JG_MMA_N / 2], int kt, int i) {
+                    const uint32_t other_stage = prev_stage;
+                    const jg_kscales other_ks = ks_inflight;
+                    issue(cur, kt, i);
+                    jg_wgmma_wait<1>();
+                    if (jg_lane_id() == 0)
+                        jg_release_stage(bar_empty + 8 * other_stage);
+#if JG_KS_PAIRS
+                    (void)other_ks;
+                    const int q = jg_kpair_step(tl, c, kt, i, kraw, kprod);
+                    jg_promote_rows(sum, other, kprod[q]);
+#else
+                    jg_promote(sum, other, other_ks);
+#endif
+                };
+                /* N stages from K block k0, nothing in flight before or after:
+                 * ptxas keeps wgmmas asynchronous only across straight-line code,
+                 * so each chunk is unrolled and drains at its end. */
+                auto run_chunk = [&](int k0, auto n) {
+                    constexpr int N = decltype(n)::value;
+#if JG_SCALE == 3 && JG_KS_SMEM
+                    /* This chunk's A scales (fetched a chunk ago) have landed for
+                     * the whole warpgroup, whose reads of the other buffer (the
+                     * chunk before) are done: fetch the next chunk into it once
+                     * the first stage is in flight. */
+                    jg_cp_async_wait_all();
+                    jg_named_barrier(1 + c, 128);
+                    ks_buf = ks_bufs + (kchunk % 2) * JG_KS_BUF_BYTES;
+#endif
+                    issue(acc, k0, 0);
+#if JG_SCALE == 3 && JG_KS_SMEM
+                    if (k0 + N < JG_K_TILES)
+                        jg_fetch_ascales(tl, c, k0 + N,
+                                         ks_bufs + ((kchunk + 1) % 2) * JG_KS_BUF_BYTES);
+                    ++kchunk;
 #endif
 #pragma unroll
-                for (int i = 1; i < N; ++i) {
-                    if (i % 2)
-                        step(acc2, acc, k0 + i, i);
-                    else
-                        step(acc, acc2, k0 + i, i);
+                    for (int i = 1; i < N; ++i) {
+                        if (i % 2)
+                            step(acc2, acc, k0 + i, i);
+                        else
+                            step(acc, acc2, k0 + i, i);
+                    }
+                    jg_wgmma_wait<0>();
+                    if (jg_lane_id() == 0)
+                        jg_release_stage(bar_empty + 8 * prev_stage);
+#if JG_KS_PAIRS
+                    const int q = jg_kpair_chunk_end(tl, c, k0, N, kraw, kprod);
+                    jg_promote_rows(sum, (N - 1) % 2 ? acc2 : acc, kprod[q]);
+#else
+                    jg_promote(sum, (N - 1) % 2 ? acc2 : acc, ks_inflight);
+#endif
+                };
+#pragma unroll
+                for (int mi = 0; mi < JG_WG_MMAS; ++mi)
+#pragma unroll
+                    for (int j = 0; j < JG_MMA_N / 2; ++j)
+                        sum[mi][j] = 0.0f;
+                constexpr int chunk_len = JG_CHUNK_STAGES;
+                for (int k0 = 0; k0 + chunk_len <= JG_K_TILES; k0 += chunk_len)
+                    run_chunk(k0, jg_int<chunk_len>());
+                if (JG_K_TILES % chunk_len)
+                    run_chunk(JG_K_TILES / chunk_len * chunk_len,
+                              jg_int < JG_CHUNK_TAIL ? JG_CHUNK_TAIL : 1 > ());
+#elif JG_NVFP4
+                /* Each piece: A's fragments of this warpgroup's rows (set j % 2,
+                 * whose last wgmmas, two pieces back, the wait_group of the piece
+                 * before retired), B expanded by all consumers into the next of
+                 * three buffers, then the piece's wgmmas. A buffer is rewritten
+                 * three pieces later: every consumer thread has passed the
+                 * barrier of the piece before, which it reached after its
+                 * warpgroup's wgmma_wait<1> had retired the rewritten piece's. */
+                static_assert(JG_WG_M == 64 && JG_FP4_PIECES % 2 == 0,
+                              "NVFP4: a warpgroup's 64 rows of A in registers, pieces in pairs");
+                const jg_fp4_items items = jg_fp4_items_make(threadIdx.x - 128, tl.tn * JG_BLOCK_N);
+                uint32_t frags[2][4][4];
+                for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_full + 8 * stage, phase);
+                    const uint32_t st = smem_a + stage * JG_FP4_STAGE_BYTES;
+#pragma unroll
+                    for (int j = 0; j < JG_FP4_PIECES; ++j) {
+                        const uint32_t buf = smem_b + fp4_buf * JG_FP4_BUF_BYTES;
+                        jg_fp4_frags<JG_A_SF_LAYOUT>(
+                            st + c * 64 * 128, st + (JG_BLOCK_M + JG_BLOCK_N) * 128, c * 64,
+                            tl.tm * JG_BLOCK_M, kt, (uint32_t)j, frags[j % 2]);
+                        jg_fp4_expand(items, st, buf, kt, j, threadIdx.x - 128);
+                        if (j == JG_FP4_PIECES - 1) /* staged bytes all read, by this thread */
+                            jg_mbar_arrive(bar_empty + 8 * stage);
+                        jg_fp4_publish();
+                        jg_wgmma_fence();
+#pragma unroll
+                        for (int s = 0; s < 4; ++s)
+                            jg_wgmma_rs(acc[0], frags[j % 2][s],
+                                        jg_wgmma_desc_sw128(buf + (uint32_t)s * 32),
+                                        (kt > 0 || j > 0 || s > 0) ? 1u : 0u);
+                        jg_wgmma_commit();
+                        jg_wgmma_wait<1>();
+                        fp4_buf = fp4_buf + 1 == JG_FP4_BUFS ? 0 : fp4_buf + 1;
+                    }
+                    if (++stage == JG_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
+                }
+                jg_wgmma_wait<0>();
+#else
+                uint32_t prev_stage = 0;
+                for (int kt = 0; kt < JG_K_TILES; ++kt) {
+                    jg_mbar_wait(bar_full + 8 * stage, phase);
+                    jg_stage_mmas(acc, a_wg + stage * JG_A_STAGE_BYTES,
+                                  b_all + stage * JG_B_STAGE_BYTES, kt > 0 || cont);
+                    /* Keep this stage's wgmmas in flight; the previous stage is
+                     * now read completely and goes back to the producer. */
+                    jg_wgmma_wait<1>();
+                    if (kt > 0 && jg_lane_id() == 0)
+                        jg_release_stage(bar_empty + 8 * prev_stage);
+                    prev_stage = stage;
+                    if (++stage == JG_STAGES) {
+                        stage = 0;
+                        phase ^= 1;
+                    }
                 }
                 jg_wgmma_wait<0>();
                 if (jg_lane_id() == 0)
                     jg_release_stage(bar_empty + 8 * prev_stage);
-#if JG_KS_PAIRS
-                const int q = jg_kpair_chunk_end(tl, c, k0, N, kraw, kprod);
-                jg_promote_rows(sum, (N - 1) % 2 ? acc2 : acc, kprod[q]);
-#else
-                jg_promote(sum, (N - 1) % 2 ? acc2 : acc, ks_inflight);
 #endif
-            };
-#pragma unroll
-            for (int mi = 0; mi < JG_WG_MMAS; ++mi)
-#pragma unroll
-                for (int j = 0; j < JG_MMA_N / 2; ++j)
-                    sum[mi][j] = 0.0f;
-            constexpr int chunk_len = JG_CHUNK_STAGES;
-            for (int k0 = 0; k0 + chunk_len <= JG_K_TILES; k0 += chunk_len)
-                run_chunk(k0, jg_int<chunk_len>());
-            if (JG_K_TILES % chunk_len)
-                run_chunk(JG_K_TILES / chunk_len * chunk_len,
-                          jg_int<JG_CHUNK_TAIL ? JG_CHUNK_TAIL : 1>());
-#elif JG_NVFP4
-            /* Each piece: A's fragments of this warpgroup's rows (set j % 2,
-             * whose last wgmmas, two pieces back, the wait_group of the piece
-             * before retired), B expanded by all consumers into the next of
-             * three buffers, then the piece's wgmmas. A buffer is rewritten
-             * three pieces later: every consumer thread has passed the
-             * barrier of the piece before, which it reached after its
-             * warpgroup's wgmma_wait<1> had retired the rewritten piece's. */
-            static_assert(JG_WG_M == 64 && JG_FP4_PIECES % 2 == 0,
-                          "NVFP4: a warpgroup's 64 rows of A in registers, pieces in pairs");
-            const jg_fp4_items items = jg_fp4_items_make(threadIdx.x - 128, tl.tn * JG_BLOCK_N);
-            uint32_t frags[2][4][4];
-            for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
-                jg_mbar_wait(bar_full + 8 * stage, phase);
-                const uint32_t st = smem_a + stage * JG_FP4_STAGE_BYTES;
-#pragma unroll
-                for (int j = 0; j < JG_FP4_PIECES; ++j) {
-                    const uint32_t buf = smem_b + fp4_buf * JG_FP4_BUF_BYTES;
-                    jg_fp4_frags<JG_A_SF_LAYOUT>(st + c * 64 * 128,
-                                                 st + (JG_BLOCK_M + JG_BLOCK_N) * 128, c * 64,
-                                                 tl.tm * JG_BLOCK_M, kt, (uint32_t)j, frags[j % 2]);
-                    jg_fp4_expand(items, st, buf, kt, j, threadIdx.x - 128);
-                    if (j == JG_FP4_PIECES - 1) /* staged bytes all read, by this thread */
-                        jg_mbar_arrive(bar_empty + 8 * stage);
-                    jg_fp4_publish();
-                    jg_wgmma_fence();
-#pragma unroll
-                    for (int s = 0; s < 4; ++s)
-                        jg_wgmma_rs(acc[0], frags[j % 2][s],
-                                    jg_wgmma_desc_sw128(buf + (uint32_t)s * 32),
-                                    (kt > 0 || j > 0 || s > 0) ? 1u : 0u);
-                    jg_wgmma_commit();
-                    jg_wgmma_wait<1>();
-                    fp4_buf = fp4_buf + 1 == JG_FP4_BUFS ? 0 : fp4_buf + 1;
-                }
-                if (++stage == JG_STAGES) {
-                    stage = 0;
-                    phase ^= 1;
-                }
-            }
-            jg_wgmma_wait<0>();
-#else
-            uint32_t prev_stage = 0;
-            for (int kt = 0; kt < JG_K_TILES; ++kt) {
-                jg_mbar_wait(bar_full + 8 * stage, phase);
-                jg_stage_mmas(acc, a_wg + stage * JG_A_STAGE_BYTES,
-                              b_all + stage * JG_B_STAGE_BYTES, kt > 0);
-                /* Keep this stage's wgmmas in flight; the previous stage is
-                 * now read completely and goes back to the producer. */
-                jg_wgmma_wait<1>();
-                if (kt > 0 && jg_lane_id() == 0)
-                    jg_release_stage(bar_empty + 8 * prev_stage);
-                prev_stage = stage;
-                if (++stage == JG_STAGES) {
-                    stage = 0;
-                    phase ^= 1;
-                }
-            }
-            jg_wgmma_wait<0>();
-            if (jg_lane_id() == 0)
-                jg_release_stage(bar_empty + 8 * prev_stage);
+            } /* the run's units (stream-K), or the tile's one */
+#if JG_STREAM_K
+            t = run_end - 1; /* the run's last unit */
 #endif
 #if JG_PINGPONG
             /* the other consumer's next tile (if any) may start its mainloop;
@@ -2376,7 +2494,10 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_cluster_sync();
             jg_split_gather(sum, smem_a, c, rank);
 #endif
-#if JG_SPLIT_WS > 1
+#if JG_STREAM_K
+            if (!jg_stream_k(p, sum, t, first_unit, unit_end, tiles, c))
+                continue; /* the tile's first run stores it */
+#elif JG_SPLIT_WS > 1
             if (!jg_split_ws(p, sum, t, tiles_m, c))
                 continue; /* the tile's last unit stores it */
 #endif

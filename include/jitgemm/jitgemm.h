@@ -500,6 +500,19 @@ enum {
  * JITGEMM_SPLIT_WS=S (2-16) splits every plan that allows it into S units
  * so (for experiments; it measured slower than the unsplit plans on
  * long-K rows), =0 never.
+ * Stream-K through the workspace (0.9). A dense BF16 or FP16 plan with M
+ * baked in, M within one tile, and 66 to 264 output tiles on 132 SMs
+ * (half a wave to two waves, the last ragged: 149x17408x5760 makes 242
+ * tiles of 128x144) may run stream-K where the planner's model rates it
+ * 1.15x faster: the tile's K in S units (2-16), each CTA of the grid an
+ * equal run of consecutive units, the runs that cut a tile summed through
+ * the workspace (measured 1.11-1.92x, 1.34x over 19 such rows, on H200).
+ * Its workspace: a 4-byte flag per CTA of the grid rounded up to 256
+ * bytes, then one FP32 tile of sums per CTA (132 tiles of 128x144: 9.7
+ * MB); the launch zeroes the flags; without a workspace the launch runs
+ * the plan without stream-K, as above. The same co-residency caveat
+ * holds. JITGEMM_STREAM_K=S (2-16) runs every plan that allows it
+ * stream-K in S units a tile (for experiments), =0 never.
  * NVFP4 (a_type = b_type = JG_NVFP4, scale JG_SCALE_NVFP4, JG_ERR_INVALID
  * otherwise): k a multiple of 16; lda, ldb multiples of 32 (rows 16 bytes
  * apart); a_sf_layout and b_sf_layout JG_SF_ROW_MAJOR or

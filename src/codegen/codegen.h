@@ -59,6 +59,9 @@ typedef struct jg__gemm_config {
                              * this many units a tile, each over its share of K (JG_SPLIT_WS;
                              * 0 or 1: none). The plan's launches need a workspace of
                              * jg__split_ws_bytes */
+    uint32_t stream_k;      /* with split_ws: the units run stream-K, tile by tile, each CTA
+                             * of the grid an equal run of consecutive units (JG_STREAM_K);
+                             * the workspace holds a part and a flag per CTA */
 } jg__gemm_config;
 
 enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
@@ -161,7 +164,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
 #define JG_KIND_PACK 5 /* the pack of unaligned operands (sm90_pack.cu) */
-#define JG_KEY_FORMAT 15 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 16 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -350,6 +353,10 @@ typedef struct jg__target {
                               * (JITGEMM_SPLIT_WS=0 or 1): never, also the plan a launch
                               * without a workspace falls back to; 0: the planner's rule
                               * (split_ws_for_clusters in plan_sm90.c) */
+    uint32_t force_stream_k; /* JITGEMM_STREAM_K=S (2..JG_SPLIT_WS_MAX): the planner's plan's
+                              * tile run stream-K in S units a tile (cfg.stream_k), where it
+                              * fits, unless force_split_ws is 1; 1 (JITGEMM_STREAM_K=0 or
+                              * 1): never; 0: the planner's rule (stream_k_for_waves) */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on
@@ -370,14 +377,22 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
  * kernel counts them; clusters stacked along M or N count one unit each. */
 uint64_t jg__gemm_units(const jg__gemm_config *cfg, int64_t m, int64_t n);
 /* Split-K through the workspace (cfg.split_ws > 1): the bytes a launch's
- * workspace needs for m x n (jg_split_ws_kargs: the tiles' counts, then
- * from a 256-byte boundary split_ws - 1 FP32 tiles of sums per tile); 0
- * for other plans. */
-uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n);
-/* ... where in it the partial sums of `tiles` tiles start (after their counts) */
-static inline uint64_t jg__split_ws_parts_at(uint64_t tiles)
+ * workspace needs for m x n on `grid` CTAs (jg_split_ws_kargs: the tiles'
+ * counts, then from a 256-byte boundary split_ws - 1 FP32 tiles of sums
+ * per tile; stream-K: a flag and a tile of sums per CTA); 0 for other
+ * plans. */
+uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n, uint32_t grid);
+/* ... where in it the partial sums start, after `counts` counts (the
+ * tiles', or stream-K's CTAs' flags) */
+static inline uint64_t jg__split_ws_parts_at(uint64_t counts)
 {
-    return jg__ceil_div(tiles * 4, 256) * 256;
+    return jg__ceil_div(counts * 4, 256) * 256;
+}
+/* ... and how many counts it holds */
+static inline uint64_t jg__split_ws_counts(const jg__gemm_config *cfg, uint64_t tiles,
+                                           uint32_t grid)
+{
+    return cfg->stream_k ? grid : tiles;
 }
 /* Whether split-K through the workspace serves the problem with the
  * configuration's tile: dense BF16, FP16 or FP8 (tensor or row scales),
@@ -385,5 +400,8 @@ static inline uint64_t jg__split_ws_parts_at(uint64_t tiles)
  * tile at most 176 wide, 128 with C or FP32 D (the last unit's sums of
  * the others' parts: wider tiles touched local memory). */
 bool jg__split_ws_fits(const jg__problem_key *p, const jg__gemm_config *cfg);
+/* ... and stream-K (cfg.stream_k): 16-bit operands (FP8's promoted sums,
+ * carried from unit to unit, spilled: sm90_gemm.cu) */
+bool jg__stream_k_fits(const jg__problem_key *p, const jg__gemm_config *cfg);
 
 #endif /* JG_CODEGEN_H */

@@ -460,13 +460,14 @@ uint64_t jg__gemm_units(const jg__gemm_config *cfg, int64_t m, int64_t n)
            jg__ceil_div(cols, (uint64_t)cfg->block_n * jg__cfg_n_stack(cfg));
 }
 
-uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n)
+uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n, uint32_t grid)
 {
     if (cfg->split_ws <= 1)
         return 0;
     const uint64_t tiles = jg__gemm_units(cfg, m, n);
-    return jg__split_ws_parts_at(tiles) +
-           tiles * (cfg->split_ws - 1) * cfg->block_m * cfg->block_n * 4;
+    const uint64_t parts = cfg->stream_k ? grid : tiles * (cfg->split_ws - 1);
+    return jg__split_ws_parts_at(jg__split_ws_counts(cfg, tiles, grid)) +
+           parts * cfg->block_m * cfg->block_n * 4;
 }
 
 /* Widest tile of one CTA for split-K through the workspace, and with C or
@@ -486,11 +487,17 @@ bool jg__split_ws_fits(const jg__problem_key *p, const jg__gemm_config *cfg)
            cfg->block_n <= (c_or_f32 ? SM90_SPLIT_WS_MAX_N_C : SM90_SPLIT_WS_MAX_N);
 }
 
+bool jg__stream_k_fits(const jg__problem_key *p, const jg__gemm_config *cfg)
+{
+    return p->a_type != JG_E4M3 && jg__split_ws_fits(p, cfg);
+}
+
 /* The tile of cfg split into s units through the workspace, without a
  * cluster. */
 static void split_through_ws(jg__gemm_config *cfg, uint32_t s)
 {
     cfg->split_ws = s;
+    cfg->stream_k = 0;
     cfg->split_k = 0;
     cfg->cluster = 1;
     cfg->n_stack = 0;
@@ -671,6 +678,7 @@ static double width_efficiency(uint32_t block_n)
 typedef struct estimate {
     uint64_t tiles, waves;
     double compute_s, memory_s, total_s;
+    double stream_s; /* the memory time without the last wave's shortfall (stream-K's) */
     uint32_t pair_n; /* tall_tiles_for_pairs: the 64-row pair's width, else 0 */
 } estimate;
 
@@ -818,6 +826,8 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     e.memory_s = bytes * (1 - tail_share) / bw + bytes * tail_share / tail_bw;
     if (l2_bytes / SM90_L2_TO_SM_BYTES_S > e.memory_s)
         e.memory_s = l2_bytes / SM90_L2_TO_SM_BYTES_S;
+    e.stream_s = bytes / bw > l2_bytes / SM90_L2_TO_SM_BYTES_S ? bytes / bw
+                                                               : l2_bytes / SM90_L2_TO_SM_BYTES_S;
     /* TMA requests per SM where rows start off 128-byte lines: 128-byte
      * pieces of A's and B's box rows (soft loads aside), each at its rows'
      * cost; a cluster's CTAs each request their share of B. Rows on lines
@@ -1719,6 +1729,136 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     return take_ranked(out, est, all, all_est, found);
 }
 
+/* Stream-K (cfg.stream_k): where a plan's last wave of tiles leaves SMs
+ * idle (160 tiles on 132 SMs run as two waves; 99 tiles leave 33 SMs
+ * idle), its tile's K in S units and every CTA an equal run of the units
+ * in tile order, the runs that cut a tile summed through the workspace
+ * (sm90_gemm.cu's jg_stream_k). The compute's cost in stages per CTA: the
+ * plan's waves times its stages a tile, against ceil(T S / G) units of
+ * ceil(stages / S), plus per unit SM90_STREAM_K_UNIT_STAGES (its wgmmas
+ * drain at its end) and once the parts' store and load (two partial tiles
+ * of FP32 at a stage's bytes' rate); the memory's, the bytes streamed
+ * without the last wave's shortfall. Units of at least
+ * SM90_STREAM_K_MIN_STAGES stages, and plans of SM90_STREAM_K_MIN_S or
+ * more (the launch's memset of the flags is a kernel of its own). The rule
+ * takes the best of the planner's ranked candidates under stream-K where
+ * its time is at most 1 / SM90_STREAM_K_GAIN of the plan's.
+ *
+ * Only where M fits one tile (the weight's panels each read by one tile)
+ * and the tiles make at most SM90_STREAM_K_MAX_WAVES waves: the CTAs' runs
+ * begin at different places of K, so tiles that share a panel read it at
+ * different times, each from DRAM. On an H200 (random BF16 rows, seed
+ * 4000484927) the rule without that limit took 9 rows, 7 of them with M
+ * over two or more tiles, at 0.46-0.71 of cuBLASLt (3326x24576x19152:
+ * 9.5 ms against 4.4). And only with at least half as many tiles as SMs:
+ * on 68 rows the rule took then (H200, bench/results/
+ * 2026-11-28-h200-stream-k), the 49 with fewer tiles (decode rows, N up to
+ * 5120: 11-40 tiles, the split's parts a large share of short runs, their
+ * plans cluster split-K or small tiles) ran at 0.83x their plans' speed,
+ * the 19 with 70-150 tiles at 1.34x (1.11-1.92; of cuBLASLt 0.715 ->
+ * 0.959). */
+#define SM90_STREAM_K_MAX_WAVES 2
+#define SM90_STREAM_K_MIN_STAGES 8
+#define SM90_STREAM_K_UNIT_STAGES 0.5
+#define SM90_STREAM_K_GAIN 1.15
+#define SM90_STREAM_K_MIN_S 15e-6
+
+/* The stream-K form of cfg (S units a tile, no cluster), its cost in
+ * stages per CTA in *sk and the plan's in *now; 0 where none fits. */
+static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
+                               const jg__gemm_config *cfg, const estimate *e, uint32_t force,
+                               jg__gemm_config *out, double *sk, double *now)
+{
+    jg__gemm_config c = *cfg;
+    split_through_ws(&c, 2);
+    c.stream_k = 1;
+    if (cfg->split_ws > 1 || !jg__stream_k_fits(p, &c))
+        return 0;
+    const uint64_t stages = jg__ceil_div((uint64_t)p->k, c.block_k);
+    const uint64_t tiles = jg__gemm_units(&c, p->m, p->n), sms = (uint64_t)t->sm_count;
+    const uint32_t k_split = cfg->split_k > 1 ? cfg->split_k : 1;
+    *now = (double)e->waves * (double)jg__ceil_div(stages, k_split);
+    /* the parts' store and load, at a stage's bytes */
+    const double part = 4.0 * c.block_m * c.block_n;
+    const double stage = (double)(c.block_m + c.block_n) * c.block_k * c.ab_size;
+    const double fixup = 2.0 * part / stage;
+    uint32_t best = 0;
+    for (uint32_t s = 2; s <= JG_SPLIT_WS_MAX; ++s) {
+        if (force && s != force)
+            continue;
+        const uint64_t unit = jg__ceil_div(stages, s);
+        if (unit < SM90_STREAM_K_MIN_STAGES && !force)
+            break;
+        const double cost =
+            (double)jg__ceil_div(tiles * s, sms) * ((double)unit + SM90_STREAM_K_UNIT_STAGES) +
+            fixup;
+        if (!best || cost < *sk) {
+            best = s;
+            *sk = cost;
+        }
+    }
+    if (best) {
+        c.split_ws = best;
+        *out = c;
+    }
+    return best;
+}
+
+/* JITGEMM_STREAM_K=S: the plan's tile run stream-K in S units, where it
+ * fits; else the rule (see above) over the ranked candidates, the plan's
+ * first. Whether the plan changed; *gain: the model's ratio. */
+static bool stream_k_for_waves(const jg__target *t, const jg__problem_key *p, jg__gemm_config *plan,
+                               const jg__gemm_config *cands, const estimate *est, size_t n,
+                               double *gain)
+{
+    *gain = 0;
+    if (t->force_split_ws == 1 || t->force_stream_k == 1 || plan->split_ws > 1 || !n)
+        return false;
+    double sk, now;
+    jg__gemm_config c;
+    if (t->force_stream_k > 1) {
+        if (!stream_k_units(t, p, plan, &est[0], t->force_stream_k, &c, &sk, &now))
+            return false;
+        *plan = c;
+        return true;
+    }
+    if (t->force_split_ws || t->force_split || t->force_pingpong || t->force_n_stack > 1 ||
+        est[0].total_s < SM90_STREAM_K_MIN_S || p->groups ||
+        (p->a_type != JG_BF16 && p->a_type != JG_FP16))
+        return false;
+    /* the ranked candidates, and swap-AB's tiles as wide as M (rounded up
+     * to 8: wgmma's N), one tile across M */
+    jg__gemm_config swap[JG_PLAN_CANDIDATES_MAX];
+    estimate swap_est[JG_PLAN_CANDIDATES_MAX];
+    jg__target wide = *t;
+    wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
+    const size_t n_swap = p->m <= SM90_SPLIT_WS_MAX_N
+                              ? search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, 1, 0,
+                                                swap, swap_est, JG_PLAN_CANDIDATES_MAX)
+                              : 0;
+    double best_s = est[0].total_s;
+    for (size_t i = 0; i < n + n_swap; ++i) {
+        const jg__gemm_config *cand = i < n ? &cands[i] : &swap[i - n];
+        const estimate *e = i < n ? &est[i] : &swap_est[i - n];
+        if (!stream_k_units(t, p, cand, e, 0, &c, &sk, &now) ||
+            jg__ceil_div((uint64_t)p->m, c.swap_ab ? c.block_n : c.block_m) > 1 ||
+            jg__gemm_units(&c, p->m, p->n) > SM90_STREAM_K_MAX_WAVES * (uint64_t)t->sm_count ||
+            2 * jg__gemm_units(&c, p->m, p->n) < (uint64_t)t->sm_count)
+            continue;
+        const double compute = e->compute_s * sk / now, memory = e->stream_s;
+        const double hi = compute > memory ? compute : memory, lo = compute + memory - hi;
+        const double s =
+            hi + SM90_OVERLAP_LOSS * lo +
+            sk / (double)jg__ceil_div((uint64_t)p->k, c.block_k) * SM90_TILE_OVERHEAD_S;
+        if (s * SM90_STREAM_K_GAIN <= est[0].total_s && s < best_s) {
+            best_s = s;
+            *plan = c;
+            *gain = est[0].total_s / s;
+        }
+    }
+    return *gain > 0;
+}
+
 size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                                 size_t max)
 {
@@ -1740,13 +1880,21 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
 {
     if (strcmp(t->arch, "sm_90a") != 0)
         return JG_ERR_UNSUPPORTED_ARCH;
-    estimate best;
+    estimate est[JG_PLAN_CANDIDATES_MAX];
+    jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
     family_choice why;
     memset(out, 0, sizeof *out);
-    if (!search(t, p, out, &best, 1, &why))
+    memset(cands, 0, sizeof cands);
+    const size_t found = search(t, p, cands, est, JG_PLAN_CANDIDATES_MAX, &why);
+    if (!found)
         return JG_ERR_UNSUPPORTED;
+    *out = cands[0];
+    estimate best = est[0];
     force_split_ws(t, p, out);
     const bool ws_rule = split_ws_for_clusters(t, p, out);
+    double sk_gain = 0;
+    if (!ws_rule)
+        stream_k_for_waves(t, p, out, cands, est, found, &sk_gain);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
         if (out->pre) {
@@ -1787,7 +1935,14 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
-            if (out->split_ws > 1)
+            if (out->split_ws > 1 && out->stream_k && sk_gain > 0)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
+                         ", stream-K in %u units a tile (by the waves' rule, %.2fx)", out->split_ws,
+                         sk_gain);
+            else if (out->split_ws > 1 && out->stream_k)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
+                         ", stream-K in %u units a tile (JITGEMM_STREAM_K)", out->split_ws);
+            else if (out->split_ws > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u units through the workspace (%s)", out->split_ws,
                          ws_rule ? "without a workspace, a cluster's" : "JITGEMM_SPLIT_WS");

@@ -145,12 +145,29 @@ static void read_forced_ffma_reuse(jg_context *ctx)
              env[0] == '1' ? "on" : "off");
 }
 
+/* `name`=S, units a tile through the workspace (JITGEMM_SPLIT_WS,
+ * JITGEMM_STREAM_K): 2..JG_SPLIT_WS_MAX into *out, 0 (never) as 1. */
+static void read_forced_units(jg_context *ctx, const char *name, uint32_t *out)
+{
+    const char *env = getenv(name);
+    if (!env || !*env)
+        return;
+    char *end;
+    const unsigned long s = strtoul(env, &end, 10);
+    if (*end || (s != 0 && (s < 2 || s > JG_SPLIT_WS_MAX)))
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "%s=%s ignored: 0 (none) or 2 to %d", name,
+                 env, JG_SPLIT_WS_MAX);
+    else
+        *out = s < 2 ? 1 : (uint32_t)s; /* 1: never */
+}
+
 /* JITGEMM_SWAP=0|1 (dense swap-AB never, or only where it applies),
  * JITGEMM_SPLIT=S|any (dense split-K over clusters of S = 2, 4 or 8 CTAs only, 1 none,
  * any: some S from 2, where it applies), JITGEMM_PINGPONG=1 (dense
  * ping-pong tiles only) and JITGEMM_SPLIT_WS=S (the planner's plan split
  * into S = 2..16 units a tile through the caller's workspace, where it
- * fits; 0: never): instead of the planner's measured table, for
+ * fits; 0: never) and JITGEMM_STREAM_K=S (the plan's tile run stream-K in S
+ * = 2..16 units a tile, where it fits; 0: never): instead of the planner's measured table, for
  * experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
@@ -164,16 +181,8 @@ static void read_forced_shape(jg_context *ctx)
         else
             ctx->target.force_swap = (uint32_t)(swap[0] - '0') + 1;
     }
-    const char *ws = getenv("JITGEMM_SPLIT_WS");
-    if (ws && *ws) {
-        char *end;
-        const unsigned long s = strtoul(ws, &end, 10);
-        if (*end || (s != 0 && (s < 2 || s > JG_SPLIT_WS_MAX)))
-            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
-                     "JITGEMM_SPLIT_WS=%s ignored: 0 (none) or 2 to %d", ws, JG_SPLIT_WS_MAX);
-        else
-            ctx->target.force_split_ws = s < 2 ? 1 : (uint32_t)s; /* 1: never */
-    }
+    read_forced_units(ctx, "JITGEMM_SPLIT_WS", &ctx->target.force_split_ws);
+    read_forced_units(ctx, "JITGEMM_STREAM_K", &ctx->target.force_stream_k);
     if (split && *split) {
         char *end;
         const unsigned long s = strtoul(split, &end, 10);
@@ -357,15 +366,17 @@ jg_status jg_context_create(const jg_options *opt, jg_context **out)
     /* Without JG_CONTEXT_WORKSPACE no plan splits K through a workspace
      * (the caller's args may lack the fields): as JITGEMM_SPLIT_WS=0. */
     if (!(o.flags & JG_CONTEXT_WORKSPACE)) {
-        if (ctx->target.force_split_ws > 1)
+        if (ctx->target.force_split_ws > 1 || ctx->target.force_stream_k > 1)
             jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN,
-                     "JITGEMM_SPLIT_WS ignored: the context was made without "
-                     "JG_CONTEXT_WORKSPACE");
+                     "JITGEMM_SPLIT_WS and JITGEMM_STREAM_K ignored: the context was made "
+                     "without JG_CONTEXT_WORKSPACE");
         ctx->target.force_split_ws = 1;
+        ctx->target.force_stream_k = 1;
     }
     const char *tune = getenv("JITGEMM_TUNE");
     /* (not with JITGEMM_SPLIT_WS=S: the tuner launches without a workspace) */
-    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1") && ctx->target.force_split_ws <= 1;
+    ctx->tune = !ctx->offline && tune && !strcmp(tune, "1") && ctx->target.force_split_ws <= 1 &&
+                ctx->target.force_stream_k <= 1;
     ctx->target.arch = ctx->target.arch_name;
     jg_cache_mode mode = o.cache_mode ? o.cache_mode : cache_mode_from_env(&ctx->log);
     jg__disk_open(&ctx->disk, o.cache_dir, mode, &ctx->log);

@@ -111,7 +111,7 @@ static jg_status build_packed(jg_context *ctx, jg_plan *plan)
 static jg_status build_unsplit(jg_context *ctx, jg_plan *plan)
 {
     jg__target t = ctx->target;
-    t.force_split_ws = 1; /* never */
+    t.force_split_ws = 1; /* never (nor stream-K) */
     const jg__log quiet = {0};
     jg__gemm_config cfg;
     jg__gemm_key key;

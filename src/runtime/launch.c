@@ -423,20 +423,22 @@ typedef struct dense_ws_kargs {
 _Static_assert(offsetof(dense_ws_kargs, w) == sizeof(jg_gemm_kargs),
                "the workspace's block right after the dense one");
 
-/* The tiles' counts zeroed on the stream (whatever the workspace held),
- * then the GEMM (gemm.c checked the workspace). M is baked in these plans:
- * the tiles and the grid are the plan's. */
+/* The tiles' counts (stream-K: the CTAs' flags) zeroed on the stream
+ * (whatever the workspace held), then the GEMM (gemm.c checked the
+ * workspace). M is baked in these plans: the tiles and the grid are the
+ * plan's. */
 static jg_status split_ws_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *ka,
                                  jg_stream stream)
 {
-    const uint64_t tiles = jg__gemm_units(&plan->cfg, plan->problem.m, plan->problem.n);
+    const uint64_t counts = jg__split_ws_counts(
+        &plan->cfg, jg__gemm_units(&plan->cfg, plan->problem.m, plan->problem.n), plan->grid);
     dense_ws_kargs both;
     memset(&both, 0, sizeof both);
     both.k = *ka;
     both.w.counts = (uint32_t *)args->workspace;
-    both.w.parts = (float *)((unsigned char *)args->workspace + jg__split_ws_parts_at(tiles));
+    both.w.parts = (float *)((unsigned char *)args->workspace + jg__split_ws_parts_at(counts));
     const CUresult r = plan->ctx->cu->cuMemsetD32Async((CUdeviceptr)(uintptr_t)args->workspace, 0,
-                                                       (size_t)tiles, (CUstream)stream);
+                                                       (size_t)counts, (CUstream)stream);
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(plan->ctx, "cuMemsetD32Async", r);
     return launch(plan, plan->grid, &both, stream);

@@ -15,7 +15,8 @@
  * tiles pair up, swap-AB, split-K where the tiles leave SMs idle, both,
  * ping-pong tiles, 256-row tiles, clusters stacked along N sharing A by
  * multicast: 1x2, 1x4 and 2x2 where the tiles allow them, split-K through
- * a workspace of 3 and, with swap-AB, 5 units a tile: plans that take a
+ * a workspace of 3 and, with swap-AB, 5 units a tile, stream-K in 4 and,
+ * with swap-AB, 7 units a tile: plans that take a
  * workspace get one filled with 0xff bytes every other round of the
  * contexts, and none in the others, where they run their plan without
  * the split).
@@ -116,6 +117,9 @@ static const jg_fuzz_env fuzz_envs[] = {
     /* split-K through the workspace (3 units a tile; 5 with swap-AB) */
     {"split-ws3", "JITGEMM_SPLIT_WS", "3", NULL, NULL},
     {"split-ws5-swap", "JITGEMM_SPLIT_WS", "5", "JITGEMM_SWAP", "1"},
+    /* stream-K (4 units a tile; 7 with swap-AB; 16-bit operands) */
+    {"stream-k4", "JITGEMM_STREAM_K", "4", NULL, NULL},
+    {"stream-k7-swap", "JITGEMM_STREAM_K", "7", "JITGEMM_SWAP", "1"},
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 
@@ -246,14 +250,16 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < o.count; ++i)
         draw_shape(&r, &shapes[i]);
     plan_all(ctx, shapes, &o);
-    int64_t failed = 0, ran = 0, split_ws = 0, split_none = 0;
+    int64_t failed = 0, ran = 0, split_ws = 0, split_none = 0, stream_k = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
         if (o.only >= 0 && i != o.only)
             continue;
         const fuzz_shape *s = &shapes[i];
         ++ran;
-        const bool split = s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL;
+        const bool sk = s->plan && strstr(jg_fuzz_kernel(s->plan), "_sk") != NULL;
+        const bool split = sk || (s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL);
+        stream_k += sk && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
         split_ws += split && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
         split_none += split && (i / (int64_t)FUZZ_ENVS) % 2 == 1;
         if (s->plan_status != JG_OK) {
@@ -274,9 +280,9 @@ int main(int argc, char **argv)
      * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */
     printf("gemm_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
            margin[0], margin[1]);
-    printf("gemm_fuzz: %lld shapes split K through a workspace, %lld such plans ran without "
-           "one\n",
-           (long long)split_ws, (long long)split_none);
+    printf("gemm_fuzz: %lld shapes split K through a workspace (%lld of them stream-K), %lld "
+           "such plans ran without one\n",
+           (long long)split_ws, (long long)stream_k, (long long)split_none);
     printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran,
            (long long)failed, (unsigned long long)o.seed);
     return failed ? 1 : 0;

@@ -692,31 +692,37 @@ static void check_families(const char *cuobjdump)
      * FP8 tiles of tensor scales at 144, the widest of the planner's FP8
      * tiles but 192 and 256) */
     t.force_pingpong = 0;
-    int split_ws = 0;
-    for (size_t y = 0; y < 4; ++y)
-        for (uint32_t swap = 1; swap <= 2; ++swap) {
-            const bool wide = types[y].c == JG_DTYPE_NONE && types[y].d != JG_FP32;
-            t.force_swap = swap;
-            t.force_split_ws = 3 + swap;
-            t.force_n = !wide ? 128 : types[y].ab == JG_E4M3 ? 144 : 176;
-            jg_gemm_problem p = {.a_type = types[y].ab,
-                                 .b_type = types[y].ab,
-                                 .c_type = types[y].c,
-                                 .d_type = types[y].d,
-                                 .m = 330,
-                                 .n = 7168,
-                                 .k = 14336,
-                                 .scale = types[y].scale};
-            jg__problem_key pk;
-            jg__problem_key_make(&p, &pk);
-            const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
-            split_ws += c.split_ws == t.force_split_ws && c.block_n == t.force_n;
-        }
-    t.force_swap = t.force_split_ws = t.force_n = 0;
-    CHECK(split_ws == 8,
-          "JITGEMM_SPLIT_WS: %d of 8 plans split through the workspace at the "
-          "widest tile",
-          split_ws);
+    /* ... and stream-K (JITGEMM_STREAM_K, 16-bit operands) at the same
+     * widest tiles: the run's sums carried from unit to unit */
+    int split_ws = 0, stream_k = 0;
+    for (int sk = 0; sk < 2; ++sk)
+        for (size_t y = 0; y < (sk ? 2u : 4u); ++y)
+            for (uint32_t swap = 1; swap <= 2; ++swap) {
+                const bool wide = types[y].c == JG_DTYPE_NONE && types[y].d != JG_FP32;
+                t.force_swap = swap;
+                *(sk ? &t.force_stream_k : &t.force_split_ws) = 3 + swap;
+                t.force_n = !wide ? 128 : types[y].ab == JG_E4M3 ? 144 : 176;
+                jg_gemm_problem p = {.a_type = types[y].ab,
+                                     .b_type = types[y].ab,
+                                     .c_type = types[y].c,
+                                     .d_type = types[y].d,
+                                     .m = 330,
+                                     .n = 7168,
+                                     .k = 14336,
+                                     .scale = types[y].scale};
+                jg__problem_key pk;
+                jg__problem_key_make(&p, &pk);
+                const jg__gemm_config c = check_planned(cuobjdump, &t, &pk);
+                const bool widest = c.split_ws == 3 + swap && c.block_n == t.force_n;
+                split_ws += !sk && widest;
+                stream_k += sk && widest && c.stream_k;
+                t.force_split_ws = t.force_stream_k = 0;
+            }
+    t.force_swap = t.force_n = 0;
+    CHECK(split_ws == 8 && stream_k == 4,
+          "%d of 8 plans split through the workspace (JITGEMM_SPLIT_WS), %d of 4 stream-K "
+          "(JITGEMM_STREAM_K), at the widest tile",
+          split_ws, stream_k);
 }
 
 /* Every non-plain cell of the measured table, and every cell the long-K

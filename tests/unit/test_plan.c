@@ -41,7 +41,9 @@ static jg__gemm_config plan_of(const jg__target *t, const jg_gemm_problem *p, co
     return c;
 }
 
-/* Ranked, distinct, fitting, the first one the planner's choice. */
+/* Ranked, distinct, fitting, the first one the planner's choice without a
+ * workspace (the tuner times them without one: no split through it, no
+ * stream-K). */
 static void check_candidates(const jg__target *t, const jg__problem_key *pk, const char *what)
 {
     jg__gemm_config c[JG_PLAN_CANDIDATES_MAX], chosen;
@@ -49,7 +51,9 @@ static void check_candidates(const jg__target *t, const jg__problem_key *pk, con
     size_t n = jg__plan_candidates_sm90(t, pk, c, JG_PLAN_CANDIDATES_MAX);
     CHECK(n == JG_PLAN_CANDIDATES_MAX, "%s: %zu candidates, expected %d", what, n,
           JG_PLAN_CANDIDATES_MAX);
-    CHECK(jg__plan_gemm_sm90(t, pk, &quiet, &chosen) == JG_OK, "%s: planning", what);
+    jg__target none = *t;
+    none.force_split_ws = none.force_stream_k = 1;
+    CHECK(jg__plan_gemm_sm90(&none, pk, &quiet, &chosen) == JG_OK, "%s: planning", what);
     CHECK(n > 0 && !memcmp(&c[0], &chosen, sizeof chosen), "%s: first candidate %ux%ux%u is not "
           "the planner's choice %ux%ux%u", what, c[0].block_m, c[0].block_n, c[0].block_k,
           chosen.block_m, chosen.block_n, chosen.block_k);
@@ -927,6 +931,7 @@ static void test_table(void)
 {
     jg__target t, plain;
     jg_test_h100_target(&t);
+    t.force_stream_k = 1; /* the table's plans, not the waves' rule over them (test_stream_k) */
     plain_target(&plain);
     jg__table_cell_info cell;
     size_t cells = 0, special = 0, kept = 0, overruled = 0, long_k_cells = 0, sure = 0;
@@ -1481,8 +1486,9 @@ static void test_split_ws_forced(void)
         const uint64_t want =
             c.split_ws > 1 ? (tiles * 4 + 255) / 256 * 256 + tiles * 2 * c.block_m * c.block_n * 4
                            : 0;
-        CHECK(jg__split_ws_bytes(&c, p->m, p->n) == want, "%s: workspace %llu, expected %llu", what,
-              (unsigned long long)jg__split_ws_bytes(&c, p->m, p->n), (unsigned long long)want);
+        CHECK(jg__split_ws_bytes(&c, p->m, p->n, 132) == want, "%s: workspace %llu, expected %llu",
+              what, (unsigned long long)jg__split_ws_bytes(&c, p->m, p->n, 132),
+              (unsigned long long)want);
         jg__gemm_key key;
         jg__gemm_key_make(&pk, &c, &key);
         char name[128];
@@ -1569,6 +1575,26 @@ static void test_split_ws_rule(void)
           kept);
 }
 
+/* An offline sm_90a context, with JG_CONTEXT_WORKSPACE where `flag`, its
+ * plan of p (NULL, a failed check, where none) and that plan's workspace
+ * bytes; NULL (a failed check) where no context. The caller releases both. */
+static jg_context *offline_plan(int flag, const jg_gemm_problem *p, jg_plan **plan, size_t *ws)
+{
+    jg_options o = {.flags = JG_CONTEXT_OFFLINE | (flag ? JG_CONTEXT_WORKSPACE : 0u),
+                    .arch = "sm_90a",
+                    .cache_mode = JG_CACHE_OFF};
+    jg_context *ctx = NULL;
+    *plan = NULL;
+    *ws = 0;
+    CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s", jg_context_last_error(NULL));
+    if (!ctx)
+        return NULL;
+    CHECK(jg_gemm_plan(ctx, p, plan) == JG_OK, "plan: %s", jg_context_last_error(ctx));
+    if (*plan)
+        CHECK(jg_plan_workspace_bytes(*plan, ws) == JG_OK, "workspace bytes");
+    return ctx;
+}
+
 /* Only contexts made with JG_CONTEXT_WORKSPACE split K through a
  * workspace (the caller's args carry the fields): without the flag, the
  * plan of a row the rule takes is the cluster's, reports no workspace, and
@@ -1583,25 +1609,19 @@ static void test_split_ws_context(void)
         for (int forced = 0; forced < 2; ++forced) {
             if (forced)
                 setenv("JITGEMM_SPLIT_WS", "3", 1);
-            jg_options o = {.flags = JG_CONTEXT_OFFLINE | (flag ? JG_CONTEXT_WORKSPACE : 0u),
-                            .arch = "sm_90a", .cache_mode = JG_CACHE_OFF};
-            jg_context *ctx = NULL;
-            CHECK(jg_context_create(&o, &ctx) == JG_OK, "offline context: %s",
-                  jg_context_last_error(NULL));
+            jg_plan *plan;
+            size_t ws;
+            jg_context *ctx = offline_plan(flag, &p, &plan, &ws);
             unsetenv("JITGEMM_SPLIT_WS");
             if (!ctx)
                 continue;
-            jg_plan *plan = NULL;
-            size_t ws = 0;
-            CHECK(jg_gemm_plan(ctx, &p, &plan) == JG_OK, "plan: %s", jg_context_last_error(ctx));
             if (plan) {
-                CHECK(jg_plan_workspace_bytes(plan, &ws) == JG_OK, "workspace bytes");
                 const uint32_t want = !flag ? 0 : forced ? 3 : 2;
                 CHECK(plan->cfg.split_ws == want || (want == 0 && plan->cfg.split_ws <= 1),
                       "flag %d, JITGEMM_SPLIT_WS %s: split_ws %u, expected %u", flag,
                       forced ? "3" : "unset", plan->cfg.split_ws, want);
                 CHECK((ws > 0) == (want > 1) &&
-                          ws == jg__split_ws_bytes(&plan->cfg, p.m, p.n),
+                          ws == jg__split_ws_bytes(&plan->cfg, p.m, p.n, plan->grid),
                       "flag %d: workspace %zu bytes", flag, ws);
                 CHECK((plan->unsplit != NULL) == (want > 1) &&
                           (!plan->unsplit || plan->unsplit->cfg.split_ws <= 1),
@@ -1616,8 +1636,139 @@ static void test_split_ws_context(void)
         }
 }
 
+static jg_gemm_problem bf16(int64_t m, int64_t n, int64_t k)
+{
+    jg_gemm_problem p = {
+        .a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = m, .n = n, .k = k};
+    return p;
+}
+
+/* Stream-K (stream_k_for_waves): rows whose tiles leave SMs idle in their
+ * last wave, M in one tile (random H200 rows at 0.56-0.70 of cuBLASLt: 160
+ * tiles of 128x136 on 132 SMs, 266 of 128x88, 242 of 128x144) take it,
+ * 16-bit only, without a cluster, in units of at least 8 stages, half a
+ * wave to two waves of tiles, the log saying so; M over two tiles, many
+ * waves, few tiles (150x2112x10944), decode rows and FP8 do not; nor the
+ * plan without a workspace
+ * (JITGEMM_SPLIT_WS=0) or JITGEMM_STREAM_K=0; JITGEMM_STREAM_K=5 forces it
+ * where the tile fits. The workspace: a flag and a tile of FP32 sums per
+ * CTA. The tuner's candidates never take it. */
+static void test_stream_k(void)
+{
+    jg__target t, never, none, forced;
+    jg_test_h100_target(&t);
+    never = none = forced = t;
+    never.force_stream_k = 1; /* JITGEMM_STREAM_K=0 */
+    none.force_split_ws = 1;  /* no workspace */
+    forced.force_stream_k = 5;
+    jg_gemm_problem fp16 = bf16(211, 1024, 8192);
+    fp16.a_type = fp16.b_type = fp16.d_type = JG_FP16;
+    const struct {
+        jg_gemm_problem p;
+        bool takes;
+    } rows[] = {
+        {bf16(132, 20480, 7856), true},
+        {bf16(150, 2112, 10944), false},
+        {bf16(175, 16992, 10944), true},
+        {bf16(149, 17408, 5760), true},
+        {fp16, false},
+        {bf16(292, 11008, 23088), false},
+        {bf16(3326, 24576, 19152), false},
+        {bf16(4096, 4096, 4096), false},
+        {bf16(16, 4096, 4096), false},
+        {fp8(149, 17408, 28224, JG_SCALE_TENSOR), false},
+    };
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem *p = &rows[i].p;
+        char what[96], msg[768] = "";
+        snprintf(what, sizeof what, "%s %lldx%lldx%lld", jg__dtype_name(p->a_type), (long long)p->m,
+                 (long long)p->n, (long long)p->k);
+        const jg__gemm_config c = plan_logged(&t, p, msg, what);
+        CHECK(c.stream_k == rows[i].takes, "%s: stream_k %u, expected %d: \"%s\"", what, c.stream_k,
+              rows[i].takes, msg);
+        const uint64_t stages = (uint64_t)(p->k + c.block_k - 1) / c.block_k;
+        if (c.stream_k) {
+            CHECK(c.split_ws >= 2 && c.split_ws <= JG_SPLIT_WS_MAX && c.cluster == 1 &&
+                      c.split_k <= 1 && c.n_stack <= 1 &&
+                      (stages + c.split_ws - 1) / c.split_ws >= 8 &&
+                      p->m <= (c.swap_ab ? c.block_n : c.block_m) &&
+                      jg__gemm_units(&c, p->m, p->n) <= 2 * 132 &&
+                      jg__gemm_units(&c, p->m, p->n) >= 66 && strstr(msg, "stream-K in") &&
+                      strstr(msg, "waves' rule"),
+                  "%s: stream-K over %u units, cluster %u: \"%s\"", what, c.split_ws, c.cluster,
+                  msg);
+            const uint64_t want = (132 * 4 + 255) / 256 * 256 + 132ull * c.block_m * c.block_n * 4;
+            CHECK(jg__split_ws_bytes(&c, p->m, p->n, 132) == want,
+                  "%s: workspace %llu bytes, expected %llu", what,
+                  (unsigned long long)jg__split_ws_bytes(&c, p->m, p->n, 132),
+                  (unsigned long long)want);
+            jg__problem_key pk;
+            jg__problem_key_make(p, &pk);
+            jg__gemm_key key;
+            jg__gemm_key_make(&pk, &c, &key);
+            char name[128];
+            jg__gemm_kernel_name(&key, "sm_90a", name);
+            char part[16];
+            snprintf(part, sizeof part, "_sk%u_", c.split_ws);
+            CHECK(strstr(name, part) != NULL, "%s: kernel name %s lacks %s", what, name, part);
+        }
+        CHECK(!plan_of(&never, p, what).stream_k && !plan_of(&none, p, what).stream_k,
+              "%s: stream-K with JITGEMM_STREAM_K=0 or without a workspace", what);
+        const jg__gemm_config f = plan_of(&forced, p, what);
+        jg__problem_key pk;
+        jg__problem_key_make(p, &pk);
+        const jg__gemm_config base = plan_of(&never, p, what);
+        jg__gemm_config conv = base;
+        conv.cluster = 1;
+        conv.split_k = conv.n_stack = 0;
+        conv.split_ws = 5;
+        conv.stream_k = 1;
+        const bool fits = jg__stream_k_fits(&pk, &conv);
+        CHECK(fits ? (f.stream_k && f.split_ws == 5 && f.block_m == base.block_m &&
+                      f.block_n == base.block_n)
+                   : !memcmp(&f, &base, sizeof f),
+              "%s: JITGEMM_STREAM_K=5: stream_k %u over %u units (the tile %s)", what, f.stream_k,
+              f.split_ws, fits ? "fits" : "does not fit");
+        CHECK(p->a_type != JG_E4M3 || !fits, "%s: FP8 fits stream-K", what);
+        jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+        const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
+        for (size_t j = 0; j < n; ++j)
+            CHECK(!cands[j].stream_k, "%s: candidate %zu is stream-K", what, j);
+    }
+}
+
+/* Stream-K through a context: with JG_CONTEXT_WORKSPACE the plan of a row
+ * the rule takes streams, reports a workspace of a flag and a tile of sums
+ * per CTA of its grid, and holds the plan without it for launches without
+ * one; without the flag, neither. */
+static void test_stream_k_context(void)
+{
+    const jg_gemm_problem p = bf16(149, 17408, 5760);
+    for (int flag = 0; flag < 2; ++flag) {
+        jg_plan *plan;
+        size_t ws;
+        jg_context *ctx = offline_plan(flag, &p, &plan, &ws);
+        if (!ctx)
+            continue;
+        if (plan) {
+            const uint64_t want = (plan->grid * 4ull + 255) / 256 * 256 +
+                                  (uint64_t)plan->grid * plan->cfg.block_m * plan->cfg.block_n * 4;
+            CHECK(flag ? plan->cfg.stream_k && ws == want && plan->unsplit &&
+                             !plan->unsplit->cfg.stream_k && plan->unsplit->cfg.split_ws <= 1
+                       : !plan->cfg.stream_k && ws == 0 && !plan->unsplit,
+                  "flag %d: stream_k %u, workspace %zu (expected %llu), fallback %s", flag,
+                  plan->cfg.stream_k, ws, (unsigned long long)(flag ? want : 0),
+                  plan->unsplit ? "held" : "none");
+            jg_plan_release(plan);
+        }
+        jg_context_destroy(ctx);
+    }
+}
+
 int main(void)
 {
+    test_stream_k_context();
+    test_stream_k();
     test_split_ws_context();
     test_split_ws_rule();
     test_split_ws_forced();
