@@ -10,6 +10,11 @@
 #   sh bench/ab-patch.sh /tmp/change.patch 2 -- \
 #       --dtype fp8 --only decode_m16_7168x16384,decode_m64_7168x16384 --chain 16
 #
+# PATCH may instead be env:VAR=VALUE: then A is the working tree (not HEAD)
+# and B is A's build run with VAR=VALUE in its environment (a rule's
+# switch: env:JITGEMM_STREAM_K=0 gives the plans without the rule, so there
+# B is the base and B / A > 1 means the rule is faster).
+#
 # Each further '--' starts another set of jitgemm-bench arguments (another
 # dtype, say), run in every round on both trees; its rows are reported as
 # "SET:row". Arguments are words without spaces. The patch must apply to
@@ -49,7 +54,11 @@ done
 case $rounds in
 '' | *[!0-9]*) echo "ab-patch.sh: ROUNDS must be a number, not '$rounds'" >&2; exit 2 ;;
 esac
-[ -f "$patch" ] || { echo "ab-patch.sh: no patch file '$patch'" >&2; exit 2; }
+b_env=
+case $patch in
+env:*=*) b_env=${patch#env:} ;;
+*) [ -f "$patch" ] || { echo "ab-patch.sh: no patch file '$patch'" >&2; exit 2; } ;;
+esac
 
 OUT=${OUT:-bench/tmp/ab}
 mkdir -p "$OUT"
@@ -58,9 +67,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # HEAD's files (git archive), or where the tree came without .git (a device
 # run's copy) the working tree's, build outputs and bench/tmp left out
-for t in a b; do
+trees="a b"
+[ -n "$b_env" ] && trees=a
+for t in $trees; do
     mkdir -p "$work/$t"
-    if git rev-parse --verify -q HEAD > /dev/null 2>&1; then
+    if [ -z "$b_env" ] && git rev-parse --verify -q HEAD > /dev/null 2>&1; then
         git archive HEAD | tar -x -C "$work/$t"
     else
         tar -cf - --exclude='./build*' --exclude=./bench/tmp --exclude=./.devdeps \
@@ -72,9 +83,9 @@ case $patch in
 *) abs=$(pwd)/$patch ;;
 esac
 # applied to HEAD's copy: the working tree may hold the patch already
-(cd "$work/b" && git apply "$abs") ||
+[ -n "$b_env" ] || (cd "$work/b" && git apply "$abs") ||
     { echo "ab-patch.sh: $patch does not apply to HEAD" >&2; exit 1; }
-for t in a b; do
+for t in $trees; do
     (cd "$work/$t" && meson setup build -Dbuildtype=release > "$work/$t.setup.log" 2>&1 &&
         ninja -C build tools/jitgemm-bench > "$work/$t.build.log" 2>&1) ||
         { echo "ab-patch.sh: tree $t does not build:" >&2; tail -20 "$work/$t.build.log" >&2; exit 1; }
@@ -86,8 +97,14 @@ while [ "$r" -le "$rounds" ]; do
         eval "args=\$set_$i"
         for t in a b; do
             run=$t-$i-$r
-            # $args unquoted: split into its words (none holds a space)
-            (cd "$work/$t" && JITGEMM_CACHE_DIR="$work/cache-$t" ./build/tools/jitgemm-bench \
+            dir=$t
+            envs="JITGEMM_CACHE_DIR=$work/cache-$t"
+            if [ -n "$b_env" ] && [ $t = b ]; then
+                dir=a
+                envs="$envs $b_env"
+            fi
+            # $args and $envs unquoted: split into their words (none holds a space)
+            (cd "$work/$dir" && env $envs ./build/tools/jitgemm-bench \
                 $args --json "$work/$run.json" > "$work/$run.log" 2>&1) ||
                 { echo "ab-patch.sh: jitgemm-bench failed on tree $t:" >&2; tail -5 "$work/$run.log" >&2; }
             cp "$work/$run.json" "$OUT/" 2>/dev/null

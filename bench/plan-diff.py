@@ -8,6 +8,9 @@ writes the rows whose plans differ as a spec for jitgemm-bench --spec ...
     python3 bench/plan-diff.py --base build --cand /tmp/cand/build --dtype fp8 \\
         --count 3000 --seed 12345 --max 24 --out bench/tmp/changed-fp8.jsonl
 
+One build with two environments compares a rule with its switch off:
+    python3 bench/plan-diff.py --base build --cand build --base-env JITGEMM_STREAM_K=0 ...
+
 A plan differs where the logged tile, stages, cluster or family differ.
 Prints how many of the drawn rows changed and the first few pairs."""
 import argparse
@@ -22,10 +25,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def plans(build, spec, sm_count):
-    """The plan log line of each row of spec, in order."""
+def plans(build, spec, sm_count, extra):
+    """The plan log line of each row of spec, in order (extra: VAR=VALUE)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, JITGEMM_LOG="plan")
+        env.update(v.split("=", 1) for v in extra)
         r = subprocess.run([os.path.join(build, "tools", "jitgemm-warm"), "--arch", "sm_90a",
                             "--sm-count", str(sm_count), "-n", "--cache-dir", cache, spec],
                            env=env, capture_output=True, text=True)
@@ -51,6 +55,10 @@ def main():
     ap.add_argument("--max", type=int, default=24, help="rows written, at most")
     ap.add_argument("--prefix", default="c", help="the written rows' names: PREFIX0, PREFIX1, ...")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--base-env", action="append", default=[], metavar="VAR=VALUE",
+                    help="set for the base's planning (repeatable)")
+    ap.add_argument("--cand-env", action="append", default=[], metavar="VAR=VALUE",
+                    help="set for the candidate's planning (repeatable)")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 2**32)
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,7 +79,8 @@ def main():
             rows.append(r)
         with open(spec, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
-        base, cand = plans(a.base, spec, a.sm_count), plans(a.cand, spec, a.sm_count)
+        base, cand = (plans(a.base, spec, a.sm_count, a.base_env),
+                      plans(a.cand, spec, a.sm_count, a.cand_env))
     if len(base) != len(rows) or len(cand) != len(rows):
         sys.exit(f"plan-diff.py: {len(base)} and {len(cand)} plans for {len(rows)} rows")
     changed = [i for i in range(len(rows)) if shape(base[i]) != shape(cand[i])]
