@@ -823,11 +823,11 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     const double tail_share = (double)tail / (double)e.tiles;
     const double tail_bw =
         bw * (tail < SM90_SMS_TO_SATURATE ? (double)tail / SM90_SMS_TO_SATURATE : 1.0);
+    const double l2_s = l2_bytes / SM90_L2_TO_SM_BYTES_S;
     e.memory_s = bytes * (1 - tail_share) / bw + bytes * tail_share / tail_bw;
-    if (l2_bytes / SM90_L2_TO_SM_BYTES_S > e.memory_s)
-        e.memory_s = l2_bytes / SM90_L2_TO_SM_BYTES_S;
-    e.stream_s = bytes / bw > l2_bytes / SM90_L2_TO_SM_BYTES_S ? bytes / bw
-                                                               : l2_bytes / SM90_L2_TO_SM_BYTES_S;
+    if (l2_s > e.memory_s)
+        e.memory_s = l2_s;
+    e.stream_s = bytes / bw > l2_s ? bytes / bw : l2_s;
     /* TMA requests per SM where rows start off 128-byte lines: 128-byte
      * pieces of A's and B's box rows (soft loads aside), each at its rows'
      * cost; a cluster's CTAs each request their share of B. Rows on lines
@@ -1764,7 +1764,9 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
 #define SM90_STREAM_K_MIN_S 15e-6
 
 /* The stream-K form of cfg (S units a tile, no cluster), its cost in
- * stages per CTA in *sk and the plan's in *now; 0 where none fits. */
+ * stages per CTA in *sk and the plan's in *now; 0 where none fits, or (not
+ * forced) where the rule's limits leave it out: M over one tile, tiles
+ * outside half a wave to SM90_STREAM_K_MAX_WAVES waves. */
 static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
                                const jg__gemm_config *cfg, const estimate *e, uint32_t force,
                                jg__gemm_config *out, double *sk, double *now)
@@ -1776,6 +1778,9 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
         return 0;
     const uint64_t stages = jg__ceil_div((uint64_t)p->k, c.block_k);
     const uint64_t tiles = jg__gemm_units(&c, p->m, p->n), sms = (uint64_t)t->sm_count;
+    if (!force && (jg__ceil_div((uint64_t)p->m, c.swap_ab ? c.block_n : c.block_m) > 1 ||
+                   tiles > SM90_STREAM_K_MAX_WAVES * sms || 2 * tiles < sms))
+        return 0;
     const uint32_t k_split = cfg->split_k > 1 ? cfg->split_k : 1;
     *now = (double)e->waves * (double)jg__ceil_div(stages, k_split);
     /* the parts' store and load, at a stage's bytes */
@@ -1806,26 +1811,25 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
 
 /* JITGEMM_STREAM_K=S: the plan's tile run stream-K in S units, where it
  * fits; else the rule (see above) over the ranked candidates, the plan's
- * first. Whether the plan changed; *gain: the model's ratio. */
-static bool stream_k_for_waves(const jg__target *t, const jg__problem_key *p, jg__gemm_config *plan,
-                               const jg__gemm_config *cands, const estimate *est, size_t n,
-                               double *gain)
+ * first. The model's gain where the rule changed the plan, else 0. */
+static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
+                                 jg__gemm_config *plan, const jg__gemm_config *cands,
+                                 const estimate *est, size_t n)
 {
-    *gain = 0;
     if (t->force_split_ws == 1 || t->force_stream_k == 1 || plan->split_ws > 1 || !n)
-        return false;
-    double sk, now;
+        return 0;
+    double sk, now, gain = 0;
     jg__gemm_config c;
     if (t->force_stream_k > 1) {
-        if (!stream_k_units(t, p, plan, &est[0], t->force_stream_k, &c, &sk, &now))
-            return false;
-        *plan = c;
-        return true;
+        if (stream_k_units(t, p, plan, &est[0], t->force_stream_k, &c, &sk, &now))
+            *plan = c;
+        return 0;
     }
+    /* (16-bit dense only: search_families below serves dense problems) */
     if (t->force_split_ws || t->force_split || t->force_pingpong || t->force_n_stack > 1 ||
         est[0].total_s < SM90_STREAM_K_MIN_S || p->groups ||
         (p->a_type != JG_BF16 && p->a_type != JG_FP16))
-        return false;
+        return 0;
     /* the ranked candidates, and swap-AB's tiles as wide as M (rounded up
      * to 8: wgmma's N), one tile across M */
     jg__gemm_config swap[JG_PLAN_CANDIDATES_MAX];
@@ -1840,10 +1844,7 @@ static bool stream_k_for_waves(const jg__target *t, const jg__problem_key *p, jg
     for (size_t i = 0; i < n + n_swap; ++i) {
         const jg__gemm_config *cand = i < n ? &cands[i] : &swap[i - n];
         const estimate *e = i < n ? &est[i] : &swap_est[i - n];
-        if (!stream_k_units(t, p, cand, e, 0, &c, &sk, &now) ||
-            jg__ceil_div((uint64_t)p->m, c.swap_ab ? c.block_n : c.block_m) > 1 ||
-            jg__gemm_units(&c, p->m, p->n) > SM90_STREAM_K_MAX_WAVES * (uint64_t)t->sm_count ||
-            2 * jg__gemm_units(&c, p->m, p->n) < (uint64_t)t->sm_count)
+        if (!stream_k_units(t, p, cand, e, 0, &c, &sk, &now))
             continue;
         const double compute = e->compute_s * sk / now, memory = e->stream_s;
         const double hi = compute > memory ? compute : memory, lo = compute + memory - hi;
@@ -1853,10 +1854,10 @@ static bool stream_k_for_waves(const jg__target *t, const jg__problem_key *p, jg
         if (s * SM90_STREAM_K_GAIN <= est[0].total_s && s < best_s) {
             best_s = s;
             *plan = c;
-            *gain = est[0].total_s / s;
+            gain = est[0].total_s / s;
         }
     }
-    return *gain > 0;
+    return gain;
 }
 
 size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
@@ -1892,9 +1893,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     estimate best = est[0];
     force_split_ws(t, p, out);
     const bool ws_rule = split_ws_for_clusters(t, p, out);
-    double sk_gain = 0;
-    if (!ws_rule)
-        stream_k_for_waves(t, p, out, cands, est, found, &sk_gain);
+    const double sk_gain = ws_rule ? 0 : stream_k_for_waves(t, p, out, cands, est, found);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
         if (out->pre) {
