@@ -74,7 +74,15 @@
  * that cut a tile meet in the workspace: a run that begins inside a tile
  * (a CTA's first, then) stores its sums in the CTA's part and flags it,
  * and the tile's first run (a CTA's last) adds the flagged parts of the
- * CTAs after it and runs the epilogue (jg_stream_k). */
+ * CTAs after it and runs the epilogue (jg_stream_k). JG_STREAM_K is the
+ * count of row groups R: where the problem's M spans R tiles, the grid's
+ * CTAs make R equal groups, interleaved (CTA b in group b % R), group r
+ * running the units of the r-th row of tiles along M (tile r L + l:
+ * jg_cta_tile) the same way, so that neighbouring CTAs run the tiles that
+ * share a panel of the weight over the same stages of K at once and the
+ * panel comes from DRAM once (one group over all tiles starts those runs
+ * at unrelated places of K; groups of consecutive CTAs, far apart, read
+ * it from DRAM more than once: plan_sm90.c's stream-K notes). */
 #ifndef JG_STREAM_K
 #define JG_STREAM_K 0
 #endif
@@ -771,6 +779,16 @@ JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, ui
     uint32_t tile, share;
     jg_ws_unit(t, tiles_m, tile, share);
     jg_tile tl = jg_tile_at(p, tile, tiles_m);
+#if JG_STREAM_K > 1 /* row groups: tile r L + l, r along the problem's M */
+#if JG_SWAP_AB
+    tl.tn = tile / tiles_m;
+    tl.tm = tile % tiles_m;
+#else
+    const uint32_t tiles_n = ((uint32_t)JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N;
+    tl.tm = tile / tiles_n;
+    tl.tn = tile % tiles_n;
+#endif
+#endif
     tl.k0 = (int32_t)(share * JG_K_TILES);
     (void)rank;
 #else
@@ -1304,10 +1322,23 @@ JG_DEV void jg_ws_publish(float4 *to, const float (&sum)[JG_WG_MMAS][JG_MMA_N / 
 }
 
 #if JG_STREAM_K
-/* Stream-K: the first unit of CTA b's units (of `units`) */
+/* Stream-K: the first unit of CTA b's units (of `units`); with row groups,
+ * interleaved, CTA b' of group r (b = b' R + r) begins at
+ * r U / R + b' (U / R) / (G / R) (the grid is a multiple of R), and the CTA
+ * after b in its group is b + R (JG_SK_NEXT) */
+#if JG_STREAM_K > 1
+#define JG_SK_NEXT JG_STREAM_K
+#else
+#define JG_SK_NEXT 1
+#endif
 JG_DEV uint32_t jg_sk_begin(uint32_t b, uint32_t units)
 {
+#if JG_STREAM_K > 1
+    const uint32_t per = gridDim.x / JG_STREAM_K, share = units / JG_STREAM_K;
+    return b % JG_STREAM_K * share + (uint32_t)((uint64_t)(b / JG_STREAM_K) * share / per);
+#else
     return (uint32_t)((uint64_t)b * units / gridDim.x);
+#endif
 }
 
 /* Unit t, the last of a run, is done (this CTA's units: [first, end); a
@@ -1335,8 +1366,9 @@ JG_DEV bool jg_stream_k(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N /
     if (t + 1 == tile_end)
         return true; /* the whole tile */
     if (threadIdx.x == 128)
-        for (uint32_t b = blockIdx.x + 1, lo = end; b < gridDim.x && lo < tile_end; ++b) {
-            const uint32_t hi = jg_sk_begin(b + 1, units);
+        for (uint32_t b = blockIdx.x + JG_SK_NEXT, lo = end; b < gridDim.x && lo < tile_end;
+             b += JG_SK_NEXT) {
+            const uint32_t hi = jg_sk_begin(b + JG_SK_NEXT, units);
             if (hi > lo)
                 while (jg_ld_acquire_gpu(p.ws.counts + b) == 0)
                     jg_nanosleep(64);
@@ -1344,8 +1376,9 @@ JG_DEV bool jg_stream_k(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N /
         }
     jg_named_barrier(JG_SPLIT_BAR, JG_CONSUMERS * 128);
 #pragma unroll 1
-    for (uint32_t b = blockIdx.x + 1, lo = end; b < gridDim.x && lo < tile_end; ++b) {
-        const uint32_t hi = jg_sk_begin(b + 1, units);
+    for (uint32_t b = blockIdx.x + JG_SK_NEXT, lo = end; b < gridDim.x && lo < tile_end;
+         b += JG_SK_NEXT) {
+        const uint32_t hi = jg_sk_begin(b + JG_SK_NEXT, units);
         if (hi > lo)
             jg_ws_add(base + (uint64_t)b * JG_WS_PART_F4, sum);
         lo = hi;
@@ -2198,7 +2231,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
 #if JG_STREAM_K
-    const uint32_t unit_end = jg_sk_begin(blockIdx.x + 1, tiles);
+    const uint32_t unit_end = jg_sk_begin(blockIdx.x + JG_SK_NEXT, tiles);
 #else
     const uint32_t unit_end = tiles;
 #endif

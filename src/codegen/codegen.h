@@ -61,7 +61,10 @@ typedef struct jg__gemm_config {
                              * jg__split_ws_bytes */
     uint32_t stream_k;      /* with split_ws: the units run stream-K, tile by tile, each CTA
                              * of the grid an equal run of consecutive units (JG_STREAM_K);
-                             * the workspace holds a part and a flag per CTA */
+                             * the workspace holds a part and a flag per CTA. The count of row
+                             * groups R (0: none): 1, one over all tiles; R > 1, the problem's
+                             * M spans R tiles and the grid (a multiple of R) makes R groups,
+                             * CTA b in group b % R, each over one row of tiles along N */
 } jg__gemm_config;
 
 enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };

@@ -83,9 +83,12 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
      * longer name would be cut alike where the source is emitted and where
      * the module's function is looked up. */
     /* dense swap-AB (tiles are N x M) and split-K */
-    char shape[24] = "";
-    if (key->cfg.split_ws > 1) /* split-K through the workspace: "_ws" (stream-K "_sk") and the
-                                  units a tile */
+    char shape[32] = "";
+    if (key->cfg.split_ws > 1 && key->cfg.stream_k > 1) /* stream-K in row groups: "r" and R */
+        snprintf(shape, sizeof shape, "%s_sk%ur%u", key->cfg.swap_ab ? "_ab" : "",
+                 key->cfg.split_ws, key->cfg.stream_k);
+    else if (key->cfg.split_ws > 1) /* split-K through the workspace: "_ws" (stream-K "_sk") and
+                                       the units a tile */
         snprintf(shape, sizeof shape, "%s_%s%u", key->cfg.swap_ab ? "_ab" : "",
                  key->cfg.stream_k ? "sk" : "ws", key->cfg.split_ws);
     else if (key->cfg.split_k > 1)
@@ -378,7 +381,7 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
     if (key->cfg.split_ws > 1)
         jg__buf_printf(out, "#define JG_SPLIT_WS %u\n", key->cfg.split_ws);
     if (key->cfg.split_ws > 1 && key->cfg.stream_k)
-        jg__buf_printf(out, "#define JG_STREAM_K 1\n");
+        jg__buf_printf(out, "#define JG_STREAM_K %u\n", key->cfg.stream_k);
     if (key->cfg.pingpong)
         jg__buf_printf(out, "#define JG_PINGPONG 1\n");
     /* exact FP32: three passes over the workspace's parts, KP each (a

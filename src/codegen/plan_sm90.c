@@ -1744,13 +1744,31 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
  * takes the best of the planner's ranked candidates under stream-K where
  * its time is at most 1 / SM90_STREAM_K_GAIN of the plan's.
  *
- * Only where M fits one tile (the weight's panels each read by one tile)
- * and the tiles make at most SM90_STREAM_K_MAX_WAVES waves: the CTAs' runs
- * begin at different places of K, so tiles that share a panel read it at
- * different times, each from DRAM. On an H200 (random BF16 rows, seed
- * 4000484927) the rule without that limit took 9 rows, 7 of them with M
- * over two or more tiles, at 0.46-0.71 of cuBLASLt (3326x24576x19152:
- * 9.5 ms against 4.4). And only with at least half as many tiles as SMs:
+ * Where M spans R > 1 tiles, the grid makes R groups of CTAs, one a row
+ * of tiles along N (cfg.stream_k = R, jg__gemm_grid), interleaved (CTA b
+ * in group b % R), so that the CTAs whose tiles share a panel of the
+ * weight read it at the same place of K and from neighbouring CTAs. One
+ * group over all tiles (R = 1 with M over several tiles) began those
+ * tiles' runs at different places of K: on an H200 (random BF16 rows, seed
+ * 4000484927) it took 9 rows, 7 with M over two or more tiles, at
+ * 0.46-0.71 of cuBLASLt (3326x24576x19152: 9.5 ms against 4.4). Groups of
+ * consecutive CTAs (b / (G / R)) read the shared panels at the same place
+ * of K but from CTAs far apart, and lost too: 0.879x the plans without
+ * stream-K over 39 rows the rule took with R up to 4 (H200, ncu on
+ * 197x5760x18432: 284 MB from DRAM against 220, the weight 212); the
+ * interleaved groups 1.021x over the same rows (231 MB). Of those rows,
+ * R = 3 or 4 ran at 0.97x and units under 16 stages lost (0.81-0.85: N of
+ * 1536-2560, runs of 20-30 us), hence M over at most
+ * SM90_STREAM_K_MAX_ROWS tiles and, with R > 1, units of at least
+ * SM90_STREAM_K_ROWS_MIN_STAGES: 1.056x over the 20 such rows (min 0.938);
+ * on fresh rows the rule so limited changed (0.4% of random rows) 1.028x
+ * over 26 BF16 rows (0.81-1.86) and 0.992x over 16 FP16 rows
+ * (bench/results/2026-11-28-h200-stream-k-rows). JITGEMM_STREAM_K makes row
+ * groups wherever each keeps two CTAs. Tiles that make at most
+ * SM90_STREAM_K_MAX_WAVES waves.
+ * And only with at least half as many tiles as SMs (confirmed on fresh
+ * rows: the limit lifted for M of 128 or more, the 30 BF16 and 18 FP16
+ * rows it changed ran at 0.951x and 0.954x, 0.66-1.54):
  * on 68 rows the rule took then (H200, bench/results/
  * 2026-11-28-h200-stream-k), the 49 with fewer tiles (decode rows, N up to
  * 5120: 11-40 tiles, the split's parts a large share of short runs, their
@@ -1758,6 +1776,8 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
  * the 19 with 70-150 tiles at 1.34x (1.11-1.92; of cuBLASLt 0.715 ->
  * 0.959). */
 #define SM90_STREAM_K_MAX_WAVES 2
+#define SM90_STREAM_K_MAX_ROWS 2
+#define SM90_STREAM_K_ROWS_MIN_STAGES 16
 #define SM90_STREAM_K_MIN_STAGES 8
 #define SM90_STREAM_K_UNIT_STAGES 0.5
 #define SM90_STREAM_K_GAIN 1.15
@@ -1765,8 +1785,9 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
 
 /* The stream-K form of cfg (S units a tile, no cluster), its cost in
  * stages per CTA in *sk and the plan's in *now; 0 where none fits, or (not
- * forced) where the rule's limits leave it out: M over one tile, tiles
- * outside half a wave to SM90_STREAM_K_MAX_WAVES waves. */
+ * forced) where the rule's limits leave it out: M over more than
+ * SM90_STREAM_K_MAX_ROWS tiles, tiles outside half a wave to
+ * SM90_STREAM_K_MAX_WAVES waves, units shorter than the least stages. */
 static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
                                const jg__gemm_config *cfg, const estimate *e, uint32_t force,
                                jg__gemm_config *out, double *sk, double *now)
@@ -1778,9 +1799,13 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
         return 0;
     const uint64_t stages = jg__ceil_div((uint64_t)p->k, c.block_k);
     const uint64_t tiles = jg__gemm_units(&c, p->m, p->n), sms = (uint64_t)t->sm_count;
-    if (!force && (jg__ceil_div((uint64_t)p->m, c.swap_ab ? c.block_n : c.block_m) > 1 ||
-                   tiles > SM90_STREAM_K_MAX_WAVES * sms || 2 * tiles < sms))
+    const uint64_t rows = jg__ceil_div((uint64_t)p->m, c.swap_ab ? c.block_n : c.block_m);
+    if (!force && (rows > SM90_STREAM_K_MAX_ROWS || tiles > SM90_STREAM_K_MAX_WAVES * sms ||
+                   2 * tiles < sms))
         return 0;
+    const uint64_t min_stages = rows > 1 ? SM90_STREAM_K_ROWS_MIN_STAGES : SM90_STREAM_K_MIN_STAGES;
+    c.stream_k = 2 * rows <= sms ? (uint32_t)rows : 1; /* row groups of two CTAs or more */
+    const uint64_t grid = sms / c.stream_k * c.stream_k;
     const uint32_t k_split = cfg->split_k > 1 ? cfg->split_k : 1;
     *now = (double)e->waves * (double)jg__ceil_div(stages, k_split);
     /* the parts' store and load, at a stage's bytes */
@@ -1792,10 +1817,10 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
         if (force && s != force)
             continue;
         const uint64_t unit = jg__ceil_div(stages, s);
-        if (unit < SM90_STREAM_K_MIN_STAGES && !force)
+        if (unit < min_stages && !force)
             break;
         const double cost =
-            (double)jg__ceil_div(tiles * s, sms) * ((double)unit + SM90_STREAM_K_UNIT_STAGES) +
+            (double)jg__ceil_div(tiles * s, grid) * ((double)unit + SM90_STREAM_K_UNIT_STAGES) +
             fixup;
         if (!best || cost < *sk) {
             best = s;

@@ -11,7 +11,8 @@
  * a tile's K split through the workspace), up to what fits on the GPU at
  * once, times the cluster. Dense split-K runs one tile per cluster (each
  * CTA leaves its partials in its stage ring, which a next tile would
- * refill): all of them. Swap-AB's tiles are N x M. */
+ * refill): all of them. Swap-AB's tiles are N x M. Stream-K in R row groups:
+ * a multiple of R (units are). */
 uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
 {
     const jg__problem_key *p = &plan->problem;
@@ -31,6 +32,8 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
     }
     if (cfg->split_k > 1)
         return (uint32_t)(units * cluster);
+    if (cfg->split_ws > 1 && cfg->stream_k > 1) /* row groups: a multiple of R CTAs */
+        return (uint32_t)(units < resident ? units : resident / cfg->stream_k * cfg->stream_k);
     return (uint32_t)((units < resident ? units : resident) * cluster);
 }
 

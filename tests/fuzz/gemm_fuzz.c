@@ -232,6 +232,13 @@ static bool run_shape(const fuzz_shape *s, int64_t idx, double margin[2])
 
 /* ---- main ---------------------------------------------------------------- */
 
+/* Whether the plan's kernel runs stream-K in row groups ("_skSrR") */
+static bool sk_row_groups(const jg_plan *plan)
+{
+    const char *sk = strstr(jg_fuzz_kernel(plan), "_sk");
+    return sk && sk[3 + strspn(sk + 3, "0123456789")] == 'r';
+}
+
 int main(int argc, char **argv)
 {
     jg_fuzz_opts o;
@@ -250,7 +257,7 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < o.count; ++i)
         draw_shape(&r, &shapes[i]);
     plan_all(ctx, shapes, &o);
-    int64_t failed = 0, ran = 0, split_ws = 0, split_none = 0, stream_k = 0;
+    int64_t failed = 0, ran = 0, split_ws = 0, split_none = 0, stream_k = 0, sk_rows = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
         if (o.only >= 0 && i != o.only)
@@ -260,6 +267,7 @@ int main(int argc, char **argv)
         const bool sk = s->plan && strstr(jg_fuzz_kernel(s->plan), "_sk") != NULL;
         const bool split = sk || (s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL);
         stream_k += sk && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
+        sk_rows += sk && (i / (int64_t)FUZZ_ENVS) % 2 == 0 && sk_row_groups(s->plan);
         split_ws += split && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
         split_none += split && (i / (int64_t)FUZZ_ENVS) % 2 == 1;
         if (s->plan_status != JG_OK) {
@@ -280,9 +288,9 @@ int main(int argc, char **argv)
      * nearest alone may use all of u_out*|ref|, which the bound allows exactly. */
     printf("gemm_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
            margin[0], margin[1]);
-    printf("gemm_fuzz: %lld shapes split K through a workspace (%lld of them stream-K), %lld "
-           "such plans ran without one\n",
-           (long long)split_ws, (long long)stream_k, (long long)split_none);
+    printf("gemm_fuzz: %lld shapes split K through a workspace (%lld of them stream-K, %lld in "
+           "row groups), %lld such plans ran without one\n",
+           (long long)split_ws, (long long)stream_k, (long long)sk_rows, (long long)split_none);
     printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran,
            (long long)failed, (unsigned long long)o.seed);
     return failed ? 1 : 0;

@@ -1644,12 +1644,13 @@ static jg_gemm_problem bf16(int64_t m, int64_t n, int64_t k)
 }
 
 /* Stream-K (stream_k_for_waves): rows whose tiles leave SMs idle in their
- * last wave, M in one tile (random H200 rows at 0.56-0.70 of cuBLASLt: 160
- * tiles of 128x136 on 132 SMs, 266 of 128x88, 242 of 128x144) take it,
- * 16-bit only, without a cluster, in units of at least 8 stages, half a
- * wave to two waves of tiles, the log saying so; M over two tiles, many
- * waves, few tiles (150x2112x10944), decode rows and FP8 do not; nor the
- * plan without a workspace
+ * last wave (random H200 rows at 0.56-0.70 of cuBLASLt: 160 tiles of
+ * 128x136 on 132 SMs, 266 of 128x88, 242 of 128x144) take it, 16-bit only,
+ * without a cluster, in units of at least 8 stages, half a wave to two
+ * waves of tiles, M over at most 2 tiles in as many row groups (then units
+ * of 16 stages or more), the log saying so; many waves, M over three
+ * tiles or more, decode rows and FP8 do not;
+ * nor the plan without a workspace
  * (JITGEMM_SPLIT_WS=0) or JITGEMM_STREAM_K=0; JITGEMM_STREAM_K=5 forces it
  * where the tile fits. The workspace: a flag and a tile of FP32 sums per
  * CTA. The tuner's candidates never take it. */
@@ -1665,18 +1666,19 @@ static void test_stream_k(void)
     fp16.a_type = fp16.b_type = fp16.d_type = JG_FP16;
     const struct {
         jg_gemm_problem p;
-        bool takes;
+        uint32_t takes; /* row groups, 0: none */
     } rows[] = {
-        {bf16(132, 20480, 7856), true},
-        {bf16(150, 2112, 10944), false},
-        {bf16(175, 16992, 10944), true},
-        {bf16(149, 17408, 5760), true},
-        {fp16, false},
-        {bf16(292, 11008, 23088), false},
-        {bf16(3326, 24576, 19152), false},
-        {bf16(4096, 4096, 4096), false},
-        {bf16(16, 4096, 4096), false},
-        {fp8(149, 17408, 28224, JG_SCALE_TENSOR), false},
+        {bf16(132, 20480, 7856), 1},
+        {bf16(150, 2112, 10944), 2},
+        {bf16(175, 16992, 10944), 1},
+        {bf16(149, 17408, 5760), 1},
+        {fp16, 0},
+        {bf16(292, 11008, 23088), 0}, /* M over 3 tiles */
+        {bf16(157, 2560, 5504), 0},   /* over 2, units under 16 stages */
+        {bf16(3326, 24576, 19152), 0},
+        {bf16(4096, 4096, 4096), 0},
+        {bf16(16, 4096, 4096), 0},
+        {fp8(149, 17408, 28224, JG_SCALE_TENSOR), 0},
     };
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem *p = &rows[i].p;
@@ -1690,17 +1692,20 @@ static void test_stream_k(void)
         if (c.stream_k) {
             CHECK(c.split_ws >= 2 && c.split_ws <= JG_SPLIT_WS_MAX && c.cluster == 1 &&
                       c.split_k <= 1 && c.n_stack <= 1 &&
-                      (stages + c.split_ws - 1) / c.split_ws >= 8 &&
-                      p->m <= (c.swap_ab ? c.block_n : c.block_m) &&
+                      (stages + c.split_ws - 1) / c.split_ws >= (c.stream_k > 1 ? 16 : 8) &&
+                      p->m <= c.stream_k * (c.swap_ab ? c.block_n : c.block_m) &&
+                      p->m > (c.stream_k - 1) * (c.swap_ab ? c.block_n : c.block_m) &&
                       jg__gemm_units(&c, p->m, p->n) <= 2 * 132 &&
                       jg__gemm_units(&c, p->m, p->n) >= 66 && strstr(msg, "stream-K in") &&
                       strstr(msg, "waves' rule"),
                   "%s: stream-K over %u units, cluster %u: \"%s\"", what, c.split_ws, c.cluster,
                   msg);
-            const uint64_t want = (132 * 4 + 255) / 256 * 256 + 132ull * c.block_m * c.block_n * 4;
-            CHECK(jg__split_ws_bytes(&c, p->m, p->n, 132) == want,
+            const uint32_t grid = 132 / c.stream_k * c.stream_k;
+            const uint64_t want =
+                (grid * 4 + 255) / 256 * 256 + (uint64_t)grid * c.block_m * c.block_n * 4;
+            CHECK(jg__split_ws_bytes(&c, p->m, p->n, grid) == want,
                   "%s: workspace %llu bytes, expected %llu", what,
-                  (unsigned long long)jg__split_ws_bytes(&c, p->m, p->n, 132),
+                  (unsigned long long)jg__split_ws_bytes(&c, p->m, p->n, grid),
                   (unsigned long long)want);
             jg__problem_key pk;
             jg__problem_key_make(p, &pk);
@@ -1708,8 +1713,11 @@ static void test_stream_k(void)
             jg__gemm_key_make(&pk, &c, &key);
             char name[128];
             jg__gemm_kernel_name(&key, "sm_90a", name);
-            char part[16];
-            snprintf(part, sizeof part, "_sk%u_", c.split_ws);
+            char part[24];
+            if (c.stream_k > 1)
+                snprintf(part, sizeof part, "_sk%ur%u_", c.split_ws, c.stream_k);
+            else
+                snprintf(part, sizeof part, "_sk%u_", c.split_ws);
             CHECK(strstr(name, part) != NULL, "%s: kernel name %s lacks %s", what, name, part);
         }
         CHECK(!plan_of(&never, p, what).stream_k && !plan_of(&none, p, what).stream_k,
@@ -1724,8 +1732,11 @@ static void test_stream_k(void)
         conv.split_ws = 5;
         conv.stream_k = 1;
         const bool fits = jg__stream_k_fits(&pk, &conv);
-        CHECK(fits ? (f.stream_k && f.split_ws == 5 && f.block_m == base.block_m &&
-                      f.block_n == base.block_n)
+        const uint64_t f_rows =
+            (uint64_t)(p->m + (f.swap_ab ? f.block_n : f.block_m) - 1) /
+            (f.swap_ab ? f.block_n : f.block_m); /* row groups while each keeps two CTAs */
+        CHECK(fits ? (f.stream_k == (2 * f_rows <= 132 ? f_rows : 1) && f.split_ws == 5 &&
+                      f.block_m == base.block_m && f.block_n == base.block_n)
                    : !memcmp(&f, &base, sizeof f),
               "%s: JITGEMM_STREAM_K=5: stream_k %u over %u units (the tile %s)", what, f.stream_k,
               f.split_ws, fits ? "fits" : "does not fit");
