@@ -501,7 +501,9 @@ enum {
  * so (for experiments; it measured slower than the unsplit plans on
  * long-K rows), =0 never.
  * Stream-K through the workspace (0.9). A dense BF16 or FP16 plan with M
- * baked in, M within one tile, and 66 to 264 output tiles on 132 SMs
+ * baked in, M within one tile (or two: then the grid runs the two rows of
+ * tiles in two interleaved groups of CTAs, units of 16 stages or more,
+ * measured 1.03x on such rows), and 66 to 264 output tiles on 132 SMs
  * (half a wave to two waves, the last ragged: 149x17408x5760 makes 242
  * tiles of 128x144) may run stream-K where the planner's model rates it
  * 1.15x faster: the tile's K in S units (2-16), each CTA of the grid an
