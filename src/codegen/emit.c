@@ -83,14 +83,13 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
      * longer name would be cut alike where the source is emitted and where
      * the module's function is looked up. */
     /* dense swap-AB (tiles are N x M) and split-K */
-    char shape[32] = "";
-    if (key->cfg.split_ws > 1 && key->cfg.stream_k > 1) /* stream-K in row groups: "r" and R */
-        snprintf(shape, sizeof shape, "%s_sk%ur%u", key->cfg.swap_ab ? "_ab" : "",
-                 key->cfg.split_ws, key->cfg.stream_k);
-    else if (key->cfg.split_ws > 1) /* split-K through the workspace: "_ws" (stream-K "_sk") and
-                                       the units a tile */
-        snprintf(shape, sizeof shape, "%s_%s%u", key->cfg.swap_ab ? "_ab" : "",
-                 key->cfg.stream_k ? "sk" : "ws", key->cfg.split_ws);
+    char shape[32] = "", rows[16] = "";
+    if (key->cfg.stream_k > 1) /* stream-K in row groups: "r" and their count */
+        snprintf(rows, sizeof rows, "r%u", key->cfg.stream_k);
+    if (key->cfg.split_ws > 1) /* split-K through the workspace: "_ws" (stream-K "_sk") and the
+                                  units a tile */
+        snprintf(shape, sizeof shape, "%s_%s%u%s", key->cfg.swap_ab ? "_ab" : "",
+                 key->cfg.stream_k ? "sk" : "ws", key->cfg.split_ws, rows);
     else if (key->cfg.split_k > 1)
         snprintf(shape, sizeof shape, "%s_k%u", key->cfg.swap_ab ? "_ab" : "", key->cfg.split_k);
     else if (key->cfg.swap_ab)

@@ -1794,7 +1794,6 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
 {
     jg__gemm_config c = *cfg;
     split_through_ws(&c, 2);
-    c.stream_k = 1;
     if (cfg->split_ws > 1 || !jg__stream_k_fits(p, &c))
         return 0;
     const uint64_t stages = jg__ceil_div((uint64_t)p->k, c.block_k);
@@ -1959,13 +1958,17 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
+            char groups[32] = "";
+            if (out->stream_k > 1)
+                snprintf(groups, sizeof groups, " in %u row groups", out->stream_k);
             if (out->split_ws > 1 && out->stream_k && sk_gain > 0)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
-                         ", stream-K in %u units a tile (by the waves' rule, %.2fx)", out->split_ws,
-                         sk_gain);
+                         ", stream-K in %u units a tile%s (by the waves' rule, %.2fx)",
+                         out->split_ws, groups, sk_gain);
             else if (out->split_ws > 1 && out->stream_k)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
-                         ", stream-K in %u units a tile (JITGEMM_STREAM_K)", out->split_ws);
+                         ", stream-K in %u units a tile%s (JITGEMM_STREAM_K)", out->split_ws,
+                         groups);
             else if (out->split_ws > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u units through the workspace (%s)", out->split_ws,

@@ -18,7 +18,7 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
     const jg__problem_key *p = &plan->problem;
     const jg__gemm_config *cfg = &plan->cfg;
     const uint64_t cluster = cfg->cluster ? cfg->cluster : 1;
-    const uint64_t resident = plan->max_clusters;
+    uint64_t resident = plan->max_clusters;
     uint64_t units = 0;
     if (p->layout > JG_GROUPED_LIST) /* rows known on the device only: every SM */
         return (uint32_t)(resident * cluster);
@@ -33,7 +33,7 @@ uint32_t jg__gemm_grid(const jg_plan *plan, int64_t m)
     if (cfg->split_k > 1)
         return (uint32_t)(units * cluster);
     if (cfg->split_ws > 1 && cfg->stream_k > 1) /* row groups: a multiple of R CTAs */
-        return (uint32_t)(units < resident ? units : resident / cfg->stream_k * cfg->stream_k);
+        resident -= resident % cfg->stream_k;
     return (uint32_t)((units < resident ? units : resident) * cluster);
 }
 
@@ -428,13 +428,12 @@ _Static_assert(offsetof(dense_ws_kargs, w) == sizeof(jg_gemm_kargs),
 
 /* The tiles' counts (stream-K: the CTAs' flags) zeroed on the stream
  * (whatever the workspace held), then the GEMM (gemm.c checked the
- * workspace). M is baked in these plans: the tiles and the grid are the
+ * workspace). M is baked in these plans: the counts and the grid are the
  * plan's. */
 static jg_status split_ws_launch(jg_plan *plan, const jg_gemm_args *args, const jg_gemm_kargs *ka,
                                  jg_stream stream)
 {
-    const uint64_t counts = jg__split_ws_counts(
-        &plan->cfg, jg__gemm_units(&plan->cfg, plan->problem.m, plan->problem.n), plan->grid);
+    const uint64_t counts = plan->split_counts;
     dense_ws_kargs both;
     memset(&both, 0, sizeof both);
     both.k = *ka;

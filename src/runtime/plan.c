@@ -47,8 +47,11 @@ jg_status jg__plan_build(jg_context *ctx, const jg__problem_key *pk, const jg__g
         plan->pre_grid =
             (uint32_t)jg__ceil_div((uint64_t)most * jg__ceil_div((uint64_t)pk->k, 64) * 2, 256);
     }
-    if (cfg.split_ws > 1) /* split-K through the workspace: counts and partial sums */
+    if (cfg.split_ws > 1) { /* split-K through the workspace: counts and partial sums */
         plan->workspace_bytes = jg__split_ws_bytes(&cfg, pk->m, pk->n, plan->grid);
+        plan->split_counts =
+            jg__split_ws_counts(&cfg, jg__gemm_units(&cfg, pk->m, pk->n), plan->grid);
+    }
     if (!pk->groups && (pk->flags & JG_GEMM_FP32_EXACT)) /* the split's TF32 parts */
         plan->workspace_bytes = ((uint64_t)pk->m + (uint64_t)pk->n) *
                                 (uint64_t)jg__exact_kp(pk->k) * 8;

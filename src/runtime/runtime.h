@@ -284,6 +284,9 @@ struct jg_plan {
     const void *list_ws; /* cfg.pre: the workspace the block's activation map reads */
     bool list_ready;
     uint64_t workspace_bytes; /* each launch's (cfg.pre, exact FP32; packed: problem.m's), else 0 */
+    uint64_t split_counts;    /* cfg.split_ws: the counts a launch zeroes at the workspace's
+                               * start (the tiles', stream-K's CTAs' flags), the partial sums
+                               * from jg__split_ws_parts_at(split_counts) */
     uint32_t pre_grid;        /* cfg.pre: the pre-pass's CTAs per group (its tallest's) */
     /* Dense plans whose A or B may take soft loads (jg__pack_operands): the
      * plan of the aligned GEMM over their copies in a caller's workspace

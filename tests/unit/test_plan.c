@@ -1754,26 +1754,36 @@ static void test_stream_k(void)
  * one; without the flag, neither. */
 static void test_stream_k_context(void)
 {
-    const jg_gemm_problem p = bf16(149, 17408, 5760);
-    for (int flag = 0; flag < 2; ++flag) {
-        jg_plan *plan;
-        size_t ws;
-        jg_context *ctx = offline_plan(flag, &p, &plan, &ws);
-        if (!ctx)
-            continue;
-        if (plan) {
-            const uint64_t want = (plan->grid * 4ull + 255) / 256 * 256 +
-                                  (uint64_t)plan->grid * plan->cfg.block_m * plan->cfg.block_n * 4;
-            CHECK(flag ? plan->cfg.stream_k && ws == want && plan->unsplit &&
-                             !plan->unsplit->cfg.stream_k && plan->unsplit->cfg.split_ws <= 1
-                       : !plan->cfg.stream_k && ws == 0 && !plan->unsplit,
-                  "flag %d: stream_k %u, workspace %zu (expected %llu), fallback %s", flag,
-                  plan->cfg.stream_k, ws, (unsigned long long)(flag ? want : 0),
-                  plan->unsplit ? "held" : "none");
-            jg_plan_release(plan);
+    /* M in one tile, and over two (row groups: a grid of a multiple of 2) */
+    const struct {
+        jg_gemm_problem p;
+        uint32_t groups;
+    } rows[] = {{bf16(149, 17408, 5760), 1}, {bf16(314, 5760, 16384), 2}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i)
+        for (int flag = 0; flag < 2; ++flag) {
+            jg_plan *plan;
+            size_t ws;
+            jg_context *ctx = offline_plan(flag, &rows[i].p, &plan, &ws);
+            if (!ctx)
+                continue;
+            if (plan) {
+                const uint64_t want =
+                    (plan->grid * 4ull + 255) / 256 * 256 +
+                    (uint64_t)plan->grid * plan->cfg.block_m * plan->cfg.block_n * 4;
+                CHECK(flag ? plan->cfg.stream_k == rows[i].groups && ws == want &&
+                                 plan->split_counts == plan->grid &&
+                                 plan->grid % rows[i].groups == 0 && plan->unsplit &&
+                                 !plan->unsplit->cfg.stream_k && plan->unsplit->cfg.split_ws <= 1
+                           : !plan->cfg.stream_k && ws == 0 && !plan->unsplit,
+                      "row %zu, flag %d: stream_k %u, grid %u, counts %llu, workspace %zu "
+                      "(expected %llu), fallback %s",
+                      i, flag, plan->cfg.stream_k, plan->grid,
+                      (unsigned long long)plan->split_counts, ws,
+                      (unsigned long long)(flag ? want : 0), plan->unsplit ? "held" : "none");
+                jg_plan_release(plan);
+            }
+            jg_context_destroy(ctx);
         }
-        jg_context_destroy(ctx);
-    }
 }
 
 int main(void)
