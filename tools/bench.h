@@ -77,6 +77,7 @@ typedef struct options {
     const char *dims;        /* --dims FILE: the model widths N and K are drawn from */
     const char *emit_shapes; /* --emit-shapes FILE: write the drawn problems and stop */
     bool family_ab;          /* --family-ab: rows of another family timed on plain tiles too */
+    bool energy;             /* --energy: energy per GEMM of ours and the peer (NVML) */
 } options;
 
 /* ---- rows from the spec file (bench_spec.c) ----------------------------- */
@@ -119,6 +120,7 @@ typedef struct nvml_api {
     int (*nvmlDeviceGetHandleByPciBusId_v2)(const char *bus_id, nvml_dev *dev);
     int (*nvmlDeviceGetClockInfo)(nvml_dev dev, int type, unsigned *mhz);
     int (*reasons)(nvml_dev dev, unsigned long long *reasons); /* clock events (throttling) */
+    int (*energy)(nvml_dev dev, unsigned long long *mj); /* total since the driver loaded; may be NULL */
     nvml_dev dev;
 } nvml_api;
 
@@ -263,6 +265,7 @@ typedef struct row {
     const char *origin; /* "nvrtc" or "disk" */
     char kernel[128];
     double ours_us, peer_us; /* NAN when not measured; peer_us: the row's (best) peer */
+    double ours_uj, peer_uj; /* --energy: microjoules per GEMM, back to back; NAN otherwise */
     double ours_plain_us;    /* --chain: ours without PDL; NAN otherwise */
     int64_t chain_b_bytes;   /* --chain: B (nvfp4: and b_sf) of the whole chain; 0 otherwise */
     const char *peer;        /* "cuBLASLt", "cuBLASLt fp8" (or "... (tensor scales)"),
@@ -346,6 +349,7 @@ void nvml_open(bench *b);
 void clock_sample(const nvml_api *n, clock_stats *c);
 double clock_mean(const clock_stats *c);
 int time_interleaved(bench *b, const timed *impl, int n, int reps, bool flush, double *us);
+double energy_per_launch(bench *b, const timed *impl, double us);
 bool measure_ceilings(bench *b);
 
 /* bench_peers.c */

@@ -38,7 +38,7 @@ static void usage(FILE *f)
             "                     [--dtype bf16|fp16|fp8|nvfp4] [--scale tensor|row|block]\n"
             "                     [--sf-layout swizzled|rowmajor] [--out-dtype bf16|fp16|fp32]\n"
             "                     [--reps N] [--json FILE] [--no-peer] [--flush read|memset|none]\n"
-            "                     [--chain N] [--tune] [--no-check] [--no-workspace]\n"
+            "                     [--chain N] [--tune] [--no-check] [--no-workspace] [--energy]\n"
             "                     [--pooled [--family-ab]]\n"
             "                     [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
@@ -101,6 +101,12 @@ static void usage(FILE *f)
             "                    take one get one of jg_plan_workspace_bytes, as cuBLASLt\n"
             "                    gets its own: plans that split K through it run without\n"
             "                    the split then); --workspace: the default\n"
+            "  --energy          dense rows: also ours and the peer each launched back to\n"
+            "                    back (no flush) for 0.7 s or more: the energy per GEMM,\n"
+            "                    the mean power between two steps of NVML's total-energy\n"
+            "                    counter >= 0.5 s apart times the time per launch (JSON:\n"
+            "                    ours_uj, cublas_uj; after the rows, ours / the peer's\n"
+            "                    geomean); not with --chain\n"
             "  --pooled          run the spec's rows as --random runs its own: planned in\n"
             "                    parallel up front, inputs made once at the largest row's\n"
             "                    size (dense rows of one input type only)\n"
@@ -299,6 +305,11 @@ static int check_options(options *o, const given *g)
                         "--chain do not apply\n");
         return EXIT_SETUP;
     }
+    if (o->energy && o->chain) {
+        fprintf(stderr, "jitgemm-bench: --energy times single GEMMs back to back, not --chain's "
+                        "chains\n");
+        return EXIT_SETUP;
+    }
     if (o->family_ab && !o->random && !o->pooled) {
         fprintf(stderr, "jitgemm-bench: --family-ab goes with --random N or --pooled (rows "
                         "planned up front, in parallel)\n");
@@ -337,6 +348,8 @@ int parse_args(int argc, char **argv, options *o, bool *done)
             return 0;
         } else if (!strcmp(a, "--no-peer")) {
             o->no_peer = true;
+        } else if (!strcmp(a, "--energy")) {
+            o->energy = true;
         } else if (!strcmp(a, "--no-check")) {
             o->no_check = true;
         } else if (!strcmp(a, "--workspace")) {

@@ -271,6 +271,10 @@ void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *gene
         r->peer_other_scales = peer_at && g->other_scales;
         r->peer_us = peer_at ? us[peer_at] : NAN;
         r->peer_algo = peer_at ? best.algo : -1;
+        if (b->opt.energy && !b->opt.chain) {
+            r->ours_uj = energy_per_launch(b, &t[0], us[0]);
+            r->peer_uj = peer_at ? energy_per_launch(b, &t[peer_at], us[peer_at]) : NAN;
+        }
     }
 }
 
@@ -479,7 +483,8 @@ static void run_nvfp4(bench *b, const shape *s, row *r)
 /* A row of s not yet run: every time and difference unknown (NAN). */
 void row_init(const bench *b, const shape *s, row *r)
 {
-    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .ours_plain_us = NAN, .lt_loop_us = NAN,
+    *r = (row){.s = s, .ours_us = NAN, .peer_us = NAN, .ours_uj = NAN, .peer_uj = NAN,
+               .ours_plain_us = NAN, .lt_loop_us = NAN,
                .grouped_us = NAN, .grouped_diff = NAN, .peer_algo = -1, .rel_diff = NAN,
                .chain_b_bytes = chain_b_bytes(s, b->opt.chain), .generic_us = NAN,
                .generic_rel_diff = NAN, .plain_family_us = NAN, .plain_family_rel_diff = NAN};

@@ -217,6 +217,8 @@ json_t *row_json(const bench *b, const row *r)
                                                              : json_null());
     json_object_set_new(o, "cublas_us", json_num(r->peer_us));
     json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
+    json_object_set_new(o, "ours_uj", json_num(r->ours_uj));
+    json_object_set_new(o, "cublas_uj", json_num(r->peer_uj));
     if (b->opt.random)
         row_json_generic(r, o);
     if (b->opt.random || b->opt.family_ab)
@@ -297,6 +299,23 @@ void geomean_by_kind(const bench *b, const row *rows, size_t n, json_t *out)
         if (out)
             json_object_set_new(out, gi, json_num(g));
     }
+}
+
+/* --energy: the geomean of ours / the peer's energy per GEMM, and of the
+ * back-to-back time it ran at, over the rows with both; printed. */
+static void print_energy(const row *rows, size_t n)
+{
+    double sum = 0;
+    int count = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (rows[i].ours_uj > 0 && rows[i].peer_uj > 0 && !rows[i].mismatch) {
+            sum += log(rows[i].ours_uj / rows[i].peer_uj);
+            ++count;
+        }
+    if (count)
+        printf("energy per GEMM (back to back), ours uJ / cuBLAS uJ: geomean %.3f over %d "
+               "row(s) (above 1: ours spends more)\n",
+               exp(sum / count), count);
 }
 
 /* One "types" line per distinct combination of types and scales among the
@@ -523,6 +542,8 @@ int finish_run(const bench *b, const device_info *d, const row *rows, size_t n, 
     printf("\n");
     json_t *geo = json_object();
     geomean_by_kind(b, rows, n, geo);
+    if (b->opt.energy)
+        print_energy(rows, n);
     print_clock_summary(b, rows, n);
     json_t *summary = b->opt.random ? random_summary(b, rows, n) : NULL;
     if (b->opt.family_ab) {

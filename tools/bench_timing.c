@@ -180,6 +180,8 @@ void nvml_open(bench *b)
         cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess ||
         n->nvmlDeviceGetHandleByPciBusId_v2(bus, &d) != 0)
         return;
+    if (!dl_resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", &n->energy))
+        n->energy = NULL;
     n->dev = d;
 }
 
@@ -252,6 +254,87 @@ int time_interleaved(bench *b, const timed *impl, int n, int reps, bool flush, d
     }
     free(ms);
     return bad;
+}
+
+/* --energy: microjoules per launch of impl, launched back to back (no flush
+ * between launches) as a serving loop runs it, at the clock the power cap
+ * leaves. NVML's total-energy counter (millijoules) moves in steps some
+ * milliseconds apart, too coarse to difference around a short run; so the
+ * mean power is taken between two of its steps at least ENERGY_MS apart
+ * while the launches keep the GPU busy (batches of at least ENERGY_BATCH_US
+ * queued one ahead), and multiplied by the time per launch over the whole
+ * run (events around it). After ENERGY_WARM_MS of the same launches. NAN
+ * without NVML's counter, or when a launch fails. */
+#define ENERGY_MS 500.0
+#define ENERGY_WARM_MS 200.0
+#define ENERGY_BATCH_US 2000.0
+double energy_per_launch(bench *b, const timed *impl, double us)
+{
+    const nvml_api *n = &b->nvml;
+    if (!n->dev || !n->energy || !(us > 0))
+        return NAN;
+    const int batch = us * 16 >= ENERGY_BATCH_US ? 16 : (int)(ENERGY_BATCH_US / us) + 1;
+    cudaEvent_t ev[3] = {NULL, NULL, NULL}; /* begin, the batches in turn */
+    double out = NAN;
+    for (int i = 0; i < 3; ++i)
+        if (CUDA_FAILED(cudaEventCreate(&ev[i])))
+            goto done;
+    double t0 = now_ms();
+    do {
+        for (int i = 0; i < batch; ++i)
+            if (!impl->fn(impl->arg, b->stream))
+                goto done;
+        if (CUDA_FAILED(cudaStreamSynchronize(b->stream)))
+            goto done;
+    } while (now_ms() - t0 < ENERGY_WARM_MS);
+    unsigned long long e, last = 0, e1 = 0, e2 = 0;
+    double t1 = -1, t2 = -1;
+    long launches = 0;
+    int k = 0;
+    if (n->energy(n->dev, &last) != 0 || CUDA_FAILED(cudaEventRecord(ev[0], b->stream)))
+        goto done;
+    for (;; ++k) {
+        for (int i = 0; i < batch; ++i, ++launches)
+            if (!impl->fn(impl->arg, b->stream))
+                goto done;
+        if (CUDA_FAILED(cudaEventRecord(ev[1 + k % 2], b->stream)))
+            goto done;
+        if (k == 0)
+            continue; /* one batch queued ahead of the one waited for */
+        cudaError_t q;
+        while ((q = cudaEventQuery(ev[1 + (k - 1) % 2])) == cudaErrorNotReady) {
+            if (n->energy(n->dev, &e) == 0 && e != last) {
+                const double t = now_ms();
+                if (t1 < 0) {
+                    t1 = t;
+                    e1 = e;
+                } else {
+                    t2 = t;
+                    e2 = e;
+                }
+                last = e;
+            }
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+        if (CUDA_FAILED(q))
+            goto done;
+        if (t2 - t1 >= ENERGY_MS)
+            break;
+        if (now_ms() - t0 > ENERGY_WARM_MS + 10 * ENERGY_MS)
+            goto done; /* the counter does not move */
+    }
+    float ms;
+    if (CUDA_FAILED(cudaStreamSynchronize(b->stream)) ||
+        CUDA_FAILED(cudaEventElapsedTime(&ms, ev[0], ev[1 + k % 2])))
+        goto done;
+    out = (double)(e2 - e1) / (t2 - t1) * (ms * 1e3 / (double)launches);
+done:
+    for (int i = 0; i < 3; ++i)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    cudaStreamSynchronize(b->stream);
+    return out;
 }
 
 /* ---- ceilings: copy bandwidth and matmul peak --------------------------- */

@@ -147,6 +147,12 @@ expect "not nvfp4" "--random --dtype nvfp4"
 run --random 3 --reps 19
 expect_rc 2 "--random --reps 19"
 expect "--reps must be an integer in \[20, 100000\], not '19'" "--random --reps 19"
+# --energy: single GEMMs, not chains
+run --help
+expect "--energy" "--help"
+run --energy --chain 4 --spec "$tmp/spec.jsonl"
+expect_rc 2 "--energy --chain"
+expect "--energy times single GEMMs back to back" "--energy --chain"
 # --family-ab: with --random or --pooled only (rows planned up front)
 run --help
 expect "--family-ab" "--help"
