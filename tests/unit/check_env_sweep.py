@@ -1,0 +1,97 @@
+"""bench/env_sweep.py without a GPU: its variant parsing, its filtered draw
+(deterministic per seed, every row inside --where, the random generator's
+problems in order) and its run over a stand-in jitgemm-bench (BENCH=) whose
+times depend on the variant's environment, so that the ratios it prints and
+writes are known.
+
+    python3 check_env_sweep.py SOURCE_ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+root = sys.argv[1]
+sys.path.insert(0, os.path.join(root, "bench"))
+import env_sweep  # noqa: E402
+import random_draw  # noqa: E402
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    if not ok:
+        failures += 1
+        print(f"FAIL: {what}")
+
+
+# variants
+name, env = env_sweep.parse_variant("sk=JITGEMM_TILE=128x128,JITGEMM_STREAM_K=8")
+check(name == "sk" and env == {"JITGEMM_TILE": "128x128", "JITGEMM_STREAM_K": "8"}, "a variant's switches")
+check(env_sweep.parse_variant("base=") == ("base", {}), "a variant without switches")
+check(env_sweep.parse_variant("b=BENCH=/x/jitgemm-bench")[1] == {"BENCH": "/x/jitgemm-bench"}, "BENCH=")
+for bad in ["noequals", "=JITGEMM_TILE=1", "x=PATH=/bin", "x=JITGEMM_TILE"]:
+    try:
+        env_sweep.parse_variant(bad)
+        check(False, f"variant {bad!r} refused")
+    except Exception:
+        pass
+
+script = os.path.join(root, "bench", "env_sweep.py")
+with tempfile.TemporaryDirectory() as tmp:
+    # the filtered draw
+    where = "128 < m <= 2048 and k >= 4096"
+    spec = os.path.join(tmp, "a.jsonl")
+    again = os.path.join(tmp, "b.jsonl")
+    for out in (spec, again):
+        subprocess.run([sys.executable, script, "--draw", "12", "--seed", "77", "--where", where,
+                        "--dims", os.path.join(root, "bench", "model-dims.json"), "--emit", out],
+                       check=True, capture_output=True)
+    check(open(spec).read() == open(again).read(), "one seed draws the same rows")
+    rows = [json.loads(line) for line in open(spec) if not line.startswith("#")]
+    check(len(rows) == 12, f"12 rows drawn, not {len(rows)}")
+    check(all(128 < r["m"] <= 2048 and r["k"] >= 4096 for r in rows), "every row inside --where")
+    dims = random_draw.load_dims(os.path.join(root, "bench", "model-dims.json"))
+    first = [p for p in random_draw.draw(77, dims, 200, 0) if 128 < p["m"] <= 2048 and p["k"] >= 4096]
+    check([(r["m"], r["n"], r["k"]) for r in rows[:len(first)]] ==
+          [(p["m"], p["n"], p["k"]) for p in first[:12]], "the generator's problems, in order")
+
+    # a run over a stand-in jitgemm-bench: ours_us = m / 100, halved under
+    # JITGEMM_TILE; energy m uJ; cuBLAS at 2 m / 100 where it is timed
+    fake = os.path.join(tmp, "fake-bench")
+    with open(fake, "w") as f:
+        f.write(f"""#!{sys.executable}
+import json, os, sys
+a = sys.argv
+spec, out = a[a.index("--spec") + 1], a[a.index("--json") + 1]
+fast = 2.0 if os.environ.get("JITGEMM_TILE") else 1.0
+rows = []
+for line in open(spec):
+    if line.startswith("#"):
+        continue
+    r = json.loads(line)
+    rows.append({{"name": r["name"], "m": r["m"], "n": r["n"], "k": r["k"],
+                 "ours_us": r["m"] / 100 / fast, "ours_uj": float(r["m"]),
+                 "cublas_us": None if "--no-peer" in a else 2 * r["m"] / 100,
+                 "cublas_uj": None if "--no-peer" in a else 2.0 * r["m"],
+                 "kernel": "k" + str(fast)}})
+json.dump({{"rows": rows}}, open(out, "w"))
+""")
+    os.chmod(fake, 0o755)
+    res = subprocess.run([sys.executable, script, "--spec", spec, "--bench", fake, "--rounds", "2",
+                          "--peer", "--out", os.path.join(tmp, "out"), "--variant", "base=",
+                          "--variant", "t=JITGEMM_TILE=128x128", "--", "--energy"],
+                         capture_output=True, text=True)
+    check(res.returncode == 0, f"the run exits 0 ({res.stderr[-300:]})")
+    check("t: base us / t us geomean 2.000 over 12 rows" in res.stdout, "the variant's ratio")
+    check("cuBLAS us / base us 2.000" in res.stdout and "cuBLAS us / best us 4.000" in res.stdout,
+          "the peer's ratios")
+    check("energy per GEMM / base's 1.000, / cuBLAS's 0.500" in res.stdout, "the energy ratios")
+    summary = json.load(open(os.path.join(tmp, "out", "summary.json")))
+    check(len(summary["rows"]) == 12 and summary["rows"][0]["kernels"]["t"] == "k2.0",
+          "summary.json's rows and kernels")
+
+print("env_sweep:", "ok" if not failures else f"{failures} failure(s)")
+sys.exit(1 if failures else 0)
