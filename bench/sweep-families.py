@@ -9,7 +9,8 @@ per class of operands (16-bit; FP8 with tensor or row scales; FP8 with block sca
 
 Three steps:
 
-  grid  --seed S --out DIR        (no GPU) draws one shape per cell into DIR/shapes.jsonl,
+  grid  --seed S --out DIR        (no GPU) draws one shape per cell (--per-cell N: N) into
+        [--per-cell N]            DIR/shapes.jsonl,
                                   asks the planner offline (jitgemm-warm -n) which kernel
                                   each family gives each shape, and writes
                                   DIR/<family>-<bf16|fp8>.jsonl with the shapes whose kernel
@@ -20,7 +21,8 @@ Three steps:
                                   --shard, only shard I of N of the cells (one GPU each,
                                   every family of a cell on the same GPU)
   table RES [RES...] --out FILE   the fastest family per cell (where it beats the plain
-                                  tiles by more than the noise) as the planner's C table
+                                  tiles by more than the noise; with several shapes a cell,
+                                  by the geomean over them) as the planner's C table
 
 Families are forced through JITGEMM_SWAP, JITGEMM_SPLIT, JITGEMM_TILE and JITGEMM_PINGPONG,
 which replace the table in the planner. Run from the repository root.
@@ -102,24 +104,33 @@ def draw_nk(rng, dims, lo, hi):
     return 64 * (lo64 + rng.next() % (hi64 - lo64 + 1))
 
 
-def grid_shapes(seed, dims):
+def grid_shapes(seed, dims, per_cell=1):
+    """per_cell shapes in each cell, named c<class>_m<b>_n<b>_k<b> (per_cell 1, as the
+    committed grid) or with _s<i> after it; the first shape of a cell is the same for any
+    per_cell, the others come from a stream of their own."""
     rng = SplitMix64(seed)
+    more = SplitMix64(seed ^ 0x5DEECE66D)
     shapes = []
     for dclass, dtype, scale in CLASSES:
         for mb in range(len(M_EDGES) + 1):
             for nb in range(len(NK_EDGES) + 1):
                 for kb in range(len(NK_EDGES) + 1):
-                    n = draw_nk(rng, dims, *bucket_range(NK_EDGES, nb, NK_MIN, NK_MAX))
-                    k = draw_nk(rng, dims, *bucket_range(NK_EDGES, kb, NK_MIN, NK_MAX))
-                    lo, hi = bucket_range(M_EDGES, mb, 1, M_MAX)
-                    hi = min(hi, max(lo, int(FLOP_CAP / (2.0 * n * k))))
-                    m = int(round(math.exp(math.log(lo) + rng.uniform() * (math.log(hi) - math.log(lo)))))
-                    line = {"name": "c%d_m%d_n%d_k%d" % (dclass, mb, nb, kb), "kind": "dense",
-                            "m": max(lo, min(hi, m)), "n": n, "k": k, "dtype": dtype}
-                    if scale:
-                        line["scale"] = scale
-                    line["cell"] = [dclass, mb, nb, kb]
-                    shapes.append(line)
+                    for i in range(per_cell):
+                        r = rng if i == 0 else more
+                        n = draw_nk(r, dims, *bucket_range(NK_EDGES, nb, NK_MIN, NK_MAX))
+                        k = draw_nk(r, dims, *bucket_range(NK_EDGES, kb, NK_MIN, NK_MAX))
+                        lo, hi = bucket_range(M_EDGES, mb, 1, M_MAX)
+                        hi = min(hi, max(lo, int(FLOP_CAP / (2.0 * n * k))))
+                        m = int(round(math.exp(math.log(lo) + r.uniform() *
+                                               (math.log(hi) - math.log(lo)))))
+                        name = "c%d_m%d_n%d_k%d" % (dclass, mb, nb, kb)
+                        line = {"name": name + ("_s%d" % i if per_cell > 1 else ""),
+                                "kind": "dense", "m": max(lo, min(hi, m)), "n": n, "k": k,
+                                "dtype": dtype}
+                        if scale:
+                            line["scale"] = scale
+                        line["cell"] = [dclass, mb, nb, kb]
+                        shapes.append(line)
     return shapes
 
 
@@ -138,14 +149,14 @@ def planned_kernels(spec, env, warm):
 
 def cmd_grid(a):
     dims = model_dims(a.dims)
-    shapes = grid_shapes(a.seed, dims)
+    shapes = grid_shapes(a.seed, dims, a.per_cell)
     os.makedirs(a.out, exist_ok=True)
     spec = os.path.join(a.out, "shapes.jsonl")
     with open(spec, "w") as f:
         for s in shapes:
             f.write(json.dumps(s) + "\n")
     plain = planned_kernels(spec, FAMILIES["plain"][1], a.warm)
-    summary = {"seed": a.seed, "shapes": len(shapes), "families": {}}
+    summary = {"seed": a.seed, "per_cell": a.per_cell, "shapes": len(shapes), "families": {}}
     for fam, (_, env) in FAMILIES.items():
         kern = plain if fam == "plain" else planned_kernels(spec, env, a.warm)
         keep = [s for i, s in enumerate(shapes, 1)
@@ -193,6 +204,25 @@ def cmd_run(a):
                 sys.stdout.write(r.stdout[-3000:] + r.stderr[-2000:])
 
 
+def cell_choice(shapes):
+    """The family of a cell from its shapes' times ({shape: {family: us}}, each with the
+    plain tiles'): per family, the geomean over the cell's shapes of the plain tiles' time
+    over its (1 on a shape where its kernel is the plain one, not timed); the best family
+    where that geomean beats NOISE, else the plain tiles. Returns (family, geomean)."""
+    shapes = [by for by in shapes if "plain" in by]
+    if not shapes:
+        return None, None
+    fams = sorted({f for by in shapes for f in by})
+    gain = {}
+    for fam in fams:
+        logs = [math.log(by["plain"] / by[fam]) if fam in by else 0.0 for by in shapes]
+        gain[fam] = math.exp(sum(logs) / len(logs))
+    fam = max(fams, key=lambda f: (gain[f], f == "plain"))
+    if gain[fam] < NOISE:
+        return "plain", 1.0
+    return fam, gain[fam]
+
+
 def cmd_table(a):
     times = {}  # name -> {family: us}
     cells, device = {}, set()
@@ -207,22 +237,19 @@ def cmd_table(a):
             for row in run["rows"]:
                 if row.get("error") or row.get("mismatch") or not row.get("ours_us"):
                     continue
-                m = re.match(r"c(\d)_m(\d)_n(\d)_k(\d)$", row["name"])
+                m = re.match(r"c(\d)_m(\d)_n(\d)_k(\d)(?:_s\d+)?$", row["name"])
                 if not m:
                     continue
                 cells[row["name"]] = tuple(int(g) for g in m.groups())
                 times.setdefault(row["name"], {}).setdefault(fam, []).append(row["ours_us"])
+    by_cell = {}  # cell -> [{family: best us} of each of its shapes]
+    for name, by in times.items():
+        by_cell.setdefault(cells[name], []).append({fam: min(us) for fam, us in by.items()})
     entries = []
-    for name, by in sorted(times.items(), key=lambda kv: cells[kv[0]]):
-        if "plain" not in by:
-            continue
-        best = {fam: min(us) for fam, us in by.items()}
-        plain = best["plain"]
-        fam = min(best, key=best.get)
-        gain = plain / best[fam]
-        if gain < NOISE:
-            fam, gain = "plain", 1.0
-        entries.append((cells[name], fam, gain))
+    for cell in sorted(by_cell):
+        fam, gain = cell_choice(by_cell[cell])
+        if fam:
+            entries.append((cell, fam, gain))
     with open(a.out, "w") as f:
         f.write("/* The sm_90a planner's measured table (plan_sm90.c), written by\n"
                 " * bench/sweep-families.py table from %s\n"
@@ -251,6 +278,9 @@ def main():
     g.add_argument("--out", required=True)
     g.add_argument("--dims", default="bench/model-dims.json")
     g.add_argument("--warm", default="build/tools/jitgemm-warm")
+    g.add_argument("--per-cell", type=int, default=1,
+                   help="shapes per cell (default 1); the table takes each family's geomean "
+                        "over a cell's shapes")
     r = sub.add_parser("run")
     r.add_argument("grid")
     r.add_argument("--out", required=True)
