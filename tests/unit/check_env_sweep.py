@@ -12,19 +12,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, finish  # noqa: E402
+
 root = sys.argv[1]
 sys.path.insert(0, os.path.join(root, "bench"))
 import env_sweep  # noqa: E402
 import random_draw  # noqa: E402
 
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print(f"FAIL: {what}")
 
 
 # variants
@@ -93,5 +88,4 @@ json.dump({{"rows": rows}}, open(out, "w"))
     check(len(summary["rows"]) == 12 and summary["rows"][0]["kernels"]["t"] == "k2.0",
           "summary.json's rows and kernels")
 
-print("env_sweep:", "ok" if not failures else f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish("env_sweep")

@@ -11,18 +11,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, finish  # noqa: E402
+
 root = sys.argv[1]
 spec = importlib.util.spec_from_file_location("sweep", os.path.join(root, "bench", "sweep-families.py"))
 sweep = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sweep)
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print(f"FAIL: {what}")
 
 
 # the committed table from the committed results
@@ -63,5 +58,4 @@ check(fam == "swap" and abs(gain - 1.25 ** 0.5) < 1e-9, "a family not timed on a
 check(c([{"plain": 10.0, "split": 9.8}]) == ("plain", 1.0), "under the noise margin: plain")
 check(c([{"swap": 1.0}]) == (None, None), "no plain time: no entry")
 
-print("sweep-families:", "ok" if not failures else f"{failures} failure(s)")
-sys.exit(1 if failures else 0)
+finish("sweep-families")
