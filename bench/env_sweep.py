@@ -28,6 +28,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -130,6 +131,7 @@ def main():
                     energy.setdefault(key, {}).setdefault(name, []).append(row["ours_uj"])
                 if row.get("cublas_uj"):
                     peer_energy[key] = row["cublas_uj"]
+    shutil.rmtree(caches, ignore_errors=True)  # the variants' kernels
     base = names[0]
     logs = {n: [] for n in names}
     best_logs, peer_logs, best_peer_logs = [], [], []

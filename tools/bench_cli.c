@@ -102,7 +102,7 @@ static void usage(FILE *f)
             "                    gets its own: plans that split K through it run without\n"
             "                    the split then); --workspace: the default\n"
             "  --energy          dense rows: also ours and the peer each launched back to\n"
-            "                    back (no flush) for 0.7 s or more: the energy per GEMM,\n"
+            "                    back (no flush) for 0.8 s or more: the energy per GEMM,\n"
             "                    the mean power between two steps of NVML's total-energy\n"
             "                    counter >= 0.5 s apart times the time per launch (JSON:\n"
             "                    ours_uj, cublas_uj; after the rows, ours / the peer's\n"

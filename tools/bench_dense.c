@@ -271,7 +271,7 @@ void time_row(bench *b, ours_job *job, lt_gemm *g, row_chain *ch, ours_job *gene
         r->peer_other_scales = peer_at && g->other_scales;
         r->peer_us = peer_at ? us[peer_at] : NAN;
         r->peer_algo = peer_at ? best.algo : -1;
-        if (b->opt.energy && !b->opt.chain) {
+        if (b->opt.energy) { /* not with --chain (check_options) */
             r->ours_uj = energy_per_launch(b, &t[0], us[0]);
             r->peer_uj = peer_at ? energy_per_launch(b, &t[peer_at], us[peer_at]) : NAN;
         }

@@ -301,8 +301,8 @@ void geomean_by_kind(const bench *b, const row *rows, size_t n, json_t *out)
     }
 }
 
-/* --energy: the geomean of ours / the peer's energy per GEMM, and of the
- * back-to-back time it ran at, over the rows with both; printed. */
+/* --energy: the geomean of ours / the peer's energy per GEMM over the rows
+ * with both; printed. */
 static void print_energy(const row *rows, size_t n)
 {
     double sum = 0;

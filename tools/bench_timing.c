@@ -180,8 +180,7 @@ void nvml_open(bench *b)
         cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess ||
         n->nvmlDeviceGetHandleByPciBusId_v2(bus, &d) != 0)
         return;
-    if (!dl_resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", &n->energy))
-        n->energy = NULL;
+    dl_resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", &n->energy); /* else NULL */
     n->dev = d;
 }
 
@@ -263,10 +262,9 @@ int time_interleaved(bench *b, const timed *impl, int n, int reps, bool flush, d
  * mean power is taken between two of its steps at least ENERGY_MS apart
  * while the launches keep the GPU busy (batches of at least ENERGY_BATCH_US
  * queued one ahead), and multiplied by the time per launch over the whole
- * run (events around it). After ENERGY_WARM_MS of the same launches. NAN
+ * run (events around it). After warm_up's launches of the same. NAN
  * without NVML's counter, or when a launch fails. */
 #define ENERGY_MS 500.0
-#define ENERGY_WARM_MS 200.0
 #define ENERGY_BATCH_US 2000.0
 double energy_per_launch(bench *b, const timed *impl, double us)
 {
@@ -279,14 +277,9 @@ double energy_per_launch(bench *b, const timed *impl, double us)
     for (int i = 0; i < 3; ++i)
         if (CUDA_FAILED(cudaEventCreate(&ev[i])))
             goto done;
-    double t0 = now_ms();
-    do {
-        for (int i = 0; i < batch; ++i)
-            if (!impl->fn(impl->arg, b->stream))
-                goto done;
-        if (CUDA_FAILED(cudaStreamSynchronize(b->stream)))
-            goto done;
-    } while (now_ms() - t0 < ENERGY_WARM_MS);
+    if (warm_up(b, impl, 1) >= 0)
+        goto done;
+    const double t0 = now_ms();
     unsigned long long e, last = 0, e1 = 0, e2 = 0;
     double t1 = -1, t2 = -1;
     long launches = 0;
@@ -321,7 +314,7 @@ double energy_per_launch(bench *b, const timed *impl, double us)
             goto done;
         if (t2 - t1 >= ENERGY_MS)
             break;
-        if (now_ms() - t0 > ENERGY_WARM_MS + 10 * ENERGY_MS)
+        if (now_ms() - t0 > 10 * ENERGY_MS)
             goto done; /* the counter does not move */
     }
     float ms;
