@@ -2155,7 +2155,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles =
         JG_SPLIT_WS * tiles_m * (((uint32_t)JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
 #endif
-    const uint32_t wg = threadIdx.x / 128;
+    /* warp-uniform to the compiler (a shuffle from lane 0): values made from
+     * it, such as the wgmma descriptors, go to uniform registers */
+    const uint32_t wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
 #if JG_CLUSTER > 1
     const uint32_t rank = jg_cluster_rank();
 #else

@@ -34,6 +34,10 @@ JG_COMPAT unsigned __shfl_up_sync(unsigned mask, unsigned v, unsigned delta)
 {
     return (unsigned)__nvvm_shfl_sync_up_i32(mask, (int)v, (int)delta, 0);
 }
+JG_COMPAT unsigned __shfl_sync(unsigned mask, unsigned v, int lane)
+{
+    return (unsigned)__nvvm_shfl_sync_idx_i32(mask, (int)v, lane, 0x1f);
+}
 JG_COMPAT unsigned __shfl_xor_sync(unsigned mask, unsigned v, int lane)
 {
     return (unsigned)__nvvm_shfl_sync_bfly_i32(mask, (int)v, lane, 0x1f);
