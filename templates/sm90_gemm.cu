@@ -2156,8 +2156,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         JG_SPLIT_WS * tiles_m * (((uint32_t)JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
 #endif
     /* warp-uniform to the compiler (a shuffle from lane 0): values made from
-     * it, such as the wgmma descriptors, go to uniform registers */
+     * it, such as the wgmma descriptors, go to uniform registers. Not under
+     * the LLVM backend: there ptxas then kept a grouped FP8 row-scale
+     * kernel's registers on the stack (test_llvm). */
+#if JG_LLVM_BACKEND
+    const uint32_t wg = threadIdx.x / 128;
+#else
     const uint32_t wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
+#endif
 #if JG_CLUSTER > 1
     const uint32_t rank = jg_cluster_rank();
 #else

@@ -8,6 +8,7 @@
 #ifndef JG_CLANG_COMPAT_CUH
 #define JG_CLANG_COMPAT_CUH
 
+#define JG_LLVM_BACKEND 1 /* templates that compile differently under clang */
 #define __CUDACC_RTC__ 1 /* jg_kargs.h: its own fixed-width typedefs, no system header */
 #define __device__ __attribute__((device))
 #define __global__ __attribute__((global))
@@ -33,10 +34,6 @@ JG_COMPAT int __shfl_up_sync(unsigned mask, int v, unsigned delta)
 JG_COMPAT unsigned __shfl_up_sync(unsigned mask, unsigned v, unsigned delta)
 {
     return (unsigned)__nvvm_shfl_sync_up_i32(mask, (int)v, (int)delta, 0);
-}
-JG_COMPAT unsigned __shfl_sync(unsigned mask, unsigned v, int lane)
-{
-    return (unsigned)__nvvm_shfl_sync_idx_i32(mask, (int)v, lane, 0x1f);
 }
 JG_COMPAT unsigned __shfl_xor_sync(unsigned mask, unsigned v, int lane)
 {
