@@ -305,6 +305,25 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
 #define SM90_SWAP_PAD_SURE 1.05
 #define SM90_SWAP_PAD_FROM 0.15
 #define SM90_SWAP_PAD_MIN_M 128
+/* ... and from SM90_SWAP_PAD_ALWAYS padding, swap-AB tiles spanning M in
+ * one column replace plain 16-bit tiles whatever the model says, with or
+ * without a table cell (swap_against_padding); the waves' stream-K rule may
+ * then even out their last wave. The model rated such tiles (148 for
+ * 141x18944x7168, 1.1 waves) worse than plain tiles computing 256 rows for
+ * 141 in two full waves, which took twice cuBLASLt's time (148.6 us against
+ * 77.2, H200). In the family sweeps (H200, bench/results/2026-11-27-h200-
+ * family-sweep and 2026-11-29-h200-family-sweep-weak, BF16, M = 129-512)
+ * swap-AB beat plain tiles padding M by 35% or more on all 25 shapes. A
+ * first form (the model's best swap-AB tile, plain or ping-pong plans, FP8
+ * too) ran on an H200 over the rows of a fresh draw it changed (bench/
+ * results/2026-11-29-h200-swap-pad-always/): BF16 1.019x over 41 (0.73-1.74;
+ * ping-pong plans of 64-row tiles and swap-AB tiles splitting M into
+ * columns lost), FP8 0.953x over 30 (its swap-AB tiles split M). This form
+ * changes 18 of those 41 BF16 rows: the 13 that ran its kernel there
+ * 1.01-1.74x (geomean 1.26; M = 136-193, from 0.48-0.77 of cuBLASLt to
+ * 0.84-1.05), 5 not measured with it. Fitted on those rows: to be measured
+ * on rows drawn afresh, and on FP16. */
+#define SM90_SWAP_PAD_ALWAYS 0.3
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
  * this K (H200, chains of 16, 2026-11-26: bench/RESULTS.md "M = 128") */
@@ -1591,7 +1610,39 @@ typedef struct family_choice {
     double
         sure; /* the model's family over the cell's: its estimate over the cell plan's (else 0) */
     bool pad; /* ... taken because the cell's plan padded M (SM90_SWAP_PAD_SURE) */
+    double pad_always; /* swap-AB taken because the plan padded M this much (else 0) */
 } family_choice;
+
+/* The ranked plans `all` (found of them) replaced by swap-AB's without a
+ * split where their first, plain 16-bit tiles, pads M by
+ * SM90_SWAP_PAD_ALWAYS or more, by swap-AB's tiles spanning M in one
+ * column (the planner's switches untouched); returns the candidates then
+ * ranked. */
+static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p,
+                                   uint32_t max_cluster, jg__gemm_config *all, estimate *all_est,
+                                   size_t found, family_choice *why)
+{
+    enum { RANKED = 2 * JG_PLAN_CANDIDATES_MAX };
+    if (!found || all[0].swap_ab || all[0].split_k > 1 || all[0].pingpong || p->groups ||
+        jg__dtype_size(p->a_type) != 2 || p->m <= SM90_SWAP_PAD_MIN_M || t->force_swap ||
+        t->force_split || t->force_pingpong || t->force_m || t->force_n || t->force_n_stack > 1 ||
+        t->force_cluster)
+        return found;
+    const double pad = m_padding(p, all[0].block_m);
+    if (pad < SM90_SWAP_PAD_ALWAYS)
+        return found;
+    /* swap-AB's tiles as wide as M (rounded up to 8: wgmma's N) */
+    jg__gemm_config alt[RANKED];
+    estimate alt_est[RANKED];
+    jg__target wide = *t;
+    wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
+    const size_t n = search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, max_cluster,
+                                     0, alt, alt_est, RANKED);
+    if (!n || !alt[0].swap_ab)
+        return found;
+    why->pad_always = pad;
+    return take_ranked(all, all_est, alt, alt_est, n);
+}
 
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
@@ -1605,6 +1656,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     why->long_k = false;
     why->sure = 0;
     why->pad = false;
+    why->pad_always = 0;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1723,6 +1775,8 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
             }
         }
     }
+    if (!why->long_k && !why->sure)
+        found = swap_against_padding(t, p, max_cluster, all, all_est, found, why);
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
     if (found > max)
         found = max;
@@ -1974,7 +2028,12 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          ", K split over %u units through the workspace (%s)", out->split_ws,
                          ws_rule ? "without a workspace, a cluster's" : "JITGEMM_SPLIT_WS");
             const sm90_table_cell *cell = why.cell;
-            if (cell && why.overruled)
+            if (why.pad_always)
+                snprintf(family, sizeof family,
+                         "; %s, against padding (the plan before it computed %.0f%% more rows "
+                         "than M; from %.0f%% whatever the model says)",
+                         shape, why.pad_always * 100, SM90_SWAP_PAD_ALWAYS * 100);
+            else if (cell && why.overruled)
                 snprintf(family, sizeof family,
                          "; %s, by the model over the measured table's cell (class %u, buckets "
                          "m%u n%u k%u: %s, which the model rated at %.2fx the plain tiles' time)",

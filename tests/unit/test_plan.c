@@ -1118,6 +1118,26 @@ static void test_fp8_swap_wide(void)
     }
 }
 
+/* A dense problem of ab operands (FP8: tensor scales) and d output, and
+ * its name for messages */
+static jg_gemm_problem dense_problem(jg_dtype ab, jg_dtype d, int64_t m, int64_t n, int64_t k)
+{
+    return (jg_gemm_problem){.a_type = ab,
+                             .b_type = ab,
+                             .d_type = d,
+                             .m = m,
+                             .n = n,
+                             .k = k,
+                             .scale = ab == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+}
+
+static const char *problem_name(const jg_gemm_problem *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %lldx%lldx%lld", jg__dtype_name(p->a_type), (long long)p->m,
+             (long long)p->n, (long long)p->k);
+    return buf;
+}
+
 /* Where the cell's plain tiles pad M past 15%, swap-AB (no split) takes
  * over if it pads less and the model rates it at most 1.05 of them, past
  * M = 128 only: BF16 295x5760x14336 (128x144 tiles pad 384 rows for 295),
@@ -1137,22 +1157,49 @@ static void test_swap_pad(void)
                 {JG_E4M3, 292, 21184, 13824, true},
                 {JG_E4M3, 86, 5120, 7168, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
-        const bool fp8 = rows[i].ab == JG_E4M3;
-        const jg_gemm_problem p = {.a_type = rows[i].ab,
-                                   .b_type = rows[i].ab,
-                                   .d_type = JG_BF16,
-                                   .m = rows[i].m,
-                                   .n = rows[i].n,
-                                   .k = rows[i].k,
-                                   .scale = fp8 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+        const jg_gemm_problem p =
+            dense_problem(rows[i].ab, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
         char what[96], msg[768] = "";
-        snprintf(what, sizeof what, "%s %lldx%lldx%lld", fp8 ? "fp8" : "bf16", (long long)p.m,
-                 (long long)p.n, (long long)p.k);
-        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
         const bool padded = strstr(msg, "which padded M") != NULL;
         CHECK((bool)c.swap_ab == rows[i].swap && padded == rows[i].swap && c.split_k <= 1,
               "%s: swap-AB %u (by the padding rule %d), split %u; expected swap-AB %d: \"%s\"",
               what, (unsigned)c.swap_ab, padded, c.split_k, rows[i].swap, msg);
+    }
+}
+
+/* From 30% padding, plain 16-bit tiles give way to swap-AB tiles spanning M
+ * in one column whatever the model says (SM90_SWAP_PAD_ALWAYS), stream-K
+ * or not: BF16 141x18944x7168 (plain 128x144 tiles: 256 rows for 141,
+ * twice cuBLASLt's time on an H200), 151x18432x7168 and FP16
+ * 189x11008x5760; not FP8 (182x9216x15360's swap-AB tiles split M and
+ * lost), nor a plan that pads less (BF16 240x18944x7168: 7%). */
+static void test_swap_pad_always(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const struct {
+        jg_dtype ab;
+        int64_t m, n, k;
+        bool rule;
+    } rows[] = {{JG_BF16, 141, 18944, 7168, true},
+                {JG_BF16, 151, 18432, 7168, true},
+                {JG_FP16, 189, 11008, 5760, true},
+                {JG_E4M3, 182, 9216, 15360, false},
+                {JG_BF16, 240, 18944, 7168, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = dense_problem(
+            rows[i].ab, rows[i].ab == JG_E4M3 ? JG_BF16 : rows[i].ab, rows[i].m, rows[i].n, rows[i].k);
+        char what[96], msg[768] = "";
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
+        const bool rule = strstr(msg, "against padding") != NULL;
+        CHECK(rule == rows[i].rule, "%s: the rule %s, expected %s: \"%s\"", what,
+              rule ? "took it" : "did not", rows[i].rule ? "it" : "not", msg);
+        if (rows[i].rule)
+            CHECK(c.swap_ab && c.split_k <= 1 && c.block_n >= p.m && c.block_n < p.m + 8,
+                  "%s: tile %ux%u swap-AB %u split %u; expected swap-AB %lld-%lld wide", what,
+                  c.block_m, c.block_n, (unsigned)c.swap_ab, c.split_k, (long long)p.m,
+                  (long long)p.m + 7);
     }
 }
 
@@ -1801,6 +1848,7 @@ int main(void)
     test_model_sure();
     test_fp8_swap_wide();
     test_swap_pad();
+    test_swap_pad_always();
     test_candidates();
     test_fp8_defaults();
     test_rows_off_lines();
