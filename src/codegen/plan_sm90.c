@@ -1638,7 +1638,9 @@ static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p
     wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
     const size_t n = search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, max_cluster,
                                      0, alt, alt_est, RANKED);
-    if (!n || !alt[0].swap_ab)
+    /* ... as many as half the SMs at least (the rows it was measured on had
+     * 72 or more on 132 SMs; fewer leave SMs idle, and stream-K passes them by) */
+    if (!n || !alt[0].swap_ab || 2 * jg__gemm_units(&alt[0], p->m, p->n) < (uint64_t)t->sm_count)
         return found;
     why->pad_always = pad;
     return take_ranked(all, all_est, alt, alt_est, n);
