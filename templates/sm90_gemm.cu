@@ -2157,9 +2157,11 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
     /* warp-uniform to the compiler (a shuffle from lane 0): values made from
      * it, such as the wgmma descriptors, go to uniform registers. Not under
-     * the LLVM backend: there ptxas then kept a grouped FP8 row-scale
-     * kernel's registers on the stack (test_llvm). */
-#if JG_LLVM_BACKEND
+     * the LLVM backend, nor with block scales: there ptxas then kept
+     * registers of a grouped FP8 row-scale kernel (test_llvm), and of a
+     * grouped block-scale one with C and FP32 D (test_sass), in local
+     * memory. */
+#if JG_LLVM_BACKEND || JG_SCALE == 3
     const uint32_t wg = threadIdx.x / 128;
 #else
     const uint32_t wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
