@@ -1015,6 +1015,26 @@ static void test_table(void)
     }
 }
 
+/* A dense problem of ab operands (FP8: tensor scales) and d output, and
+ * its name for messages */
+static jg_gemm_problem dense_problem(jg_dtype ab, jg_dtype d, int64_t m, int64_t n, int64_t k)
+{
+    return (jg_gemm_problem){.a_type = ab,
+                             .b_type = ab,
+                             .d_type = d,
+                             .m = m,
+                             .n = n,
+                             .k = k,
+                             .scale = ab == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+}
+
+static const char *problem_name(const jg_gemm_problem *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %lldx%lldx%lld", jg__dtype_name(p->a_type), (long long)p->m,
+             (long long)p->n, (long long)p->k);
+    return buf;
+}
+
 /* The long-K rule counts swap-AB's tiles where fewer than 128x128 ones:
  * BF16 133x8192x18944 has 128 plain tiles (past half of 132 SMs) but 64
  * of swap-AB's, and its unsplit plan ran at 0.45 of cuBLASLt on an H200,
@@ -1034,18 +1054,10 @@ static void test_long_k_swap(void)
                 {JG_E4M3, 133, 8192, 18944, false},
                 {JG_BF16, 133, 8192, 8192, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
-        const jg_gemm_problem p = {.a_type = rows[i].type,
-                                   .b_type = rows[i].type,
-                                   .d_type = JG_BF16,
-                                   .m = rows[i].m,
-                                   .n = rows[i].n,
-                                   .k = rows[i].k,
-                                   .scale =
-                                       rows[i].type == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
+        const jg_gemm_problem p =
+            dense_problem(rows[i].type, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
         char what[96], msg[768] = "";
-        snprintf(what, sizeof what, "type %d %lldx%lldx%lld", (int)rows[i].type, (long long)p.m,
-                 (long long)p.n, (long long)p.k);
-        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
         const bool by_rule = strstr(msg, "by the long-K rule") != NULL;
         CHECK(by_rule == rows[i].long_k && jg_test_long_k(&p, t.sm_count) == rows[i].long_k,
               "%s: long-K rule %d, expected %d: \"%s\"", what, by_rule, rows[i].long_k, msg);
@@ -1071,16 +1083,9 @@ static void test_model_sure(void)
                 {260, 8192, 10944, true, 0, true},
                 {191, 2048, 5056, false, 0, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
-        const jg_gemm_problem p = {.a_type = JG_BF16,
-                                   .b_type = JG_BF16,
-                                   .d_type = JG_BF16,
-                                   .m = rows[i].m,
-                                   .n = rows[i].n,
-                                   .k = rows[i].k};
+        const jg_gemm_problem p = dense_problem(JG_BF16, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
         char what[96], msg[768] = "";
-        snprintf(what, sizeof what, "bf16 %lldx%lldx%lld", (long long)p.m, (long long)p.n,
-                 (long long)p.k);
-        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
         const bool sure = strstr(msg, "the cell's plan's time") != NULL;
         CHECK(sure == rows[i].sure, "%s: the model's certainty %d, expected %d: \"%s\"", what, sure,
               rows[i].sure, msg);
@@ -1122,26 +1127,6 @@ static void test_fp8_swap_wide(void)
             CHECK(c.block_n <= 128, "%s: tile %ux%u, expected at most 128 wide", what, c.block_m,
                   c.block_n);
     }
-}
-
-/* A dense problem of ab operands (FP8: tensor scales) and d output, and
- * its name for messages */
-static jg_gemm_problem dense_problem(jg_dtype ab, jg_dtype d, int64_t m, int64_t n, int64_t k)
-{
-    return (jg_gemm_problem){.a_type = ab,
-                             .b_type = ab,
-                             .d_type = d,
-                             .m = m,
-                             .n = n,
-                             .k = k,
-                             .scale = ab == JG_E4M3 ? JG_SCALE_TENSOR : JG_SCALE_NONE};
-}
-
-static const char *problem_name(const jg_gemm_problem *p, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s %lldx%lldx%lld", jg__dtype_name(p->a_type), (long long)p->m,
-             (long long)p->n, (long long)p->k);
-    return buf;
 }
 
 /* Where the cell's plain tiles pad M past 15%, swap-AB (no split) takes
