@@ -1613,6 +1613,17 @@ typedef struct family_choice {
     double pad_always; /* swap-AB taken because the plan padded M this much (else 0) */
 } family_choice;
 
+/* Swap-AB's unsplit tiles as wide as M (rounded up to 8: wgmma's N), one
+ * column across M, ranked (at most max); how many. */
+static size_t swap_across_m(const jg__target *t, const jg__problem_key *p, uint32_t max_cluster,
+                            jg__gemm_config *out, estimate *est, size_t max)
+{
+    jg__target wide = *t;
+    wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
+    return search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, max_cluster, 0, out,
+                           est, max);
+}
+
 /* The ranked plans `all` (found of them) replaced by swap-AB's without a
  * split where their first, plain 16-bit tiles, pads M by
  * SM90_SWAP_PAD_ALWAYS or more, by swap-AB's tiles spanning M in one
@@ -1631,13 +1642,9 @@ static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p
     const double pad = m_padding(p, all[0].block_m);
     if (pad < SM90_SWAP_PAD_ALWAYS)
         return found;
-    /* swap-AB's tiles as wide as M (rounded up to 8: wgmma's N) */
     jg__gemm_config alt[RANKED];
     estimate alt_est[RANKED];
-    jg__target wide = *t;
-    wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
-    const size_t n = search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, max_cluster,
-                                     0, alt, alt_est, RANKED);
+    const size_t n = swap_across_m(t, p, max_cluster, alt, alt_est, RANKED);
     /* ... as many as half the SMs at least (the rows it was measured on had
      * 72 or more on 132 SMs; fewer leave SMs idle, and stream-K passes them by) */
     if (!n || !alt[0].swap_ab || 2 * jg__gemm_units(&alt[0], p->m, p->n) < (uint64_t)t->sm_count)
@@ -1910,15 +1917,11 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
         est[0].total_s < SM90_STREAM_K_MIN_S || p->groups ||
         (p->a_type != JG_BF16 && p->a_type != JG_FP16))
         return 0;
-    /* the ranked candidates, and swap-AB's tiles as wide as M (rounded up
-     * to 8: wgmma's N), one tile across M */
+    /* the ranked candidates, and swap-AB's tiles across M */
     jg__gemm_config swap[JG_PLAN_CANDIDATES_MAX];
     estimate swap_est[JG_PLAN_CANDIDATES_MAX];
-    jg__target wide = *t;
-    wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
     const size_t n_swap = p->m <= SM90_SPLIT_WS_MAX_N
-                              ? search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, 1, 0,
-                                                swap, swap_est, JG_PLAN_CANDIDATES_MAX)
+                              ? swap_across_m(t, p, 1, swap, swap_est, JG_PLAN_CANDIDATES_MAX)
                               : 0;
     double best_s = est[0].total_s;
     for (size_t i = 0; i < n + n_swap; ++i) {
