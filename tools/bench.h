@@ -95,7 +95,8 @@ typedef struct shape {
     jg_dtype in, out;     /* A and B; D */
     jg_scale_mode scale;  /* e4m3 rows; JG_SCALE_NVFP4 for nvfp4; NONE for 16-bit ones */
     jg_sf_layout sf_layout; /* nvfp4 rows: --sf-layout; NONE otherwise */
-    int64_t generic_hint;   /* --random rows also timed M-generic: the plan's M; else 0 */
+    int64_t generic_hint;   /* also timed M-generic (--random, or a --pooled spec's
+                             * generic_hint_m): the plan's M; else 0 */
 } shape;
 
 typedef struct shape_list {

@@ -114,6 +114,7 @@ static int parse_line(const char *text, size_t len, const char *file, int line,
         s->n = sp.n[0];
         s->k = sp.k[0];
         s->b_count = 1;
+        s->generic_hint = sp.generic_hint_m;
         rc = 1;
     }
     spec_free(&sp);

@@ -157,6 +157,12 @@ static int read_rows(const options *o, shape_list *shapes, bool *done)
         fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", o->spec);
         return EXIT_SETUP;
     }
+    for (size_t i = 0; !o->pooled && i < shapes->n; ++i)
+        if (shapes->v[i].generic_hint) {
+            printf("note: generic_hint_m (%s and others) is timed with --pooled only\n",
+                   shapes->v[i].name);
+            break;
+        }
     for (size_t i = 0; o->pooled && i < shapes->n; ++i)
         if (shapes->v[i].g || shapes->v[i].in != shapes->v[0].in ||
             shapes->v[i].in == JG_NVFP4) {

@@ -286,6 +286,23 @@ static int parse_forms(const spec_errs *e, json_t *obj, struct spec *s)
     return bool_field(e, obj, "unaligned", &s->unaligned, &found);
 }
 
+/* generic_hint_m: dense lines only, an M in [1, 2^31-1] or null (none); the
+ * hint an M-generic plan of the line's N and K is made for
+ * (jitgemm-bench --random --emit-shapes writes it). */
+static int parse_generic_hint(const spec_errs *e, json_t *obj, struct spec *s)
+{
+    json_t *v = json_object_get(obj, "generic_hint_m");
+    if (!v || json_is_null(v))
+        return 0;
+    bool found;
+    if (int_field(e, obj, "generic_hint_m", 1, SPEC_DIM_MAX, DIM_RULE " or null",
+                  &s->generic_hint_m, &found))
+        return -1;
+    if (s->kind != SPEC_DENSE)
+        return fail(e, "generic_hint_m", "only for kind dense");
+    return 0;
+}
+
 /* layout and m_max: grouped lines only, m_max for masked ones. */
 static int parse_layout(const spec_errs *e, json_t *obj, struct spec *s)
 {
@@ -376,7 +393,8 @@ int spec_parse_line(const char *text, size_t len, int line, struct spec *out, ch
                      json_type_name(obj));
     } else if (!name_field(&e, obj, out) && !parse_shape(&e, obj, out) &&
                !parse_layout(&e, obj, out) && !parse_types(&e, obj, out) &&
-               !parse_workspace(&e, obj, out) && !parse_forms(&e, obj, out)) {
+               !parse_workspace(&e, obj, out) && !parse_forms(&e, obj, out) &&
+               !parse_generic_hint(&e, obj, out)) {
         rc = 0;
     }
     json_decref(obj);

@@ -65,6 +65,8 @@ struct spec {
     bool a_mn, b_mn;         /* A as [K, M], B as [K, N] (a_major "m", b_major "n") */
     int64_t lda, ldb, ldd;   /* dense and decode: leading dimensions; 0 packed */
     bool unaligned;          /* plan for element-aligned pointers */
+    int64_t generic_hint_m;  /* dense: also time an M-generic plan for this M; 0 (absent
+                              * or null): none */
 };
 
 /* Parses one line of len bytes (no NUL needed; a trailing newline is fine).

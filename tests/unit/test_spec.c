@@ -159,6 +159,38 @@ static void test_forms(void)
     spec_free(&s);
 }
 
+/* generic_hint_m: an M for dense lines, null or absent for none. */
+static void test_generic_hint(void)
+{
+    static const struct {
+        const char *line;
+        int rc;
+        int64_t hint;
+        const char *err;
+    } cases[] = {
+        {"{\"m\": 67, \"n\": 8, \"k\": 8}", 0, 0, NULL},
+        {"{\"m\": 67, \"n\": 8, \"k\": 8, \"generic_hint_m\": null}", 0, 0, NULL},
+        {"{\"m\": 67, \"n\": 8, \"k\": 8, \"generic_hint_m\": 128}", 0, 128, NULL},
+        {"{\"m\": 67, \"n\": 8, \"k\": 8, \"generic_hint_m\": 0}", -1, 0,
+         "field 'generic_hint_m': expected an integer in [1, 2^31-1] or null"},
+        {"{\"m\": 67, \"n\": 8, \"k\": 8, \"generic_hint_m\": \"128\"}", -1, 0,
+         "field 'generic_hint_m'"},
+        {"{\"kind\": \"decode\", \"m\": 4, \"n\": 8, \"k\": 8, \"generic_hint_m\": 8}",
+         -1, 0, "field 'generic_hint_m': only for kind dense"},
+        {"{\"m\": [5, 9], \"n\": [8, 8], \"k\": [8, 8], \"generic_hint_m\": 16}", -1, 0,
+         "field 'generic_hint_m': only for kind dense"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        struct spec s;
+        char err[256];
+        int rc = parse(cases[i].line, 1, &s, err, sizeof err);
+        CHECK(rc == cases[i].rc && (rc || s.generic_hint_m == cases[i].hint) &&
+                  (!cases[i].err || strstr(err, cases[i].err)),
+              "%s: rc %d hint %lld (%s)", cases[i].line, rc, (long long)s.generic_hint_m, err);
+        spec_free(&s);
+    }
+}
+
 static void test_dtypes(void)
 {
     static const struct {
@@ -415,6 +447,7 @@ int main(int argc, char **argv)
     test_grouped_layouts();
     test_workspace();
     test_forms();
+    test_generic_hint();
     test_dtypes();
     test_edges();
     test_malformed();
