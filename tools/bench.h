@@ -172,6 +172,8 @@ typedef struct bench {
     double warm_ms;               /* warm_up's least time: WARM_MS, or RANDOM_WARM_MS */
     void *jg_ws;                  /* --workspace: ours, grown as plans need (rows run in turn) */
     size_t jg_ws_bytes;
+    bool generic_rows;            /* rows are also timed M-generic (--random, or a --pooled
+                                   * spec with generic_hint_m): their columns are shown */
 } bench;
 
 /* ---- timing (bench_timing.c) -------------------------------------------- */
@@ -408,6 +410,9 @@ int run_random(bench *b, const device_info *d, const shape_list *shapes);
  * (the root's "random" and "summary"); rows with a ratio, which cmp_ranked
  * (for qsort) puts in ascending order of it. */
 json_t *random_summary(const bench *b, const row *rows, size_t n);
+/* The M-generic rows' ratios (--random's summary has them as "generic"),
+ * printed and as JSON. */
+json_t *generic_summary(const bench *b, const row *rows, size_t n);
 typedef struct ranked {
     double ratio;
     const row *r;

@@ -37,7 +37,7 @@ void print_table_header(const bench *b)
            "ours us");
     if (b->opt.chain)
         printf(" %9s", "plain us");
-    if (b->opt.random)
+    if (b->generic_rows)
         printf(" %9s", "gen us");
     if (b->opt.family_ab)
         printf(" %9s", "tiles us");
@@ -69,7 +69,7 @@ void print_row(const bench *b, const row *r)
     print_num(9, 1, r->ours_us);
     if (b->opt.chain)
         print_num(9, 1, r->ours_plain_us);
-    if (b->opt.random)
+    if (b->generic_rows)
         print_num(9, 1, r->generic_us);
     if (b->opt.family_ab)
         print_num(9, 1, r->plain_family_us);
@@ -219,7 +219,7 @@ json_t *row_json(const bench *b, const row *r)
     json_object_set_new(o, "peer", r->peer ? json_string(r->peer) : json_null());
     json_object_set_new(o, "ours_uj", json_num(r->ours_uj));
     json_object_set_new(o, "cublas_uj", json_num(r->peer_uj));
-    if (b->opt.random)
+    if (b->generic_rows)
         row_json_generic(r, o);
     if (b->opt.random || b->opt.family_ab)
         row_json_family(r, o);
@@ -546,6 +546,11 @@ int finish_run(const bench *b, const device_info *d, const row *rows, size_t n, 
         print_energy(rows, n);
     print_clock_summary(b, rows, n);
     json_t *summary = b->opt.random ? random_summary(b, rows, n) : NULL;
+    if (!b->opt.random && b->generic_rows) { /* a --pooled spec's generic_hint_m */
+        summary = json_object();
+        printf("\n");
+        json_object_set_new(summary, "generic", generic_summary(b, rows, n));
+    }
     if (b->opt.family_ab) {
         if (!summary)
             summary = json_object();

@@ -110,7 +110,7 @@ static json_t *worst(const ranked *v, int n)
 /* The rows timed through an M-generic plan: ours us / generic us (below 1:
  * the M-generic plan is slower) and cuBLAS us / generic us, over the rows
  * whose both D's matched (and, for the second, whose ratio counts). */
-static json_t *generic(const bench *b, const row *rows, size_t n)
+json_t *generic_summary(const bench *b, const row *rows, size_t n)
 {
     double *baked = malloc((n ? n : 1) * sizeof *baked), *peer = malloc((n ? n : 1) * sizeof *peer);
     int nb = 0, np = 0;
@@ -129,10 +129,11 @@ static json_t *generic(const bench *b, const row *rows, size_t n)
     json_object_set_new(o, "baked_over_generic", stats_json(&sb));
     json_object_set_new(o, "peer_over_generic", stats_json(&sp));
     if (nb)
-        printf("  M-generic    %d rows, planned for M rounded up to a power of two: ours us / "
-               "generic us geomean %.3f, 10th percentile %.3f, min %.3f (below 1: slower than "
-               "the plan for the exact M); cuBLAS us / generic us geomean %.3f over %d\n",
-               nb, sb.geomean, sb.p10, sb.min, sp.geomean, np);
+        printf("  M-generic    %d rows, planned for %s: ours us / generic us geomean %.3f, "
+               "10th percentile %.3f, min %.3f (below 1: slower than the plan for the exact "
+               "M); cuBLAS us / generic us geomean %.3f over %d\n",
+               nb, b->opt.random ? "M rounded up to a power of two" : "their generic_hint_m",
+               sb.geomean, sb.p10, sb.min, sp.geomean, np);
     else
         printf("  M-generic    no row timed through an M-generic plan\n");
     free(baked);
@@ -164,7 +165,7 @@ json_t *random_summary(const bench *b, const row *rows, size_t n)
     json_object_update_new(sum, stats_json(&st));
     json_object_set_new(sum, "by_m", by_m(v, c));
     json_object_set_new(sum, "worst", worst(v, c));
-    json_object_set_new(sum, "generic", generic(b, rows, n));
+    json_object_set_new(sum, "generic", generic_summary(b, rows, n));
     json_object_set_new(out, "random", draw_json(b));
     json_object_set_new(out, "summary", sum);
     free(v);

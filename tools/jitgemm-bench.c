@@ -188,6 +188,9 @@ int main(int argc, char **argv)
         free(shapes.v);
         return rc;
     }
+    b.generic_rows = b.opt.random != 0;
+    for (size_t i = 0; b.opt.pooled && i < shapes.n; ++i)
+        b.generic_rows |= shapes.v[i].generic_hint != 0;
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
