@@ -322,7 +322,13 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * changes 18 of those 41 BF16 rows: the 13 that ran its kernel there
  * 1.01-1.74x (geomean 1.26; M = 136-193, from 0.48-0.77 of cuBLASLt to
  * 0.84-1.05), 5 not measured with it. Fitted on those rows: to be measured
- * on rows drawn afresh, and on FP16. */
+ * on rows drawn afresh, and on FP16. It also replaces the 15% tier's
+ * swap-AB tiles of several columns where the plain tiles they replaced
+ * padded M this much: each column read the whole weight again. On the 45
+ * rows of a fresh draw that this changed (seed 2210336549, BF16, M =
+ * 129-196, H200, bench/results/2026-11-29-h200-swap-pad-columns):
+ * 1.053x (0.87-1.40; losers at M = 193-196 with K <= 1536, where one
+ * column of 200-wide tiles made fewer tiles than SMs). */
 #define SM90_SWAP_PAD_ALWAYS 0.3
 /* At M = 128, tall_tiles_for_pairs replaces a pair of 64-row tiles only
  * where the pair is at least this wide, and for 16-bit operands only up to
@@ -1611,6 +1617,7 @@ typedef struct family_choice {
         sure; /* the model's family over the cell's: its estimate over the cell plan's (else 0) */
     bool pad; /* ... taken because the cell's plan padded M (SM90_SWAP_PAD_SURE) */
     double pad_always; /* swap-AB taken because the plan padded M this much (else 0) */
+    double pad_before; /* the padding of the plan the 15% tier replaced (pad) */
 } family_choice;
 
 /* Swap-AB's unsplit tiles as wide as M (rounded up to 8: wgmma's N), one
@@ -1626,20 +1633,24 @@ static size_t swap_across_m(const jg__target *t, const jg__problem_key *p, uint3
 
 /* The ranked plans `all` (found of them) replaced by swap-AB's without a
  * split where their first, plain 16-bit tiles, pads M by
- * SM90_SWAP_PAD_ALWAYS or more, by swap-AB's tiles spanning M in one
- * column (the planner's switches untouched); returns the candidates then
- * ranked. */
+ * SM90_SWAP_PAD_ALWAYS or more, or where the 15% tier took swap-AB tiles
+ * of several columns over plain tiles padding M that much, by swap-AB's
+ * tiles spanning M in one column (the planner's switches untouched);
+ * returns the candidates then ranked. */
 static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p,
                                    uint32_t max_cluster, jg__gemm_config *all, estimate *all_est,
                                    size_t found, family_choice *why)
 {
     enum { RANKED = 2 * JG_PLAN_CANDIDATES_MAX };
-    if (!found || all[0].swap_ab || all[0].split_k > 1 || all[0].pingpong || p->groups ||
+    /* a plan of several columns of swap-AB tiles from the 15% tier, too */
+    const bool columns = why->pad && all[0].swap_ab && all[0].block_n < p->m;
+    if (!found || (all[0].swap_ab && !columns) || all[0].split_k > 1 || all[0].pingpong ||
+        p->groups ||
         jg__dtype_size(p->a_type) != 2 || p->m <= SM90_SWAP_PAD_MIN_M || t->force_swap ||
         t->force_split || t->force_pingpong || t->force_m || t->force_n || t->force_n_stack > 1 ||
         t->force_cluster)
         return found;
-    const double pad = m_padding(p, all[0].block_m);
+    const double pad = columns ? why->pad_before : m_padding(p, all[0].block_m);
     if (pad < SM90_SWAP_PAD_ALWAYS)
         return found;
     jg__gemm_config alt[RANKED];
@@ -1666,6 +1677,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     why->sure = 0;
     why->pad = false;
     why->pad_always = 0;
+    why->pad_before = 0;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1780,11 +1792,12 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
                 m_padding(p, alt[0].block_n) < m_padding(p, all[0].block_m)) {
                 why->sure = r;
                 why->pad = true;
+                why->pad_before = m_padding(p, all[0].block_m);
                 found = take_ranked(all, all_est, alt, alt_est, ns);
             }
         }
     }
-    if (!why->long_k && !why->sure)
+    if (!why->long_k && (!why->sure || why->pad))
         found = swap_against_padding(t, p, max_cluster, all, all_est, found, why);
     found = tall_tiles_for_pairs(t, p, all, all_est, found);
     if (found > max)

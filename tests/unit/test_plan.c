@@ -1176,6 +1176,10 @@ static void test_swap_pad_always(void)
     } rows[] = {{JG_BF16, 141, 18944, 7168, true},
                 {JG_BF16, 151, 18432, 7168, true},
                 {JG_FP16, 189, 11008, 5760, true},
+                /* two columns of swap-AB tiles from the 15% tier before */
+                {JG_BF16, 149, 20480, 6624, true},
+                {JG_BF16, 169, 20480, 5760, true},
+                {JG_BF16, 170, 8192, 3072, true},
                 {JG_E4M3, 182, 9216, 15360, false},
                 {JG_BF16, 240, 18944, 7168, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
