@@ -678,19 +678,46 @@ static uint32_t a_box_rows(const jg__problem_key *p, uint32_t block_m)
     return (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
 }
 
-/* A's box rows for an M-generic plan whose hint is below the tile: the
- * hint rounded up to a power of two (at least 8), which divides BLOCK_M;
- * the kernel loads as many of these boxes as each tile's rows below the
- * launch's M need (JG_A_BOX_RUNTIME). With the whole tile's box, M-generic
- * decode plans ran at 0.54-0.65 of the baked plans' speed on the same
- * tiles (H100, BF16 M = 1-14 at K = 10240-27648, hints of 1-16): the
- * zero rows cost TMA as loaded ones do. */
+/* An M-generic plan whose hint is its tile's height loads A in runtime
+ * boxes too (launches of M down to half the hint load the boxes their rows
+ * need), for 128-row tiles only: boxes of BLOCK_M / 8 rows. On an H200 over
+ * 40 BF16 rows of M = 33-128 through plans for hints of 64 and 128 (bench/
+ * results/2026-11-29-h200-generic-box): 128-row tiles in boxes of 16 rows
+ * 1.067x the whole-tile box (12 rows, 0.96-1.24: 74x11072x8192 ran 58.1 us
+ * against 72.0, baked 50.5); 64-row tiles in boxes of 8 rows lost on narrow
+ * tiles (down to 0.55x with 64x24 tiles), so they keep the tile's box. */
+#define SM90_GENERIC_HINT_BOX_ROWS 16
+static bool generic_box_at_hint(const jg__problem_key *p, uint32_t block_m)
+{
+    return block_m == 8 * SM90_GENERIC_HINT_BOX_ROWS && p->m == (int64_t)block_m;
+}
+
+/* A's box rows for an M-generic plan whose hint is below the tile (or at
+ * it: generic_box_at_hint): the hint rounded up to a power of two (at
+ * least 8), which divides BLOCK_M; the kernel loads as many of these boxes
+ * as each tile's rows below the launch's M need (JG_A_BOX_RUNTIME). With
+ * the whole tile's box, M-generic decode plans ran at 0.54-0.65 of the
+ * baked plans' speed on the same tiles (H100, BF16 M = 1-14 at K =
+ * 10240-27648, hints of 1-16): the zero rows cost TMA as loaded ones do. */
 static uint32_t generic_a_box_rows(const jg__problem_key *p, uint32_t block_m)
 {
+    if (p->m >= (int64_t)block_m) /* generic_box_at_hint: boxes of 16 rows */
+        return SM90_GENERIC_HINT_BOX_ROWS;
     uint32_t rows = 8;
     while (rows < block_m && (int64_t)rows < p->m)
         rows *= 2;
     return rows;
+}
+
+/* Rows of A a tile loads a stage at the planned M (M-generic plans: the
+ * hint): whole boxes of a_box_m rows covering the tile's rows below M. */
+static uint32_t a_rows_loaded(const jg__problem_key *p, const jg__gemm_config *c)
+{
+    if (!c->a_box_m)
+        return c->block_m;
+    const uint64_t rows = p->m < (int64_t)c->block_m ? (uint64_t)p->m : c->block_m;
+    const uint64_t boxes = jg__ceil_div(rows ? rows : 1, c->a_box_m);
+    return (uint32_t)(boxes * c->a_box_m < c->block_m ? boxes * c->a_box_m : c->block_m);
 }
 
 /* A wgmma of width N spends a roughly fixed cost per instruction besides
@@ -829,8 +856,8 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
      * that a cluster's CTAs read their B tile (stacked along M) or their A
      * tile (along N) once and multicast it. */
     double l2_bytes = ab_bytes(p) * (double)e.tiles *
-                      ((double)c->a_box_m / n_stack + (double)block_n / stack) * (double)p->k /
-                      k_split;
+                      ((double)a_rows_loaded(p, c) / n_stack + (double)block_n / stack) *
+                      (double)p->k / k_split;
     /* p->m is the total rows of every group for a grouped problem. */
     double bytes =
         ab_bytes(p) * ((double)p->m + b_matrices(p) * p->n) * (double)p->k +
@@ -862,7 +889,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     if (a_cost > 1 || b_cost > 1) {
         const double pieces = ab_bytes(p) * (double)p->k / k_split / 128.0;
         const double per_sm = (double)jg__ceil_div(e.tiles, (uint64_t)t->sm_count) * pieces *
-                              ((c->a_box_m ? c->a_box_m : block_m) * a_cost / n_stack +
+                              (a_rows_loaded(p, c) * a_cost / n_stack +
                                (double)block_n / stack * b_cost);
         if (per_sm / SM90_TMA_REQUESTS_PER_SM_S > e.memory_s)
             e.memory_s = per_sm / SM90_TMA_REQUESTS_PER_SM_S;
@@ -1384,7 +1411,7 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
      * launch's M (generic_a_box_rows), for dense K-major TMA-loaded tiles */
     const bool generic_box = (p->flags & JG_GEMM_M_GENERIC) && !p->groups && !dp->swap_ab &&
                              !c.soft && !(p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR)) &&
-                             p->m < (int64_t)c.block_m;
+                             (p->m < (int64_t)c.block_m || generic_box_at_hint(p, c.block_m));
     /* FP8 tiles past 128 columns fit their three sets of sums only in the
      * leanest kernel: the SASS test found local memory with row scales, C,
      * FP32 out, soft loads, swap-AB with split-K, ping-pong and grouped

@@ -1309,6 +1309,7 @@ static void test_generic_a_box(void)
                 {16, JG_GEMM_M_GENERIC},
                 {20, JG_GEMM_M_GENERIC},
                 {20, 0},
+                {64, JG_GEMM_M_GENERIC},
                 {4096, JG_GEMM_M_GENERIC}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem p = {.a_type = JG_BF16,
@@ -1332,6 +1333,14 @@ static void test_generic_a_box(void)
               rows[i].flags ? "generic" : "baked", (long long)rows[i].m, c.block_m, c.block_n,
               c.a_box_m, want);
     }
+    /* A hint of a 128-row tile's height: boxes of 16 rows (64-row tiles keep
+     * the tile's box: the loop's M = 64 above). */
+    const jg_gemm_problem p = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                               .m = 128, .n = 11072, .k = 8192, .flags = JG_GEMM_M_GENERIC};
+    const jg__gemm_config c = plan_of(&t, &p, "generic A box at the hint");
+    CHECK(c.block_m == 128 && c.a_box_m == 16,
+          "generic hint 128 of 128x11072x8192: %ux%u tile, A box of %u rows, expected 128-row "
+          "tiles in boxes of 16", c.block_m, c.block_n, c.a_box_m);
 }
 
 /* An FP8 problem with tensor (or other) scales and BF16 out. */
