@@ -426,7 +426,7 @@ static_assert(!JG_B_SOFT || JG_M_STACK == 1, "soft B loads are not multicast");
 static_assert(JG_N_STACK == 1 ||
                   ((JG_N_STACK == 2 || JG_N_STACK == 4) && JG_CLUSTER % JG_N_STACK == 0 &&
                    JG_CLUSTER <= 8 && JG_A_BOX_M % (8 * JG_N_STACK) == 0 && JG_LAYOUT == 0 &&
-                   !JG_SWAP_AB && JG_SPLIT_K == 1 && !JG_NVFP4 && !JG_A_MN && !JG_B_MN &&
+                   JG_SPLIT_K == 1 && !JG_NVFP4 && !JG_A_MN && !JG_B_MN &&
                    !JG_SOFT_LOADS && !JG_A_BOX_RUNTIME && JG_SCALE != 3),
               "clusters stacked along N: dense K-major TMA loads of A split into whole 8-row "
               "swizzle atoms, one share a CTA; no block scales (B's are read by tile column)");

@@ -244,8 +244,8 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
         f |= JG_FAMILY_TALL;
     if (t->force_pingpong)
         f = JG_FAMILY_PINGPONG;
-    if (t->force_n_stack > 1) /* tiles stacked along N: plain ones */
-        f = JG_FAMILY_PLAIN;
+    if (t->force_n_stack > 1) /* tiles stacked along N: plain ones, or swap-AB's (JITGEMM_SWAP=1) */
+        f = t->force_swap == 2 ? JG_FAMILY_SWAP : JG_FAMILY_PLAIN;
     return family_limits(p, f);
 }
 
@@ -1311,7 +1311,7 @@ static bool n_stack_fits(const jg__problem_key *p, const jg__gemm_config *c, con
     if (dp->n_stack <= 1)
         return true;
     const uint32_t size = (uint32_t)jg__dtype_size(p->a_type);
-    return !dp->swap_ab && dp->split <= 1 && !dp->pingpong && c->block_m != 256 && !p->groups &&
+    return dp->split <= 1 && !dp->pingpong && c->block_m != 256 && !p->groups &&
            (size == 2 || size == 1) && p->a_type != JG_NVFP4 && p->scale != JG_SCALE_BLOCK &&
            !(p->flags & (JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR | JG_GEMM_FP32_EXACT)) &&
            !(c->soft & (JG_SOFT_A | JG_SOFT_B)) && !generic_box &&
@@ -1516,6 +1516,23 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
     return kept;
 }
 
+/* The problem swap-AB's tiles see: its rows N, its columns M, A and B
+ * (and their layouts) exchanged. */
+static jg__problem_key swapped_problem(const jg__problem_key *p)
+{
+    jg__problem_key ps = *p;
+    ps.m = p->n;
+    ps.n = p->m;
+    ps.lda = p->ldb;
+    ps.ldb = p->lda;
+    ps.flags &= ~(uint32_t)(JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR);
+    if (p->flags & JG_GEMM_A_M_MAJOR)
+        ps.flags |= JG_GEMM_B_N_MAJOR;
+    if (p->flags & JG_GEMM_B_N_MAJOR)
+        ps.flags |= JG_GEMM_A_M_MAJOR;
+    return ps;
+}
+
 /* The dense candidates of the given families, ranked into out/est (max of
  * them); swap-AB's search runs over the transposed problem (its rows N,
  * its columns M). A wanted cluster size (CTAs stacked along M) applies
@@ -1526,17 +1543,7 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
                               uint32_t split_max, uint32_t max_cluster, uint32_t n_stack,
                               jg__gemm_config *out, estimate *est, size_t max)
 {
-    jg__problem_key ps = *p;
-    ps.m = p->n;
-    ps.n = p->m;
-    ps.lda = p->ldb;
-    ps.ldb = p->lda;
-    /* the operands' layouts swap with them */
-    ps.flags &= ~(uint32_t)(JG_GEMM_A_M_MAJOR | JG_GEMM_B_N_MAJOR);
-    if (p->flags & JG_GEMM_A_M_MAJOR)
-        ps.flags |= JG_GEMM_B_N_MAJOR;
-    if (p->flags & JG_GEMM_B_N_MAJOR)
-        ps.flags |= JG_GEMM_A_M_MAJOR;
+    const jg__problem_key ps = swapped_problem(p);
     /* each family's kernel: swap-AB or not, the splits of K, ping-pong */
     static const struct {
         uint32_t family, swap, split_min, split_max, pingpong;
@@ -1566,7 +1573,7 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
                     if (!(families & kinds[f].family) ||
                         (t->force_split > 1 && t->force_split < JG_SPLIT_ANY &&
                          split != t->force_split) ||
-                        (stacked && (sw || split > 1 || kinds[f].pingpong)))
+                        (stacked && (split > 1 || kinds[f].pingpong)))
                         continue;
                     const dense_pass dp = {
                         pass,  cluster,           max_cluster, sw,
@@ -1999,6 +2006,54 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
     return n;
 }
 
+/* A 16-bit swap-AB plan of one CTA a cluster, without a split, whose tiles
+ * make an even number of columns across M (M <= SM90_SWAP_PAIRS_MAX_M, K >=
+ * SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the pair
+ * sharing the weight's tile by TMA multicast (sm90_gemm.cu's JG_N_STACK over
+ * the swapped problem), as cuBLAS pairs the small-output long-K class. On an
+ * H200 (bench/results/2026-11-29-h200-swap-n-stack): over 30 BF16 rows of
+ * M = 129-2048, K >= 4096 (forced swap-AB without a split, with and without
+ * the stack) the 9 rows whose tile the stack kept ran 1.047x faster
+ * (0.986-1.277) at 0.948x the energy; as a rule without those bounds, over
+ * the 40 rows of a fresh draw it changed, 1.021x (0.86-1.33; energy 0.959x):
+ * its 22 rows within the bounds 1.05x (0.93-1.33: 262x27648x19184 717.7 us
+ * -> 537.8), the 18 others 0.98x (M >= 2481 0.92-1.02, K <= 3072 with few
+ * tiles 0.86-0.90). Not for FP8 nor M-generic plans (not measured), nor
+ * under the planner's switches. Sets *plan and *e to the stacked plan;
+ * whether it did. */
+#define SM90_SWAP_PAIRS_MAX_M 2048
+#define SM90_SWAP_PAIRS_MIN_K 4096
+static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *p,
+                                    jg__gemm_config *plan, estimate *e)
+{
+    if (!plan->swap_ab || plan->split_k > 1 || plan->split_ws > 1 || plan->cluster != 1 ||
+        plan->pingpong || p->groups || (p->a_type != JG_BF16 && p->a_type != JG_FP16) ||
+        (p->flags & JG_GEMM_M_GENERIC) || p->m > SM90_SWAP_PAIRS_MAX_M ||
+        p->k < SM90_SWAP_PAIRS_MIN_K || t->force_swap || t->force_split ||
+        t->force_split_ws || t->force_stream_k || t->force_pingpong || t->force_m ||
+        t->force_n || t->force_n_stack || t->force_cluster)
+        return false;
+    const uint64_t columns = jg__ceil_div((uint64_t)p->m, plan->block_n);
+    if (columns < 2 || columns % 2)
+        return false;
+    size_t i = 0, j = 0;
+    while (i < JG_ARRAY_LEN(sm90_block_m) && sm90_block_m[i].block_m != plan->block_m)
+        ++i;
+    while (j < JG_ARRAY_LEN(sm90_block_k) && sm90_block_k[j].block_k != plan->block_k)
+        ++j;
+    if (i == JG_ARRAY_LEN(sm90_block_m) || j == JG_ARRAY_LEN(sm90_block_k))
+        return false;
+    const jg__problem_key ps = swapped_problem(p);
+    const dense_pass dp = {1, 1, 1, 1, 1, 0, JG_FAMILY_SWAP, 2};
+    jg__gemm_config c;
+    estimate ce;
+    if (!dense_candidate(t, &ps, i, j, plan->block_n, &dp, &c, &ce))
+        return false;
+    *plan = c;
+    *e = ce;
+    return true;
+}
+
 jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
                              jg__gemm_config *out)
 {
@@ -2017,6 +2072,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     force_split_ws(t, p, out);
     const bool ws_rule = split_ws_for_clusters(t, p, out);
     const double sk_gain = ws_rule ? 0 : stream_k_for_waves(t, p, out, cands, est, found);
+    const bool pairs = swap_pairs_share_weight(t, p, out, &best);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
         if (out->pre) {
@@ -2115,7 +2171,10 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         }
         /* clusters stacked along N (sharing A), and what chose them */
         char stacked[160] = "";
-        if (jg__cfg_n_stack(out) > 1)
+        if (pairs)
+            snprintf(stacked, sizeof stacked,
+                     " (swap-AB tiles in pairs along M sharing the weight's tile by multicast)");
+        else if (jg__cfg_n_stack(out) > 1)
             snprintf(stacked, sizeof stacked,
                      " (%u along M by %u along N: A's tile multicast along N, by "
                      "JITGEMM_N_STACK)",

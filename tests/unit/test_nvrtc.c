@@ -816,6 +816,10 @@ static void check_any_problem(const char *cuobjdump)
         {0, JG_FP16, JG_FP16, JG_FP16, JG_SCALE_NONE, 7, 7, 8, 0, 0, 0, 0, 0, 0},
         {0, JG_BF16, JG_FP32, JG_FP32, JG_SCALE_NONE, 3000, 3000, 2996, 0, 0, 3001, 0, 0, 0},
         {MG, JG_FP16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 1, 128257, 4097, 0, 0, 0, 0, 0, 0},
+        /* swap-AB tiles in 1x2 clusters sharing the weight (swap_pairs_share_weight) */
+        {0, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 147, 3072, 5120, 0, 0, 0, 0, 0, 0},
+        {0, JG_FP16, JG_FP16, JG_FP16, JG_SCALE_NONE, 147, 3072, 5120, 0, 0, 0, 0, 0, 0},
+        {0, JG_BF16, JG_FP32, JG_FP32, JG_SCALE_NONE, 646, 3584, 5760, 0, 0, 0, 0, 0, 0},
         /* M-generic at a 128-row tile's height: A in runtime boxes of 16 rows */
         {MG, JG_BF16, JG_DTYPE_NONE, JG_BF16, JG_SCALE_NONE, 128, 11072, 8192, 0, 0, 0, 0, 0, 0},
         {MG, JG_BF16, JG_FP32, JG_FP32, JG_SCALE_NONE, 128, 11072, 8192, 0, 0, 0, 0, 0, 0},

@@ -1198,6 +1198,55 @@ static void test_swap_pad_always(void)
     }
 }
 
+/* 16-bit swap-AB plans of one CTA, unsplit, with an even number of tile
+ * columns across M run in 1x2 clusters sharing the weight's tile (the same
+ * tile); not past the M and K bounds, nor FP8, nor M-generic. */
+static void test_swap_pairs(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const struct {
+        jg_dtype ab;
+        int64_t m, n, k;
+        uint32_t flags;
+        bool pairs;
+    } rows[] = {{JG_BF16, 147, 3072, 5120, 0, true},
+                {JG_FP16, 147, 3072, 5120, 0, true},
+                {JG_BF16, 646, 3584, 5760, 0, true},
+                {JG_BF16, 147, 3072, 5120, JG_GEMM_M_GENERIC, false},
+                {JG_BF16, 215, 1536, 2880, 0, false},   /* K below the bound */
+                {JG_BF16, 9101, 1536, 22016, 0, false}, /* M above it */
+                {JG_E4M3, 147, 3072, 5120, 0, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_dtype d = rows[i].ab == JG_E4M3 ? JG_BF16 : rows[i].ab;
+        jg_gemm_problem p = dense_problem(rows[i].ab, d, rows[i].m, rows[i].n, rows[i].k);
+        p.flags = rows[i].flags;
+        char what[96], msg[768] = "";
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
+        const bool pairs = strstr(msg, "in pairs along M sharing the weight") != NULL;
+        CHECK(pairs == rows[i].pairs, "%s%s: pairs %d, expected %d: \"%s\"", what,
+              rows[i].flags ? " M-generic" : "", (int)pairs, (int)rows[i].pairs, msg);
+        if (pairs)
+            CHECK(c.swap_ab && c.cluster == 2 && jg__cfg_n_stack(&c) == 2 && c.split_k <= 1 &&
+                      jg__ceil_div((uint64_t)p.m, c.block_n) % 2 == 0,
+                  "%s: swap-AB %u cluster %u n_stack %u split %u, %ux%u tiles", what,
+                  (unsigned)c.swap_ab, c.cluster, jg__cfg_n_stack(&c), c.split_k, c.block_m,
+                  c.block_n);
+        /* without the stack the same tile: JITGEMM_CLUSTER=1 turns it off */
+        if (pairs) {
+            jg__target one = t;
+            one.force_cluster = 1;
+            char msg1[768] = "";
+            const jg__gemm_config c1 = plan_logged(&one, &p, msg1, what);
+            CHECK(c1.cluster == 1 && c1.swap_ab && c1.block_m == c.block_m &&
+                      c1.block_n == c.block_n && c1.block_k == c.block_k,
+                  "%s: JITGEMM_CLUSTER=1 gave %ux%ux%u cluster %u, the pair %ux%ux%u", what,
+                  c1.block_m, c1.block_n, c1.block_k, c1.cluster, c.block_m, c.block_n,
+                  c.block_k);
+        }
+    }
+}
+
 /* Waves of clusters count the clusters the GPU holds at once (the
  * driver's answer in a context with a GPU), not SMs / cluster size. */
 static void test_resident_clusters(void)
@@ -1853,6 +1902,7 @@ int main(void)
     test_fp8_swap_wide();
     test_swap_pad();
     test_swap_pad_always();
+    test_swap_pairs();
     test_candidates();
     test_fp8_defaults();
     test_rows_off_lines();
