@@ -2000,9 +2000,24 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
         max = JG_PLAN_CANDIDATES_MAX;
     memset(out, 0, max * sizeof *out);
     family_choice why;
-    const size_t n = search(t, p, out, est, max, &why);
+    size_t n = search(t, p, out, est, max, &why);
     for (size_t i = 0; i < n; ++i)
         force_split_ws(t, p, &out[i]);
+    /* The plan the planner would run comes first where a rule after the
+     * ranking made it (the swap-AB pairs), so that tuning never loses it;
+     * not plans through the workspace, which tuning's launches lack. */
+    jg__gemm_config own;
+    const jg__log quiet = {0};
+    bool listed = false;
+    if (n && jg__plan_gemm_sm90(t, p, &quiet, &own) == JG_OK && own.split_ws <= 1) {
+        for (size_t i = 0; i < n && !listed; ++i)
+            listed = !memcmp(&out[i], &own, sizeof own);
+        if (!listed) {
+            n = n < max ? n + 1 : max;
+            memmove(out + 1, out, (n - 1) * sizeof *out);
+            out[0] = own;
+        }
+    }
     return n;
 }
 

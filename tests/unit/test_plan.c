@@ -1232,6 +1232,18 @@ static void test_swap_pairs(void)
                   "%s: swap-AB %u cluster %u n_stack %u split %u, %ux%u tiles", what,
                   (unsigned)c.swap_ab, c.cluster, jg__cfg_n_stack(&c), c.split_k, c.block_m,
                   c.block_n);
+        /* JITGEMM_TUNE's candidates hold the pair, first */
+        if (pairs) {
+            jg__problem_key pk;
+            jg__problem_key_make(&p, &pk);
+            jg__gemm_config cands[4];
+            const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, 4);
+            CHECK(n >= 1 && cands[0].cluster == 2 && jg__cfg_n_stack(&cands[0]) == 2 &&
+                      cands[0].block_n == c.block_n,
+                  "%s: tuning's first candidate %ux%u cluster %u (of %zu), expected the pair",
+                  what, n ? cands[0].block_m : 0, n ? cands[0].block_n : 0,
+                  n ? cands[0].cluster : 0, n);
+        }
         /* without the stack the same tile: JITGEMM_CLUSTER=1 turns it off */
         if (pairs) {
             jg__target one = t;
