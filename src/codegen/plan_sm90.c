@@ -2045,7 +2045,7 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
         plan->pingpong || p->groups || (p->a_type != JG_BF16 && p->a_type != JG_FP16) ||
         (p->flags & JG_GEMM_M_GENERIC) || p->m > SM90_SWAP_PAIRS_MAX_M ||
         p->k < SM90_SWAP_PAIRS_MIN_K || t->force_swap || t->force_split ||
-        t->force_split_ws || t->force_stream_k || t->force_pingpong || t->force_m ||
+        t->force_split_ws > 1 || t->force_stream_k > 1 || t->force_pingpong || t->force_m ||
         t->force_n || t->force_n_stack || t->force_cluster)
         return false;
     const uint64_t columns = jg__ceil_div((uint64_t)p->m, plan->block_n);

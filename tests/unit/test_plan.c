@@ -1244,6 +1244,17 @@ static void test_swap_pairs(void)
                   what, n ? cands[0].block_m : 0, n ? cands[0].block_n : 0,
                   n ? cands[0].cluster : 0, n);
         }
+        /* a context without JG_CONTEXT_WORKSPACE (never split through one:
+         * force_split_ws and force_stream_k 1) pairs the same */
+        if (pairs) {
+            jg__target nows = t;
+            nows.force_split_ws = nows.force_stream_k = 1;
+            char msg1[768] = "";
+            const jg__gemm_config c1 = plan_logged(&nows, &p, msg1, what);
+            CHECK(c1.cluster == 2 && jg__cfg_n_stack(&c1) == 2 && c1.block_n == c.block_n,
+                  "%s without a workspace: %ux%u cluster %u, expected the pair", what,
+                  c1.block_m, c1.block_n, c1.cluster);
+        }
         /* without the stack the same tile: JITGEMM_CLUSTER=1 turns it off */
         if (pairs) {
             jg__target one = t;
