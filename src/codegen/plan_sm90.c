@@ -701,7 +701,7 @@ static bool generic_box_at_hint(const jg__problem_key *p, uint32_t block_m)
  * 10240-27648, hints of 1-16): the zero rows cost TMA as loaded ones do. */
 static uint32_t generic_a_box_rows(const jg__problem_key *p, uint32_t block_m)
 {
-    if (p->m >= (int64_t)block_m) /* generic_box_at_hint: boxes of 16 rows */
+    if (generic_box_at_hint(p, block_m))
         return SM90_GENERIC_HINT_BOX_ROWS;
     uint32_t rows = 8;
     while (rows < block_m && (int64_t)rows < p->m)
@@ -1990,37 +1990,6 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
     return gain;
 }
 
-size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
-                                size_t max)
-{
-    estimate est[JG_PLAN_CANDIDATES_MAX];
-    if (strcmp(t->arch, "sm_90a") != 0 || max == 0)
-        return 0;
-    if (max > JG_PLAN_CANDIDATES_MAX)
-        max = JG_PLAN_CANDIDATES_MAX;
-    memset(out, 0, max * sizeof *out);
-    family_choice why;
-    size_t n = search(t, p, out, est, max, &why);
-    for (size_t i = 0; i < n; ++i)
-        force_split_ws(t, p, &out[i]);
-    /* The plan the planner would run comes first where a rule after the
-     * ranking made it (the swap-AB pairs), so that tuning never loses it;
-     * not plans through the workspace, which tuning's launches lack. */
-    jg__gemm_config own;
-    const jg__log quiet = {0};
-    bool listed = false;
-    if (n && jg__plan_gemm_sm90(t, p, &quiet, &own) == JG_OK && own.split_ws <= 1) {
-        for (size_t i = 0; i < n && !listed; ++i)
-            listed = !memcmp(&out[i], &own, sizeof own);
-        if (!listed) {
-            n = n < max ? n + 1 : max;
-            memmove(out + 1, out, (n - 1) * sizeof *out);
-            out[0] = own;
-        }
-    }
-    return n;
-}
-
 /* A 16-bit swap-AB plan of one CTA a cluster, without a split, whose tiles
  * make an even number of columns across M (M <= SM90_SWAP_PAIRS_MAX_M, K >=
  * SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the pair
@@ -2059,7 +2028,8 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     if (i == JG_ARRAY_LEN(sm90_block_m) || j == JG_ARRAY_LEN(sm90_block_k))
         return false;
     const jg__problem_key ps = swapped_problem(p);
-    const dense_pass dp = {1, 1, 1, 1, 1, 0, JG_FAMILY_SWAP, 2};
+    const dense_pass dp = {.pass = 1, .cluster = 1, .max_cluster = 1, .swap_ab = 1, .split = 1,
+                           .families = JG_FAMILY_SWAP, .n_stack = 2};
     jg__gemm_config c;
     estimate ce;
     if (!dense_candidate(t, &ps, i, j, plan->block_n, &dp, &c, &ce))
@@ -2067,6 +2037,33 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     *plan = c;
     *e = ce;
     return true;
+}
+
+size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
+                                size_t max)
+{
+    estimate est[JG_PLAN_CANDIDATES_MAX];
+    if (strcmp(t->arch, "sm_90a") != 0 || max == 0)
+        return 0;
+    if (max > JG_PLAN_CANDIDATES_MAX)
+        max = JG_PLAN_CANDIDATES_MAX;
+    memset(out, 0, max * sizeof *out);
+    family_choice why;
+    size_t n = search(t, p, out, est, max, &why);
+    for (size_t i = 0; i < n; ++i)
+        force_split_ws(t, p, &out[i]);
+    /* The first candidate's swap-AB pair (swap_pairs_share_weight, a rule
+     * after the ranking) comes first, so that tuning never loses what the
+     * planner would run; the ranking itself never pairs (the rule is off
+     * under JITGEMM_N_STACK, which alone stacks in search_families). */
+    jg__gemm_config pair = out[0];
+    estimate pair_est;
+    if (n && swap_pairs_share_weight(t, p, &pair, &pair_est)) {
+        n = n < max ? n + 1 : max;
+        memmove(out + 1, out, (n - 1) * sizeof *out);
+        out[0] = pair;
+    }
+    return n;
 }
 
 jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, const jg__log *log,
