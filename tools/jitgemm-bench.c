@@ -157,12 +157,6 @@ static int read_rows(const options *o, shape_list *shapes, bool *done)
         fprintf(stderr, "jitgemm-bench: no shape to run in %s\n", o->spec);
         return EXIT_SETUP;
     }
-    for (size_t i = 0; !o->pooled && i < shapes->n; ++i)
-        if (shapes->v[i].generic_hint) {
-            printf("note: generic_hint_m (%s and others) is timed with --pooled only\n",
-                   shapes->v[i].name);
-            break;
-        }
     for (size_t i = 0; o->pooled && i < shapes->n; ++i)
         if (shapes->v[i].g || shapes->v[i].in != shapes->v[0].in ||
             shapes->v[i].in == JG_NVFP4) {
@@ -188,9 +182,13 @@ int main(int argc, char **argv)
         free(shapes.v);
         return rc;
     }
-    b.generic_rows = b.opt.random != 0;
-    for (size_t i = 0; b.opt.pooled && i < shapes.n; ++i)
-        b.generic_rows |= shapes.v[i].generic_hint != 0;
+    /* rows also timed M-generic: --random's, or a --pooled spec's generic_hint_m */
+    const shape *hinted = NULL;
+    for (size_t i = 0; !b.opt.random && !hinted && i < shapes.n; ++i)
+        hinted = shapes.v[i].generic_hint ? &shapes.v[i] : NULL;
+    if (hinted && !b.opt.pooled)
+        printf("note: generic_hint_m (first at %s) is timed with --pooled only\n", hinted->name);
+    b.generic_rows = b.opt.random || (hinted && b.opt.pooled);
     int devices = 0;
     cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
