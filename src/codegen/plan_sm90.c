@@ -1990,9 +1990,10 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
     return gain;
 }
 
-/* A 16-bit swap-AB plan of one CTA a cluster, without a split, whose tiles
- * make an even number of columns across M (M <= SM90_SWAP_PAIRS_MAX_M, K >=
- * SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the pair
+/* A swap-AB plan (16-bit, or FP8 with tensor or row scales: block scales
+ * do not stack, n_stack_fits) of one CTA a cluster, without a split, whose
+ * tiles make an even number of columns across M (M <=
+ * SM90_SWAP_PAIRS_MAX_M, K >= SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the pair
  * sharing the weight's tile by TMA multicast (sm90_gemm.cu's JG_N_STACK over
  * the swapped problem), as cuBLAS pairs the small-output long-K class. On an
  * H200 (bench/results/2026-11-29-h200-swap-n-stack): over 30 BF16 rows of
@@ -2002,20 +2003,25 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
  * the 40 rows of a fresh draw it changed, 1.021x (0.86-1.33; energy 0.959x):
  * its 22 rows within the bounds 1.05x (0.93-1.33: 262x27648x19184 717.7 us
  * -> 537.8), the 18 others 0.98x (M >= 2481 0.92-1.02, K <= 3072 with few
- * tiles 0.86-0.90). Not for FP8 nor M-generic plans (not measured), nor
- * under the planner's switches. Sets *plan and *e to the stacked plan;
- * whether it did. */
+ * tiles 0.86-0.90). FP8 (tensor or row scales) too: over 30 fresh FP8
+ * tensor-scale rows it changes, 1.035x (0.97-1.30: 388x28672x23200 716.1
+ * us -> 552.2), energy 0.946x (bench/results/2026-11-29-h200-swap-pairs-
+ * fp8). Not M-generic plans (not measured), nor under the planner's
+ * switches (a forced split through the workspace or stream-K that took the
+ * plan left it split_ws > 1: no pair; one that did not fit left the
+ * planner's plan, paired). Sets *plan and *e to the stacked plan; whether
+ * it did. */
 #define SM90_SWAP_PAIRS_MAX_M 2048
 #define SM90_SWAP_PAIRS_MIN_K 4096
 static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *p,
                                     jg__gemm_config *plan, estimate *e)
 {
     if (!plan->swap_ab || plan->split_k > 1 || plan->split_ws > 1 || plan->cluster != 1 ||
-        plan->pingpong || p->groups || (p->a_type != JG_BF16 && p->a_type != JG_FP16) ||
+        plan->pingpong || p->groups ||
+        (p->a_type != JG_BF16 && p->a_type != JG_FP16 && p->a_type != JG_E4M3) ||
         (p->flags & JG_GEMM_M_GENERIC) || p->m > SM90_SWAP_PAIRS_MAX_M ||
-        p->k < SM90_SWAP_PAIRS_MIN_K || t->force_swap || t->force_split ||
-        t->force_split_ws > 1 || t->force_stream_k > 1 || t->force_pingpong || t->force_m ||
-        t->force_n || t->force_n_stack || t->force_cluster)
+        p->k < SM90_SWAP_PAIRS_MIN_K || t->force_swap || t->force_split || t->force_pingpong ||
+        t->force_m || t->force_n || t->force_n_stack || t->force_cluster)
         return false;
     const uint64_t columns = jg__ceil_div((uint64_t)p->m, plan->block_n);
     if (columns < 2 || columns % 2)
@@ -2023,7 +2029,8 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     size_t i = 0, j = 0;
     while (i < JG_ARRAY_LEN(sm90_block_m) && sm90_block_m[i].block_m != plan->block_m)
         ++i;
-    while (j < JG_ARRAY_LEN(sm90_block_k) && sm90_block_k[j].block_k != plan->block_k)
+    while (j < JG_ARRAY_LEN(sm90_block_k) &&
+           sm90_block_k[j].block_k * 2 / (uint32_t)jg__dtype_size(p->a_type) != plan->block_k)
         ++j;
     if (i == JG_ARRAY_LEN(sm90_block_m) || j == JG_ARRAY_LEN(sm90_block_k))
         return false;
