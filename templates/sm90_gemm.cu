@@ -865,10 +865,17 @@ JG_DEV void jg_stage_tma(const jg_tile &tl, int kt, uint32_t smem_a, uint32_t sm
         const int32_t ka = jg_k_a(tl.k0 + kt) + at * JG_ATOM_K;
         const int32_t kb = jg_k_b(tl.k0 + kt) + at * JG_ATOM_K;
 #if JG_A_BOX_RUNTIME
-        for (uint32_t i = 0; a && i < a_boxes; ++i)
-            jg_tma_load_2d(
-                smem_a + stage * JG_A_STAGE_BYTES + (at * JG_BLOCK_M + i * JG_A_BOX_M) * 128, tl.a,
-                full, ka, tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M + i * JG_A_BOX_M));
+        if (a) { /* the first box straight (a_boxes >= 1), the others in a
+                  * loop: a decode tile's one box issues as fast as a baked
+                  * plan's (unrolled, the loop's branches slowed the stage) */
+            const uint32_t sa = smem_a + stage * JG_A_STAGE_BYTES + at * JG_BLOCK_M * 128;
+            const int32_t row = tl.row_base + (int32_t)(tl.tm * JG_BLOCK_M);
+            jg_tma_load_2d(sa, tl.a, full, ka, row);
+#pragma unroll 1
+            for (uint32_t i = 1; i < a_boxes; ++i)
+                jg_tma_load_2d(sa + i * JG_A_BOX_M * 128, tl.a, full, ka,
+                               row + (int32_t)(i * JG_A_BOX_M));
+        }
 #elif JG_N_STACK > 1
         (void)a_boxes;
         const uint32_t share = rank / JG_M_STACK * JG_A_SHARE_M; /* this CTA's rows of A's box */
@@ -2261,13 +2268,21 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #endif
 
     if (wg == 0) {
-        /* Producer: one thread keeps the ring full, running ahead across
-         * tiles (with soft loads, the whole warpgroup). */
+        /* Producer: warp 0 keeps the ring full, running ahead across tiles,
+         * one lane (elect.sync) issuing each stage's loads (with soft loads,
+         * the whole warpgroup; NVFP4: thread 0). Issued from `threadIdx.x
+         * == 0` alone, ptxas wrapped every TMA load in a loop over the
+         * active lanes, and a stage of a narrow decode tile took longer to
+         * issue than to arrive: on an H200, 21x1536x11008 (64x16 tiles) ran
+         * 19.7 us against 16.7 with the elected lane, M-generic decode plans
+         * 27.7-28.2 against 19.4-20.6 (ncu: the consumers waiting for
+         * data, the one producer thread busy, not waiting for free stages;
+         * bench/results/2026-11-29-h200-elect-producer). */
         jg_setmaxnreg_dec<JG_PRODUCER_REGS>();
 #if JG_SOFT_LOADS
         jg_produce_soft(p, smem_a, bar_full, tiles, tiles_m, rank);
 #else
-        if (threadIdx.x == 0) {
+        if (JG_NVFP4 ? threadIdx.x == 0 : threadIdx.x < 32) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = first_unit; t < unit_end; t += unit_step) {
                 const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
@@ -2281,8 +2296,12 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
                     const uint32_t full = bar_full + 8 * stage;
-                    jg_mbar_arrive_expect_tx(full, jg_stage_tx_bytes(a_boxes));
-                    jg_stage_tma(tl, kt, smem_a, smem_b, stage, full, rank, true, true, a_boxes);
+                    if (jg_elect_one()) {
+                        jg_mbar_arrive_expect_tx(full, jg_stage_tx_bytes(a_boxes));
+                        jg_stage_tma(tl, kt, smem_a, smem_b, stage, full, rank, true, true,
+                                     a_boxes);
+                    }
+                    __syncwarp();
 #endif
                     if (++stage == JG_STAGES) {
                         stage = 0;

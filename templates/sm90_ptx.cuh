@@ -60,6 +60,15 @@ JG_DEV void jg_mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
+/* True in one lane of the (converged) warp */
+JG_DEV bool jg_elect_one()
+{
+    uint32_t one;
+    asm volatile("{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(one));
+    return one != 0;
+}
+
 /* Arrives once and announces that `bytes` will land through TMA. */
 JG_DEV void jg_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
 {
