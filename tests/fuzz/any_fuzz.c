@@ -228,6 +228,9 @@ static const jg_fuzz_env envs[] = {
      * tensor or row scales; other shapes plan as unstacked) */
     {"n-stack2", "JITGEMM_N_STACK", "2", NULL, NULL},
     {"n-stack2x2", "JITGEMM_N_STACK", "2", "JITGEMM_CLUSTER", "4"},
+    /* swap-AB tiles in pairs along M sharing the weight's tile (the
+     * planner's swap_pairs_share_weight, here at any M and K) */
+    {"swap-pairs", "JITGEMM_N_STACK", "2", "JITGEMM_SWAP", "1"},
 };
 #define ENVS (sizeof envs / sizeof envs[0])
 

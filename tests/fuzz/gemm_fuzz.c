@@ -114,6 +114,9 @@ static const jg_fuzz_env fuzz_envs[] = {
     {"n-stack2", "JITGEMM_N_STACK", "2", NULL, NULL},
     {"n-stack4", "JITGEMM_N_STACK", "4", NULL, NULL},
     {"n-stack2x2", "JITGEMM_N_STACK", "2", "JITGEMM_CLUSTER", "4"},
+    /* swap-AB tiles in pairs along M sharing the weight's tile (the
+     * planner's swap_pairs_share_weight, here at any M and K) */
+    {"swap-pairs", "JITGEMM_N_STACK", "2", "JITGEMM_SWAP", "1"},
     /* split-K through the workspace (3 units a tile; 5 with swap-AB) */
     {"split-ws3", "JITGEMM_SPLIT_WS", "3", NULL, NULL},
     {"split-ws5-swap", "JITGEMM_SPLIT_WS", "5", "JITGEMM_SWAP", "1"},
