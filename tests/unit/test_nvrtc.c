@@ -138,6 +138,21 @@ static void check_forms(const char *name, const jg__gemm_key *key, const char *s
               "%s: cp.async in a kernel without soft loads or staged scales", name);
 }
 
+/* The loops over active lanes (BRA.U.ANY) whose uniform instruction is a
+ * TMA load (UTMALDG: the last UTMA* before the branch, a few instructions
+ * back). */
+static int waterfall_loads(const char *sass)
+{
+    int n = 0;
+    for (const char *br = sass; (br = strstr(br, "BRA.U.ANY")) != NULL; br += 9) {
+        const char *last = NULL;
+        for (const char *q = sass; (q = strstr(q, "UTMA")) != NULL && q < br; q += 4)
+            last = q;
+        n += last && br - last < 2000 && strncmp(last, "UTMALDG", 7) == 0;
+    }
+    return n;
+}
+
 static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg__buf *cubin)
 {
     char name[128];
@@ -169,6 +184,17 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
               "%s: %d GPU-scope fences (a cluster-scope release per stage?)", name,
               sass ? count_of(sass, "MEMBAR.ALL.GPU") : -1);
     }
+    /* Dense and grouped TMA producers issue from one elected lane of a
+     * converged warp: from one divergent thread ptxas wraps each TMA load
+     * in a loop over the active lanes (ELECT ... BRA.U.ANY), and narrow
+     * decode tiles then issued stages slower than they arrived (H200,
+     * bench/results/2026-11-29-h200-elect-producer). NVFP4's producers
+     * still issue from thread 0. (Epilogues' TMA stores may still loop.) */
+    if (key->a_type != JG_NVFP4 && !(key->cfg.soft & (JG_SOFT_A | JG_SOFT_B)))
+        CHECK(sass && waterfall_loads(sass) == 0,
+              "%s: %d TMA loads in loops over the active lanes (BRA.U.ANY): issued from a "
+              "divergent thread?",
+              name, sass ? waterfall_loads(sass) : -1);
     if (key->cfg.pre)
         check_pre_sass(name, key, sass);
     /* NVFP4, both kernels: A's fragments come from registers (HGMMA's A
