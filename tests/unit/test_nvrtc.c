@@ -144,10 +144,10 @@ static void check_forms(const char *name, const jg__gemm_key *key, const char *s
 static int waterfall_loads(const char *sass)
 {
     int n = 0;
-    for (const char *br = sass; (br = strstr(br, "BRA.U.ANY")) != NULL; br += 9) {
-        const char *last = NULL;
-        for (const char *q = sass; (q = strstr(q, "UTMA")) != NULL && q < br; q += 4)
-            last = q;
+    const char *u = strstr(sass, "UTMA"), *last = NULL;
+    for (const char *br = strstr(sass, "BRA.U.ANY"); br; br = strstr(br + 9, "BRA.U.ANY")) {
+        for (; u && u < br; u = strstr(u + 4, "UTMA"))
+            last = u;
         n += last && br - last < 2000 && strncmp(last, "UTMALDG", 7) == 0;
     }
     return n;
