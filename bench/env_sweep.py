@@ -75,6 +75,8 @@ def main():
     ap.add_argument("--spec")
     ap.add_argument("--variant", action="append", type=parse_variant, default=[])
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--caches", help="a cache directory per variant under it (DIR/NAME); "
+                    "default: fresh ones in a temporary directory")
     ap.add_argument("--peer", action="store_true")
     ap.add_argument("--bench", default="build/tools/jitgemm-bench")
     ap.add_argument("--out", default="bench/tmp/env-sweep")
@@ -92,7 +94,9 @@ def main():
     if not args.spec or len(args.variant) < 2:
         ap.error("--spec and at least two --variant are needed")
     os.makedirs(args.out, exist_ok=True)
-    caches = tempfile.mkdtemp(prefix="env-sweep-")
+    # --caches: a directory holding a cache per variant (DIR/NAME), e.g. filled ahead by
+    # jitgemm-warm --arch sm_90a on a build box, so the GPU host does not compile.
+    caches = args.caches or tempfile.mkdtemp(prefix="env-sweep-")
     names = [n for n, _ in args.variant]
     times = {}  # row -> variant -> [us]
     kernels = {}  # row -> variant -> kernel
@@ -131,7 +135,8 @@ def main():
                     energy.setdefault(key, {}).setdefault(name, []).append(row["ours_uj"])
                 if row.get("cublas_uj"):
                     peer_energy[key] = row["cublas_uj"]
-    shutil.rmtree(caches, ignore_errors=True)  # the variants' kernels
+    if not args.caches:
+        shutil.rmtree(caches, ignore_errors=True)  # the variants' kernels
     base = names[0]
     logs = {n: [] for n in names}
     best_logs, peer_logs, best_peer_logs = [], [], []

@@ -2270,7 +2270,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     if (wg == 0) {
         /* Producer: warp 0 keeps the ring full, running ahead across tiles,
          * one lane (elect.sync) issuing each stage's loads (with soft loads,
-         * the whole warpgroup; NVFP4: thread 0). Issued from `threadIdx.x
+         * the whole warpgroup). Issued from `threadIdx.x
          * == 0` alone, ptxas wrapped every TMA load in a loop over the
          * active lanes, and a stage of a narrow decode tile took longer to
          * issue than to arrive: on an H200, 21x1536x11008 (64x16 tiles) ran
@@ -2282,15 +2282,17 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if JG_SOFT_LOADS
         jg_produce_soft(p, smem_a, bar_full, tiles, tiles_m, rank);
 #else
-        if (JG_NVFP4 ? threadIdx.x == 0 : threadIdx.x < 32) {
+        if (threadIdx.x < 32) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = first_unit; t < unit_end; t += unit_step) {
                 const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
 #if JG_NVFP4
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
-                    jg_fp4_load_stage(tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
-                                      bar_full + 8 * stage);
+                    if (jg_elect_one())
+                        jg_fp4_load_stage(tl, smem_a + stage * JG_FP4_STAGE_BYTES, kt,
+                                          bar_full + 8 * stage);
+                    __syncwarp();
 #else
                 const uint32_t a_boxes = jg_a_boxes(tl);
                 for (int kt = 0; kt < JG_K_TILES; ++kt) {

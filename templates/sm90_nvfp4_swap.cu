@@ -424,15 +424,17 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
         jg_setmaxnreg_dec<80>();
         /* the converter's threads: warps 1..3, then warpgroup 3 */
         const uint32_t conv_tid = wg == 0 ? threadIdx.x - 32 : threadIdx.x - 384 + 96;
-        if (threadIdx.x == 0) {
+        if (threadIdx.x < 32) {
             uint32_t stage = 0, phase = 0;
             for (uint32_t t = blockIdx.x / JG_SW_SPLIT; t < tiles; t += gridDim.x / JG_SW_SPLIT) {
                 const jg_tile tl = {t % tiles_m, t / tiles_m, &p.a,     &p.b, 0, 0,
                                     &p.a_sf,     &p.b_sf,     p.a_sf_ptr, p.b_sf_ptr};
                 for (int kt = kt0; kt < kt0 + nk; ++kt) {
                     jg_mbar_wait(bar_empty + 8 * stage, phase ^ 1);
-                    jg_fp4_load_stage(tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
-                                      bar_full + 8 * stage);
+                    if (jg_elect_one())
+                        jg_fp4_load_stage(tl, smem_st + stage * JG_FP4_STAGE_BYTES, kt,
+                                          bar_full + 8 * stage);
+                    __syncwarp();
                     if (++stage == JG_STAGES) {
                         stage = 0;
                         phase ^= 1;

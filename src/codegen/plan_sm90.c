@@ -1698,6 +1698,9 @@ static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p
     return take_ranked(all, all_est, alt, alt_est, n);
 }
 
+static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *p,
+                                    jg__gemm_config *plan, estimate *e);
+
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
  * many it found. */
@@ -1784,7 +1787,12 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         estimate plain_est[RANKED];
         const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster, 0,
                                          plain, plain_est, RANKED);
-        const double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
+        double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
+        jg__gemm_config pair = all[0];
+        estimate pair_est = all_est[0];
+        if (n && swap_pairs_share_weight(t, p, &pair, &pair_est) &&
+            pair_est.total_s / plain_est[0].total_s < ratio)
+            ratio = pair_est.total_s / plain_est[0].total_s;
         /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
          * the cell's swap-AB stays (the model underrates what it saves) */
         const double pad = n ? m_padding(p, plain[0].block_m) : 0;

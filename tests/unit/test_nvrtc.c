@@ -188,9 +188,10 @@ static void check_sass(const char *cuobjdump, const jg__gemm_key *key, const jg_
      * converged warp: from one divergent thread ptxas wraps each TMA load
      * in a loop over the active lanes (ELECT ... BRA.U.ANY), and narrow
      * decode tiles then issued stages slower than they arrived (H200,
-     * bench/results/2026-11-29-h200-elect-producer). NVFP4's producers
-     * still issue from thread 0. (Epilogues' TMA stores may still loop.) */
-    if (key->a_type != JG_NVFP4 && !(key->cfg.soft & (JG_SOFT_A | JG_SOFT_B)))
+     * bench/results/2026-11-29-h200-elect-producer). NVFP4's workspace
+     * kernels (cfg.pre) still issue from one thread; epilogues' TMA stores
+     * may still loop. */
+    if (!key->cfg.pre && !(key->cfg.soft & (JG_SOFT_A | JG_SOFT_B)))
         CHECK(sass && waterfall_loads(sass) == 0,
               "%s: %d TMA loads in loops over the active lanes (BRA.U.ANY): issued from a "
               "divergent thread?",
