@@ -275,6 +275,15 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
 #define SM90_MODEL_SURE 0.8
 #define SM90_MODEL_SURE_SPLIT_MAX_M 128
 #define SM90_MODEL_SURE_SPLIT_MIN_K 4096
+/* ... and for 16-bit operands wherever K >= SM90_MODEL_SURE_SPLIT_16BIT_K:
+ * the rows that lost above had K of 1408-5072, while 1079x1024x11008 ran
+ * 128x80 plain tiles (117 tiles, the cell's family) at 0.55 of torch.mm,
+ * the model rating swap-AB split over a cluster of 2 at 0.72x their time
+ * (H200: 64.4 -> 49.9 us). On fresh rows (seed 2238930045) whose plans
+ * this bound changes: 1.057x over 24 BF16 rows (0.83-1.31); over 24 FP8
+ * tensor-scale rows it would have changed 1.004x (0.85-1.27), hence
+ * 16-bit only (bench/results/2026-11-29-h200-planner-rules). */
+#define SM90_MODEL_SURE_SPLIT_16BIT_K 8192
 /* ... except a cell's swap-AB (without split-K) where M is past a decode
  * tile's 64 rows and the plain tiles would compute more than this fraction
  * of M again in padding rows: on H100 the overruled swap-AB of
@@ -1787,6 +1796,11 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         estimate plain_est[RANKED];
         const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, max_cluster, 0,
                                          plain, plain_est, RANKED);
+        /* a swap-AB plan is rated as the pair swap_pairs_share_weight makes
+         * of it, where it does (H200, the rows this changed against the
+         * unpaired rating: 1.017x over 32 BF16 rows, 1.024x over 24 FP8
+         * ones at 0.969x the energy; bench/results/2026-11-29-h200-planner-
+         * rules) */
         double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
         jg__gemm_config pair = all[0];
         estimate pair_est = all_est[0];
@@ -1812,6 +1826,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         estimate alt_est[RANKED];
         const bool long_k =
             p->k >= SM90_LONG_K_SPLIT_MIN_K ||
+            (ab_size == 2 && p->k >= SM90_MODEL_SURE_SPLIT_16BIT_K) ||
             (p->m <= SM90_MODEL_SURE_SPLIT_MAX_M && p->k >= SM90_MODEL_SURE_SPLIT_MIN_K);
         const uint32_t others = family_limits(
             p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |

@@ -1068,8 +1068,10 @@ static void test_long_k_swap(void)
 
 /* The model's sure family (SM90_MODEL_SURE) replaces a table cell's plan:
  * split-K only where K is long (on an H200 the unbounded rule put 128-row
- * split tiles on 191x2048x5056 and ran it at 0.68 of the cell's plan),
- * swap-AB at any M (260x8192x10944: 1.26x the cell's plain tiles). */
+ * split tiles on 191x2048x5056 and ran it at 0.68 of the cell's plan; for
+ * 16-bit operands from K = 8192: 1079x1024x11008 swap-AB split over 2 CTAs,
+ * 1.29x the cell's 128x80 plain tiles), swap-AB at any M (260x8192x10944:
+ * 1.26x the cell's plain tiles). */
 static void test_model_sure(void)
 {
     jg__target t;
@@ -1081,6 +1083,7 @@ static void test_model_sure(void)
         bool swap;      /* swap-AB expected */
     } rows[] = {{1, 1024, 8192, true, 4, true},
                 {260, 8192, 10944, true, 0, true},
+                {1079, 1024, 11008, true, 4, true},
                 {191, 2048, 5056, false, 0, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem p = dense_problem(JG_BF16, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
@@ -1792,7 +1795,7 @@ static void test_stream_k(void)
         uint32_t takes; /* row groups, 0: none */
     } rows[] = {
         {bf16(132, 20480, 7856), 1},
-        {bf16(150, 2112, 10944), 2},
+        {bf16(150, 2112, 7680), 2}, /* K >= 8192: the model's sure split-K */
         {bf16(175, 16992, 10944), 1},
         {bf16(149, 17408, 5760), 1},
         {fp16, 0},
