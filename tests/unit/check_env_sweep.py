@@ -73,6 +73,9 @@ for line in open(spec):
                  "cublas_uj": None if "--no-peer" in a else 2.0 * r["m"],
                  "kernel": "k" + str(fast)}})
 json.dump({{"rows": rows}}, open(out, "w"))
+os.makedirs(os.environ["JITGEMM_CACHE_DIR"], exist_ok=True)
+with open(os.path.join(os.environ["JITGEMM_CACHE_DIR"], "seen"), "a") as f:
+    f.write(os.environ.get("JITGEMM_TILE", "-") + "\\n")
 """)
     os.chmod(fake, 0o755)
     res = subprocess.run([sys.executable, script, "--spec", spec, "--bench", fake, "--rounds", "2",
@@ -87,5 +90,19 @@ json.dump({{"rows": rows}}, open(out, "w"))
     summary = json.load(open(os.path.join(tmp, "out", "summary.json")))
     check(len(summary["rows"]) == 12 and summary["rows"][0]["kernels"]["t"] == "k2.0",
           "summary.json's rows and kernels")
+
+    # --caches: each variant's cache directory under it (DIR/NAME), kept after the run
+    caches = os.path.join(tmp, "caches")
+    for v in ("base", "t"):
+        os.makedirs(os.path.join(caches, v))
+    res = subprocess.run([sys.executable, script, "--spec", spec, "--bench", fake, "--rounds", "2",
+                          "--caches", caches, "--out", os.path.join(tmp, "out2"),
+                          "--variant", "base=", "--variant", "t=JITGEMM_TILE=128x128"],
+                         capture_output=True, text=True)
+    check(res.returncode == 0, f"the run with --caches exits 0 ({res.stderr[-300:]})")
+    seen = {v: open(os.path.join(caches, v, "seen")).read().split() for v in ("base", "t")
+            if os.path.exists(os.path.join(caches, v, "seen"))}
+    check(seen == {"base": ["-", "-"], "t": ["128x128", "128x128"]},
+          f"each variant's runs used its own cache under --caches, kept after the run: {seen}")
 
 finish("env_sweep")
