@@ -408,6 +408,12 @@ static const struct {
     {64, 0.80},
     {128, 1.00},
 };
+/* BLOCK_K in elements of row j of sm90_block_k (its block_k counts 16-bit
+ * ones: the same bytes a row for every type) */
+static uint32_t sm90_block_k_of(size_t j, uint32_t ab_size)
+{
+    return sm90_block_k[j].block_k * 2 / ab_size;
+}
 
 /* Fewer stages than this cannot cover TMA latency at full wgmma rate. */
 #define SM90_STAGES_FOR_FULL_RATE 4.0
@@ -1339,7 +1345,7 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     const uint32_t split = dp->split > 1 ? dp->split : 1;
     jg__gemm_config c = {.block_m = sm90_block_m[i].block_m,
                          .block_n = bn,
-                         .block_k = sm90_block_k[j].block_k * 2 / ab_size,
+                         .block_k = sm90_block_k_of(j, ab_size),
                          .consumers = dp->pingpong ? 2 : sm90_block_m[i].consumers,
                          .cluster =
                              split > 1 ? split : dp->cluster * (dp->n_stack > 1 ? dp->n_stack : 1),
@@ -1801,12 +1807,12 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
          * unpaired rating: 1.017x over 32 BF16 rows, 1.024x over 24 FP8
          * ones at 0.969x the energy; bench/results/2026-11-29-h200-planner-
          * rules) */
-        double ratio = n ? all_est[0].total_s / plain_est[0].total_s : 1.0;
         jg__gemm_config pair = all[0];
-        estimate pair_est = all_est[0];
-        if (n && swap_pairs_share_weight(t, p, &pair, &pair_est) &&
-            pair_est.total_s / plain_est[0].total_s < ratio)
-            ratio = pair_est.total_s / plain_est[0].total_s;
+        estimate pair_est;
+        double cell_s = all_est[0].total_s;
+        if (swap_pairs_share_weight(t, p, &pair, &pair_est) && pair_est.total_s < cell_s)
+            cell_s = pair_est.total_s;
+        const double ratio = n ? cell_s / plain_est[0].total_s : 1.0;
         /* rows the plain tiles would pad past SM90_SWAP_KEEP_PAD of M:
          * the cell's swap-AB stays (the model underrates what it saves) */
         const double pad = n ? m_padding(p, plain[0].block_m) : 0;
@@ -2052,8 +2058,8 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     size_t i = 0, j = 0;
     while (i < JG_ARRAY_LEN(sm90_block_m) && sm90_block_m[i].block_m != plan->block_m)
         ++i;
-    while (j < JG_ARRAY_LEN(sm90_block_k) &&
-           sm90_block_k[j].block_k * 2 / (uint32_t)jg__dtype_size(p->a_type) != plan->block_k)
+    const uint32_t ab_size = (uint32_t)jg__dtype_size(p->a_type);
+    while (j < JG_ARRAY_LEN(sm90_block_k) && sm90_block_k_of(j, ab_size) != plan->block_k)
         ++j;
     if (i == JG_ARRAY_LEN(sm90_block_m) || j == JG_ARRAY_LEN(sm90_block_k))
         return false;
