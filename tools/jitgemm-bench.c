@@ -84,6 +84,10 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
         if (CUDA_FAILED(cudaEventCreate(&b->start[i])) ||
             CUDA_FAILED(cudaEventCreate(&b->stop[i])))
             return false;
+    const char *tune = getenv("JITGEMM_TUNE");
+    if (tune && !strcmp(tune, "1"))
+        b->opt.tune = true; /* as --tune: planned on one thread, so the tuner's timings
+                               do not share the GPU with each other */
     if (b->opt.tune)
         setenv("JITGEMM_TUNE", "1", 1); /* read when the context is made */
     const jg_options ws = {.flags = JG_CONTEXT_WORKSPACE}; /* rows pass one (--no-workspace: NULL) */

@@ -2099,6 +2099,41 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
         memmove(out + 1, out, (n - 1) * sizeof *out);
         out[0] = pair;
     }
+    /* Then the best plan of each family (plain tiles, swap-AB, split-K over
+     * a cluster; one CTA a cluster otherwise) the ranking's head is not of,
+     * ahead of the rest of the ranking: the model errs between families by
+     * more than it separates one family's tiles (over the worst random rows'
+     * forced variants, H200, measured over estimated time had a log sd of
+     * 0.22; bench/RESULTS.md, "Where the gaps are"). On those rows, H200,
+     * tuning ran 1.064x (BF16) and 1.012x (FP8) the untuned plans' speed
+     * with these candidates, 1.050x and 0.997x with the ranking's first. */
+    static const uint32_t families[] = {JG_FAMILY_PLAIN, JG_FAMILY_SWAP,
+                                        JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT};
+    const bool forced = t->force_swap || t->force_split || t->force_pingpong || t->force_m ||
+                        t->force_n || t->force_k || t->force_n_stack || t->force_cluster;
+    size_t at = 1;
+    for (size_t f = 0; f < JG_ARRAY_LEN(families) && n && at < max && !forced && !p->groups &&
+                       p->a_type != JG_NVFP4;
+         ++f) {
+        const uint32_t fam = family_limits(p, families[f]);
+        jg__gemm_config b[1];
+        estimate be[1];
+        memset(b, 0, sizeof b);
+        if (!fam || search_families(t, p, fam, SM90_LONG_K_SPLIT_MAX, 1, 0, b, be, 1) != 1)
+            continue;
+        force_split_ws(t, p, &b[0]);
+        size_t i = 0;
+        while (i < n && memcmp(&out[i], &b[0], sizeof b[0]))
+            ++i;
+        if (i < at)
+            continue; /* the head, or a family's best already */
+        if (i == n) { /* not ranked: in, the ranking's last out where full */
+            n = n < max ? n + 1 : max;
+            i = n - 1;
+        }
+        memmove(out + at + 1, out + at, (i - at) * sizeof *out); /* out[i] moves up */
+        out[at++] = b[0];
+    }
     return n;
 }
 

@@ -92,6 +92,24 @@ static void test_candidates(void)
     jg__grouped_key_make(&gp, &gk);
     check_candidates(&t, &gk, "grouped seed1");
 
+    /* The first four (what JITGEMM_TUNE times) hold a plan of each family:
+     * plain tiles, swap-AB, split-K over a cluster (209x4736x15968: the
+     * planner's plain tiles ran at 0.79x swap-AB's speed on an H200). */
+    {
+        const jg__problem_key mid = dense(209, 4736, 15968);
+        jg__gemm_config f[4];
+        const size_t nf = jg__plan_candidates_sm90(&t, &mid, f, 4);
+        bool plain = false, swap = false, split = false;
+        for (size_t i = 0; i < nf; ++i) {
+            plain |= !f[i].swap_ab && f[i].split_k <= 1;
+            swap |= f[i].swap_ab && f[i].split_k <= 1;
+            split |= f[i].split_k > 1;
+        }
+        CHECK(nf == 4 && plain && swap && split,
+              "209x4736x15968: %zu candidates, plain %d swap-AB %d split-K %d", nf, plain, swap,
+              split);
+    }
+
     /* Restrictions hold for every candidate. */
     jg__problem_key big = dense(4096, 4096, 4096);
     jg__gemm_config c[JG_PLAN_CANDIDATES_MAX];
