@@ -1721,7 +1721,13 @@ JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
  * in each lane: at 56, ptxas spilled a few values of its stage loop), so
  * that two consumers keep 216 each (tiles at most SM90_SOFT_MAX_BLOCK_N
  * wide). One consumer leaves room for both. */
-#if JG_SOFT_LOADS && JG_CONSUMERS == 2
+#if JG_CONSUMERS == 3 && JG_SOFT_LOADS /* 192-row tiles: 512 threads start at 128 each */
+#define JG_PRODUCER_REGS 72
+#define JG_CONSUMER_REGS 144
+#elif JG_CONSUMERS == 3
+#define JG_PRODUCER_REGS 40
+#define JG_CONSUMER_REGS 152
+#elif JG_SOFT_LOADS && JG_CONSUMERS == 2
 #define JG_PRODUCER_REGS 72
 #define JG_CONSUMER_REGS 216
 #elif JG_SOFT_LOADS /* one consumer leaves room for both */
@@ -1740,8 +1746,10 @@ JG_DEV void jg_ring_skip(uint32_t &stage, uint32_t &phase)
 #define JG_PRODUCER_REGS 40
 #define JG_CONSUMER_REGS 232
 #endif
+/* the registers a thread starts with: 168 for up to 384 threads, 128 for 512 */
+#define JG_START_REGS (JG_THREADS > 384 ? 65536 / JG_THREADS : 168)
 static_assert(128 * (JG_PRODUCER_REGS + JG_CONSUMERS * JG_CONSUMER_REGS) <=
-                  168 * 128 * (JG_CONSUMERS + 1),
+                  JG_START_REGS * 128 * (JG_CONSUMERS + 1),
               "setmaxnreg: the warpgroups' registers fit the CTA's");
 
 /* Arrivals that free a stage: each consumer warp of every CTA of the

@@ -429,6 +429,15 @@ static const struct {
      * 16-bit operands, at most SM90_TALL_MAX_BLOCK_N wide (the sums of two
      * slabs in the consumers' registers) */
     {256, 2, 1.00},
+    /* three consumers of one m64 slab each (512 threads), for dense 16-bit
+     * operands (dense_candidate), as cuBLAS runs on 305x12288x25968 and
+     * 172x18944x2112 (H200 profile). As the model's candidates they moved
+     * 6.8% of random BF16 rows' plans, which ran 1.034x and 1.032x the
+     * plans before over 40 and 55 such rows (H200; 0.84-1.38x: the worst
+     * where plain 192-row tiles displace swap-AB at M 146-184), and
+     * lifted cuBLASLt's random 200 from 0.982x to 0.985x, its minimum from
+     * 0.71x to 0.79x (bench/results/2026-11-29-h200-tile192-tune). */
+    {192, 3, 1.00},
 };
 #define SM90_TALL_MAX_BLOCK_N 160
 /* Soft loads (sm90_soft.cuh): every producer thread copies, shifts and
@@ -719,8 +728,8 @@ static uint32_t generic_a_box_rows(const jg__problem_key *p, uint32_t block_m)
     if (generic_box_at_hint(p, block_m))
         return SM90_GENERIC_HINT_BOX_ROWS;
     uint32_t rows = 8;
-    while (rows < block_m && (int64_t)rows < p->m)
-        rows *= 2;
+    while (rows < block_m && (int64_t)rows < p->m && block_m % (2 * rows) == 0)
+        rows *= 2; /* (192-row tiles: boxes of at most 64 rows) */
     return rows;
 }
 
@@ -1396,6 +1405,12 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
                          : !dp->swap_ab && split == 1 && !dp->pingpong &&
                                !(dp->families & JG_FAMILY_PLAIN))
         return false;
+    /* 192-row tiles: dense 16-bit problems; a slab's sums as wide as the
+     * 256-row tiles' two (152 registers a consumer); no cluster split, no
+     * ping-pong (both take two consumers) */
+    if (c.block_m == 192 && (ab_size != 2 || p->groups || bn > SM90_TALL_MAX_BLOCK_N ||
+                             split > 1 || dp->pingpong))
+        return false;
     if (p->scale == JG_SCALE_BLOCK && (128 % bn || dp->swap_ab))
         return false;
     if ((t->force_m && t->force_m != c.block_m) || (t->force_n && t->force_n != c.block_n) ||
@@ -1497,7 +1512,7 @@ static size_t tall_tiles_for_pairs(const jg__target *t, const jg__problem_key *p
         const dense_pass dp = {1, out[k].cluster, 1, 0, 1, 0, JG_FAMILY_PLAIN, 0};
         bool have = false;
         jg__gemm_config best;
-        estimate best_e;
+        estimate best_e = {0};
         for (size_t i = 0; i < JG_ARRAY_LEN(sm90_block_m); ++i)
             for (size_t j = 0; j < JG_ARRAY_LEN(sm90_block_k); ++j) {
                 jg__gemm_config tall;

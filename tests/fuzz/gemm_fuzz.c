@@ -110,6 +110,7 @@ static const jg_fuzz_env fuzz_envs[] = {
     {"swap-AB+split-K", "JITGEMM_SWAP", "1", "JITGEMM_SPLIT", "any"},
     {"ping-pong", "JITGEMM_PINGPONG", "1", NULL, NULL},
     {"256-row", "JITGEMM_TILE", "256", NULL, NULL},
+    {"192-row", "JITGEMM_TILE", "192", NULL, NULL},
     /* clusters stacked along N, sharing A: 1x2, 1x4, 2x2 */
     {"n-stack2", "JITGEMM_N_STACK", "2", NULL, NULL},
     {"n-stack4", "JITGEMM_N_STACK", "4", NULL, NULL},

@@ -1150,6 +1150,13 @@ static void test_fp8_swap_wide(void)
     }
 }
 
+/* A row of the planner's checks: operand type, shape and what it should do. */
+typedef struct typed_row {
+    jg_dtype ab;
+    int64_t m, n, k;
+    bool expect;
+} typed_row;
+
 /* Where the cell's plain tiles pad M past 15%, swap-AB (no split) takes
  * over if it pads less and the model rates it at most 1.05 of them, past
  * M = 128 only: BF16 295x5760x14336 (128x144 tiles pad 384 rows for 295),
@@ -1159,59 +1166,51 @@ static void test_swap_pad(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
-    const struct {
-        jg_dtype ab;
-        int64_t m, n, k;
-        bool swap;
-    } rows[] = {{JG_BF16, 295, 5760, 14336, true},
-                /* plain tiles padding M 27% (from 15%: bench/results/2026-11-28-h200-pad-swap2) */
-                {JG_BF16, 403, 7824, 10240, true},
-                {JG_E4M3, 292, 21184, 13824, true},
-                {JG_E4M3, 86, 5120, 7168, false}};
+    const typed_row rows[] = {
+        {JG_BF16, 295, 5760, 14336, true},
+        /* plain tiles padding M 27% (from 15%: bench/results/2026-11-28-h200-pad-swap2) */
+        {JG_BF16, 403, 7824, 10240, true},
+        {JG_E4M3, 292, 21184, 13824, true},
+        {JG_E4M3, 86, 5120, 7168, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem p =
             dense_problem(rows[i].ab, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
         char what[96], msg[768] = "";
         const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
         const bool padded = strstr(msg, "which padded M") != NULL;
-        CHECK((bool)c.swap_ab == rows[i].swap && padded == rows[i].swap && c.split_k <= 1,
+        CHECK((bool)c.swap_ab == rows[i].expect && padded == rows[i].expect && c.split_k <= 1,
               "%s: swap-AB %u (by the padding rule %d), split %u; expected swap-AB %d: \"%s\"",
-              what, (unsigned)c.swap_ab, padded, c.split_k, rows[i].swap, msg);
+              what, (unsigned)c.swap_ab, padded, c.split_k, rows[i].expect, msg);
     }
 }
 
 /* From 30% padding, plain 16-bit tiles give way to swap-AB tiles spanning M
  * in one column whatever the model says (SM90_SWAP_PAD_ALWAYS), stream-K
- * or not: BF16 141x18944x7168 (plain 128x144 tiles: 256 rows for 141,
- * twice cuBLASLt's time on an H200), 151x18432x7168 and FP16
- * 189x11008x5760; not FP8 (182x9216x15360's swap-AB tiles split M and
- * lost), nor a plan that pads less (BF16 240x18944x7168: 7%). */
+ * or not (found on BF16 141x18944x7168: plain 128x144 tiles, 256 rows for
+ * 141, twice cuBLASLt's time on an H200); not FP8 (182x9216x15360's
+ * swap-AB tiles split M and lost), nor a plan that pads less (BF16
+ * 240x18944x7168: 7%; 141x18944x7168 and 169x20480x5760 now, on 192-row
+ * tiles, which ran 1.01x and 1.09x the rule's plans on an H200,
+ * bench/results/2026-11-29-h200-tile192-tune). */
 static void test_swap_pad_always(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
-    const struct {
-        jg_dtype ab;
-        int64_t m, n, k;
-        bool rule;
-    } rows[] = {{JG_BF16, 141, 18944, 7168, true},
-                {JG_BF16, 151, 18432, 7168, true},
-                {JG_FP16, 189, 11008, 5760, true},
-                /* two columns of swap-AB tiles from the 15% tier before */
-                {JG_BF16, 149, 20480, 6624, true},
-                {JG_BF16, 169, 20480, 5760, true},
-                {JG_BF16, 170, 8192, 3072, true},
-                {JG_E4M3, 182, 9216, 15360, false},
-                {JG_BF16, 240, 18944, 7168, false}};
+    const typed_row rows[] = {
+        {JG_BF16, 131, 9216, 5760, true},   {JG_BF16, 142, 5120, 2880, true},
+        {JG_FP16, 146, 4608, 2048, true},   {JG_BF16, 193, 8192, 7168, true},
+        {JG_BF16, 194, 20480, 6144, true},  {JG_BF16, 141, 18944, 7168, false},
+        {JG_BF16, 169, 20480, 5760, false}, {JG_E4M3, 182, 9216, 15360, false},
+        {JG_BF16, 240, 18944, 7168, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_dtype d = rows[i].ab == JG_E4M3 ? JG_BF16 : rows[i].ab;
         const jg_gemm_problem p = dense_problem(rows[i].ab, d, rows[i].m, rows[i].n, rows[i].k);
         char what[96], msg[768] = "";
         const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
         const bool rule = strstr(msg, "against padding") != NULL;
-        CHECK(rule == rows[i].rule, "%s: the rule %s, expected %s: \"%s\"", what,
-              rule ? "took it" : "did not", rows[i].rule ? "it" : "not", msg);
-        if (rows[i].rule)
+        CHECK(rule == rows[i].expect, "%s: the rule %s, expected %s: \"%s\"", what,
+              rule ? "took it" : "did not", rows[i].expect ? "it" : "not", msg);
+        if (rows[i].expect)
             CHECK(c.swap_ab && c.split_k <= 1 && c.block_n >= p.m && c.block_n < p.m + 8,
                   "%s: tile %ux%u swap-AB %u split %u; expected swap-AB %lld-%lld wide", what,
                   c.block_m, c.block_n, (unsigned)c.swap_ab, c.split_k, (long long)p.m,
@@ -1812,12 +1811,13 @@ static void test_stream_k(void)
         jg_gemm_problem p;
         uint32_t takes; /* row groups, 0: none */
     } rows[] = {
-        {bf16(132, 20480, 7856), 1},
+        {bf16(145, 4608, 3072), 1},
         {bf16(150, 2112, 7680), 2}, /* K >= 8192: the model's sure split-K */
-        {bf16(175, 16992, 10944), 1},
-        {bf16(149, 17408, 5760), 1},
+        {bf16(147, 4608, 9216), 1},
+        {bf16(151, 5120, 10944), 1},
         {fp16, 0},
-        {bf16(292, 11008, 23088), 0}, /* M over 3 tiles */
+        {bf16(292, 11008, 23088), 2}, /* 192-row tiles: 1.38x the 128x104 swap-AB plan (H200) */
+        {bf16(400, 11008, 23088), 0}, /* M over 3 tiles */
         {bf16(157, 2560, 5504), 0},   /* over 2, units under 16 stages */
         {bf16(3326, 24576, 19152), 0},
         {bf16(4096, 4096, 4096), 0},
@@ -1902,7 +1902,7 @@ static void test_stream_k_context(void)
     const struct {
         jg_gemm_problem p;
         uint32_t groups;
-    } rows[] = {{bf16(149, 17408, 5760), 1}, {bf16(314, 5760, 16384), 2}};
+    } rows[] = {{bf16(145, 4608, 3072), 1}, {bf16(314, 5760, 16384), 2}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i)
         for (int flag = 0; flag < 2; ++flag) {
             jg_plan *plan;
@@ -1930,6 +1930,65 @@ static void test_stream_k_context(void)
         }
 }
 
+/* 192-row tiles (three consumer warpgroups of one m64 slab each, 512
+ * threads): the model's candidates for dense 16-bit problems, at most
+ * SM90_TALL_MAX_BLOCK_N wide, neither split over a cluster nor ping-pong.
+ * Rows where the planner takes them ran faster on an H200 than the plans
+ * before (bench/results/2026-11-29-h200-tile192-tune): 175x20480x3584
+ * 1.24x, 180x12288x6144 1.15x, 132x20480x7856 1.15x (swap-AB), FP16
+ * 85x17408x2112 1.18x (swap-AB). Never FP8 nor grouped; an M-generic
+ * plan's A box divides the tile. */
+static void test_tile_192(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    const typed_row rows[] = {{JG_BF16, 175, 20480, 3584, false},
+                              {JG_BF16, 180, 12288, 6144, false},
+                              {JG_BF16, 132, 20480, 7856, true},
+                              {JG_FP16, 85, 17408, 2112, true}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i)
+        for (int generic = 0; generic < 2; ++generic) {
+            jg_gemm_problem p =
+                dense_problem(rows[i].ab, rows[i].ab, rows[i].m, rows[i].n, rows[i].k);
+            p.flags = generic ? JG_GEMM_M_GENERIC : 0;
+            char what[96], msg[768] = "";
+            const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
+            if (generic) {
+                CHECK(c.block_m % c.a_box_m == 0, "%s M-generic: %ux%u tile, A box of %u rows",
+                      what, c.block_m, c.block_n, c.a_box_m);
+                continue;
+            }
+            CHECK(c.block_m == 192 && c.consumers == 3 && (bool)c.swap_ab == rows[i].expect &&
+                      c.block_n <= 160 && c.split_k <= 1 && !c.pingpong,
+                  "%s: tile %ux%u, %u consumers, swap-AB %u, split %u, ping-pong %u; expected "
+                  "192 rows, 3 consumers, swap-AB %d: \"%s\"",
+                  what, c.block_m, c.block_n, c.consumers, (unsigned)c.swap_ab, c.split_k,
+                  (unsigned)c.pingpong, rows[i].expect, msg);
+            /* the same shape in FP8, and as eight groups of it: never 192 rows */
+            const jg_gemm_problem f = fp8(rows[i].m, rows[i].n, rows[i].k, JG_SCALE_TENSOR);
+            const jg__gemm_config fc = plan_logged(&t, &f, msg, what);
+            CHECK(fc.block_m != 192, "%s FP8: a 192-row tile", what);
+            int64_t gm[8];
+            for (int g = 0; g < 8; ++g)
+                gm[g] = rows[i].m;
+            const jg_grouped_problem gp = {.layout = JG_GROUPED_LIST,
+                                           .a_type = rows[i].ab,
+                                           .b_type = rows[i].ab,
+                                           .d_type = rows[i].ab,
+                                           .groups = 8,
+                                           .m = gm,
+                                           .n = rows[i].n,
+                                           .k = rows[i].k};
+            jg__problem_key gk;
+            jg__grouped_key_make(&gp, &gk);
+            jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+            const size_t n = jg__plan_candidates_sm90(&t, &gk, cands, JG_PLAN_CANDIDATES_MAX);
+            for (size_t j = 0; j < n; ++j)
+                CHECK(cands[j].block_m != 192, "%s, 8 groups: candidate %zu has 192 rows", what,
+                      j);
+        }
+}
+
 int main(void)
 {
     test_stream_k_context();
@@ -1946,6 +2005,7 @@ int main(void)
     test_fp8_swap_wide();
     test_swap_pad();
     test_swap_pad_always();
+    test_tile_192();
     test_swap_pairs();
     test_candidates();
     test_fp8_defaults();
