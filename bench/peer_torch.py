@@ -41,7 +41,10 @@ against the same peer the same way.
 `--random N` draws N dense problems as `jitgemm-bench --random` does (the
 same generator, bench/random_draw.py: the same seed gives the same problems)
 and times ours against torch.mm or torch._scaled_mm (tensor, row or block
-scales), with an M-generic plan for some rows; then the summary of
+scales), with an M-generic plan for some rows; as the Python package runs
+them, the context is made with JG_CONTEXT_WORKSPACE and each launch passes a
+workspace of jg_plan_workspace_bytes (plans that split K through one,
+stream-K, run so; without one they would run their unsplit plan); then the summary of
 jitgemm-bench's random mode (bench/README.md, "Random problems").
 
 `--check-abi` needs neither a GPU nor torch: it compiles a small C program
@@ -86,7 +89,8 @@ NVFP4_TOLERANCE = 1e-2
 # load its own library at import.
 
 sys.path.insert(0, os.path.join(REPO, "python", "jitgemm"))
-from _abi import (CONSTANTS, JG_BF16, JG_DTYPE_NONE, JG_E4M3, JG_FP16,  # noqa: E402,F401
+from _abi import (CONSTANTS, JG_BF16, JG_CONTEXT_WORKSPACE, JG_DTYPE_NONE, JG_E4M3,  # noqa: E402,F401
+                  JG_FP16, Options,
                   JG_FP32, JG_GEMM_A_M_MAJOR, JG_GEMM_B_N_MAJOR, JG_GEMM_FP32_EXACT,
                   JG_GEMM_M_GENERIC, JG_GEMM_UNALIGNED, JG_GROUPED_CONTIGUOUS, JG_GROUPED_LIST,
                   JG_GROUPED_WORKSPACE, JG_NVFP4, JG_OK, JG_ORIGIN_COMPILED, JG_SCALE_BLOCK,
@@ -110,9 +114,13 @@ class JitGemm:
             raise RuntimeError(f"{what}: {text or self.lib.jg_status_name(status).decode()}")
 
     def create_context(self):
-        """Binds to the CUDA context current on this thread: torch's primary one."""
+        """Binds to the CUDA context current on this thread: torch's primary one;
+        with JG_CONTEXT_WORKSPACE, as the Python package makes its contexts (dense
+        launches without a workspace run the plans that take none)."""
         ctx = ctypes.c_void_p()
-        self.check(self.lib.jg_context_create(None, ctypes.byref(ctx)), "jg_context_create")
+        opts = Options(flags=JG_CONTEXT_WORKSPACE)
+        self.check(self.lib.jg_context_create(ctypes.byref(opts), ctypes.byref(ctx)),
+                   "jg_context_create")
         self.ctx = ctx
 
     def plan_grouped(self, what, rows, n, k, **fields):
@@ -839,12 +847,22 @@ def run_random_row(jg, i, p, plans, pools, args, timer, gen, notes):
     fields = {"a": a.data_ptr(), "b": b.data_ptr()}
     if fp8:
         fields.update(a_scale=sa.data_ptr(), b_scale=sb.data_ptr())
-    fns = [DenseLaunch(jg, plan, "jg_gemm_run", d=d.data_ptr(), **fields)]
+    workspaces = []  # held until the row's launches are done
+
+    def workspace(pl):
+        n = jg.workspace_bytes(pl)
+        if not n:
+            return {}
+        workspaces.append(torch.empty(n, dtype=torch.uint8, device="cuda"))
+        return {"workspace": workspaces[-1].data_ptr(), "workspace_bytes": n}
+
+    fns = [DenseLaunch(jg, plan, "jg_gemm_run", d=d.data_ptr(), **fields, **workspace(plan))]
     row["kernel"] = info.kernel_name.decode()
     dg = None
     if gplan is not None:
         dg = torch.full_like(d, float("nan"))
         fns.append(DenseLaunch(jg, gplan, "jg_gemm_run (M-generic)", d=dg.data_ptr(), m=m,
+                               **workspace(gplan),
                                **fields))
         row["generic_kernel"] = ginfo.kernel_name.decode()
     try:
