@@ -1405,9 +1405,9 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
                          : !dp->swap_ab && split == 1 && !dp->pingpong &&
                                !(dp->families & JG_FAMILY_PLAIN))
         return false;
-    /* 192-row tiles: dense 16-bit problems; a slab's sums as wide as the
-     * 256-row tiles' two (152 registers a consumer); no cluster split, no
-     * ping-pong (both take two consumers) */
+    /* 192-row tiles: dense 16-bit problems, at most SM90_TALL_MAX_BLOCK_N
+     * wide (a consumer's m64 slab of FP32 sums within its 152 registers);
+     * no cluster split, no ping-pong (both are of two consumers) */
     if (c.block_m == 192 && (ab_size != 2 || p->groups || bn > SM90_TALL_MAX_BLOCK_N ||
                              split > 1 || dp->pingpong))
         return false;
