@@ -579,7 +579,8 @@ def seed_arg(text):
 
 
 # --random's options, and the grouped cases' (None: not given)
-RANDOM_ONLY = ("seed", "random_generic", "dims", "emit_shapes", "dtype", "scale")
+RANDOM_ONLY = ("seed", "random_generic", "generic_buckets", "dims", "emit_shapes", "dtype",
+               "scale")
 GROUPED_ONLY = ("spec", "only", "fp8", "nvfp4")
 
 
@@ -618,6 +619,9 @@ def parse_args():
     ap.add_argument("--random-generic", type=bounded(float, 0, 1), metavar="F",
                     help="the fraction of rows also timed through an M-generic plan "
                          "(default 0.25)")
+    ap.add_argument("--generic-buckets", choices=["pow2", "half"],
+                    help="the M-generic plans' hints: M rounded up to a power of two "
+                         "(pow2, default) or to a power of two or 1.5 times one (half)")
     ap.add_argument("--dims", help="the model widths (default bench/model-dims.json)")
     ap.add_argument("--emit-shapes", metavar="FILE",
                     help="only write the drawn problems as spec lines (no torch, no GPU)")
@@ -635,7 +639,8 @@ def parse_args():
     if args.random and args.reps < 20:
         ap.error(f"--reps must be at least 20 with --random, not {args.reps}")
     defaults = {"spec": os.path.join(REPO, "bench", "shapes.jsonl"), "only": "",
-                "random_generic": 0.25, "dims": os.path.join(REPO, "bench", "model-dims.json"),
+                "random_generic": 0.25, "generic_buckets": "pow2",
+                "dims": os.path.join(REPO, "bench", "model-dims.json"),
                 "dtype": "bf16", "scale": "tensor"}
     for name, value in defaults.items():
         if getattr(args, name) is None:
@@ -664,7 +669,7 @@ WORST_ROWS = 10
 
 def dense_problem(p, dtype, scale, generic):
     """The jg_gemm_problem of a drawn problem; an M-generic plan is planned for
-    its hint (M rounded up to a power of two)."""
+    its hint (M rounded up to its bucket's top, --generic-buckets)."""
     ab, _, d = RANDOM_TYPES[dtype]
     return GemmProblem(flags=JG_GEMM_M_GENERIC if generic else 0, a_type=ab, b_type=ab,
                        c_type=JG_DTYPE_NONE, d_type=d,
@@ -918,7 +923,7 @@ def print_random_row(r):
     print(line, flush=True)
 
 
-def random_summary(rows):
+def random_summary(rows, half=False):
     """torch us / ours us over the rows that ran, matched and have a torch
     time: geomean, 10th percentile, minimum, by bands of M, the ten worst;
     and the M-generic plans against the baked ones. Printed and returned
@@ -951,7 +956,8 @@ def random_summary(rows):
     peer = random_draw.ratio_stats([r["torch_us"] / r["generic_us"] for r in timed
                                     if r["torch_us"]])
     if baked["count"]:
-        print(f"  M-generic    {baked['count']} rows, planned for M rounded up to a power of two: "
+        print(f"  M-generic    {baked['count']} rows, planned for M rounded up to "
+              f"{random_draw.buckets_text(half)}: "
               f"ours us / generic us geomean {baked['geomean']:.3f}, 10th percentile "
               f"{baked['p10']:.3f}, min {baked['min']:.3f} (below 1: slower than the plan for "
               f"the exact M); torch us / generic us geomean "
@@ -1003,11 +1009,12 @@ def run_random(args):
     except (OSError, ValueError) as e:
         sys.exit(f"peer_torch.py: {e}")
     seed = args.seed if args.seed is not None else random_draw.fresh_seed()
-    problems = random_draw.draw(seed, dims, args.random, args.random_generic)
+    half = args.generic_buckets == "half"
+    problems = random_draw.draw(seed, dims, args.random, args.random_generic, half)
     print_draw(args, seed, dims, problems)
     if args.emit_shapes:
         random_draw.emit_shapes(args.emit_shapes, args.random, seed, args.random_generic,
-                                problems)
+                                problems, half)
         print(f"wrote {args.random} problems to {args.emit_shapes}")
         return 0
     if torch is None:
@@ -1027,7 +1034,7 @@ def run_random(args):
         for i, p in enumerate(problems):
             rows.append(run_random_row(jg, i, p, plans, pools, args, timer, gen, notes))
             print_random_row(rows[-1])
-        summary = random_summary(rows)
+        summary = random_summary(rows, args.generic_buckets == "half")
     finally:
         torch.cuda.synchronize()
         jg.destroy()
@@ -1038,7 +1045,8 @@ def run_random(args):
                  "m_max": random_draw.M_MAX, "dim_min": random_draw.DIM_MIN,
                  "dim_max": random_draw.DIM_MAX, "dim_step": random_draw.DIM_STEP,
                  "from_list": random_draw.FROM_LIST, "max_elements": random_draw.MAX_ELEMENTS,
-                 "generic_fraction": args.random_generic}
+                 "generic_fraction": args.random_generic,
+                 "generic_buckets": args.generic_buckets}
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "random": drawn, "rows": rows, "summary": summary}, f,
                       indent=1)

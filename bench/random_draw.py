@@ -82,6 +82,18 @@ def bucket_hint(m):
     return 1 << (m - 1).bit_length()
 
 
+def bucket_hint_half(m):
+    """M rounded up to a power of two or 1.5 times one (128, 192, 256, 384, ...), as
+    jitgemm-bench --generic-buckets half: twice the buckets."""
+    h = bucket_hint(m)
+    return h // 4 * 3 if h >= 4 and h // 4 * 3 >= m else h
+
+
+def buckets_text(half):
+    """What the hints are, for reports (as jitgemm-bench prints it)."""
+    return "a power of two or 1.5 times one" if half else "a power of two"
+
+
 def _draw_dim(rng, dims):
     from_list = rng.uniform() < FROM_LIST
     x = rng.next()
@@ -89,9 +101,9 @@ def _draw_dim(rng, dims):
     return dims[x % len(dims)] if from_list else DIM_MIN + DIM_STEP * (x % steps)
 
 
-def draw(seed, dims, count, generic_fraction):
+def draw(seed, dims, count, generic_fraction, half=False):
     """count problems from seed: dicts with m, n, k and generic_hint (0: not
-    timed M-generic)."""
+    timed M-generic; half: bucket_hint_half's, on the same rows)."""
     rng = SplitMix64(seed)
     out = []
     for _ in range(count):
@@ -102,7 +114,7 @@ def draw(seed, dims, count, generic_fraction):
             k = _draw_dim(rng, dims)
             if m * k + n * k + m * n <= MAX_ELEMENTS:
                 break
-        hint = bucket_hint(m) if rng.uniform() < generic_fraction else 0
+        hint = (bucket_hint_half if half else bucket_hint)(m) if rng.uniform() < generic_fraction else 0
         out.append({"m": m, "n": n, "k": k, "generic_hint": hint})
     return out
 
@@ -119,10 +131,11 @@ def fresh_seed():
     return int.from_bytes(os.urandom(4), "little")
 
 
-def emit_shapes(path, count, seed, generic_fraction, problems):
+def emit_shapes(path, count, seed, generic_fraction, problems, half=False):
     """The problems as spec lines, byte for byte as jitgemm-bench --emit-shapes."""
     with open(path, "w") as f:
-        f.write(f"# --random {count} --seed {seed} --random-generic {generic_fraction:g}\n")
+        f.write(f"# --random {count} --seed {seed} --random-generic {generic_fraction:g}"
+                f"{' --generic-buckets half' if half else ''}\n")
         for i, p in enumerate(problems, 1):
             hint = p["generic_hint"] or "null"
             f.write(f'{{"name": "r{i}", "kind": "dense", "m": {p["m"]}, "n": {p["n"]}, '

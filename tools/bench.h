@@ -74,6 +74,7 @@ typedef struct options {
     int random;              /* --random N: problems drawn (bench_random.c); 0: the spec's */
     uint64_t seed;           /* --seed, else a fresh one */
     double generic_fraction; /* --random-generic F: rows also timed M-generic */
+    bool generic_half;       /* --generic-buckets half: hints of 1.5 times a power of two too */
     const char *dims;        /* --dims FILE: the model widths N and K are drawn from */
     const char *emit_shapes; /* --emit-shapes FILE: write the drawn problems and stop */
     bool family_ab;          /* --family-ab: rows of another family timed on plain tiles too */

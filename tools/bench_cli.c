@@ -42,7 +42,8 @@ static void usage(FILE *f)
             "                     [--pooled [--family-ab]]\n"
             "                     [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
-            "                     [--emit-shapes FILE] [--family-ab] [--dtype bf16|fp16|fp8]\n"
+            "                     [--generic-buckets pow2|half] [--emit-shapes FILE]\n"
+            "                     [--family-ab] [--dtype bf16|fp16|fp8]\n"
             "                     [...]\n"
             "\n"
             "Times libjitgemm and cuBLASLt on each dense, decode and grouped (list,\n"
@@ -144,6 +145,9 @@ static void usage(FILE *f)
             "                    through an M-generic plan (JG_GEMM_M_GENERIC) planned for\n"
             "                    M rounded up to a power of two, as a serving loop plans\n"
             "                    once per bucket of M\n"
+            "  --generic-buckets B  those plans' buckets: pow2 (default) or half (M rounded\n"
+            "                    up to a power of two or 1.5 times one: 128, 192, 256, 384,\n"
+            "                    ...); the same seed draws the same rows either way\n"
             "  --dims FILE       the model widths (default bench/model-dims.json)\n"
             "  --emit-shapes FILE  only write the drawn problems, as spec lines, and stop\n"
             "                    (no GPU needed; bench/peer_torch.py --random draws the same)\n"
@@ -181,7 +185,7 @@ static bool parse_int(const char *name, const char *v, long lo, long hi, int *ou
  * depends on other options, and which options were given. */
 typedef struct given {
     const char *out, *reps; /* --out-dtype, --reps */
-    bool spec, only, seed, generic, dims, emit;
+    bool spec, only, seed, generic, dims, emit, buckets;
 } given;
 
 /* --random-generic's F into *out; false (reported) unless a number in [0, 1]. */
@@ -214,6 +218,14 @@ static bool set_random_option(options *o, const char *name, const char *v, given
     if (!strcmp(name, "--random-generic")) {
         g->generic = true;
         return parse_fraction(name, v, &o->generic_fraction);
+    }
+    if (!strcmp(name, "--generic-buckets")) {
+        g->buckets = true;
+        o->generic_half = !strcmp(v, "half");
+        if (o->generic_half || !strcmp(v, "pow2"))
+            return true;
+        fprintf(stderr, "jitgemm-bench: --generic-buckets must be pow2 or half, not '%s'\n", v);
+        return false;
     }
     if (!strcmp(name, "--dims")) {
         g->dims = true;
@@ -290,9 +302,9 @@ static int check_options(options *o, const given *g)
     if (g->reps &&
         !parse_int("--reps", g->reps, o->random ? RANDOM_MIN_REPS : MIN_REPS, 100000, &o->reps))
         return EXIT_SETUP;
-    if (!o->random && (g->seed || g->generic || g->dims || g->emit)) {
-        fprintf(stderr, "jitgemm-bench: --seed, --random-generic, --dims and --emit-shapes "
-                        "go with --random N\n");
+    if (!o->random && (g->seed || g->generic || g->buckets || g->dims || g->emit)) {
+        fprintf(stderr, "jitgemm-bench: --seed, --random-generic, --generic-buckets, --dims "
+                        "and --emit-shapes go with --random N\n");
         return EXIT_SETUP;
     }
     if (o->pooled && (o->random || o->chain)) {
@@ -331,7 +343,7 @@ int parse_args(int argc, char **argv, options *o, bool *done)
     static const char *with_value[] = {
         "--spec",  "--only",   "--dtype", "--out-dtype",      "--reps", "--json",
         "--flush", "--scale",  "--sf-layout", "--chain",      "--random", "--seed",
-        "--random-generic", "--dims", "--emit-shapes"};
+        "--random-generic", "--generic-buckets", "--dims", "--emit-shapes"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
                    .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4, .generic_fraction = 0.25,
                    .dims = "bench/model-dims.json",

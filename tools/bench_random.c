@@ -27,8 +27,9 @@ static bool emit_shapes(const options *o, const random_problem *p)
         perror(o->emit_shapes);
         return false;
     }
-    fprintf(f, "# --random %d --seed %llu --random-generic %g\n", o->random,
-            (unsigned long long)o->seed, o->generic_fraction);
+    fprintf(f, "# --random %d --seed %llu --random-generic %g%s\n", o->random,
+            (unsigned long long)o->seed, o->generic_fraction,
+            o->generic_half ? " --generic-buckets half" : "");
     for (int i = 0; i < o->random; ++i) {
         fprintf(f, "{\"name\": \"r%d\", \"kind\": \"dense\", \"m\": %lld, \"n\": %lld, "
                    "\"k\": %lld, \"generic_hint_m\": ", i + 1, (long long)p[i].m,
@@ -57,11 +58,10 @@ static void print_draw(const options *o, const random_dims *dims, const random_p
     printf("random         %d problems, seed %llu (--seed %llu draws them again)\n"
            "               M log-uniform in 1..%d; N, K from %s (%d widths) %.0f%% of the time,\n"
            "               else multiples of %d in %d..%d; M*K + N*K + M*N <= 2^30 elements;\n"
-           "               %d also through an M-generic plan (hint: M rounded up to a power "
-           "of two)\n",
+           "               %d also through an M-generic plan (hint: M rounded up to %s)\n",
            o->random, (unsigned long long)o->seed, (unsigned long long)o->seed, RANDOM_M_MAX,
            o->dims, dims->n, 100 * RANDOM_FROM_LIST, RANDOM_DIM_STEP, RANDOM_DIM_MIN,
-           RANDOM_DIM_MAX, generic);
+           RANDOM_DIM_MAX, generic, random_buckets_text(o->generic_half));
     fflush(stdout);
 }
 
@@ -82,6 +82,9 @@ int random_shapes(const options *o, shape_list *out, bool *done)
         return EXIT_SETUP;
     }
     random_draw(o->seed, &dims, o->random, o->generic_fraction, p);
+    for (int i = 0; i < o->random && o->generic_half; ++i) /* the same rows, finer buckets */
+        if (p[i].generic_hint)
+            p[i].generic_hint = random_bucket_hint_half(p[i].m);
     print_draw(o, &dims, p);
     random_dims_free(&dims);
     out->n = out->cap = (size_t)o->random;

@@ -36,6 +36,7 @@ static json_t *draw_json(const bench *b)
     json_object_set_new(o, "from_list", json_real(RANDOM_FROM_LIST));
     json_object_set_new(o, "max_elements", json_integer(RANDOM_MAX_ELEMENTS));
     json_object_set_new(o, "generic_fraction", json_real(b->opt.generic_fraction));
+    json_object_set_new(o, "generic_buckets", json_string(b->opt.generic_half ? "half" : "pow2"));
     json_object_set_new(o, "warm_ms", json_real(b->warm_ms));
     return o;
 }
@@ -128,12 +129,14 @@ json_t *generic_summary(const bench *b, const row *rows, size_t n)
     json_t *o = json_object();
     json_object_set_new(o, "baked_over_generic", stats_json(&sb));
     json_object_set_new(o, "peer_over_generic", stats_json(&sp));
+    char hints[64] = "their generic_hint_m";
+    if (b->opt.random)
+        snprintf(hints, sizeof hints, "M rounded up to %s", random_buckets_text(b->opt.generic_half));
     if (nb)
         printf("  M-generic    %d rows, planned for %s: ours us / generic us geomean %.3f, "
                "10th percentile %.3f, min %.3f (below 1: slower than the plan for the exact "
                "M); cuBLAS us / generic us geomean %.3f over %d\n",
-               nb, b->opt.random ? "M rounded up to a power of two" : "their generic_hint_m",
-               sb.geomean, sb.p10, sb.min, sp.geomean, np);
+               nb, hints, sb.geomean, sb.p10, sb.min, sp.geomean, np);
     else
         printf("  M-generic    no row timed through an M-generic plan\n");
     free(baked);

@@ -145,6 +145,17 @@ int64_t random_bucket_hint(int64_t m)
     return h;
 }
 
+const char *random_buckets_text(bool half)
+{
+    return half ? "a power of two or 1.5 times one" : "a power of two";
+}
+
+int64_t random_bucket_hint_half(int64_t m)
+{
+    const int64_t h = random_bucket_hint(m);
+    return h >= 4 && h / 4 * 3 >= m ? h / 4 * 3 : h;
+}
+
 uint64_t random_fresh_seed(void)
 {
     uint32_t s = 0;

@@ -53,8 +53,14 @@ void random_draw(uint64_t seed, const random_dims *dims, int count, double gener
                  random_problem *out);
 
 /* The hint a serving loop plans a bucket of M with: m rounded up to a power
- * of two. */
+ * of two; with half, to a power of two or 1.5 times one (1, 2, 3, 4, 6, 8,
+ * 12, ..., 128, 192, 256, 384, ...: twice the buckets, at most a third of
+ * the hint's rows idle where the plan's tiles follow the hint). */
 int64_t random_bucket_hint(int64_t m);
+int64_t random_bucket_hint_half(int64_t m);
+/* What the buckets' hints are, for reports: "a power of two" or "a power of
+ * two or 1.5 times one". */
+const char *random_buckets_text(bool half);
 
 /* A seed for a run without --seed: 32 bits from /dev/urandom, else from the
  * clock, so it is short enough to type again. */

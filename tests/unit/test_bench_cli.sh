@@ -133,6 +133,13 @@ for bad in 1.5 -0.1 x nan ""; do
     expect_rc 2 "--random-generic '$bad'"
     expect "--random-generic must be a number in \[0, 1\], not '$bad'" "--random-generic '$bad'"
 done
+for bad in third "" POW2; do
+    run --random 3 --generic-buckets "$bad"
+    expect_rc 2 "--generic-buckets '$bad'"
+    expect "--generic-buckets must be pow2 or half, not '$bad'" "--generic-buckets '$bad'"
+done
+run --generic-buckets half --spec "$tmp/spec.jsonl"
+expect_rc 2 "--generic-buckets without --random"
 run --seed 3 --spec "$tmp/spec.jsonl"
 expect_rc 2 "--seed without --random"
 expect "go with --random N" "--seed without --random"
@@ -209,7 +216,8 @@ expect_not "line" "--spec of drawn problems"
 peer=$(dirname "$0")/../../bench/peer_torch.py
 if command -v python3 >/dev/null; then
     for args in "--seed 12345" "--seed 0 --random-generic 1" \
-        "--seed 9223372036854775807 --random-generic 0.1"; do
+        "--seed 9223372036854775807 --random-generic 0.1" \
+        "--seed 12345 --random-generic 0.5 --generic-buckets half"; do
         # shellcheck disable=SC2086
         python3 "$peer" --random 300 $args --dims "$dims" --emit-shapes "$tmp/py.jsonl" \
             >/dev/null 2>&1 ||

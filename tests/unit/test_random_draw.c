@@ -156,6 +156,13 @@ static void hints_and_seeds(void)
                                    {16384, 16384}};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; ++i)
         CHECK(random_bucket_hint(m[i][0]) == m[i][1], "hint of %lld", (long long)m[i][0]);
+    /* --generic-buckets half: 1.5 times a power of two between the powers */
+    static const int64_t h[][2] = {{1, 1},     {2, 2},     {3, 3},       {4, 4},
+                                   {5, 6},     {7, 8},     {129, 192},   {192, 192},
+                                   {193, 256}, {257, 384}, {12288, 12288}, {12289, 16384}};
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; ++i)
+        CHECK(random_bucket_hint_half(h[i][0]) == h[i][1], "half-bucket hint of %lld",
+              (long long)h[i][0]);
     uint64_t s = 1;
     CHECK(random_parse_seed("0", &s) && s == 0, "seed 0");
     CHECK(random_parse_seed("9223372036854775807", &s) && s == 9223372036854775807ull,
