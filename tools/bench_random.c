@@ -82,9 +82,10 @@ int random_shapes(const options *o, shape_list *out, bool *done)
         return EXIT_SETUP;
     }
     random_draw(o->seed, &dims, o->random, o->generic_fraction, p);
-    for (int i = 0; i < o->random && o->generic_half; ++i) /* the same rows, finer buckets */
-        if (p[i].generic_hint)
-            p[i].generic_hint = random_bucket_hint_half(p[i].m);
+    if (o->generic_half) /* the same rows, finer buckets */
+        for (int i = 0; i < o->random; ++i)
+            if (p[i].generic_hint)
+                p[i].generic_hint = random_bucket_hint_half(p[i].m);
     print_draw(o, &dims, p);
     random_dims_free(&dims);
     out->n = out->cap = (size_t)o->random;
