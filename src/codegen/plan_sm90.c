@@ -1695,6 +1695,16 @@ static size_t swap_across_m(const jg__target *t, const jg__problem_key *p, uint3
                            est, max);
 }
 
+/* Whether a switch forces the plan's family, tile rows or columns, or its
+ * cluster (JITGEMM_SWAP, _SPLIT, _PINGPONG, _TILE's M or N, _N_STACK of 2 or
+ * 4, _CLUSTER): the rules that would replace the planner's choice stand
+ * aside. */
+static bool family_forced(const jg__target *t)
+{
+    return t->force_swap || t->force_split || t->force_pingpong || t->force_m || t->force_n ||
+           t->force_n_stack > 1 || t->force_cluster;
+}
+
 /* The ranked plans `all` (found of them) replaced by swap-AB's without a
  * split where their first, plain 16-bit tiles, pads M by
  * SM90_SWAP_PAD_ALWAYS or more, or where the 15% tier took swap-AB tiles
@@ -1710,9 +1720,7 @@ static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p
     const bool columns = why->pad && all[0].swap_ab && all[0].block_n < p->m;
     if (!found || (all[0].swap_ab && !columns) || all[0].split_k > 1 || all[0].pingpong ||
         p->groups ||
-        jg__dtype_size(p->a_type) != 2 || p->m <= SM90_SWAP_PAD_MIN_M || t->force_swap ||
-        t->force_split || t->force_pingpong || t->force_m || t->force_n || t->force_n_stack > 1 ||
-        t->force_cluster)
+        jg__dtype_size(p->a_type) != 2 || p->m <= SM90_SWAP_PAD_MIN_M || family_forced(t))
         return found;
     const double pad = columns ? why->pad_before : m_padding(p, all[0].block_m);
     if (pad < SM90_SWAP_PAD_ALWAYS)
@@ -2064,8 +2072,8 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
         plan->pingpong || p->groups ||
         (p->a_type != JG_BF16 && p->a_type != JG_FP16 && p->a_type != JG_E4M3) ||
         (p->flags & JG_GEMM_M_GENERIC) || p->m > SM90_SWAP_PAIRS_MAX_M ||
-        p->k < SM90_SWAP_PAIRS_MIN_K || t->force_swap || t->force_split || t->force_pingpong ||
-        t->force_m || t->force_n || t->force_n_stack || t->force_cluster)
+        p->k < SM90_SWAP_PAIRS_MIN_K || family_forced(t) ||
+        t->force_n_stack /* 1: no stacks, so no pairs */)
         return false;
     const uint64_t columns = jg__ceil_div((uint64_t)p->m, plan->block_n);
     if (columns < 2 || columns % 2)
@@ -2124,8 +2132,7 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
      * with these candidates, 1.050x and 0.997x with the ranking's first. */
     static const uint32_t families[] = {JG_FAMILY_PLAIN, JG_FAMILY_SWAP,
                                         JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT};
-    const bool forced = t->force_swap || t->force_split || t->force_pingpong || t->force_m ||
-                        t->force_n || t->force_k || t->force_n_stack || t->force_cluster;
+    const bool forced = family_forced(t) || t->force_k || t->force_n_stack;
     size_t at = 1;
     for (size_t f = 0; f < JG_ARRAY_LEN(families) && n && at < max && !forced && !p->groups &&
                        p->a_type != JG_NVFP4;
