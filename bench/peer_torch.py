@@ -165,6 +165,15 @@ class JitGemm:
                    "jg_plan_workspace_bytes")
         return n.value
 
+    def workspace(self, plan):
+        """A workspace of jg_plan_workspace_bytes for plan's launches from torch (its
+        allocations start 16-byte aligned, as the library requires) and the launch
+        fields that pass it: (tensor or None, fields). The caller keeps the tensor
+        alive until the launches are over."""
+        n = self.workspace_bytes(plan)
+        ws = torch.empty(n, dtype=torch.uint8, device="cuda") if n else None
+        return ws, {"workspace": ws.data_ptr() if n else None, "workspace_bytes": n}
+
     def quantize_nvfp4(self, src, rows, cols, layout, codes, sf, global_scale, stream):
         """Launches jg_quantize_nvfp4 on stream: BF16 src [rows, cols] (packed) to
         codes [rows, cols / 2], block scales sf in layout, one FP32 global scale
@@ -344,13 +353,11 @@ def run_nvfp4_list(jg, case, qa, qb, ref, theirs, timer, reps, flags):
     rows, n, k = case["m"], case["n"], case["k"]
     d_jg = torch.full((sum(rows), n), float("nan"), dtype=torch.bfloat16, device="cuda")
     plan, info = jg.plan_nvfp4_list(rows, n, k, flags)
-    ws_bytes, suffix, ws_args = 0, "_nvfp4", {}
+    workspace, suffix, ws_args = None, "_nvfp4", {}
     if flags & JG_GROUPED_WORKSPACE:
-        ws_bytes, suffix = jg.workspace_bytes(plan), "_nvfp4_ws"
-        # kept alive by this frame until the timing below is over
-        workspace = torch.empty(ws_bytes, dtype=torch.uint8, device="cuda")
-        ws_args = {"workspace": workspace.data_ptr() if ws_bytes else None,
-                   "workspace_bytes": ws_bytes}
+        # the tensor kept alive by this frame until the timing below is over
+        (workspace, ws_args), suffix = jg.workspace(plan), "_nvfp4_ws"
+    ws_bytes = ws_args.get("workspace_bytes", 0)
 
     def ptrs(ops, i):  # field i of each group's operand; NULL for empty groups
         return [op[i].data_ptr() if op else None for op in ops]
@@ -852,23 +859,15 @@ def run_random_row(jg, i, p, plans, pools, args, timer, gen, notes):
     fields = {"a": a.data_ptr(), "b": b.data_ptr()}
     if fp8:
         fields.update(a_scale=sa.data_ptr(), b_scale=sb.data_ptr())
-    workspaces = []  # held until the row's launches are done
-
-    def workspace(pl):
-        n = jg.workspace_bytes(pl)
-        if not n:
-            return {}
-        workspaces.append(torch.empty(n, dtype=torch.uint8, device="cuda"))
-        return {"workspace": workspaces[-1].data_ptr(), "workspace_bytes": n}
-
-    fns = [DenseLaunch(jg, plan, "jg_gemm_run", d=d.data_ptr(), **fields, **workspace(plan))]
+    workspace, ws_args = jg.workspace(plan)  # the tensors held until the row's launches are done
+    fns = [DenseLaunch(jg, plan, "jg_gemm_run", d=d.data_ptr(), **fields, **ws_args)]
     row["kernel"] = info.kernel_name.decode()
     dg = None
     if gplan is not None:
         dg = torch.full_like(d, float("nan"))
+        gworkspace, gws_args = jg.workspace(gplan)
         fns.append(DenseLaunch(jg, gplan, "jg_gemm_run (M-generic)", d=dg.data_ptr(), m=m,
-                               **workspace(gplan),
-                               **fields))
+                               **gws_args, **fields))
         row["generic_kernel"] = ginfo.kernel_name.decode()
     try:
         for fn in fns:

@@ -114,7 +114,8 @@ def draw(seed, dims, count, generic_fraction, half=False):
             k = _draw_dim(rng, dims)
             if m * k + n * k + m * n <= MAX_ELEMENTS:
                 break
-        hint = (bucket_hint_half if half else bucket_hint)(m) if rng.uniform() < generic_fraction else 0
+        generic = rng.uniform() < generic_fraction
+        hint = 0 if not generic else bucket_hint_half(m) if half else bucket_hint(m)
         out.append({"m": m, "n": n, "k": k, "generic_hint": hint})
     return out
 

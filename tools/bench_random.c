@@ -81,11 +81,7 @@ int random_shapes(const options *o, shape_list *out, bool *done)
         random_dims_free(&dims);
         return EXIT_SETUP;
     }
-    random_draw(o->seed, &dims, o->random, o->generic_fraction, p);
-    if (o->generic_half) /* the same rows, finer buckets */
-        for (int i = 0; i < o->random; ++i)
-            if (p[i].generic_hint)
-                p[i].generic_hint = random_bucket_hint_half(p[i].m);
+    random_draw(o->seed, &dims, o->random, o->generic_fraction, o->generic_half, p);
     print_draw(o, &dims, p);
     random_dims_free(&dims);
     out->n = out->cap = (size_t)o->random;

@@ -84,12 +84,13 @@ static bool bench_init(bench *b, const device_info *d, bool grouped)
         if (CUDA_FAILED(cudaEventCreate(&b->start[i])) ||
             CUDA_FAILED(cudaEventCreate(&b->stop[i])))
             return false;
+    /* --tune, or JITGEMM_TUNE=1 given: planned on one thread (the tuner's
+     * timings must not share the GPU); the context reads the variable */
     const char *tune = getenv("JITGEMM_TUNE");
-    if (tune && !strcmp(tune, "1"))
-        b->opt.tune = true; /* as --tune: planned on one thread, so the tuner's timings
-                               do not share the GPU with each other */
     if (b->opt.tune)
-        setenv("JITGEMM_TUNE", "1", 1); /* read when the context is made */
+        setenv("JITGEMM_TUNE", "1", 1);
+    else
+        b->opt.tune = tune && !strcmp(tune, "1");
     const jg_options ws = {.flags = JG_CONTEXT_WORKSPACE}; /* rows pass one (--no-workspace: NULL) */
     if (jg_context_create(&ws, &b->jg) != JG_OK) {
         fprintf(stderr, "jitgemm-bench: jg_context_create: %s\n", jg_context_last_error(NULL));

@@ -120,7 +120,7 @@ static int64_t draw_dim(uint64_t *state, const random_dims *dims)
 }
 
 void random_draw(uint64_t seed, const random_dims *dims, int count, double generic_fraction,
-                 random_problem *out)
+                 bool half, random_problem *out)
 {
     uint64_t state = seed;
     for (int i = 0; i < count; ++i) {
@@ -133,7 +133,10 @@ void random_draw(uint64_t seed, const random_dims *dims, int count, double gener
             p->n = draw_dim(&state, dims);
             p->k = draw_dim(&state, dims);
         } while (p->m * p->k + p->n * p->k + p->m * p->n > RANDOM_MAX_ELEMENTS);
-        p->generic_hint = uniform(&state) < generic_fraction ? random_bucket_hint(p->m) : 0;
+        const bool generic = uniform(&state) < generic_fraction;
+        p->generic_hint = !generic ? 0
+                          : half   ? random_bucket_hint_half(p->m)
+                                   : random_bucket_hint(p->m);
     }
 }
 

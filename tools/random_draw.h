@@ -48,9 +48,10 @@ typedef struct random_problem {
     int64_t generic_hint; /* the M-generic plan's hint (random_bucket_hint); 0: not timed */
 } random_problem;
 
-/* Draws `count` problems from `seed` into out[0..count), as above. */
+/* Draws `count` problems from `seed` into out[0..count), as above; with
+ * half, the M-generic hints are random_bucket_hint_half's (the same rows). */
 void random_draw(uint64_t seed, const random_dims *dims, int count, double generic_fraction,
-                 random_problem *out);
+                 bool half, random_problem *out);
 
 /* The hint a serving loop plans a bucket of M with: m rounded up to a power
  * of two; with half, to a power of two or 1.5 times one (1, 2, 3, 4, 6, 8,

@@ -94,25 +94,32 @@ static bool same_shapes(const random_problem *a, const random_problem *b, int n)
 static void determinism(const random_dims *d)
 {
     random_problem *a = calloc(500, sizeof *a), *b = calloc(500, sizeof *b);
-    random_draw(42, d, 500, 0.25, a);
-    random_draw(42, d, 500, 0.25, b);
+    random_draw(42, d, 500, 0.25, false, a);
+    random_draw(42, d, 500, 0.25, false, b);
     CHECK(same_shapes(a, b, 500) && !memcmp(a, b, 500 * sizeof *a), "seed 42 drew twice differs");
-    random_draw(42, d, 100, 0.25, b);
+    random_draw(42, d, 100, 0.25, false, b);
     CHECK(!memcmp(a, b, 100 * sizeof *a), "the first 100 of 500 differ from a draw of 100");
-    random_draw(43, d, 500, 0.25, b);
+    random_draw(43, d, 500, 0.25, false, b);
     CHECK(!same_shapes(a, b, 500), "seeds 42 and 43 drew the same problems");
     /* the generic fraction picks rows, never changes the shapes */
-    random_draw(42, d, 500, 0.0, b);
+    random_draw(42, d, 500, 0.0, false, b);
     CHECK(same_shapes(a, b, 500), "generic fraction 0 changed the shapes");
     for (int i = 0; i < 500; ++i)
         CHECK(b[i].generic_hint == 0, "fraction 0: row %d is M-generic", i);
-    random_draw(42, d, 500, 1.0, b);
+    random_draw(42, d, 500, 1.0, false, b);
     CHECK(same_shapes(a, b, 500), "generic fraction 1 changed the shapes");
     for (int i = 0; i < 500; ++i) {
         CHECK(b[i].generic_hint == random_bucket_hint(b[i].m), "fraction 1: row %d's hint", i);
         CHECK(!a[i].generic_hint || a[i].generic_hint == b[i].generic_hint,
               "fraction 0.25: row %d's hint", i);
     }
+    /* half buckets: the same rows M-generic, their hints the half buckets' */
+    random_draw(42, d, 500, 0.25, true, b);
+    CHECK(same_shapes(a, b, 500), "half buckets changed the shapes");
+    for (int i = 0; i < 500; ++i)
+        CHECK(!a[i].generic_hint == !b[i].generic_hint &&
+                  (!b[i].generic_hint || b[i].generic_hint == random_bucket_hint_half(b[i].m)),
+              "half buckets: row %d's hint", i);
     free(a);
     free(b);
 }
@@ -121,7 +128,7 @@ static void proportions(const random_dims *d)
 {
     random_problem *p = calloc(MANY, sizeof *p);
     int listed = 0, small_m = 0, m_one = 0, generic = 0, max_m = 0;
-    random_draw(7, d, MANY, 0.25, p);
+    random_draw(7, d, MANY, 0.25, false, p);
     for (int i = 0; i < MANY; ++i) {
         CHECK(p[i].m >= 1 && p[i].m <= RANDOM_M_MAX, "row %d: M = %lld", i, (long long)p[i].m);
         CHECK(p[i].n >= RANDOM_DIM_MIN && p[i].n <= RANDOM_DIM_MAX && p[i].n % 16 == 0 &&
