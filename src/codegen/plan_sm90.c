@@ -54,18 +54,19 @@
  * decode rows and M below 1024 were not measured with them) */
 #define SM90_FP8_CLUSTER_MIN_K 16384
 #define SM90_CLUSTER_MIN_M 1024
-/* FP8 rows off 32-byte sectors (tma_row_cost above this): clusters of 4,
- * whose CTAs each request a quarter of B (128 + 32 box rows a 128x128
- * stage against 128 + 64 with clusters of 2), on tiles at least
- * SM90_CLUSTER4_MIN_BLOCK_N wide. On H100 (2026-11-27, against clusters
- * of 2) 4096x8192xK took 0.90-0.95x the time at K = 4752, 4784, 4816 and
- * 4848 (rows 16 bytes off a sector) but 1.02-1.05x at K = 4768, 4800 and
- * 4832 (32-byte steps: they keep clusters of 2); on random FP8 rows of
- * the first kind 0.82-0.94x. The GPU holds fewer clusters of 4 than
- * SMs / 4 (GPCs split unevenly), and without the width rule the model
- * took 128x32 tiles for 1346x5760x18512 (3x slower). */
-#define SM90_OFF_LINES_FP8_CLUSTER 4
-#define SM90_CLUSTER4_MIN_ROW_COST 1.8
+/* FP8 rows off 32-byte sectors: tma_row_cost above this. With 256-byte L2
+ * promotion they took clusters of 4, whose CTAs each request a quarter of
+ * B (on H100, 2026-11-27, 4096x8192xK: 0.90-0.95x the time of clusters of
+ * 2 at K = 16 mod 32). Their maps now promote 128 bytes (tma_promotion,
+ * tensormap.c), and on an H200 clusters of 2 ran 1.034x as fast as the
+ * clusters of 4 over 29 such rows (1.03-1.12 on the 11 that had clusters
+ * of 4, 128x144 tiles in place of 128x128; bench/results/
+ * 2026-11-29-h200-tma-promotion), so they take clusters of 2 like rows at
+ * 32-byte steps. Clusters of 4 (JITGEMM_CLUSTER=4) need tiles at least
+ * SM90_CLUSTER4_MIN_BLOCK_N wide: the GPU holds fewer clusters of 4 than
+ * SMs / 4 (GPCs split unevenly), and without the width rule the model took
+ * 128x32 tiles for 1346x5760x18512 (3x slower). */
+#define SM90_OFF_SECTORS_ROW_COST 1.8
 #define SM90_CLUSTER4_MIN_BLOCK_N 128
 /* Below SM90_CLUSTER_MIN_M, FP8 rows off 32-byte sectors (16-byte steps)
  * take clusters of 2 from this M: on H100 (forced clusters on random
@@ -1631,7 +1632,7 @@ static size_t search_families(const jg__target *t, const jg__problem_key *p, uin
  * 4096x8192xK FP8, 128x128 tiles) clusters of 2 took K = 4784 from 509 to
  * 374 us, 4768 from 354 to 334, 4800 from 304 to 293, and K = 4736 (rows
  * on lines) stayed at 282-284; cuBLASLt 280-290. FP8 rows off 32-byte
- * sectors take clusters of 4 (SM90_OFF_LINES_FP8_CLUSTER). From M =
+ * sectors take clusters of 2 too (SM90_OFF_SECTORS_ROW_COST). From M =
  * SM90_CLUSTER_MIN_M (FP8 rows off sectors: clusters of 2 from
  * SM90_OFF_SECTORS_FP8_CLUSTER_MIN_M), K-major operands only: clusters
  * with MN-major ones were not measured. */
@@ -1645,12 +1646,8 @@ static uint32_t off_lines_cluster(const jg__problem_key *p, uint32_t ab_size)
     const double b = operand_row_cost(p, soft, ab_size, true);
     const double worst = a > b ? a : b;
     const double on_pace = ab_size == 1 ? 1.0 : 1.8; /* 16-bit rows 32 bytes apart: 0.95-0.99 */
-    const bool off_sectors = ab_size == 1 && worst > SM90_CLUSTER4_MIN_ROW_COST;
-    if (p->m < SM90_CLUSTER_MIN_M)
-        return off_sectors ? 2 : 1;
-    if (worst <= on_pace)
-        return 1;
-    return off_sectors ? SM90_OFF_LINES_FP8_CLUSTER : 2;
+    const bool off_sectors = ab_size == 1 && worst > SM90_OFF_SECTORS_ROW_COST;
+    return (p->m < SM90_CLUSTER_MIN_M ? off_sectors : worst > on_pace) ? 2 : 1;
 }
 
 /* The CTAs stacked along N (sharing A) that a dense problem's search takes

@@ -36,6 +36,17 @@ static CUtensorMapSwizzle tma_swizzle(uint32_t row_bytes)
     }
 }
 
+/* L2 promotion of a map whose rows are `pitch` bytes apart: 256 bytes, but
+ * 128 where rows start off 32-byte sectors (FP8 rows of K = 16 mod 32,
+ * NVFP4 ones of K = 32 mod 64). On an H200, 29 FP8 rows off sectors ran
+ * 1.039x as fast with 128 (0.93-1.16; none or 64 bytes: 1.026), 10 aligned
+ * ones 0.998x and 12 BF16 rows off 128-byte lines 0.996x
+ * (bench/results/2026-11-29-h200-tma-promotion). */
+static CUtensorMapL2promotion tma_promotion(uint64_t pitch)
+{
+    return pitch % 32 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 /* The map carries the true extents, so TMA zero-fills loads past the edges
  * of the last tiles and drops stores there. */
 jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, const void *ptr,
@@ -53,7 +64,7 @@ jg_status jg__tmap_encode_2d(jg_context *ctx, jg_tmap *out, uint32_t dtype, cons
     CUresult r = ctx->cu->cuTensorMapEncodeTiled(
         (CUtensorMap *)out, tma_dtype(dtype), 2, (void *)ptr, dims, strides, box, elem_strides,
         CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle((uint32_t)(box_cols * size)),
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        tma_promotion(strides[0]), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return jg__fail_cu(ctx, "cuTensorMapEncodeTiled", r);
     return JG_OK;
