@@ -134,9 +134,22 @@ M_HINT_MAX = 16384
 
 
 def m_hint(m: int) -> int:
-    """The planner's M hint for a call of m rows: the next power of two, between
-    16 and 16384. M-generic plans are keyed by it, so a serving loop plans (and
-    at most compiles) once per bucket and shape, never per batch size."""
+    """The planner's M hint for a dense call of m rows: the smallest power of
+    two or 1.5 times one (16, 24, 32, 48, ..., 12288, 16384) that holds m,
+    16384 past it. Dense M-generic plans are keyed by it, so a serving loop
+    plans (and at most compiles) once per bucket and shape, never per batch
+    size. On an H200, over 108 random BF16 rows (bench/peer_torch.py
+    --random), plans for these hints ran at 0.959 of the speed of plans for
+    the exact M, against 0.932 with powers of two alone, for 21 buckets
+    instead of 11 (the plans a shape when warming every bucket)."""
+    h = m_hint_pow2(m)
+    return h // 4 * 3 if h > M_HINT_MIN and h // 4 * 3 >= m else h
+
+
+def m_hint_pow2(m: int) -> int:
+    """m rounded up to a power of two, between 16 and 16384: the grouped ops'
+    M hint for the rows a group (1.5 times a power of two is unmeasured
+    there)."""
     h = M_HINT_MIN
     while h < m and h < M_HINT_MAX:
         h *= 2

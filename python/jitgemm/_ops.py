@@ -26,7 +26,7 @@ from torch import Tensor
 
 from . import _capi as C
 from . import _checks as K
-from ._device import device, m_hint
+from ._device import device, m_hint, m_hint_pow2
 
 # ---- helpers ------------------------------------------------------------------------
 
@@ -624,12 +624,13 @@ def _nvfp4_mm_fake(a, a_sf, a_global, b, b_sf, b_global, out_dtype=None,
 def grouped_key(g: K.Grouped, masked: bool, a_type: int,
                 expected_m: Optional[int]) -> tuple:
     """The plan key of a grouped call (Device.grouped_plan's fields), its tiles
-    sized for m_hint(ceil(M / G)) rows a group (contiguous) or for expected_m
-    (masked; none: for m_max)."""
+    sized for m_hint_pow2(ceil(M / G)) rows a group (contiguous) or for
+    expected_m (masked; none: for m_max)."""
     if masked:
-        layout, hint = C.JG_GROUPED_MASKED, m_hint(min(expected_m, g.m)) if expected_m else 0
+        layout = C.JG_GROUPED_MASKED
+        hint = m_hint_pow2(min(expected_m, g.m)) if expected_m else 0
     else:
-        layout, hint = C.JG_GROUPED_CONTIGUOUS, m_hint(K.cdiv(g.m, g.groups))
+        layout, hint = C.JG_GROUPED_CONTIGUOUS, m_hint_pow2(K.cdiv(g.m, g.groups))
     return (layout, a_type, a_type, K.JG_TYPES[g.out_dtype], g.scale, g.groups, hint, g.n, g.k,
             g.lda, g.ldb, g.n, g.m, g.a_sf_layout, g.b_sf_layout)
 
@@ -961,9 +962,10 @@ def linear(x: Tensor, w: Tensor, bias: Optional[Tensor] = None,
 
     Notes
     -----
-    Planned M-generic with the M hint of ``x``'s rows (``m_hint``): the first
-    call of each (dtypes, N, K, layout, M bucket) plans, and compiles if the
-    kernel is in neither cache; ``warm`` does it ahead.
+    Planned M-generic with the M hint of ``x``'s rows (``m_hint``: a power of
+    two or 1.5 times one, 16 to 16384): the first call of each (dtypes, N, K,
+    layout, M bucket) plans, and compiles if the kernel is in neither cache;
+    ``warm`` does it ahead.
 
     Unaligned operands (``linear``, ``mm``, ``scaled_mm``): rows of x, w, the
     bias or the output need not be 16 bytes apart (any K or N), nor x's and
@@ -1196,9 +1198,10 @@ def grouped_mm(a: Tensor, b: Tensor, offs: Tensor,
 
     Notes
     -----
-    Tiles are sized for ``m_hint(ceil(M / G))`` rows a group; the plan also
-    holds M, so each new M plans once (the kernel itself comes from the
-    memory cache unless the hint's bucket is new).
+    Tiles are sized for ``ceil(M / G)`` rows a group rounded up to a power of
+    two (16 to 16384; the dense ops' ``m_hint`` also has 1.5 times one); the
+    plan also holds M, so each new M plans once (the kernel itself comes from
+    the memory cache unless the hint's bucket is new).
     """
     if _direct(a):
         return _grouped_mm_impl(a, b, offs, out_dtype)
@@ -1250,8 +1253,8 @@ def masked_grouped_mm(a: Tensor, b: Tensor, counts: Tensor,
     out_dtype : torch.dtype, optional
         bfloat16, float16 or float32; default a's dtype.
     expected_m : int, optional
-        The rows a group is expected to hold: sizes the tiles (bucketed like
-        M). Default: tiles sized for m_max.
+        The rows a group is expected to hold: sizes the tiles (rounded up to
+        a power of two, 16 to 16384). Default: tiles sized for m_max.
 
     Returns
     -------

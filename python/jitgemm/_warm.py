@@ -7,7 +7,7 @@ the spec's shapes, so a warmed shape is a dict hit in the op later.
 
 import json
 import os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 import torch
 
@@ -15,7 +15,7 @@ from . import _capi as C
 from . import _checks as K
 from . import _ops as O
 from ._device import (M_HINT_MAX, M_HINT_MIN, ArgumentError, PlanRecord, all_devices, device,
-                      offline_device)
+                      m_hint, m_hint_pow2, offline_device)
 
 DTYPES = {"bf16": K.BF16, "bfloat16": K.BF16, "fp16": K.FP16, "float16": K.FP16,
           "fp32": K.FP32, "float32": K.FP32}
@@ -23,11 +23,12 @@ DTYPES = {"bf16": K.BF16, "bfloat16": K.BF16, "fp16": K.FP16, "float16": K.FP16,
 Spec = Dict[str, Any]
 
 
-def _buckets() -> List[int]:
-    out, h = [], M_HINT_MIN
-    while h <= M_HINT_MAX:
-        out.append(h)
-        h *= 2
+def _buckets(hint: Callable[[int], int] = m_hint) -> List[int]:
+    """Every value of hint, ascending: the dense ops' 21 (16, 24, 32, ...,
+    16384) or the grouped ops' 11 (powers of two)."""
+    out = [M_HINT_MIN]
+    while out[-1] < M_HINT_MAX:
+        out.append(hint(out[-1] + 1))
     return out
 
 
@@ -131,7 +132,7 @@ def _grouped_keys(spec: Spec) -> List[tuple]:
         (m_max,) = _need(spec, "m_max")
         rows, hints = [m_max], [e or None for e in _ints(spec, "expected_m", [0])]
     else:
-        rows, hints = _ints(spec, "m", [groups * h for h in _buckets()]), [None]
+        rows, hints = _ints(spec, "m", [groups * h for h in _buckets(m_hint_pow2)]), [None]
     keys = []
     for m in rows:
         if nvfp4:
@@ -226,13 +227,15 @@ def warm(specs: Union[str, os.PathLike, Spec, Iterable[Spec]],
         - ``linear``/``mm``: ``n``, ``k``, ``dtype`` ("bf16" (default),
           "fp16"), ``out_dtype`` (default dtype), ``bias`` ("c" for a bias of
           the output's shape; a ``[N]`` bias needs no plan of its own), ``m``:
-          the rows, one or a list (default: every M bucket, 16 to 16384);
+          the rows, one or a list (default: every M bucket, the 21 values of
+          ``m_hint``: 16, 24, 32, 48, ..., 12288, 16384);
         - ``scaled_mm``: the same with ``scale`` ("tensor", "row" (default),
           "block"), out_dtype default "bf16";
         - ``nvfp4_mm``: ``n``, ``k``, ``m``, ``a_sf_layout``/``b_sf_layout``
           ("swizzled" (default), "row");
         - ``grouped_mm``/``scaled_grouped_mm``: ``groups``, ``n``, ``k``, ``m``
-          (total rows of a; default: groups times every bucket), scale for FP8;
+          (total rows of a; default: groups times every power of two, 16 to
+          16384), scale for FP8;
         - ``masked_grouped_mm``/``masked_scaled_grouped_mm``: ``groups``,
           ``n``, ``k``, ``m_max``, ``expected_m`` (one or a list; default
           none), scale for FP8;

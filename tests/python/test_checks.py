@@ -220,9 +220,30 @@ def test_the_dispatcher_path_raises_the_same(call, message):
             call()
 
 
+HALF_BUCKETS = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072,
+                4096, 6144, 8192, 12288, 16384]
+
+
 def test_m_hint_buckets():
-    assert [jitgemm.m_hint(m) for m in (1, 16, 17, 100, 128, 129, 16384, 10 ** 6)] == \
-        [16, 16, 32, 128, 128, 256, 16384, 16384]
+    rows = (1, 16, 17, 24, 25, 48, 49, 100, 128, 129, 12288, 12289, 16384, 10 ** 6)
+    assert [jitgemm.m_hint(m) for m in rows] == \
+        [16, 16, 24, 24, 32, 48, 64, 128, 128, 192, 12288, 16384, 16384, 16384]
+    assert sorted({jitgemm.m_hint(m) for m in range(1, 20000)}) == HALF_BUCKETS
+
+
+def test_warm_defaults_and_grouped_hints():
+    """warm's dense default is every half bucket; grouped tiles stay sized for
+    rows a group rounded up to a power of two (contiguous: ceil(M / G); masked:
+    expected_m), and their default M is groups times each power of two."""
+    from jitgemm import _warm
+    dense = _warm._dense_keys({"op": "linear", "n": 64, "k": 64})
+    assert [key[5] for key in dense] == HALF_BUCKETS
+    spec = {"op": "grouped_mm", "groups": 4, "n": 64, "k": 64}
+    assert [key[6] for key in _warm._grouped_keys(spec)] == [1 << i for i in range(4, 15)]
+    assert [key[6] for key in _warm._grouped_keys(dict(spec, m=[4 * 17, 4 * 33, 4 * 100]))] == \
+        [32, 64, 128]
+    masked = dict(spec, op="masked_grouped_mm", m_max=256, expected_m=[17, 33, 100])
+    assert [key[6] for key in _warm._grouped_keys(masked)] == [32, 64, 128]
 
 
 @pytest.mark.parametrize("spec,message", [
