@@ -627,8 +627,9 @@ def parse_args():
                     help="the fraction of rows also timed through an M-generic plan "
                          "(default 0.25)")
     ap.add_argument("--generic-buckets", choices=["pow2", "half"],
-                    help="the M-generic plans' hints: M rounded up to a power of two "
-                         "(pow2, default) or to a power of two or 1.5 times one (half)")
+                    help="the M-generic plans' hints: M rounded up to a power of two or "
+                         "1.5 times one (half, default: as jitgemm.m_hint) or to a power "
+                         "of two (pow2)")
     ap.add_argument("--dims", help="the model widths (default bench/model-dims.json)")
     ap.add_argument("--emit-shapes", metavar="FILE",
                     help="only write the drawn problems as spec lines (no torch, no GPU)")
@@ -646,7 +647,7 @@ def parse_args():
     if args.random and args.reps < 20:
         ap.error(f"--reps must be at least 20 with --random, not {args.reps}")
     defaults = {"spec": os.path.join(REPO, "bench", "shapes.jsonl"), "only": "",
-                "random_generic": 0.25, "generic_buckets": "pow2",
+                "random_generic": 0.25, "generic_buckets": "half",
                 "dims": os.path.join(REPO, "bench", "model-dims.json"),
                 "dtype": "bf16", "scale": "tensor"}
     for name, value in defaults.items():

@@ -136,7 +136,7 @@ def emit_shapes(path, count, seed, generic_fraction, problems, half=False):
     """The problems as spec lines, byte for byte as jitgemm-bench --emit-shapes."""
     with open(path, "w") as f:
         f.write(f"# --random {count} --seed {seed} --random-generic {generic_fraction:g}"
-                f"{' --generic-buckets half' if half else ''}\n")
+                f" --generic-buckets {'half' if half else 'pow2'}\n")
         for i, p in enumerate(problems, 1):
             hint = p["generic_hint"] or "null"
             f.write(f'{{"name": "r{i}", "kind": "dense", "m": {p["m"]}, "n": {p["n"]}, '

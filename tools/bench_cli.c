@@ -42,7 +42,7 @@ static void usage(FILE *f)
             "                     [--pooled [--family-ab]]\n"
             "                     [--help]\n"
             "       jitgemm-bench --random N [--seed S] [--random-generic F] [--dims FILE]\n"
-            "                     [--generic-buckets pow2|half] [--emit-shapes FILE]\n"
+            "                     [--generic-buckets half|pow2] [--emit-shapes FILE]\n"
             "                     [--family-ab] [--dtype bf16|fp16|fp8]\n"
             "                     [...]\n"
             "\n"
@@ -143,11 +143,12 @@ static void usage(FILE *f)
             "                    first, and in the JSON\n"
             "  --random-generic F  the fraction of rows (0..1, default 0.25) also timed\n"
             "                    through an M-generic plan (JG_GEMM_M_GENERIC) planned for\n"
-            "                    M rounded up to a power of two, as a serving loop plans\n"
+            "                    M rounded up to its bucket's top, as a serving loop plans\n"
             "                    once per bucket of M\n"
-            "  --generic-buckets B  those plans' buckets: pow2 (default) or half (M rounded\n"
-            "                    up to a power of two or 1.5 times one: 128, 192, 256, 384,\n"
-            "                    ...); the same seed draws the same rows either way\n"
+            "  --generic-buckets B  those plans' buckets: half (default: M rounded up to a\n"
+            "                    power of two or 1.5 times one: 128, 192, 256, 384, ..., as\n"
+            "                    the Python package's jitgemm.m_hint) or pow2 (a power of\n"
+            "                    two); the same seed draws the same rows either way\n"
             "  --dims FILE       the model widths (default bench/model-dims.json)\n"
             "  --emit-shapes FILE  only write the drawn problems, as spec lines, and stop\n"
             "                    (no GPU needed; bench/peer_torch.py --random draws the same)\n"
@@ -346,8 +347,7 @@ int parse_args(int argc, char **argv, options *o, bool *done)
         "--random-generic", "--generic-buckets", "--dims", "--emit-shapes"};
     *o = (options){.spec = "bench/shapes.jsonl", .dtype = JG_BF16, .scale = JG_SCALE_TENSOR,
                    .reps = 100, .sf_layout = JG_SF_SWIZZLED_128X4, .generic_fraction = 0.25,
-                   .dims = "bench/model-dims.json",
-                   .workspace = true};
+                   .generic_half = true, .dims = "bench/model-dims.json", .workspace = true};
     given g = {0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];

@@ -27,9 +27,8 @@ static bool emit_shapes(const options *o, const random_problem *p)
         perror(o->emit_shapes);
         return false;
     }
-    fprintf(f, "# --random %d --seed %llu --random-generic %g%s\n", o->random,
-            (unsigned long long)o->seed, o->generic_fraction,
-            o->generic_half ? " --generic-buckets half" : "");
+    fprintf(f, "# --random %d --seed %llu --random-generic %g --generic-buckets %s\n", o->random,
+            (unsigned long long)o->seed, o->generic_fraction, o->generic_half ? "half" : "pow2");
     for (int i = 0; i < o->random; ++i) {
         fprintf(f, "{\"name\": \"r%d\", \"kind\": \"dense\", \"m\": %lld, \"n\": %lld, "
                    "\"k\": %lld, \"generic_hint_m\": ", i + 1, (long long)p[i].m,
