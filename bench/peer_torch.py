@@ -90,13 +90,12 @@ NVFP4_TOLERANCE = 1e-2
 
 sys.path.insert(0, os.path.join(REPO, "python", "jitgemm"))
 from _abi import (CONSTANTS, JG_BF16, JG_CONTEXT_WORKSPACE, JG_DTYPE_NONE, JG_E4M3,  # noqa: E402,F401
-                  JG_FP16, Options,
-                  JG_FP32, JG_GEMM_A_M_MAJOR, JG_GEMM_B_N_MAJOR, JG_GEMM_FP32_EXACT,
+                  JG_FP16, JG_FP32, JG_GEMM_A_M_MAJOR, JG_GEMM_B_N_MAJOR, JG_GEMM_FP32_EXACT,
                   JG_GEMM_M_GENERIC, JG_GEMM_UNALIGNED, JG_GROUPED_CONTIGUOUS, JG_GROUPED_LIST,
                   JG_GROUPED_WORKSPACE, JG_NVFP4, JG_OK, JG_ORIGIN_COMPILED, JG_SCALE_BLOCK,
                   JG_SCALE_NVFP4, JG_SCALE_ROW, JG_SCALE_TENSOR, JG_SF_SWIZZLED_128X4, MIRRORS,
-                  GemmArgs, GemmProblem, GroupedArgs, GroupedProblem, PlanInfo, QuantArgs,
-                  QuantProblem, open_library)
+                  GemmArgs, GemmProblem, GroupedArgs, GroupedProblem, Options, PlanInfo,
+                  QuantArgs, QuantProblem, open_library)
 
 
 class JitGemm:
@@ -1034,7 +1033,7 @@ def run_random(args):
         for i, p in enumerate(problems):
             rows.append(run_random_row(jg, i, p, plans, pools, args, timer, gen, notes))
             print_random_row(rows[-1])
-        summary = random_summary(rows, args.generic_buckets == "half")
+        summary = random_summary(rows, half)
     finally:
         torch.cuda.synchronize()
         jg.destroy()

@@ -150,10 +150,7 @@ def m_hint_pow2(m: int) -> int:
     """m rounded up to a power of two, between 16 and 16384: the grouped ops'
     M hint for the rows a group (1.5 times a power of two is unmeasured
     there)."""
-    h = M_HINT_MIN
-    while h < m and h < M_HINT_MAX:
-        h *= 2
-    return h
+    return M_HINT_MIN if m <= M_HINT_MIN else min(1 << (m - 1).bit_length(), M_HINT_MAX)
 
 
 # ---- devices ------------------------------------------------------------------------
