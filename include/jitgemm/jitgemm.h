@@ -262,7 +262,9 @@ typedef struct jg_options {
     void *log_user;
     uint32_t log_mask;       /* JG_LOGC_* for the callback; 0: from JITGEMM_LOG */
     int sm_count;            /* offline: the target's multiprocessors, which the planner
-                                sizes tiles for (0: 132, an H100 SXM); ignored online */
+                                sizes tiles for (0: 132, an H100 SXM); ignored online. At
+                                132 the clusters resident at once are an H200's, as a
+                                GPU context asks its driver (other counts: SMs / size) */
     /* 0.7, read only with JG_CONTEXT_MAX_KERNELS in flags: the most kernels
      * (loaded CUDA modules) the memory cache keeps, and the most plans (see
      * "the memory cache" below). 0: $JITGEMM_MAX_KERNELS (a count, or

@@ -14,8 +14,16 @@ static const struct {
     int cc_major, cc_minor;
     int default_sm_count; /* offline planning without jg_options.sm_count */
     int smem_per_block;   /* opt-in dynamic shared memory per block */
+    /* Offline planning at default_sm_count: clusters of 2, 3, ... CTAs
+     * (one a SM, all shared memory) the GPU holds at once, as the driver
+     * tells a device context (jg__probe_resident_clusters). GPCs do not
+     * split evenly into clusters, and plans with clusters of 4 or 8 count
+     * their waves with these: without them a build box's jitgemm-warm
+     * planned other kernels than the GPU then asked for. */
+    uint16_t resident_clusters[JG_SPLIT_K_MAX + 1];
 } targets[] = {
-    {"sm_90a", 9, 0, 132, 232448},
+    /* NVIDIA H200 (132 SMs), cuOccupancyMaxActiveClusters, 2026-11-27 */
+    {"sm_90a", 9, 0, 132, 232448, {0, 0, 66, 39, 30, 22, 17, 15, 15}},
 };
 
 const char *jg_version(void) { return JITGEMM_VERSION_STRING; }
@@ -295,6 +303,9 @@ static jg_status setup_offline(jg_context *ctx, const jg_options *o)
     snprintf(ctx->arch, sizeof ctx->arch, "%s", targets[t].arch);
     ctx->target.sm_count = o->sm_count ? o->sm_count : targets[t].default_sm_count;
     ctx->target.smem_per_block = targets[t].smem_per_block;
+    if (ctx->target.sm_count == targets[t].default_sm_count)
+        memcpy(ctx->target.resident_clusters, targets[t].resident_clusters,
+               sizeof ctx->target.resident_clusters);
     return JG_OK;
 }
 
