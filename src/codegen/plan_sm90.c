@@ -728,6 +728,18 @@ static uint32_t generic_a_box_rows(const jg__problem_key *p, uint32_t block_m)
 {
     if (generic_box_at_hint(p, block_m))
         return SM90_GENERIC_HINT_BOX_ROWS;
+    /* A hint of 1.5 times a power of two (the Python package's buckets) in
+     * three boxes of half that power, not one of the next power of two: a
+     * hint of 96 on a 128-row tile loads 96 rows, not 128. On an H200 over
+     * 40 BF16 rows (M 33-95, hints 48 and 96) whose kernels this changes:
+     * 1.094x the M-generic time (hint 48: 1.042, 96: 1.186; 0.96-1.41), the
+     * baked plans over the M-generic ones 0.895 -> 0.979; boxes of 16 rows
+     * for every hint of 128-row tiles measured alike (1.094x; bench/results/
+     * 2026-11-29-h200-generic-half-box). */
+    const uint64_t low = (uint64_t)p->m & (uint64_t)-p->m; /* the hint's lowest bit */
+    if (p->m > 0 && p->m < (int64_t)block_m && p->m == (int64_t)(3 * low) && low >= 16 &&
+        block_m % low == 0)
+        return (uint32_t)low;
     uint32_t rows = 8;
     while (rows < block_m && (int64_t)rows < p->m && block_m % (2 * rows) == 0)
         rows *= 2; /* (192-row tiles: boxes of at most 64 rows) */

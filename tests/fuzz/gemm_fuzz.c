@@ -88,7 +88,11 @@ static void draw_shape(jg_rng *r, fuzz_shape *s)
     p->ldc = p->c_type != JG_DTYPE_NONE ? ld_for(n) : 0;
     if (jg_rng_below(r, 4) == 0) {
         p->flags = JG_GEMM_M_GENERIC;
-        p->m = draw_dim(r); /* the planner's hint, unrelated to the launch's m */
+        /* the planner's hint, unrelated to the launch's m; half the time a
+         * bucket of the Python package (a power of two or 1.5 times one,
+         * 16..1536), whose A boxes the planner sizes to it */
+        p->m = jg_rng_below(r, 2) ? draw_dim(r)
+                                  : (int64_t)(2 + jg_rng_below(r, 2)) << (3 + jg_rng_below(r, 7));
     }
     if (jg_rng_below(r, 4) == 0)
         p->flags |= JG_GEMM_PDL;

@@ -1446,6 +1446,19 @@ static void test_generic_a_box(void)
     CHECK(c.block_m == 128 && c.a_box_m == 16,
           "generic hint 128 of 128x11072x8192: %ux%u tile, A box of %u rows, expected 128-row "
           "tiles in boxes of 16", c.block_m, c.block_n, c.a_box_m);
+    /* Hints of 1.5 times a power of two (16 or more) below the tile: three
+     * boxes of half that power; 24 (boxes of 8) keeps one box of 32. */
+    static const int64_t half[] = {24, 48, 96};
+    for (size_t i = 0; i < JG_ARRAY_LEN(half); ++i) {
+        const jg_gemm_problem h = {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16,
+                                   .m = half[i], .n = 13824, .k = 2880,
+                                   .flags = JG_GEMM_M_GENERIC};
+        const jg__gemm_config g = plan_of(&t, &h, "generic A box at a half bucket");
+        const uint32_t want = half[i] == 24 ? 32 : (uint32_t)half[i] / 3;
+        CHECK(g.block_m > (uint32_t)half[i] && g.a_box_m == want && g.block_m % want == 0,
+              "generic hint %lld of %lldx13824x2880: %ux%u tile, A box of %u rows, expected %u",
+              (long long)half[i], (long long)half[i], g.block_m, g.block_n, g.a_box_m, want);
+    }
 }
 
 /* An FP8 problem with tensor (or other) scales and BF16 out. */
