@@ -326,7 +326,9 @@ static void emit_forms(const jg__gemm_key *key, bool swap_ab, jg__buf *out)
  * layout, where LLVM's PTX left ptxas 24 bytes of spills at the consumers'
  * 232 registers (128x128x128, K = 1536; NVVM's: none), and but M-generic
  * dense 128-row tiles from 160 wide whose K a cluster splits, which spilled
- * there too (128x160x64 over 4, N = 1472, K = 21696; NVVM's: none). Not
+ * there too (128x160x64 over 4, N = 1472, K = 21696; NVVM's: none), and
+ * but FP8 swap-AB tiles with row scales from 128 wide split over a cluster
+ * (64x128x128 over 2, 128x4096x7168: spills; NVVM's: none). Not
  * clusters stacked along N, nor split-K through the workspace: the catalog
  * has neither. */
 bool jg__spec_supported(const jg__gemm_key *key)
@@ -334,10 +336,13 @@ bool jg__spec_supported(const jg__gemm_key *key)
     const bool generic_wide_split = key->kind == 1 && !key->m && key->cfg.split_k > 1 &&
                                     !key->cfg.swap_ab && key->cfg.block_m == 128 &&
                                     key->cfg.block_n >= 160;
+    const bool fp8_row_swap_split = key->kind == 1 && key->a_type == JG_E4M3 &&
+                                    key->scale == JG_SCALE_ROW && key->cfg.swap_ab &&
+                                    key->cfg.split_k > 1 && key->cfg.block_n >= 128;
     return (key->kind == 1 || key->kind == 2) && key->a_type != JG_NVFP4 && !key->cfg.pre &&
            !key->cfg.swap && !(key->layout == JG_GROUPED_LIST && key->scale == JG_SCALE_BLOCK) &&
-           !generic_wide_split && !jg__key_new_forms(key) && jg__cfg_n_stack(&key->cfg) == 1 &&
-           key->cfg.split_ws <= 1;
+           !generic_wide_split && !fp8_row_swap_split && !jg__key_new_forms(key) &&
+           jg__cfg_n_stack(&key->cfg) == 1 && key->cfg.split_ws <= 1;
 }
 
 /* M, N and K as the kernel sees them (swap-AB: N is its rows, M its columns). */

@@ -285,6 +285,15 @@ static uint32_t dense_families(const jg__target *t, const jg__problem_key *p,
  * tensor-scale rows it would have changed 1.004x (0.85-1.27), hence
  * 16-bit only (bench/results/2026-11-29-h200-planner-rules). */
 #define SM90_MODEL_SURE_SPLIT_16BIT_K 8192
+/* Where K is long enough for the model's split-K to be trusted (the sure
+ * families' bounds, SM90_MODEL_SURE_SPLIT_*). */
+static bool split_credible(const jg__problem_key *p)
+{
+    return p->k >= SM90_LONG_K_SPLIT_MIN_K ||
+           (jg__dtype_size(p->a_type) == 2 && p->k >= SM90_MODEL_SURE_SPLIT_16BIT_K) ||
+           (p->m <= SM90_MODEL_SURE_SPLIT_MAX_M && p->k >= SM90_MODEL_SURE_SPLIT_MIN_K);
+}
+
 /* ... except a cell's swap-AB (without split-K) where M is past a decode
  * tile's 64 rows and the plain tiles would compute more than this fraction
  * of M again in padding rows: on H100 the overruled swap-AB of
@@ -1691,6 +1700,7 @@ typedef struct family_choice {
     bool pad; /* ... taken because the cell's plan padded M (SM90_SWAP_PAD_SURE) */
     double pad_always; /* swap-AB taken because the plan padded M this much (else 0) */
     double pad_before; /* the padding of the plan the 15% tier replaced (pad) */
+    uint64_t row_tiles; /* swap-AB over this many rows of 64-row plain tiles (else 0) */
 } family_choice;
 
 /* Swap-AB's unsplit tiles as wide as M (rounded up to 8: wgmma's N), one
@@ -1751,8 +1761,8 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
 /* Keeps the `max` best configurations by estimated time, best first (ties
  * go to the earlier candidate: wider tiles re-read A less). Returns how
  * many it found. */
-static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
-                     estimate *est, size_t max, family_choice *why)
+static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
+                            estimate *est, size_t max, family_choice *why)
 {
     const sm90_table_cell **cell = &why->cell;
     *cell = NULL;
@@ -1762,6 +1772,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     why->pad = false;
     why->pad_always = 0;
     why->pad_before = 0;
+    why->row_tiles = 0;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1862,10 +1873,7 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
         t->force_n_stack <= 1) {
         jg__gemm_config alt[RANKED];
         estimate alt_est[RANKED];
-        const bool long_k =
-            p->k >= SM90_LONG_K_SPLIT_MIN_K ||
-            (ab_size == 2 && p->k >= SM90_MODEL_SURE_SPLIT_16BIT_K) ||
-            (p->m <= SM90_MODEL_SURE_SPLIT_MAX_M && p->k >= SM90_MODEL_SURE_SPLIT_MIN_K);
+        const bool long_k = split_credible(p);
         const uint32_t others = family_limits(
             p, JG_FAMILY_PLAIN | JG_FAMILY_SWAP |
                    (long_k ? JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT : 0));
@@ -1898,6 +1906,52 @@ static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_con
     if (found > max)
         found = max;
     return take_ranked(out, est, all, all_est, found);
+}
+
+/* Plain 64-row tiles in two rows (M = 65-128): each row of tiles reads
+ * the whole weight through L2, where swap-AB's tiles (the weight on
+ * wgmma's M side) span M in one column and read it once. Swap-AB as
+ * JITGEMM_SWAP=1 plans it (its best tile, split over a cluster where the
+ * model says) replaces them where K is long (split_credible), for dense
+ * BF16, FP16 and FP8 problems; the model had rated the plain tiles ahead.
+ * On an H200 (bench/results/2026-11-29-h200-row-tiles): five such plans
+ * among 23 rows of M = 73-445, N <= 2560, K >= 8192 ran 1.14-1.61x faster
+ * under JITGEMM_SWAP=1; over the random rows whose plans the rule changed
+ * with three rows of tiles or more allowed, M = 65-128 gained (BF16 1.158x
+ * over 21 rows, FP8 1.083x over 12, FP16 1.365x over 5; 0.84-1.57) and M
+ * past 128 lost (0.907x, 0.866x, 0.715x over 8, 18, 5 rows). */
+static size_t swap_over_row_tiles(const jg__target *t, const jg__problem_key *p,
+                                  jg__gemm_config *all, estimate *all_est, size_t found, size_t max,
+                                  family_choice *why)
+{
+    enum { RANKED = 2 * JG_PLAN_CANDIDATES_MAX };
+    if (!found || all[0].swap_ab || all[0].block_m != 64 || all[0].pingpong || p->groups ||
+        p->a_type == JG_NVFP4 || (p->flags & JG_GEMM_FP32_EXACT) || jg__dtype_size(p->a_type) > 2 ||
+        family_forced(t) || t->force_k || t->force_n_stack)
+        return found;
+    const uint64_t rows = tiles_m(p, 64);
+    if (rows != 2 || !split_credible(p))
+        return found;
+    jg__target swap = *t;
+    swap.force_swap = 2; /* JITGEMM_SWAP=1 */
+    jg__gemm_config alt[RANKED];
+    estimate alt_est[RANKED];
+    family_choice alt_why;
+    const size_t n = search_ranked(&swap, p, alt, alt_est, max < RANKED ? max : RANKED, &alt_why);
+    if (!n || !alt[0].swap_ab)
+        return found;
+    *why = alt_why;
+    why->row_tiles = rows;
+    return take_ranked(all, all_est, alt, alt_est, n);
+}
+
+/* The ranked plans of a dense or grouped problem (search_ranked), then
+ * swap_over_row_tiles. */
+static size_t search(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
+                     estimate *est, size_t max, family_choice *why)
+{
+    const size_t found = search_ranked(t, p, out, est, max, why);
+    return swap_over_row_tiles(t, p, out, est, found, max, why);
 }
 
 /* Stream-K (cfg.stream_k): where a plan's last wave of tiles leaves SMs
@@ -2243,7 +2297,12 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          ", K split over %u units through the workspace (%s)", out->split_ws,
                          ws_rule ? "without a workspace, a cluster's" : "JITGEMM_SPLIT_WS");
             const sm90_table_cell *cell = why.cell;
-            if (why.pad_always)
+            if (why.row_tiles)
+                snprintf(family, sizeof family,
+                         "; %s, over %llu rows of 64-row plain tiles (each row of them read "
+                         "the whole weight)",
+                         shape, (unsigned long long)why.row_tiles);
+            else if (why.pad_always)
                 snprintf(family, sizeof family,
                          "; %s, against padding (the plan before it computed %.0f%% more rows "
                          "than M; from %.0f%% whatever the model says)",

@@ -28,8 +28,8 @@ static int64_t log_uniform(jg_rng *r, double lo, double hi)
 /* N and K: a model dimension most of the time, else a multiple of 16. */
 static int64_t dim(jg_rng *r)
 {
-    static const int64_t dims[] = {1024, 1408,  1536,  2048,  2560,  2816,  2880,  3072,
-                                   3584, 4096,  4608,  5120,  5760,  6144,  7168,  8192,
+    static const int64_t dims[] = {1024,  1408,  1536,  2048,  2560,  2816,  2880,  3072,
+                                   3584,  4096,  4608,  5120,  5760,  6144,  7168,  8192,
                                    10240, 10944, 11008, 12288, 13824, 14336, 16384, 18432,
                                    20480, 22016, 24576, 25600, 27648, 28672};
     if (jg_rng_below(r, 4))
@@ -43,8 +43,8 @@ static jg_gemm_problem draw(jg_rng *r)
         jg_dtype ab;
         jg_scale_mode scale;
     } classes[] = {
-        {JG_BF16, JG_SCALE_NONE},   {JG_FP16, JG_SCALE_NONE},  {JG_E4M3, JG_SCALE_TENSOR},
-        {JG_E4M3, JG_SCALE_ROW},    {JG_E4M3, JG_SCALE_BLOCK},
+        {JG_BF16, JG_SCALE_NONE}, {JG_FP16, JG_SCALE_NONE},  {JG_E4M3, JG_SCALE_TENSOR},
+        {JG_E4M3, JG_SCALE_ROW},  {JG_E4M3, JG_SCALE_BLOCK},
     };
     const size_t c = jg_rng_below(r, sizeof classes / sizeof classes[0]);
     jg_gemm_problem p;
@@ -93,8 +93,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "m=%lld n=%lld k=%lld %s scale %d%s: GPU %s, offline %s\n",
                         (long long)p.m, (long long)p.n, (long long)p.k,
                         p.a_type == JG_E4M3 ? "e4m3" : jg_test_dtype_str(p.a_type), (int)p.scale,
-                        p.flags & JG_GEMM_M_GENERIC ? " M-generic" : "", on_gpu.name,
-                        offline.name);
+                        p.flags & JG_GEMM_M_GENERIC ? " M-generic" : "", on_gpu.name, offline.name);
             ++differ;
         }
     }

@@ -974,6 +974,11 @@ static void test_table(void)
         const jg__gemm_config c = plan_logged(&t, &p, msg, what), again = plan_of(&t, &p, what);
         CHECK(!memcmp(&c, &again, sizeof c), "%s: two plans differ", what);
         const uint32_t f = family_of(&c);
+        /* plain 64-row tiles in rows with long K: swap-AB (swap_over_row_tiles) */
+        if (strstr(msg, "rows of 64-row plain tiles")) {
+            CHECK(c.swap_ab, "%s: family %u by the rows-of-tiles rule", what, f);
+            continue;
+        }
         /* long K and few tiles: split-K by its own rule, whatever the cell */
         if (jg_test_long_k(&p, t.sm_count)) {
             ++long_k_cells;
@@ -1228,6 +1233,43 @@ static void test_swap_pad_always(void)
                   "%s: tile %ux%u swap-AB %u split %u; expected swap-AB %lld-%lld wide", what,
                   c.block_m, c.block_n, (unsigned)c.swap_ab, c.split_k, (long long)p.m,
                   (long long)p.m + 7);
+    }
+}
+
+/* Plain 64-row tiles in two rows (M = 65-128) with long K give way to
+ * swap-AB as JITGEMM_SWAP=1 plans it (swap_over_row_tiles): the H200's
+ * plans of the rows it was measured on (its resident clusters); short K,
+ * and more rows of tiles (M = 445), keep them. */
+static void test_swap_over_row_tiles(void)
+{
+    jg__target t, swap;
+    jg_test_h100_target(&t);
+    static const uint16_t h200[] = {0, 0, 66, 39, 30, 22, 17, 15, 15};
+    memcpy(t.resident_clusters, h200, sizeof h200);
+    swap = t;
+    swap.force_swap = 2; /* JITGEMM_SWAP=1 */
+    const typed_row rows[] = {{JG_BF16, 107, 1408, 20480, true},  {JG_BF16, 102, 1024, 14144, true},
+                              {JG_BF16, 75, 1024, 8192, true},    {JG_BF16, 80, 2560, 8192, true},
+                              {JG_BF16, 445, 1024, 28672, false}, {JG_BF16, 182, 1472, 2880, false},
+                              {JG_BF16, 363, 1472, 1472, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p =
+            dense_problem(rows[i].ab, rows[i].ab, rows[i].m, rows[i].n, rows[i].k);
+        char what[96], msg[768] = "";
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
+        const bool rule = strstr(msg, "rows of 64-row plain tiles") != NULL;
+        CHECK(rule == rows[i].expect && (!rule || c.swap_ab),
+              "%s: the rule %s, expected %s (swap-AB %u): \"%s\"", what,
+              rule ? "took it" : "did not", rows[i].expect ? "it" : "not", (unsigned)c.swap_ab,
+              msg);
+        if (rows[i].expect) {
+            const jg__gemm_config forced = plan_of(&swap, &p, what);
+            CHECK(!memcmp(&c, &forced, sizeof c),
+                  "%s: tile %ux%u split %u, JITGEMM_SWAP=1's %ux%u "
+                  "split %u",
+                  what, c.block_m, c.block_n, c.split_k, forced.block_m, forced.block_n,
+                  forced.split_k);
+        }
     }
 }
 
@@ -2031,6 +2073,7 @@ int main(void)
     test_fp8_swap_wide();
     test_swap_pad();
     test_swap_pad_always();
+    test_swap_over_row_tiles();
     test_tile_192();
     test_swap_pairs();
     test_candidates();
