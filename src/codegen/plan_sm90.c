@@ -1908,7 +1908,7 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
     return take_ranked(out, est, all, all_est, found);
 }
 
-/* Plain 64-row tiles in two rows (M = 65-128): each row of tiles reads
+/* Plain 64-row tiles in two rows (M = 65-127): each row of tiles reads
  * the whole weight through L2, where swap-AB's tiles (the weight on
  * wgmma's M side) span M in one column and read it once. Swap-AB as
  * JITGEMM_SWAP=1 plans it (its best tile, split over a cluster where the
@@ -1919,7 +1919,9 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
  * under JITGEMM_SWAP=1; over the random rows whose plans the rule changed
  * with three rows of tiles or more allowed, M = 65-128 gained (BF16 1.158x
  * over 21 rows, FP8 1.083x over 12, FP16 1.365x over 5; 0.84-1.57) and M
- * past 128 lost (0.907x, 0.866x, 0.715x over 8, 18, 5 rows). */
+ * past 128 lost (0.907x, 0.866x, 0.715x over 8, 18, 5 rows). M = 128
+ * (pairs of 64-row tiles without padding, tall_tiles_for_pairs' rows and
+ * the fixed decode rows') was in neither set of rows: it keeps its plans. */
 static size_t swap_over_row_tiles(const jg__target *t, const jg__problem_key *p,
                                   jg__gemm_config *all, estimate *all_est, size_t found, size_t max,
                                   family_choice *why)
@@ -1930,7 +1932,7 @@ static size_t swap_over_row_tiles(const jg__target *t, const jg__problem_key *p,
         family_forced(t) || t->force_k || t->force_n_stack)
         return found;
     const uint64_t rows = tiles_m(p, 64);
-    if (rows != 2 || !split_credible(p))
+    if (rows != 2 || p->m >= 128 || !split_credible(p))
         return found;
     jg__target swap = *t;
     swap.force_swap = 2; /* JITGEMM_SWAP=1 */

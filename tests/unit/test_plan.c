@@ -1239,7 +1239,8 @@ static void test_swap_pad_always(void)
 /* Plain 64-row tiles in two rows (M = 65-128) with long K give way to
  * swap-AB as JITGEMM_SWAP=1 plans it (swap_over_row_tiles): the H200's
  * plans of the rows it was measured on (its resident clusters); short K,
- * and more rows of tiles (M = 445), keep them. */
+ * more rows of tiles (M = 445) and M = 128 (the fixed decode rows, two
+ * 64-row tiles without padding) keep them. */
 static void test_swap_over_row_tiles(void)
 {
     jg__target t, swap;
@@ -1251,10 +1252,12 @@ static void test_swap_over_row_tiles(void)
     const typed_row rows[] = {{JG_BF16, 107, 1408, 20480, true},  {JG_BF16, 102, 1024, 14144, true},
                               {JG_BF16, 75, 1024, 8192, true},    {JG_BF16, 80, 2560, 8192, true},
                               {JG_BF16, 445, 1024, 28672, false}, {JG_BF16, 182, 1472, 2880, false},
-                              {JG_BF16, 363, 1472, 1472, false}};
+                              {JG_BF16, 363, 1472, 1472, false},  {JG_BF16, 128, 4096, 7168, false},
+                              {JG_E4M3, 128, 4096, 7168, false}};
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem p =
-            dense_problem(rows[i].ab, rows[i].ab, rows[i].m, rows[i].n, rows[i].k);
+            dense_problem(rows[i].ab, rows[i].ab == JG_E4M3 ? JG_BF16 : rows[i].ab, rows[i].m,
+                          rows[i].n, rows[i].k);
         char what[96], msg[768] = "";
         const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
         const bool rule = strstr(msg, "rows of 64-row plain tiles") != NULL;
