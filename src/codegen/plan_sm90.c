@@ -1700,7 +1700,7 @@ typedef struct family_choice {
     bool pad; /* ... taken because the cell's plan padded M (SM90_SWAP_PAD_SURE) */
     double pad_always; /* swap-AB taken because the plan padded M this much (else 0) */
     double pad_before; /* the padding of the plan the 15% tier replaced (pad) */
-    uint64_t row_tiles; /* swap-AB over this many rows of 64-row plain tiles (else 0) */
+    bool row_tiles;    /* swap-AB over two rows of 64-row plain tiles (swap_over_row_tiles) */
 } family_choice;
 
 /* Swap-AB's unsplit tiles as wide as M (rounded up to 8: wgmma's N), one
@@ -1772,7 +1772,7 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
     why->pad = false;
     why->pad_always = 0;
     why->pad_before = 0;
-    why->row_tiles = 0;
+    why->row_tiles = false;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1931,8 +1931,7 @@ static size_t swap_over_row_tiles(const jg__target *t, const jg__problem_key *p,
         p->a_type == JG_NVFP4 || (p->flags & JG_GEMM_FP32_EXACT) || jg__dtype_size(p->a_type) > 2 ||
         family_forced(t) || t->force_k || t->force_n_stack)
         return found;
-    const uint64_t rows = tiles_m(p, 64);
-    if (rows != 2 || p->m >= 128 || !split_credible(p))
+    if (p->m <= 64 || p->m >= 128 || !split_credible(p))
         return found;
     jg__target swap = *t;
     swap.force_swap = 2; /* JITGEMM_SWAP=1 */
@@ -1943,7 +1942,7 @@ static size_t swap_over_row_tiles(const jg__target *t, const jg__problem_key *p,
     if (!n || !alt[0].swap_ab)
         return found;
     *why = alt_why;
-    why->row_tiles = rows;
+    why->row_tiles = true;
     return take_ranked(all, all_est, alt, alt_est, n);
 }
 
@@ -2301,9 +2300,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             const sm90_table_cell *cell = why.cell;
             if (why.row_tiles)
                 snprintf(family, sizeof family,
-                         "; %s, over %llu rows of 64-row plain tiles (each row of them read "
+                         "; %s, over two rows of 64-row plain tiles (each row of them read "
                          "the whole weight)",
-                         shape, (unsigned long long)why.row_tiles);
+                         shape);
             else if (why.pad_always)
                 snprintf(family, sizeof family,
                          "; %s, against padding (the plan before it computed %.0f%% more rows "
