@@ -1928,10 +1928,8 @@ static size_t swap_over_row_tiles(const jg__target *t, const jg__problem_key *p,
 {
     enum { RANKED = 2 * JG_PLAN_CANDIDATES_MAX };
     if (!found || all[0].swap_ab || all[0].block_m != 64 || all[0].pingpong || p->groups ||
-        p->a_type == JG_NVFP4 || (p->flags & JG_GEMM_FP32_EXACT) || jg__dtype_size(p->a_type) > 2 ||
-        family_forced(t) || t->force_k || t->force_n_stack)
-        return found;
-    if (p->m <= 64 || p->m >= 128 || !split_credible(p))
+        p->a_type == JG_NVFP4 || jg__dtype_size(p->a_type) > 2 || family_forced(t) || t->force_k ||
+        t->force_n_stack || p->m <= 64 || p->m >= 128 || !split_credible(p))
         return found;
     jg__target swap = *t;
     swap.force_swap = 2; /* JITGEMM_SWAP=1 */

@@ -7,37 +7,25 @@
  * device context's kernel (jg_gemm_kernel_id: no compiling) must be the one
  * an offline context for the same SM count names.
  *
- *   test_offline_plans [--seed S] [--count N]
+ *   test_offline_plans --dims bench/model-dims.json [--seed S] [--count N]
  *
+ * The problems are jitgemm-bench --random's (tools/random_draw.c, a fifth
+ * of them M-generic with the Python package's hints), in the classes in
+ * turn.
  * The device's resident clusters (JITGEMM_LOG=plan prints them) are what
  * the offline target assumes for sm_90a at 132 SMs (src/runtime/context.c);
  * a GPU whose GPCs hold other counts fails here, naming the problems whose
  * plans moved. */
-#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jg_test_gpu.h"
+#include "random_draw.h"
 
-/* Log-uniform in [lo, hi]. */
-static int64_t log_uniform(jg_rng *r, double lo, double hi)
-{
-    return (int64_t)floor(exp(log(lo) + jg_rng_uniform(r) * (log(hi + 1) - log(lo))));
-}
-
-/* N and K: a model dimension most of the time, else a multiple of 16. */
-static int64_t dim(jg_rng *r)
-{
-    static const int64_t dims[] = {1024,  1408,  1536,  2048,  2560,  2816,  2880,  3072,
-                                   3584,  4096,  4608,  5120,  5760,  6144,  7168,  8192,
-                                   10240, 10944, 11008, 12288, 13824, 14336, 16384, 18432,
-                                   20480, 22016, 24576, 25600, 27648, 28672};
-    if (jg_rng_below(r, 4))
-        return dims[jg_rng_below(r, sizeof dims / sizeof dims[0])];
-    return 16 * (64 + (int64_t)jg_rng_below(r, 1729)); /* 1024 .. 28672 */
-}
-
-static jg_gemm_problem draw(jg_rng *r)
+/* A drawn problem in one of the dense classes (BF16, FP16, FP8 with
+ * tensor, row or block scales); M-generic where the draw gave a hint. */
+static jg_gemm_problem problem_of(const random_problem *r, size_t cls)
 {
     static const struct {
         jg_dtype ab;
@@ -46,24 +34,35 @@ static jg_gemm_problem draw(jg_rng *r)
         {JG_BF16, JG_SCALE_NONE}, {JG_FP16, JG_SCALE_NONE},  {JG_E4M3, JG_SCALE_TENSOR},
         {JG_E4M3, JG_SCALE_ROW},  {JG_E4M3, JG_SCALE_BLOCK},
     };
-    const size_t c = jg_rng_below(r, sizeof classes / sizeof classes[0]);
+    const size_t c = cls % (sizeof classes / sizeof classes[0]);
     jg_gemm_problem p;
     memset(&p, 0, sizeof p);
     p.a_type = p.b_type = classes[c].ab;
     p.scale = classes[c].scale;
     p.d_type = JG_BF16;
-    p.m = log_uniform(r, 1, 16384);
-    p.n = dim(r);
-    p.k = dim(r);
+    p.m = r->generic_hint ? r->generic_hint : r->m;
+    p.n = r->n;
+    p.k = r->k;
     p.lda = p.ldb = p.k;
     p.ldd = p.n;
-    if (jg_rng_below(r, 5) == 0)
+    if (r->generic_hint)
         p.flags |= JG_GEMM_M_GENERIC;
     return p;
 }
 
 int main(int argc, char **argv)
 {
+    const char *dims_file = argc > 2 && !strcmp(argv[1], "--dims") ? argv[2] : NULL;
+    random_dims dims;
+    char err[256];
+    if (!dims_file) {
+        fprintf(stderr, "usage: %s --dims MODEL-DIMS.json [--seed S] [--count N]\n", argv[0]);
+        return 2;
+    }
+    if (random_dims_load(dims_file, &dims, err, sizeof err) != 0) {
+        fprintf(stderr, "offline_plans: %s\n", err);
+        return 1;
+    }
     jg_test_gpu_init();
     const uint64_t seed = jg_test_seed(argc, argv, "offline_plans");
     const int count = jg_test_count(argc, argv, 2000);
@@ -79,11 +78,13 @@ int main(int argc, char **argv)
     jg_context *off = NULL;
     JG_REQUIRE(NULL, jg_context_create(&o, &off));
 
-    jg_rng r;
-    jg_rng_seed(&r, seed);
+    random_problem *drawn = calloc((size_t)count, sizeof *drawn);
+    if (!drawn)
+        return 1;
+    random_draw(seed, &dims, count, 0.2, true, drawn);
     int differ = 0;
     for (int i = 0; i < count; ++i) {
-        const jg_gemm_problem p = draw(&r);
+        const jg_gemm_problem p = problem_of(&drawn[i], (size_t)i);
         jg_kernel_id on_gpu, offline;
         JG_REQUIRE(gpu, jg_gemm_kernel_id(gpu, &p, &on_gpu));
         JG_REQUIRE(off, jg_gemm_kernel_id(off, &p, &offline));
@@ -100,6 +101,8 @@ int main(int argc, char **argv)
     CHECK(differ == 0, "%d of %d problems plan another kernel offline (%d SMs)", differ, count,
           sms);
     printf("offline_plans: %d problems, %d SMs, %d planned apart\n", count, sms, differ);
+    free(drawn);
+    random_dims_free(&dims);
     jg_context_destroy(off);
     jg_context_destroy(gpu);
     return jg_test_result("offline_plans");
