@@ -767,7 +767,9 @@ static uint32_t a_rows_loaded(const jg__problem_key *p, const jg__gemm_config *c
 }
 
 /* A wgmma of width N spends a roughly fixed cost per instruction besides
- * its N columns: narrow tiles reach a smaller share of the peak. */
+ * its N columns: narrow tiles reach a smaller share of the peak. A cost of
+ * 48 or 64 columns in place of 32 ranked no better on the rows it changed
+ * (H200: 0.970-1.007x; bench/results/2026-11-29-h200-model-probes). */
 static double width_efficiency(uint32_t block_n)
 {
     return (block_n / (block_n + 32.0)) / (256.0 / (256.0 + 32.0));
@@ -896,6 +898,9 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
     const double type_rate = c->ab_size == 1 ? 2.0 : c->ab_size == 4 ? 0.5 : 1.0;
     double sm_rate = SM90_PEAK_FLOPS * type_rate / t->sm_count * efficiency *
                      width_efficiency(mma_n) * stage_eff;
+    /* Waves, not work: a floor of every tile's FLOPs at a power-capped share
+     * of all SMs' rate (padding costing energy) took wider tiles that ran
+     * 0.98x and spent 1.02x the energy (H200, model-probes results). */
     e.compute_s = (double)e.waves * tile_flops / sm_rate;
     /* Every tile loads its A and B panels through L2: tiles sharing a panel
      * (B of a group's row tiles) read DRAM once but L2 once each, except
