@@ -175,10 +175,19 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk, const jg_
                                  s.scales ? (const float *)(uintptr_t)s.scales + s.a_scales : NULL};
         for (size_t i = 0; i < n; ++i) {
             double us = time_candidate(ctx, pk, &cands[i], &args, stream, ev);
-            jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_PLAN,
-                     "tune m=%lld n=%lld k=%lld: candidate %zu, tile %ux%ux%u, cluster %u: %.1f us",
-                     (long long)m, (long long)pk->n, (long long)pk->k, i, cands[i].block_m,
-                     cands[i].block_n, cands[i].block_k, cands[i].cluster, us);
+            if (jg__log_on(&ctx->log, JG_LOGC_PLAN)) {
+                /* the kernel's name says its family (_ab swap-AB, _pp
+                 * ping-pong, _k split-K, ...), not only its tile */
+                jg__gemm_key key;
+                char name[128];
+                jg__gemm_key_make(pk, &cands[i], &key);
+                jg__gemm_kernel_name(&key, ctx->arch, name);
+                jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_PLAN,
+                         "tune m=%lld n=%lld k=%lld: candidate %zu, tile %ux%ux%u, cluster %u "
+                         "(%s): %.1f us",
+                         (long long)m, (long long)pk->n, (long long)pk->k, i, cands[i].block_m,
+                         cands[i].block_n, cands[i].block_k, cands[i].cluster, name, us);
+            }
             if (us > 0 && (best < 0 || us < best_us)) {
                 best = (int)i;
                 best_us = us;
