@@ -17,8 +17,10 @@ parallel threads; the GPU tests check the kernels) with a cache directory of its
 the rounds of one variant reuse its kernels. --peer times cuBLASLt in the first variant's
 runs (its column "cuBLAS us"). Prints per row each variant's mean time over the rounds and
 its ratio to the first variant's (above 1: the variant is faster), the kernel each ran,
-then per variant the geomean of those ratios, and the best-of-all-variants geomean; the
-runs' JSON and a summary JSON go to --out.
+then per variant the geomean of those ratios (over all rows, and over the rows whose
+kernel it changes), the spread of the rows where a variant ran the first variant's own
+kernel (the run's noise, which biases a best of several upward), and the
+best-of-all-variants geomean; the runs' JSON and a summary JSON go to --out.
 
 --draw N draws N rows from the random generator of jitgemm-bench --random (a fresh seed
 unless --seed; printed) that satisfy --where (a Python expression in m, n, k) and writes
@@ -166,8 +168,29 @@ def main():
         summary.append({"name": key, "m": m, "n": n_, "k": k, "us": mean,
                         "kernels": kernels.get(key, {}), "cublas_us": peer.get(key)})
     g = lambda xs: math.exp(sum(xs) / len(xs)) if xs else float("nan")
+    # Rows where a variant ran the base's own kernel measure the run's noise; the
+    # others are what the variant changes (an A/B's answer).
+    changed = {n: [] for n in names[1:]}
+    same = []
+    for item in summary:
+        ks, us = item["kernels"], item["us"]
+        for n in names[1:]:
+            if n not in us:
+                continue
+            r = math.log(us[base] / us[n])
+            (same if ks.get(n) and ks.get(n) == ks.get(base) else changed[n]).append(r)
     for n in names[1:]:
         print(f"{n:>14s}: {base} us / {n} us geomean {g(logs[n]):.3f} over {len(logs[n])} rows")
+        c = changed[n]
+        if c and len(c) < len(logs[n]):
+            print(f"{'':>14s}  over the {len(c)} rows whose kernel it changes {g(c):.3f} "
+                  f"({math.exp(min(c)):.2f}-{math.exp(max(c)):.2f})")
+    if same:
+        mean = sum(same) / len(same)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in same) / len(same))
+        print(f"{'same kernel':>14s}: {len(same)} rows where a variant ran the {base}'s kernel: "
+              f"{g(same):.3f}, log sd {sd:.3f} (the run's noise; a best of several is biased "
+              f"upward by it)")
     print(f"{'best of all':>14s}: {base} us / best us geomean {g(best_logs):.3f}")
     if peer_logs:
         print(f"{'cuBLAS':>14s}: cuBLAS us / {base} us {g(peer_logs):.3f}, "
