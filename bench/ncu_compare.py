@@ -71,8 +71,7 @@ def total(kernels):
         for m, v in k.items():
             if not isinstance(v, float):
                 continue
-            additive = m.endswith(".sum") or m.endswith("duration.sum")
-            if additive:
+            if m.endswith(".sum"):  # times, counts and bytes
                 s[m] = s.get(m, 0.0) + v
             elif i == 0:
                 s[m] = v

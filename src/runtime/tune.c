@@ -125,13 +125,11 @@ static void scratch_free(jg_context *ctx, scratch *s)
 }
 
 /* Mean microseconds per launch of one candidate, or a negative value. */
-static double time_candidate(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_config *c,
+static double time_candidate(jg_context *ctx, const jg__problem_key *pk, const jg__gemm_key *key,
                              const jg_gemm_args *args, CUstream stream, CUevent ev[2])
 {
-    jg__gemm_key key;
-    jg__gemm_key_make(pk, c, &key);
     jg_plan *plan;
-    if (jg__plan_build(ctx, pk, &key, &plan) != JG_OK)
+    if (jg__plan_build(ctx, pk, key, &plan) != JG_OK)
         return -1;
     const jg__driver *cu = ctx->cu;
     bool ok = true;
@@ -174,13 +172,13 @@ static int time_candidates(jg_context *ctx, const jg__problem_key *pk, const jg_
                              .b_scale =
                                  s.scales ? (const float *)(uintptr_t)s.scales + s.a_scales : NULL};
         for (size_t i = 0; i < n; ++i) {
-            double us = time_candidate(ctx, pk, &cands[i], &args, stream, ev);
+            jg__gemm_key key;
+            jg__gemm_key_make(pk, &cands[i], &key);
+            double us = time_candidate(ctx, pk, &key, &args, stream, ev);
             if (jg__log_on(&ctx->log, JG_LOGC_PLAN)) {
                 /* the kernel's name says its family (_ab swap-AB, _pp
                  * ping-pong, _k split-K, ...), not only its tile */
-                jg__gemm_key key;
                 char name[128];
-                jg__gemm_key_make(pk, &cands[i], &key);
                 jg__gemm_kernel_name(&key, ctx->arch, name);
                 jg__logf(&ctx->log, JG_LOG_INFO, JG_LOGC_PLAN,
                          "tune m=%lld n=%lld k=%lld: candidate %zu, tile %ux%ux%u, cluster %u "
