@@ -5,7 +5,7 @@
  * registers), joined by a ring of JG_STAGES shared-memory stages, each with
  * a "full" and an "empty" mbarrier. The grid is persistent: each CTA walks
  * output tiles tile = blockIdx.x, blockIdx.x + gridDim.x, ... in a grouped
- * order that keeps a band of A rows and B columns hot in L2.
+ * order that keeps a band of A rows and B columns hot in L2 (jg_tile_coords).
  *
  * The generator (src/codegen/emit.c) defines the JG_* constants below before
  * this text; the defaults only let nvcc compile the file on its own:
@@ -535,8 +535,10 @@ JG_DEV void jg_wgmma_ss(float (&d)[JG_MMA_N / 2], uint64_t da, uint64_t db, uint
                  : "l"(da), "l"(db), "r"(accumulate));
 }
 
-/* Tile t of the grouped order: JG_GROUP_M tile rows are swept column by
- * column before moving on, so consecutive CTAs share A rows and B columns. */
+/* Tile t of the grouped order: bands of JG_GROUP_M tile rows are swept
+ * column by column before moving on, so consecutive CTAs share A rows and
+ * B columns; the planner picks the band whose waves read the fewest panels
+ * from DRAM (plan_sm90.c's band_rows). */
 JG_DEV void jg_tile_coords(uint32_t t, uint32_t tiles_m, uint32_t tiles_n, uint32_t &tm,
                            uint32_t &tn)
 {

@@ -10,6 +10,10 @@
 
 /* ---- key.c (and plan_sm90.c's chunking of the pre kernel) ----------------- */
 
+/* Tile rows per band of the grouped tile order unless the planner finds a
+ * band that reads less (plan_sm90.c's band_rows); kernel names show others. */
+#define JG_BAND_ROWS_DEFAULT 8
+
 /* The planner's choices: everything besides the problem that shapes code. */
 typedef struct jg__gemm_config {
     uint32_t block_m, block_n, block_k;

@@ -96,6 +96,9 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
         snprintf(shape, sizeof shape, "_ab%s", key->cfg.pingpong ? "_pp" : "");
     else if (key->cfg.pingpong)
         snprintf(shape, sizeof shape, "_pp");
+    /* a band of the tile order other than the default's ("_g" and its rows) */
+    if (key->cfg.group_m && key->cfg.group_m != JG_BAND_ROWS_DEFAULT && !key->groups)
+        snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "_g%u", key->cfg.group_m);
     /* operand forms: MN-major A ("_am") and B ("_bn"), the kernel's soft
      * operands ("_s" and a, b, d) */
     char form[16] = "";

@@ -395,10 +395,10 @@ static uint32_t fp8_promote_chunk(uint32_t k_stages, uint32_t most)
 enum {
     SM90_MAX_STAGES = 12, /* beyond this, more stages buy no latency hiding */
     SM90_MIN_STAGES = 2,
-    SM90_ALIGN_PAD = 1024, /* the kernel aligns its tiles to 1024 bytes */
-    SM90_GROUP_M = 8,      /* tile rows per band of the grouped order (L2 reuse) */
-    SM90_MMA_N_STEP = 8,   /* wgmma N: multiples of 8 ... */
-    SM90_MMA_N_MAX = 256,  /* ... up to 256 */
+    SM90_ALIGN_PAD = 1024,               /* the kernel aligns its tiles to 1024 bytes */
+    SM90_GROUP_M = JG_BAND_ROWS_DEFAULT, /* tile rows per band of the grouped order (band_rows) */
+    SM90_MMA_N_STEP = 8,                 /* wgmma N: multiples of 8 ... */
+    SM90_MMA_N_MAX = 256,                /* ... up to 256 */
 };
 
 /* BLOCK_K choices: one or two 128-byte swizzle atoms (64 16-bit elements)
@@ -2165,6 +2165,110 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     return true;
 }
 
+/* Bands of the grouped tile order (cfg.group_m: sm90_gemm.cu's
+ * jg_tile_coords sweeps bands of that many rows of tiles column by
+ * column). The CTAs at work at once (a wave of the persistent grid) run
+ * over K together, so each wave reads from DRAM every row panel of A and
+ * column panel of B its tiles touch: the band that touches the fewest
+ * panels, wave after wave, reads the least. With bands of 8 that count
+ * matched Nsight Compute's DRAM bytes within 4% on four H200 rows of M >
+ * 2048 and K >= 11008 (2578x5616x14336 on 128x240 tiles: 663 MB modelled,
+ * 645 measured, cuBLAS's kernel 397; 2721x20480x11840: 1867 and 1860
+ * against 1383; bench/results/2026-11-29-h200-bands). On an H200, over
+ * fresh rows whose plan it changes (about a fifth of BF16 rows, an eighth
+ * of FP8), 1.011x and 1.009x (BF16, 40 and 24 rows) and 1.021x and 1.024x
+ * (FP8 tensor scales), at 0.977-0.987 of the energy per GEMM; s1 above
+ * read 1391 MB after it. Bands of one row (chosen on a fifth of those
+ * rows) ran as the others did. Panels in rows: a wave's A panels times the
+ * unit's rows, plus its B panels times the unit's columns (K and the
+ * element size common to both). */
+static const uint8_t sm90_bands[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+#define SM90_BAND_GAIN 0.95             /* another band only where it reads this or less */
+#define SM90_BAND_L2_BYTES (40 << 20)   /* operands this small stay in the 50 MB L2 */
+#define SM90_BAND_WAVE_BYTES (24 << 20) /* and a wave's panels this small, to the next wave */
+
+/* The panels that units [s, e) of the grouped order touch, bands of g rows
+ * of `rows`, `cols` columns */
+static uint64_t wave_panels(uint64_t s, uint64_t e, uint64_t rows, uint64_t cols, uint64_t g,
+                            uint64_t unit_m, uint64_t unit_n)
+{
+    uint64_t a = 0, first_lo = 0, last_hi = 0, parts = 0;
+    while (s < e) {
+        const uint64_t band = s / (g * cols), top = band * g;
+        const uint64_t h = rows - top < g ? rows - top : g;
+        const uint64_t start = band * g * cols, end = start + h * cols;
+        const uint64_t i0 = s - start, i1 = (e < end ? e : end) - start;
+        a += i1 - i0 < h ? i1 - i0 : h; /* a contiguous run shorter than h: distinct rows */
+        if (!parts)
+            first_lo = i0 / h;
+        last_hi = (i1 - 1) / h;
+        ++parts;
+        s = start + i1;
+    }
+    /* columns: a first band from first_lo on, whole bands, a last one up to last_hi */
+    uint64_t b;
+    if (parts == 1)
+        b = last_hi - first_lo + 1;
+    else if (parts > 2 || last_hi + 1 >= first_lo)
+        b = cols;
+    else
+        b = cols - first_lo + last_hi + 1;
+    return a * unit_m + b * unit_n;
+}
+
+/* The panels every wave of `wave` units touches, over all the units */
+static uint64_t grid_panels(uint64_t units, uint64_t wave, uint64_t rows, uint64_t cols, uint64_t g,
+                            uint64_t unit_m, uint64_t unit_n)
+{
+    uint64_t panels = 0;
+    for (uint64_t s = 0; s < units; s += wave)
+        panels +=
+            wave_panels(s, s + wave < units ? s + wave : units, rows, cols, g, unit_m, unit_n);
+    return panels;
+}
+
+/* The band of rows for cfg's dense plan: the one whose waves touch the
+ * fewest panels where it beats SM90_GROUP_M's by SM90_BAND_GAIN, else
+ * SM90_GROUP_M (also where the operands fit in L2, and for split plans,
+ * whose units run in other orders). */
+static uint32_t band_rows(const jg__target *t, const jg__problem_key *p, const jg__gemm_config *c,
+                          double *ratio)
+{
+    *ratio = 1;
+    if (p->groups || c->split_k > 1 || c->split_ws > 1 || c->pre || c->swap ||
+        (double)(p->m + p->n) * (double)p->k * c->ab_size <= SM90_BAND_L2_BYTES)
+        return SM90_GROUP_M;
+    const uint64_t unit_m = (uint64_t)c->block_m * jg__cfg_m_stack(c);
+    const uint64_t unit_n = (uint64_t)c->block_n * jg__cfg_n_stack(c);
+    const uint64_t rows = jg__ceil_div((uint64_t)(c->swap_ab ? p->n : p->m), unit_m);
+    const uint64_t cols = jg__ceil_div((uint64_t)(c->swap_ab ? p->m : p->n), unit_n);
+    const uint64_t units = rows * cols, wave = clusters_at_once(t, c->cluster ? c->cluster : 1);
+    const uint64_t base = grid_panels(units, wave, rows, cols, SM90_GROUP_M, unit_m, unit_n);
+    /* a wave's panels that stay in L2 for the next wave: K short */
+    const uint64_t waves = jg__ceil_div(units, wave);
+    if ((double)base / (double)waves * (double)p->k * c->ab_size <= SM90_BAND_WAVE_BYTES)
+        return SM90_GROUP_M;
+    uint64_t best_panels = base;
+    uint32_t best = SM90_GROUP_M;
+    for (size_t i = 0; i < JG_ARRAY_LEN(sm90_bands) && sm90_bands[i] < rows; ++i) {
+        const uint64_t panels = grid_panels(units, wave, rows, cols, sm90_bands[i], unit_m, unit_n);
+        if (panels < best_panels) {
+            best_panels = panels;
+            best = sm90_bands[i];
+        }
+    }
+    /* one band of all rows: the grid column by column */
+    const uint64_t panels = grid_panels(units, wave, rows, cols, rows, unit_m, unit_n);
+    if (rows > SM90_GROUP_M && panels < best_panels) {
+        best_panels = panels;
+        best = (uint32_t)rows;
+    }
+    if ((double)best_panels > SM90_BAND_GAIN * (double)base)
+        return SM90_GROUP_M;
+    *ratio = (double)best_panels / (double)base;
+    return best;
+}
+
 size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, jg__gemm_config *out,
                                 size_t max)
 {
@@ -2223,6 +2327,10 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
         memmove(out + at + 1, out + at, (i - at) * sizeof *out); /* out[i] moves up */
         out[at++] = b[0];
     }
+    for (size_t i = 0; i < n; ++i) {
+        double ratio;
+        out[i].group_m = band_rows(t, p, &out[i], &ratio);
+    }
     return n;
 }
 
@@ -2245,6 +2353,8 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     const bool ws_rule = split_ws_for_clusters(t, p, out);
     const double sk_gain = ws_rule ? 0 : stream_k_for_waves(t, p, out, cands, est, found);
     const bool pairs = swap_pairs_share_weight(t, p, out, &best);
+    double band_ratio;
+    out->group_m = band_rows(t, p, out, &band_ratio);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
         char fp4[256] = "";
         if (out->pre) {
@@ -2356,13 +2466,19 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      " (%u along M by %u along N: A's tile multicast along N, by "
                      "JITGEMM_N_STACK)",
                      jg__cfg_m_stack(out), jg__cfg_n_stack(out));
+        char band[96] = "";
+        if (out->group_m != SM90_GROUP_M)
+            snprintf(band, sizeof band,
+                     "; tile order in bands of %u rows (its waves read %.2fx the DRAM panels "
+                     "of bands of %d)",
+                     out->group_m, band_ratio, SM90_GROUP_M);
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
                  "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u%s, "
-                 "%u stages of %u bytes%s%s; %llu tiles = %llu wave(s) on %d SMs; estimated "
+                 "%u stages of %u bytes%s%s%s; %llu tiles = %llu wave(s) on %d SMs; estimated "
                  "%.1f us (compute %.1f, memory %.1f: %s-bound)",
                  (long long)p->m, (long long)p->n, (long long)p->k, out->block_m, out->block_n,
                  out->block_k, tall, out->consumers, out->cluster, stacked, out->stages,
-                 stage_bytes(out), fp4, family, (unsigned long long)best.tiles,
+                 stage_bytes(out), fp4, family, band, (unsigned long long)best.tiles,
                  (unsigned long long)best.waves, t->sm_count, best.total_s * 1e6,
                  best.compute_s * 1e6, best.memory_s * 1e6,
                  best.compute_s > best.memory_s ? "compute" : "memory");

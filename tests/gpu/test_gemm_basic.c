@@ -19,6 +19,7 @@ typedef struct gemm_case {
     int64_t m, n, k;
     int64_t lda, ldb, ldc, ldd; /* 0: packed */
     float alpha, beta;
+    bool banded; /* the plan's tile order in bands other than the default's ("_g" in its name) */
 } gemm_case;
 
 /* Host and device copies of one case's operands. */
@@ -108,6 +109,11 @@ static void run_case(jg_context *ctx, const gemm_case *gc, cudaStream_t stream, 
           jg_context_last_error(ctx));
     if (st != JG_OK)
         return;
+    if (gc->banded) {
+        jg_plan_info info;
+        CHECK(jg_plan_get_info(plan, &info) == JG_OK && strstr(info.kernel_name, "_g"),
+              "%s: the plan's tile order keeps the default bands (%s)", gc->name, info.kernel_name);
+    }
     gemm_bufs bf;
     bufs_init(&bf, &p, gc->m, r);
     jg_gemm_args args = {.a = bf.a.dev, .b = bf.b.dev, .c = bf.has_c ? bf.c.dev : NULL,
@@ -263,6 +269,9 @@ static void check_bad_args(jg_context *ctx, jg_rng *r)
     bufs_free(&bf);
 }
 
+/* The last three: operands past L2, the tile order in bands of 21 rows
+ * (all of M's tiles), of one row, and swap-AB's in bands of one row
+ * (plan_sm90.c's band_rows); every tile checked and none left unwritten. */
 static const gemm_case cases[] = {
     {.name = "4096^3 bf16->bf16", .ab = JG_BF16, .d = JG_BF16, .m = 4096, .n = 4096, .k = 4096,
      .alpha = 1.0f},
@@ -279,6 +288,12 @@ static const gemm_case cases[] = {
      .k = 96, .lda = 128, .ldb = 104, .ldc = 144, .ldd = 152, .alpha = 2.0f, .beta = 0.25f},
     {.name = "padded ld fp16->fp32", .ab = JG_FP16, .d = JG_FP32, .m = 333, .n = 520, .k = 1000,
      .lda = 1008, .ldb = 1024, .ldd = 528, .alpha = 1.0f},
+    {.name = "2578x5616x14336 bf16 banded", .ab = JG_BF16, .d = JG_BF16, .m = 2578, .n = 5616,
+     .k = 14336, .alpha = 1.0f, .banded = true},
+    {.name = "13693x1536x5120 fp16 banded", .ab = JG_FP16, .d = JG_FP16, .m = 13693, .n = 1536,
+     .k = 5120, .alpha = 1.0f, .banded = true},
+    {.name = "773x10944x13824 bf16 swap-AB banded", .ab = JG_BF16, .d = JG_BF16, .m = 773,
+     .n = 10944, .k = 13824, .alpha = 1.0f, .banded = true},
 };
 
 int main(void)

@@ -2060,8 +2060,81 @@ static void test_tile_192(void)
         }
 }
 
+/* The kernel's grouped tile order (sm90_gemm.cu's jg_tile_coords), its
+ * waves' A and B panels counted tile by tile: what band_rows minimizes,
+ * written here independently of plan_sm90.c's per-band formula. */
+static uint64_t band_panels_brute(uint64_t rows, uint64_t cols, uint64_t g, uint64_t wave,
+                                  uint64_t unit_m, uint64_t unit_n)
+{
+    static unsigned char seen_a[4096], seen_b[4096];
+    uint64_t panels = 0;
+    for (uint64_t s = 0; s < rows * cols; s += wave) {
+        memset(seen_a, 0, sizeof seen_a);
+        memset(seen_b, 0, sizeof seen_b);
+        for (uint64_t t = s; t < s + wave && t < rows * cols; ++t) {
+            const uint64_t size = g * cols, first = t / size * g;
+            const uint64_t h = rows - first < g ? rows - first : g, in = t % size;
+            const uint64_t tm = first + in % h, tn = in / h;
+            panels += seen_a[tm] ? 0 : unit_m;
+            panels += seen_b[tn] ? 0 : unit_n;
+            seen_a[tm] = seen_b[tn] = 1;
+        }
+    }
+    return panels;
+}
+
+/* Dense plans past L2's reach take the band whose waves read the fewest
+ * panels, counted here tile by tile: at most 0.95 of the default band's,
+ * and none of the bands the planner tries reads fewer; others keep the
+ * default (operands in L2, K short, grouped problems). */
+static void test_bands(void)
+{
+    jg__target t;
+    jg_test_h100_target(&t);
+    static const int64_t rows[][3] = {
+        {2578, 5616, 14336}, {2721, 20480, 11840}, {14455, 3584, 11008},
+        {4233, 2560, 15360}, {6476, 14416, 7168},  {3941, 27648, 1024},
+        {10763, 2048, 2048}, {64, 4096, 4096},     {1024, 1024, 1024}};
+    static const uint64_t bands[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+    uint32_t moved = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p =
+            dense_problem(JG_BF16, JG_BF16, rows[i][0], rows[i][1], rows[i][2]);
+        char what[96];
+        problem_name(&p, what, sizeof what);
+        const jg__gemm_config c = plan_of(&t, &p, what);
+        const bool small = (double)(rows[i][0] + rows[i][1]) * (double)rows[i][2] * 2 <= 40 << 20;
+        if (small || c.split_k > 1 || c.split_ws > 1) {
+            CHECK(c.group_m == JG_BAND_ROWS_DEFAULT, "%s: band of %u rows, expected the default",
+                  what, c.group_m);
+            continue;
+        }
+        if (c.cluster > 1)
+            continue; /* waves of clusters: the resident count's */
+        const uint64_t um = c.block_m, un = c.block_n;
+        const uint64_t r = (uint64_t)((c.swap_ab ? rows[i][1] : rows[i][0]) + um - 1) / um;
+        const uint64_t n = (uint64_t)((c.swap_ab ? rows[i][0] : rows[i][1]) + un - 1) / un;
+        const uint64_t wave = (uint64_t)t.sm_count;
+        const uint64_t base = band_panels_brute(r, n, JG_BAND_ROWS_DEFAULT, wave, um, un);
+        const uint64_t chosen = band_panels_brute(r, n, c.group_m, wave, um, un);
+        CHECK(c.group_m >= 1 && (c.group_m == JG_BAND_ROWS_DEFAULT || chosen <= 0.95 * base),
+              "%s: band of %u rows reads %llu panel rows, the default's %llu", what, c.group_m,
+              (unsigned long long)chosen, (unsigned long long)base);
+        for (size_t b = 0; b < JG_ARRAY_LEN(bands) && bands[b] < r; ++b)
+            CHECK(c.group_m == JG_BAND_ROWS_DEFAULT ||
+                      band_panels_brute(r, n, bands[b], wave, um, un) >= chosen,
+                  "%s: bands of %llu rows read fewer panels than the chosen %u", what,
+                  (unsigned long long)bands[b], c.group_m);
+        moved += c.group_m != JG_BAND_ROWS_DEFAULT;
+        /* deterministic: the same problem plans the same band */
+        CHECK(plan_of(&t, &p, what).group_m == c.group_m, "%s: band differs between plans", what);
+    }
+    CHECK(moved >= 3, "only %u of the long-K rows moved off the default band", moved);
+}
+
 int main(void)
 {
+    test_bands();
     test_stream_k_context();
     test_stream_k();
     test_split_ws_context();
