@@ -86,6 +86,15 @@
 #ifndef JG_STREAM_K
 #define JG_STREAM_K 0
 #endif
+/* Stream-K after data-parallel tiles (with JG_STREAM_K 1): of T tiles on a
+ * grid of G CTAs, the first D = (T / G - 1) G (where T / G >= 2; else none)
+ * run whole, CTA b the tiles b, b + G, ... in the grouped order as a grid
+ * without stream-K runs them, each tile its JG_SPLIT_WS units in one run;
+ * stream-K runs over the last T - D tiles alone (one to two waves), its
+ * units numbered from D JG_SPLIT_WS (jg_sk_unit_next). */
+#ifndef JG_SK_DP
+#define JG_SK_DP 0
+#endif
 /* Whether M and N are baked in (nonzero). The LLVM backend's bitcode leaves
  * M, N and K as values fixed when a kernel is made (docs/llvm-backend.md):
  * there these are defined first, and the sizes are not preprocessor numbers. */
@@ -396,6 +405,7 @@ static_assert(JG_SPLIT_WS == 1 ||
               "ping-pong, block scales or PDL");
 /* FP8's promoted sums carried from unit to unit spilled at 128x112 and
  * 128x128 (not at 96, 104 or 144): a loop-carried third set of sums */
+static_assert(!JG_SK_DP || JG_STREAM_K == 1, "data-parallel tiles before stream-K in one group");
 static_assert(!JG_STREAM_K || (JG_SPLIT_WS > 1 && !JG_PROMOTE),
               "stream-K: units of a tile's share of K, 16-bit (wgmma's own sums)");
 static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4),
@@ -1350,6 +1360,42 @@ JG_DEV uint32_t jg_sk_begin(uint32_t b, uint32_t units)
 #endif
 }
 
+/* The units of the data-parallel tiles (JG_SK_DP; 0 without) */
+JG_DEV uint32_t jg_dp_units(uint32_t units)
+{
+#if JG_SK_DP
+    const uint32_t waves = units / JG_SPLIT_WS / gridDim.x;
+    return waves >= 2 ? (waves - 1) * gridDim.x * JG_SPLIT_WS : 0;
+#else
+    (void)units;
+    return 0;
+#endif
+}
+
+/* This CTA's first unit of the stream-K part, and the first past it: the
+ * stream-K units after the data-parallel ones */
+JG_DEV uint32_t jg_sk_first(uint32_t b, uint32_t units, uint32_t dp)
+{
+    return dp + jg_sk_begin(b, units - dp);
+}
+
+/* The unit after t (data-parallel tiles: the CTA's next tile, G tiles on,
+ * and after its last, its first stream-K unit) */
+JG_DEV uint32_t jg_sk_unit_next(uint32_t t, uint32_t dp, uint32_t sk_first)
+{
+    ++t;
+#if JG_SK_DP
+    if (t <= dp && t % JG_SPLIT_WS == 0) {
+        const uint32_t on = t + (gridDim.x - 1) * JG_SPLIT_WS;
+        t = on < dp ? on : sk_first;
+    }
+#else
+    (void)dp;
+    (void)sk_first;
+#endif
+    return t;
+}
+
 /* Unit t, the last of a run, is done (this CTA's units: [first, end); a
  * run ends at its tile's end or at `end`), the run's sums in `sum`.
  * Whether the epilogue runs: when the run covers the whole tile, or
@@ -2188,10 +2234,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
     const uint32_t rank = 0;
 #endif
-#if JG_STREAM_K /* this CTA's consecutive units */
-    const uint32_t first_unit = jg_sk_begin(blockIdx.x, tiles), unit_step = 1;
+#if JG_STREAM_K /* this CTA's consecutive units (after its data-parallel tiles) */
+    const uint32_t dp_units = jg_dp_units(tiles);
+    const uint32_t sk_first = jg_sk_first(blockIdx.x, tiles, dp_units), unit_step = 1;
+    const uint32_t first_unit = dp_units ? blockIdx.x * JG_SPLIT_WS : sk_first;
+#define JG_UNIT_NEXT(t) jg_sk_unit_next((t), dp_units, sk_first)
 #else /* every unit_step-th unit */
     const uint32_t first_unit = blockIdx.x / JG_CLUSTER, unit_step = gridDim.x / JG_CLUSTER;
+#define JG_UNIT_NEXT(t) ((t) + unit_step)
 #endif
 
     if (threadIdx.x == 0) {
@@ -2258,7 +2308,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
 #if JG_STREAM_K
-    const uint32_t unit_end = jg_sk_begin(blockIdx.x + JG_SK_NEXT, tiles);
+    const uint32_t unit_end = jg_sk_first(blockIdx.x + JG_SK_NEXT, tiles, dp_units);
 #else
     const uint32_t unit_end = tiles;
 #endif
@@ -2294,7 +2344,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
         if (threadIdx.x < 32) {
             uint32_t stage = 0, phase = 0;
-            for (uint32_t t = first_unit; t < unit_end; t += unit_step) {
+            for (uint32_t t = first_unit; t < unit_end; t = JG_UNIT_NEXT(t)) {
                 const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
 #if JG_NVFP4
                 for (int kt = 0; kt < JG_FP4_K_TILES; ++kt) {
@@ -2359,7 +2409,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             if (t != first_unit) /* the other consumer's mainloop before this one is done */
                 jg_named_barrier(JG_PING_BAR(c), 256);
 #else
-        for (uint32_t t = first_unit; t < unit_end; t += unit_step) {
+        for (uint32_t t = first_unit; t < unit_end; t = JG_UNIT_NEXT(t)) {
             const jg_tile tl = jg_cta_tile(p, t, tiles_m, rank);
 #endif
 #if JG_NVFP4
@@ -2569,7 +2619,9 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_split_gather(sum, smem_a, c, rank);
 #endif
 #if JG_STREAM_K
-            if (!jg_stream_k(p, sum, t, first_unit, unit_end, tiles, c))
+            /* (a data-parallel tile's run is the whole tile) */
+            if (t >= dp_units && !jg_stream_k(p, sum, t - dp_units, sk_first - dp_units,
+                                              unit_end - dp_units, tiles - dp_units, c))
                 continue; /* the tile's first run stores it */
 #elif JG_SPLIT_WS > 1
             if (!jg_split_ws(p, sum, t, tiles_m, c))

@@ -69,6 +69,9 @@ typedef struct jg__gemm_config {
                              * groups R (0: none): 1, one over all tiles; R > 1, the problem's
                              * M spans R tiles and the grid (a multiple of R) makes R groups,
                              * CTA b in group b % R, each over one row of tiles along N */
+    uint32_t sk_dp;         /* with stream_k 1: the tiles of all but the last one or two
+                             * waves run whole (data-parallel, the grouped order), stream-K
+                             * only over the rest (JG_SK_DP; JITGEMM_STREAM_K_DP=1) */
 } jg__gemm_config;
 
 enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
@@ -171,7 +174,7 @@ static inline uint32_t jg__cfg_m_stack(const jg__gemm_config *cfg)
 #define JG_KIND_QUANT 3
 #define JG_KIND_QUANT_NVFP4 4
 #define JG_KIND_PACK 5 /* the pack of unaligned operands (sm90_pack.cu) */
-#define JG_KEY_FORMAT 16 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
+#define JG_KEY_FORMAT 17 /* jg__gemm_key.key_format: bumped when the struct changes meaning */
 
 /* Fixed-layout bytes that decide a kernel's source: zeroed, then filled. */
 typedef struct jg__gemm_key {
@@ -364,6 +367,9 @@ typedef struct jg__target {
                               * tile run stream-K in S units a tile (cfg.stream_k), where it
                               * fits, unless force_split_ws is 1; 1 (JITGEMM_STREAM_K=0 or
                               * 1): never; 0: the planner's rule (stream_k_for_waves) */
+    uint32_t force_sk_dp;    /* JITGEMM_STREAM_K_DP=1: a forced stream-K plan (force_stream_k)
+                              * runs data-parallel tiles first (cfg.sk_dp), its tile up to 256
+                              * wide without C */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on

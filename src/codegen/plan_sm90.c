@@ -543,7 +543,9 @@ bool jg__split_ws_fits(const jg__problem_key *p, const jg__gemm_config *cfg)
            p->scale != JG_SCALE_BLOCK && !(p->flags & never) && !jg__problem_soft(p) &&
            !p->packed && !cfg->pingpong && !cfg->soft && !cfg->swap && !cfg->pre &&
            !cfg->expand_bufs &&
-           cfg->block_n <= (c_or_f32 ? SM90_SPLIT_WS_MAX_N_C : SM90_SPLIT_WS_MAX_N);
+           cfg->block_n <= (c_or_f32     ? SM90_SPLIT_WS_MAX_N_C
+                            : cfg->sk_dp ? SM90_MMA_N_MAX
+                                         : SM90_SPLIT_WS_MAX_N);
 }
 
 bool jg__stream_k_fits(const jg__problem_key *p, const jg__gemm_config *cfg)
@@ -557,6 +559,7 @@ static void split_through_ws(jg__gemm_config *cfg, uint32_t s)
 {
     cfg->split_ws = s;
     cfg->stream_k = 0;
+    cfg->sk_dp = 0;
     cfg->split_k = 0;
     cfg->cluster = 1;
     cfg->n_stack = 0;
@@ -2023,6 +2026,7 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
 {
     jg__gemm_config c = *cfg;
     split_through_ws(&c, 2);
+    c.sk_dp = force && t->force_sk_dp; /* forced: data-parallel tiles first */
     if (cfg->split_ws > 1 || !jg__stream_k_fits(p, &c))
         return 0;
     const uint64_t stages = jg__ceil_div((uint64_t)p->k, c.block_k);
@@ -2032,7 +2036,8 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
                    2 * tiles < sms))
         return 0;
     const uint64_t min_stages = rows > 1 ? SM90_STREAM_K_ROWS_MIN_STAGES : SM90_STREAM_K_MIN_STAGES;
-    c.stream_k = 2 * rows <= sms ? (uint32_t)rows : 1; /* row groups of two CTAs or more */
+    /* row groups of two CTAs or more; one group with data-parallel tiles first */
+    c.stream_k = 2 * rows <= sms && !c.sk_dp ? (uint32_t)rows : 1;
     const uint64_t grid = sms / c.stream_k * c.stream_k;
     const uint32_t k_split = cfg->split_k > 1 ? cfg->split_k : 1;
     *now = (double)e->waves * (double)jg__ceil_div(stages, k_split);
@@ -2395,9 +2400,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
-            char groups[32] = "";
+            char groups[40] = "";
             if (out->stream_k > 1)
                 snprintf(groups, sizeof groups, " in %u row groups", out->stream_k);
+            else if (out->sk_dp)
+                snprintf(groups, sizeof groups, " after data-parallel tiles");
             if (out->split_ws > 1 && out->stream_k && sk_gain > 0)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", stream-K in %u units a tile%s (by the waves' rule, %.2fx)",

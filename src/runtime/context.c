@@ -175,7 +175,8 @@ static void read_forced_units(jg_context *ctx, const char *name, uint32_t *out)
  * ping-pong tiles only) and JITGEMM_SPLIT_WS=S (the planner's plan split
  * into S = 2..16 units a tile through the caller's workspace, where it
  * fits; 0: never) and JITGEMM_STREAM_K=S (the plan's tile run stream-K in S
- * = 2..16 units a tile, where it fits; 0: never): instead of the planner's measured table, for
+ * = 2..16 units a tile, where it fits; 0: never; with JITGEMM_STREAM_K_DP=1 the tiles
+ * of all but the last waves data-parallel first): instead of the planner's measured table, for
  * experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
@@ -191,6 +192,14 @@ static void read_forced_shape(jg_context *ctx)
     }
     read_forced_units(ctx, "JITGEMM_SPLIT_WS", &ctx->target.force_split_ws);
     read_forced_units(ctx, "JITGEMM_STREAM_K", &ctx->target.force_stream_k);
+    const char *dp = getenv("JITGEMM_STREAM_K_DP");
+    if (dp && *dp) {
+        if (strcmp(dp, "0") && strcmp(dp, "1"))
+            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_STREAM_K_DP=%s ignored: 0 or 1",
+                     dp);
+        else
+            ctx->target.force_sk_dp = dp[0] == '1';
+    }
     if (split && *split) {
         char *end;
         const unsigned long s = strtoul(split, &end, 10);

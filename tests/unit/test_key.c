@@ -149,6 +149,7 @@ MUTATION(pre_rows, c->pre_rows = 128)
 MUTATION(n_stack, (c->cluster = 2, c->n_stack = 2))
 MUTATION(split_ws, c->split_ws = 3)
 MUTATION(stream_k, (c->split_ws = 3, c->stream_k = 1))
+MUTATION(sk_dp, (c->split_ws = 3, c->stream_k = 1, c->sk_dp = 1))
 MUTATION(scale, p->scale = JG_SCALE_TENSOR)
 #define JG_NVFP4_PROBLEM(sfa, sfb)                                                            \
     (p->a_type = p->b_type = JG_NVFP4, p->scale = JG_SCALE_NVFP4, p->a_sf_layout = (sfa),      \
@@ -192,6 +193,7 @@ static const struct {
     {"cfg.n_stack", mut_n_stack},
     {"cfg.split_ws", mut_split_ws},
     {"cfg.stream_k", mut_stream_k},
+    {"cfg.sk_dp", mut_sk_dp},
     {"scale", mut_scale},
     {"nvfp4", mut_nvfp4},
     {"a_sf_layout", mut_a_sf_layout},
@@ -264,8 +266,8 @@ static void test_quant_nvfp4_keys(void)
 /* Clusters stacked along N: the name says the cluster as M x N CTAs
  * (_c1x2, _c2x2), and a key that stacks along N neither shares its name
  * nor its hash with the one stacked along M alone; n_stack 0 is the only
- * spelling of none. The key's layout is pinned: stream_k, the config's
- * last field, moved groups and group_m (JG_KEY_FORMAT 16), and any other
+ * spelling of none. The key's layout is pinned: sk_dp, the config's
+ * last field, moved groups and group_m (JG_KEY_FORMAT 17), and any other
  * move must bump the format again. */
 static void test_n_stack_keys(void)
 {
@@ -290,11 +292,11 @@ static void test_n_stack_keys(void)
         for (size_t j = 0; j < i; ++j)
             CHECK(!hash_eq(h[i], h[j]), "n_stack keys %zu and %zu share a hash", i, j);
     }
-    CHECK(offsetof(jg__gemm_config, stream_k) + sizeof(uint32_t) == sizeof(jg__gemm_config) &&
+    CHECK(offsetof(jg__gemm_config, sk_dp) + sizeof(uint32_t) == sizeof(jg__gemm_config) &&
               offsetof(jg__gemm_key, groups) >=
                   offsetof(jg__gemm_key, cfg) + sizeof(jg__gemm_config) &&
-              offsetof(jg__gemm_key, group_m) == 168 && sizeof(jg__gemm_key) == 680 &&
-              JG_KEY_FORMAT == 16,
+              offsetof(jg__gemm_key, group_m) == 176 && sizeof(jg__gemm_key) == 688 &&
+              JG_KEY_FORMAT == 17,
           "jg__gemm_key's layout moved (%zu, %zu): bump JG_KEY_FORMAT and pin the new one",
           offsetof(jg__gemm_key, group_m), sizeof(jg__gemm_key));
 }

@@ -1963,6 +1963,47 @@ static void test_stream_k(void)
     }
 }
 
+/* JITGEMM_STREAM_K=S with JITGEMM_STREAM_K_DP=1: the plan's tile (up to
+ * 256 wide without C) runs stream-K in one group after data-parallel
+ * tiles (cfg.sk_dp), its kernel named "_skSdp" and built with JG_SK_DP;
+ * without the switch, 240-wide tiles do not fit stream-K and the plan
+ * stays as it was. Only forced: no rule takes it. */
+static void test_stream_k_dp(void)
+{
+    jg__target t, forced, dp;
+    jg_test_h100_target(&t);
+    forced = dp = t;
+    forced.force_stream_k = dp.force_stream_k = 8;
+    dp.force_sk_dp = 1;
+    const jg_gemm_problem p = bf16(2578, 5616, 14336);
+    const jg__gemm_config base = plan_of(&t, &p, "2578x5616x14336");
+    const jg__gemm_config f = plan_of(&forced, &p, "2578x5616x14336 JITGEMM_STREAM_K=8");
+    const jg__gemm_config c = plan_of(&dp, &p, "2578x5616x14336 JITGEMM_STREAM_K_DP=1");
+    CHECK(!base.sk_dp && !f.sk_dp && !c.stream_k == !c.sk_dp, "sk_dp without the switch");
+    CHECK(base.block_n > 176 && !f.split_ws,
+          "the %u-wide tile took stream-K without JITGEMM_STREAM_K_DP", base.block_n);
+    CHECK(c.sk_dp && c.stream_k == 1 && c.split_ws == 8 && c.cluster == 1 &&
+              c.block_m == base.block_m && c.block_n == base.block_n,
+          "JITGEMM_STREAM_K_DP=1: sk_dp %u, stream_k %u, %u units, tile %ux%u (the plan's %ux%u)",
+          c.sk_dp, c.stream_k, c.split_ws, c.block_m, c.block_n, base.block_m, base.block_n);
+    jg__problem_key pk;
+    jg__problem_key_make(&p, &pk);
+    jg__gemm_key key;
+    jg__gemm_key_make(&pk, &c, &key);
+    char name[128];
+    jg__gemm_kernel_name(&key, "sm_90a", name);
+    CHECK(strstr(name, "_sk8dp_") != NULL, "kernel name %s lacks _sk8dp_", name);
+    jg_gemm_problem with_c = p;
+    with_c.c_type = JG_BF16;
+    const jg__gemm_config cc = plan_of(&dp, &with_c, "2578x5616x14336 +C JITGEMM_STREAM_K_DP=1");
+    CHECK(cc.block_n > 128 ? !cc.split_ws : cc.sk_dp, "with C: a %u-wide tile, %u units",
+          cc.block_n, cc.split_ws);
+    jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+    const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
+    for (size_t j = 0; j < n; ++j)
+        CHECK(!cands[j].sk_dp, "candidate %zu has data-parallel stream-K", j);
+}
+
 /* Stream-K through a context: with JG_CONTEXT_WORKSPACE the plan of a row
  * the rule takes streams, reports a workspace of a flag and a tile of sums
  * per CTA of its grid, and holds the plan without it for launches without
@@ -2134,6 +2175,7 @@ static void test_bands(void)
 
 int main(void)
 {
+    test_stream_k_dp();
     test_bands();
     test_stream_k_context();
     test_stream_k();
