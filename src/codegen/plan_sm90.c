@@ -2235,10 +2235,13 @@ static uint64_t grid_panels(uint64_t units, uint64_t wave, uint64_t rows, uint64
 /* The band of rows for cfg's dense plan: the one whose waves touch the
  * fewest panels where it beats SM90_GROUP_M's by SM90_BAND_GAIN, else
  * SM90_GROUP_M (also where the operands fit in L2, and for split plans,
- * whose units run in other orders). */
+ * whose units run in other orders); *ratio (if given): its panels over
+ * SM90_GROUP_M's. */
 static uint32_t band_rows(const jg__target *t, const jg__problem_key *p, const jg__gemm_config *c,
                           double *ratio)
 {
+    double unused;
+    ratio = ratio ? ratio : &unused;
     *ratio = 1;
     if (p->groups || c->split_k > 1 || c->split_ws > 1 || c->pre || c->swap ||
         (double)(p->m + p->n) * (double)p->k * c->ab_size <= SM90_BAND_L2_BYTES)
@@ -2332,10 +2335,8 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
         memmove(out + at + 1, out + at, (i - at) * sizeof *out); /* out[i] moves up */
         out[at++] = b[0];
     }
-    for (size_t i = 0; i < n; ++i) {
-        double ratio;
-        out[i].group_m = band_rows(t, p, &out[i], &ratio);
-    }
+    for (size_t i = 0; i < n; ++i)
+        out[i].group_m = band_rows(t, p, &out[i], NULL);
     return n;
 }
 
