@@ -136,21 +136,29 @@ static void read_forced_124(jg_context *ctx, const char *name, const char *what,
     jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "%s=%s: %s %s", name, env, what, env);
 }
 
+/* A switch `name`=0|1: 0 or 1, or -1 where unset or neither (warned). */
+static int read_env_bit(jg_context *ctx, const char *name)
+{
+    const char *env = getenv(name);
+    if (!env || !*env)
+        return -1;
+    if (strcmp(env, "0") && strcmp(env, "1")) {
+        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "%s=%s ignored: 0 or 1", name, env);
+        return -1;
+    }
+    return env[0] - '0';
+}
+
 /* JITGEMM_FFMA_REUSE=0|1: the FP8 block-scale promotions' reuse edit
  * (sass_patch.c) off or on, instead of the planner's choice. */
 static void read_forced_ffma_reuse(jg_context *ctx)
 {
-    const char *env = getenv("JITGEMM_FFMA_REUSE");
-    if (!env || !*env)
+    const int on = read_env_bit(ctx, "JITGEMM_FFMA_REUSE");
+    if (on < 0)
         return;
-    if (strcmp(env, "0") && strcmp(env, "1")) {
-        jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_FFMA_REUSE=%s ignored: 0 or 1",
-                 env);
-        return;
-    }
-    ctx->target.force_ffma_reuse = (uint32_t)(env[0] - '0') + 1;
-    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_FFMA_REUSE=%s: the reuse edit %s", env,
-             env[0] == '1' ? "on" : "off");
+    ctx->target.force_ffma_reuse = (uint32_t)on + 1;
+    jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_FFMA_REUSE=%d: the reuse edit %s", on,
+             on ? "on" : "off");
 }
 
 /* `name`=S, units a tile through the workspace (JITGEMM_SPLIT_WS,
@@ -180,26 +188,16 @@ static void read_forced_units(jg_context *ctx, const char *name, uint32_t *out)
  * experiments and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
-    const char *swap = getenv("JITGEMM_SWAP"), *split = getenv("JITGEMM_SPLIT");
+    const char *split = getenv("JITGEMM_SPLIT");
     const char *ping = getenv("JITGEMM_PINGPONG");
     if (ping && !strcmp(ping, "1"))
         ctx->target.force_pingpong = 1;
-    if (swap && *swap) {
-        if (strcmp(swap, "0") && strcmp(swap, "1"))
-            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_SWAP=%s ignored: 0 or 1", swap);
-        else
-            ctx->target.force_swap = (uint32_t)(swap[0] - '0') + 1;
-    }
+    const int swap = read_env_bit(ctx, "JITGEMM_SWAP");
+    if (swap >= 0)
+        ctx->target.force_swap = (uint32_t)swap + 1;
     read_forced_units(ctx, "JITGEMM_SPLIT_WS", &ctx->target.force_split_ws);
     read_forced_units(ctx, "JITGEMM_STREAM_K", &ctx->target.force_stream_k);
-    const char *dp = getenv("JITGEMM_STREAM_K_DP");
-    if (dp && *dp) {
-        if (strcmp(dp, "0") && strcmp(dp, "1"))
-            jg__logf(&ctx->log, JG_LOG_WARN, JG_LOGC_PLAN, "JITGEMM_STREAM_K_DP=%s ignored: 0 or 1",
-                     dp);
-        else
-            ctx->target.force_sk_dp = dp[0] == '1';
-    }
+    ctx->target.force_sk_dp = read_env_bit(ctx, "JITGEMM_STREAM_K_DP") == 1;
     if (split && *split) {
         char *end;
         const unsigned long s = strtoul(split, &end, 10);
