@@ -395,10 +395,9 @@ static uint32_t fp8_promote_chunk(uint32_t k_stages, uint32_t most)
 enum {
     SM90_MAX_STAGES = 12, /* beyond this, more stages buy no latency hiding */
     SM90_MIN_STAGES = 2,
-    SM90_ALIGN_PAD = 1024,               /* the kernel aligns its tiles to 1024 bytes */
-    SM90_GROUP_M = JG_BAND_ROWS_DEFAULT, /* tile rows per band of the grouped order (band_rows) */
-    SM90_MMA_N_STEP = 8,                 /* wgmma N: multiples of 8 ... */
-    SM90_MMA_N_MAX = 256,                /* ... up to 256 */
+    SM90_ALIGN_PAD = 1024, /* the kernel aligns its tiles to 1024 bytes */
+    SM90_MMA_N_STEP = 8,   /* wgmma N: multiples of 8 ... */
+    SM90_MMA_N_MAX = 256,  /* ... up to 256 */
 };
 
 /* BLOCK_K choices: one or two 128-byte swizzle atoms (64 16-bit elements)
@@ -1043,7 +1042,7 @@ static void nvfp4_swap_candidate(const jg__target *t, const jg__problem_key *p, 
                          .block_k = SM90_NVFP4_BLOCK_K,
                          .consumers = 2,
                          .cluster = 1,
-                         .group_m = SM90_GROUP_M,
+                         .group_m = JG_BAND_ROWS_DEFAULT,
                          .epi_bytes = epi_bytes_for(SM90_NVFP4_SWAP_BLOCK_N, p->d_type),
                          .ab_size = 2, /* the wgmmas' FP16 */
                          .expand_bufs = bm <= SM90_NVFP4_SWAP_BUFS2_MAX_M && !slab
@@ -1326,7 +1325,7 @@ static size_t search_nvfp4(const jg__target *t, const jg__problem_key *p, jg__ge
                              .block_k = SM90_NVFP4_BLOCK_K,
                              .consumers = sm90_nvfp4_tiles[i].consumers,
                              .cluster = 1,
-                             .group_m = SM90_GROUP_M,
+                             .group_m = JG_BAND_ROWS_DEFAULT,
                              .epi_bytes = epi_bytes_for(bn, p->d_type),
                              .ab_size = 2, /* the wgmmas' BF16 */
                              .expand_bufs = SM90_NVFP4_EXPAND_BUFS};
@@ -1388,7 +1387,7 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
                          .consumers = dp->pingpong ? 2 : sm90_block_m[i].consumers,
                          .cluster =
                              split > 1 ? split : dp->cluster * (dp->n_stack > 1 ? dp->n_stack : 1),
-                         .group_m = SM90_GROUP_M,
+                         .group_m = JG_BAND_ROWS_DEFAULT,
                          /* swap-AB: rounds of rows of D by a slab's 64 columns */
                          .epi_bytes = dp->swap_ab ? 64 * (uint32_t)jg__dtype_size(p->d_type)
                                                   : epi_bytes_for(bn, p->d_type),
@@ -2233,10 +2232,10 @@ static uint64_t grid_panels(uint64_t units, uint64_t wave, uint64_t rows, uint64
 }
 
 /* The band of rows for cfg's dense plan: the one whose waves touch the
- * fewest panels where it beats SM90_GROUP_M's by SM90_BAND_GAIN, else
- * SM90_GROUP_M (also where the operands fit in L2, and for split plans,
+ * fewest panels where it beats JG_BAND_ROWS_DEFAULT's by SM90_BAND_GAIN, else
+ * JG_BAND_ROWS_DEFAULT (also where the operands fit in L2, and for split plans,
  * whose units run in other orders); *ratio (if given): its panels over
- * SM90_GROUP_M's. */
+ * JG_BAND_ROWS_DEFAULT's. */
 static uint32_t band_rows(const jg__target *t, const jg__problem_key *p, const jg__gemm_config *c,
                           double *ratio)
 {
@@ -2245,19 +2244,20 @@ static uint32_t band_rows(const jg__target *t, const jg__problem_key *p, const j
     *ratio = 1;
     if (p->groups || c->split_k > 1 || c->split_ws > 1 || c->pre || c->swap ||
         (double)(p->m + p->n) * (double)p->k * c->ab_size <= SM90_BAND_L2_BYTES)
-        return SM90_GROUP_M;
+        return JG_BAND_ROWS_DEFAULT;
     const uint64_t unit_m = (uint64_t)c->block_m * jg__cfg_m_stack(c);
     const uint64_t unit_n = (uint64_t)c->block_n * jg__cfg_n_stack(c);
     const uint64_t rows = jg__ceil_div((uint64_t)(c->swap_ab ? p->n : p->m), unit_m);
     const uint64_t cols = jg__ceil_div((uint64_t)(c->swap_ab ? p->m : p->n), unit_n);
     const uint64_t units = rows * cols, wave = clusters_at_once(t, c->cluster ? c->cluster : 1);
-    const uint64_t base = grid_panels(units, wave, rows, cols, SM90_GROUP_M, unit_m, unit_n);
+    const uint64_t base =
+        grid_panels(units, wave, rows, cols, JG_BAND_ROWS_DEFAULT, unit_m, unit_n);
     /* a wave's panels that stay in L2 for the next wave: K short */
     const uint64_t waves = jg__ceil_div(units, wave);
     if ((double)base / (double)waves * (double)p->k * c->ab_size <= SM90_BAND_WAVE_BYTES)
-        return SM90_GROUP_M;
+        return JG_BAND_ROWS_DEFAULT;
     uint64_t best_panels = base;
-    uint32_t best = SM90_GROUP_M;
+    uint32_t best = JG_BAND_ROWS_DEFAULT;
     for (size_t i = 0; i < JG_ARRAY_LEN(sm90_bands) && sm90_bands[i] < rows; ++i) {
         const uint64_t panels = grid_panels(units, wave, rows, cols, sm90_bands[i], unit_m, unit_n);
         if (panels < best_panels) {
@@ -2267,12 +2267,12 @@ static uint32_t band_rows(const jg__target *t, const jg__problem_key *p, const j
     }
     /* one band of all rows: the grid column by column */
     const uint64_t panels = grid_panels(units, wave, rows, cols, rows, unit_m, unit_n);
-    if (rows > SM90_GROUP_M && panels < best_panels) {
+    if (rows > JG_BAND_ROWS_DEFAULT && panels < best_panels) {
         best_panels = panels;
         best = (uint32_t)rows;
     }
     if ((double)best_panels > SM90_BAND_GAIN * (double)base)
-        return SM90_GROUP_M;
+        return JG_BAND_ROWS_DEFAULT;
     *ratio = (double)best_panels / (double)base;
     return best;
 }
@@ -2475,11 +2475,11 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      "JITGEMM_N_STACK)",
                      jg__cfg_m_stack(out), jg__cfg_n_stack(out));
         char band[96] = "";
-        if (out->group_m != SM90_GROUP_M)
+        if (out->group_m != JG_BAND_ROWS_DEFAULT)
             snprintf(band, sizeof band,
                      "; tile order in bands of %u rows (its waves read %.2fx the DRAM panels "
                      "of bands of %d)",
-                     out->group_m, band_ratio, SM90_GROUP_M);
+                     out->group_m, band_ratio, JG_BAND_ROWS_DEFAULT);
         jg__logf(log, JG_LOG_INFO, JG_LOGC_PLAN,
                  "m=%lld n=%lld k=%lld: tile %ux%ux%u%s, %u consumer warpgroup(s), cluster %u%s, "
                  "%u stages of %u bytes%s%s%s; %llu tiles = %llu wave(s) on %d SMs; estimated "
