@@ -86,12 +86,21 @@
 #ifndef JG_STREAM_K
 #define JG_STREAM_K 0
 #endif
-/* Stream-K after data-parallel tiles (with JG_STREAM_K 1): of T tiles on a
- * grid of G CTAs, the first D = (T / G - 1) G (where T / G >= 2; else none)
- * run whole, CTA b the tiles b, b + G, ... in the grouped order as a grid
- * without stream-K runs them, each tile its JG_SPLIT_WS units in one run;
- * stream-K runs over the last T - D tiles alone (one to two waves), its
- * units numbered from D JG_SPLIT_WS (jg_sk_unit_next). */
+/* Split-K after data-parallel tiles (with JG_SPLIT_WS > 1, without
+ * stream-K): of T tiles on a grid of G CTAs, the first D = (T / G - 1) G
+ * (where T / G >= 2; else none) run whole, CTA b the tiles b, b + G, ... in
+ * the grouped order as an unsplit grid runs them, each tile's JG_SPLIT_WS
+ * units (numbered t S .. t S + S - 1) in one run, the sums going on from
+ * unit to unit; the last T - D tiles (one to two waves) split share by
+ * share as JG_SPLIT_WS alone splits every tile (jg_ws_unit), CTA b running
+ * every G-th of their units, so that the CTAs at work at once sweep one
+ * share of K over those tiles and read each piece of A and B from DRAM
+ * once. (Stream-K over those tiles, each CTA an equal run of consecutive
+ * units, starts the CTAs at unrelated places of K: on 21 H200 rows of
+ * 3 to 11 waves that ran at 0.86x the unsplit plans' speed, 0.71x at K =
+ * 24576.) Forced only (JITGEMM_SPLIT_DP=1): on those rows, S chosen per
+ * row by a model of the waves, it ran at 0.98-0.99x the unsplit plans
+ * (bench/results/2026-11-29-h200-split-dp). */
 #ifndef JG_SK_DP
 #define JG_SK_DP 0
 #endif
@@ -405,9 +414,10 @@ static_assert(JG_SPLIT_WS == 1 ||
               "ping-pong, block scales or PDL");
 /* FP8's promoted sums carried from unit to unit spilled at 128x112 and
  * 128x128 (not at 96, 104 or 144): a loop-carried third set of sums */
-static_assert(!JG_SK_DP || JG_STREAM_K == 1, "data-parallel tiles before stream-K in one group");
 static_assert(!JG_STREAM_K || (JG_SPLIT_WS > 1 && !JG_PROMOTE),
               "stream-K: units of a tile's share of K, 16-bit (wgmma's own sums)");
+static_assert(!JG_SK_DP || (JG_SPLIT_WS > 1 && !JG_STREAM_K && !JG_PROMOTE),
+              "data-parallel tiles' runs of units before the split ones: 16-bit, no stream-K");
 static_assert(!JG_PINGPONG || (JG_CONSUMERS == 2 && JG_SPLIT_K == 1 && !JG_NVFP4),
               "ping-pong: two consumers on alternate tiles, without split-K");
 static_assert(!JG_SWAP_AB || (JG_LAYOUT == 0 && !JG_NVFP4 && JG_SCALE != 3),
@@ -770,26 +780,68 @@ JG_DEV jg_tile jg_tile_at(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m)
  * tiles along M (sharing B by multicast) and along N (sharing A), or with
  * split-K share one tile and each runs its share of K's stages. */
 #if JG_SPLIT_WS > 1
-/* Split-K through the workspace: unit t's tile and share of K */
-JG_DEV void jg_ws_unit(uint32_t t, uint32_t tiles_m, uint32_t &tile, uint32_t &share)
+/* The tiles of `tiles` run whole before the split ones (JG_SK_DP; 0
+ * without) */
+JG_DEV uint32_t jg_dp_tiles(uint32_t tiles)
+{
+#if JG_SK_DP
+    const uint32_t waves = tiles / gridDim.x;
+    return waves >= 2 ? (waves - 1) * gridDim.x : 0;
+#else
+    (void)tiles;
+    return 0;
+#endif
+}
+
+/* Split-K through the workspace: unit t's tile and share of K, and the
+ * tile's place among the split ones (its count and parts in the
+ * workspace) */
+JG_DEV void jg_ws_unit(uint32_t t, uint32_t tiles_m, uint32_t &tile, uint32_t &share,
+                       uint32_t &slot)
 {
 #if JG_STREAM_K /* tile by tile */
     (void)tiles_m;
     tile = t / JG_SPLIT_WS;
     share = t % JG_SPLIT_WS;
-#else /* share by share */
+    slot = tile;
+#else /* share by share (after the data-parallel tiles' runs) */
     const uint32_t tiles = tiles_m * (uint32_t)((JG_COLS(p) + JG_UNIT_N - 1) / JG_UNIT_N);
-    tile = t % tiles;
-    share = t / tiles;
+    const uint32_t dp = jg_dp_tiles(tiles);
+    if (t < dp * JG_SPLIT_WS) {
+        tile = t / JG_SPLIT_WS;
+        share = t % JG_SPLIT_WS;
+        slot = 0; /* none */
+        return;
+    }
+    t -= dp * JG_SPLIT_WS;
+    slot = t % (tiles - dp);
+    tile = dp + slot;
+    share = t / (tiles - dp);
 #endif
+}
+
+/* The unit after t with data-parallel tiles first (JG_SK_DP): within a
+ * tile's run the next, after it the CTA's next tile G tiles on, after its
+ * last data-parallel tile its first split unit, then every G-th */
+JG_DEV uint32_t jg_dp_unit_next(uint32_t t, uint32_t dp_units)
+{
+    if (t >= dp_units)
+        return t + gridDim.x;
+    ++t;
+    if (t % JG_SPLIT_WS == 0) {
+        const uint32_t on = t + (gridDim.x - 1) * JG_SPLIT_WS;
+        t = on < dp_units ? on : dp_units + blockIdx.x;
+    }
+    return t;
 }
 #endif
 
 JG_DEV jg_tile jg_cta_tile(const jg_kargs_t &p, uint32_t t, uint32_t tiles_m, uint32_t rank)
 {
 #if JG_SPLIT_WS > 1
-    uint32_t tile, share;
-    jg_ws_unit(t, tiles_m, tile, share);
+    uint32_t tile, share, slot;
+    jg_ws_unit(t, tiles_m, tile, share, slot);
+    (void)slot;
     jg_tile tl = jg_tile_at(p, tile, tiles_m);
 #if JG_STREAM_K > 1 /* row groups: tile r L + l, r along the problem's M */
 #if JG_SWAP_AB
@@ -1360,42 +1412,6 @@ JG_DEV uint32_t jg_sk_begin(uint32_t b, uint32_t units)
 #endif
 }
 
-/* The units of the data-parallel tiles (JG_SK_DP; 0 without) */
-JG_DEV uint32_t jg_dp_units(uint32_t units)
-{
-#if JG_SK_DP
-    const uint32_t waves = units / JG_SPLIT_WS / gridDim.x;
-    return waves >= 2 ? (waves - 1) * gridDim.x * JG_SPLIT_WS : 0;
-#else
-    (void)units;
-    return 0;
-#endif
-}
-
-/* This CTA's first unit of the stream-K part, and the first past it: the
- * stream-K units after the data-parallel ones */
-JG_DEV uint32_t jg_sk_first(uint32_t b, uint32_t units, uint32_t dp)
-{
-    return dp + jg_sk_begin(b, units - dp);
-}
-
-/* The unit after t (data-parallel tiles: the CTA's next tile, G tiles on,
- * and after its last, its first stream-K unit) */
-JG_DEV uint32_t jg_sk_unit_next(uint32_t t, uint32_t dp, uint32_t sk_first)
-{
-    ++t;
-#if JG_SK_DP
-    if (t <= dp && t % JG_SPLIT_WS == 0) {
-        const uint32_t on = t + (gridDim.x - 1) * JG_SPLIT_WS;
-        t = on < dp ? on : sk_first;
-    }
-#else
-    (void)dp;
-    (void)sk_first;
-#endif
-    return t;
-}
-
 /* Unit t, the last of a run, is done (this CTA's units: [first, end); a
  * run ends at its tile's end or at `end`), the run's sums in `sum`.
  * Whether the epilogue runs: when the run covers the whole tile, or
@@ -1457,11 +1473,11 @@ JG_DEV bool jg_stream_k(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N /
 JG_DEV bool jg_split_ws(const jg_kargs_t &p, float (&sum)[JG_WG_MMAS][JG_MMA_N / 2], uint32_t t,
                         uint32_t tiles_m, uint32_t c)
 {
-    uint32_t tile, share;
-    jg_ws_unit(t, tiles_m, tile, share);
-    uint32_t *const count = p.ws.counts + tile;
+    uint32_t tile, share, slot;
+    jg_ws_unit(t, tiles_m, tile, share, slot);
+    uint32_t *const count = p.ws.counts + slot;
     const float4 *const base =
-        jg_ws_base(p, c) + (uint64_t)tile * (JG_SPLIT_WS - 1) * JG_WS_PART_F4;
+        jg_ws_base(p, c) + (uint64_t)slot * (JG_SPLIT_WS - 1) * JG_WS_PART_F4;
     if (share + 1 < JG_SPLIT_WS) {
         jg_ws_publish((float4 *)base + (uint64_t)share * JG_WS_PART_F4, sum, count);
         return false;
@@ -2234,11 +2250,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #else
     const uint32_t rank = 0;
 #endif
-#if JG_STREAM_K /* this CTA's consecutive units (after its data-parallel tiles) */
-    const uint32_t dp_units = jg_dp_units(tiles);
-    const uint32_t sk_first = jg_sk_first(blockIdx.x, tiles, dp_units), unit_step = 1;
-    const uint32_t first_unit = dp_units ? blockIdx.x * JG_SPLIT_WS : sk_first;
-#define JG_UNIT_NEXT(t) jg_sk_unit_next((t), dp_units, sk_first)
+#if JG_STREAM_K /* this CTA's consecutive units */
+    const uint32_t first_unit = jg_sk_begin(blockIdx.x, tiles), unit_step = 1;
+#define JG_UNIT_NEXT(t) ((t) + 1)
+#elif JG_SK_DP /* its data-parallel tiles' runs, then every G-th split unit */
+    const uint32_t dp_units = jg_dp_tiles(tiles / JG_SPLIT_WS) * JG_SPLIT_WS;
+    const uint32_t first_unit = dp_units ? blockIdx.x * JG_SPLIT_WS : blockIdx.x,
+                   unit_step = gridDim.x;
+#define JG_UNIT_NEXT(t) jg_dp_unit_next((t), dp_units)
 #else /* every unit_step-th unit */
     const uint32_t first_unit = blockIdx.x / JG_CLUSTER, unit_step = gridDim.x / JG_CLUSTER;
 #define JG_UNIT_NEXT(t) ((t) + unit_step)
@@ -2308,7 +2327,7 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
     const uint32_t tiles = jg_gtile[JG_GROUPS];
 #endif
 #if JG_STREAM_K
-    const uint32_t unit_end = jg_sk_first(blockIdx.x + JG_SK_NEXT, tiles, dp_units);
+    const uint32_t unit_end = jg_sk_begin(blockIdx.x + JG_SK_NEXT, tiles);
 #else
     const uint32_t unit_end = tiles;
 #endif
@@ -2424,11 +2443,17 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
 #if !JG_NVFP4 /* NVFP4: A from registers, B from the expanded buffers */
             const uint32_t a_wg = smem_a + JG_A_WG_BYTES(c), b_all = smem_b;
 #endif
-#if JG_STREAM_K
+#if JG_STREAM_K || JG_SK_DP
             /* Stream-K: this CTA's run of units of the tile, from unit t,
              * one mainloop each, the sums going on from one to the next
-             * (each unit's first wgmmas accumulate but the run's first) */
+             * (each unit's first wgmmas accumulate but the run's first); a
+             * data-parallel tile's run is the whole tile, a split unit
+             * one */
+#if JG_STREAM_K
             const uint32_t run_end = min(unit_end, (t / JG_SPLIT_WS + 1) * JG_SPLIT_WS);
+#else
+            const uint32_t run_end = t < dp_units ? (t / JG_SPLIT_WS + 1) * JG_SPLIT_WS : t + 1;
+#endif
             for (uint32_t u = t; u < run_end; ++u) {
                 const bool cont = u != t; /* the run's sums go on */
 #else
@@ -2601,8 +2626,8 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
                 if (jg_lane_id() == 0)
                     jg_release_stage(bar_empty + 8 * prev_stage);
 #endif
-            } /* the run's units (stream-K), or the tile's one */
-#if JG_STREAM_K
+            } /* the run's units (stream-K, data-parallel tiles), or the tile's one */
+#if JG_STREAM_K || JG_SK_DP
             t = run_end - 1; /* the run's last unit */
 #endif
 #if JG_PINGPONG
@@ -2619,13 +2644,14 @@ JG_KERNEL_NAME(const __grid_constant__ jg_kargs_t p)
             jg_split_gather(sum, smem_a, c, rank);
 #endif
 #if JG_STREAM_K
-            /* (a data-parallel tile's run is the whole tile) */
-            if (t >= dp_units && !jg_stream_k(p, sum, t - dp_units, sk_first - dp_units,
-                                              unit_end - dp_units, tiles - dp_units, c))
+            if (!jg_stream_k(p, sum, t, first_unit, unit_end, tiles, c))
                 continue; /* the tile's first run stores it */
 #elif JG_SPLIT_WS > 1
-            if (!jg_split_ws(p, sum, t, tiles_m, c))
-                continue; /* the tile's last unit stores it */
+#if JG_SK_DP
+            if (t >= dp_units) /* (a data-parallel tile's run is the whole tile) */
+#endif
+                if (!jg_split_ws(p, sum, t, tiles_m, c))
+                    continue; /* the tile's last unit stores it */
 #endif
 #if JG_SCALE == 1 || JG_NVFP4
 #pragma unroll

@@ -501,7 +501,11 @@ enum {
  * work waits on it: leave JG_CONTEXT_WORKSPACE unset there.
  * JITGEMM_SPLIT_WS=S (2-16) splits every plan that allows it into S units
  * so (for experiments; it measured slower than the unsplit plans on
- * long-K rows), =0 never.
+ * long-K rows), =0 never; with JITGEMM_SPLIT_DP=1 (16-bit operands, tiles
+ * up to 256 wide without C) only the tiles of the last one or two waves,
+ * the others running whole first (the workspace holds counts and sums for
+ * the split tiles alone; for experiments: it measured no faster than the
+ * unsplit plans where the last wave was ragged).
  * Stream-K through the workspace (0.9). A dense BF16 or FP16 plan with M
  * baked in, M within one tile (or two: then the grid runs the two rows of
  * tiles in two interleaved groups of CTAs, units of 16 stages or more,

@@ -69,9 +69,10 @@ typedef struct jg__gemm_config {
                              * groups R (0: none): 1, one over all tiles; R > 1, the problem's
                              * M spans R tiles and the grid (a multiple of R) makes R groups,
                              * CTA b in group b % R, each over one row of tiles along N */
-    uint32_t sk_dp;         /* with stream_k 1: the tiles of all but the last one or two
-                             * waves run whole (data-parallel, the grouped order), stream-K
-                             * only over the rest (JG_SK_DP; JITGEMM_STREAM_K_DP=1) */
+    uint32_t sk_dp;         /* with split_ws, without stream_k: the tiles of all but the last
+                             * one or two waves run whole (data-parallel, the grouped order),
+                             * the split only over the rest (JG_SK_DP; JITGEMM_SPLIT_DP=1,
+                             * jg__dp_tiles) */
 } jg__gemm_config;
 
 enum { JG_SOFT_A = 1u << 0, JG_SOFT_B = 1u << 1, JG_SOFT_D = 1u << 2 };
@@ -367,9 +368,10 @@ typedef struct jg__target {
                               * tile run stream-K in S units a tile (cfg.stream_k), where it
                               * fits, unless force_split_ws is 1; 1 (JITGEMM_STREAM_K=0 or
                               * 1): never; 0: the planner's rule (stream_k_for_waves) */
-    uint32_t force_sk_dp;    /* JITGEMM_STREAM_K_DP=1: a forced stream-K plan (force_stream_k)
-                              * runs data-parallel tiles first (cfg.sk_dp), its tile up to 256
-                              * wide without C */
+    uint32_t force_sk_dp;    /* JITGEMM_SPLIT_DP=1: a forced split (force_split_ws) splits
+                              * only the tiles of the last one or two waves, the others
+                              * data-parallel first (cfg.sk_dp), its tile up to 256 wide
+                              * without C (16-bit operands) */
 } jg__target;
 
 /* Chooses tiles, stages, cluster for a valid problem; explains itself on
@@ -401,11 +403,19 @@ static inline uint64_t jg__split_ws_parts_at(uint64_t counts)
 {
     return jg__ceil_div(counts * 4, 256) * 256;
 }
-/* ... and how many counts it holds */
+/* The tiles of `tiles` a grid of `grid` CTAs runs whole before the split
+ * ones (cfg.sk_dp; else 0): all but the last one to two waves */
+static inline uint64_t jg__dp_tiles(const jg__gemm_config *cfg, uint64_t tiles, uint32_t grid)
+{
+    const uint64_t waves = grid ? tiles / grid : 0;
+    return cfg->sk_dp && waves >= 2 ? (waves - 1) * grid : 0;
+}
+/* ... and how many counts it holds (one a split tile; stream-K: a flag a
+ * CTA) */
 static inline uint64_t jg__split_ws_counts(const jg__gemm_config *cfg, uint64_t tiles,
                                            uint32_t grid)
 {
-    return cfg->stream_k ? grid : tiles;
+    return cfg->stream_k ? grid : tiles - jg__dp_tiles(cfg, tiles, grid);
 }
 /* Whether split-K through the workspace serves the problem with the
  * configuration's tile: dense BF16, FP16 or FP8 (tensor or row scales),

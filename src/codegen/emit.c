@@ -86,7 +86,7 @@ void jg__gemm_kernel_name(const jg__gemm_key *key, const char *arch, char out[12
     char shape[32] = "", rows[16] = "";
     if (key->cfg.stream_k > 1) /* stream-K in row groups: "r" and their count */
         snprintf(rows, sizeof rows, "r%u", key->cfg.stream_k);
-    else if (key->cfg.stream_k && key->cfg.sk_dp) /* after data-parallel tiles: "dp" */
+    else if (key->cfg.sk_dp) /* split after data-parallel tiles: "dp" */
         snprintf(rows, sizeof rows, "dp");
     if (key->cfg.split_ws > 1) /* split-K through the workspace: "_ws" (stream-K "_sk") and the
                                   units a tile */
@@ -397,7 +397,7 @@ static void emit_gemm_defines(const jg__gemm_key *key, const char *kernel_name, 
         jg__buf_printf(out, "#define JG_SPLIT_WS %u\n", key->cfg.split_ws);
     if (key->cfg.split_ws > 1 && key->cfg.stream_k)
         jg__buf_printf(out, "#define JG_STREAM_K %u\n", key->cfg.stream_k);
-    if (key->cfg.split_ws > 1 && key->cfg.stream_k == 1 && key->cfg.sk_dp)
+    if (key->cfg.split_ws > 1 && !key->cfg.stream_k && key->cfg.sk_dp)
         jg__buf_puts(out, "#define JG_SK_DP 1\n");
     if (key->cfg.pingpong)
         jg__buf_printf(out, "#define JG_PINGPONG 1\n");

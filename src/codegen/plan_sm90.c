@@ -523,7 +523,8 @@ uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n, ui
     if (cfg->split_ws <= 1)
         return 0;
     const uint64_t tiles = jg__gemm_units(cfg, m, n);
-    const uint64_t parts = cfg->stream_k ? grid : tiles * (cfg->split_ws - 1);
+    const uint64_t parts =
+        cfg->stream_k ? grid : (tiles - jg__dp_tiles(cfg, tiles, grid)) * (cfg->split_ws - 1);
     return jg__split_ws_parts_at(jg__split_ws_counts(cfg, tiles, grid)) +
            parts * cfg->block_m * cfg->block_n * 4;
 }
@@ -565,11 +566,16 @@ static void split_through_ws(jg__gemm_config *cfg, uint32_t s)
 }
 
 /* JITGEMM_SPLIT_WS=S: the plan's tile, split into S units through the
- * workspace without a cluster, where it fits; other plans as they were. */
+ * workspace without a cluster, where it fits; other plans as they were.
+ * With JITGEMM_SPLIT_DP=1 (16-bit operands) only the tiles of the last one
+ * or two waves split, the others run whole first (cfg.sk_dp). */
 static void force_split_ws(const jg__target *t, const jg__problem_key *p, jg__gemm_config *cfg)
 {
-    if (t->force_split_ws > 1 && jg__split_ws_fits(p, cfg))
-        split_through_ws(cfg, t->force_split_ws);
+    jg__gemm_config c = *cfg;
+    split_through_ws(&c, t->force_split_ws);
+    c.sk_dp = t->force_sk_dp && p->a_type != JG_E4M3;
+    if (t->force_split_ws > 1 && jg__split_ws_fits(p, &c))
+        *cfg = c;
 }
 
 /* Plain tiles (not swap-AB) whose K a cluster of 2 or 4 CTAs splits, past
@@ -2025,18 +2031,16 @@ static uint32_t stream_k_units(const jg__target *t, const jg__problem_key *p,
 {
     jg__gemm_config c = *cfg;
     split_through_ws(&c, 2);
-    c.sk_dp = force && t->force_sk_dp; /* forced: data-parallel tiles first */
     if (cfg->split_ws > 1 || !jg__stream_k_fits(p, &c))
         return 0;
     const uint64_t stages = jg__ceil_div((uint64_t)p->k, c.block_k);
     const uint64_t tiles = jg__gemm_units(&c, p->m, p->n), sms = (uint64_t)t->sm_count;
     const uint64_t rows = jg__ceil_div((uint64_t)p->m, c.swap_ab ? c.block_n : c.block_m);
-    if (!force && (rows > SM90_STREAM_K_MAX_ROWS || tiles > SM90_STREAM_K_MAX_WAVES * sms ||
-                   2 * tiles < sms))
+    if (!force &&
+        (rows > SM90_STREAM_K_MAX_ROWS || tiles > SM90_STREAM_K_MAX_WAVES * sms || 2 * tiles < sms))
         return 0;
     const uint64_t min_stages = rows > 1 ? SM90_STREAM_K_ROWS_MIN_STAGES : SM90_STREAM_K_MIN_STAGES;
-    /* row groups of two CTAs or more; one group with data-parallel tiles first */
-    c.stream_k = 2 * rows <= sms && !c.sk_dp ? (uint32_t)rows : 1;
+    c.stream_k = 2 * rows <= sms ? (uint32_t)rows : 1; /* row groups of two CTAs or more */
     const uint64_t grid = sms / c.stream_k * c.stream_k;
     const uint32_t k_split = cfg->split_k > 1 ? cfg->split_k : 1;
     *now = (double)e->waves * (double)jg__ceil_div(stages, k_split);
@@ -2242,7 +2246,7 @@ static uint32_t band_rows(const jg__target *t, const jg__problem_key *p, const j
     double unused;
     ratio = ratio ? ratio : &unused;
     *ratio = 1;
-    if (p->groups || c->split_k > 1 || c->split_ws > 1 || c->pre || c->swap ||
+    if (p->groups || c->split_k > 1 || (c->split_ws > 1 && !c->sk_dp) || c->pre || c->swap ||
         (double)(p->m + p->n) * (double)p->k * c->ab_size <= SM90_BAND_L2_BYTES)
         return JG_BAND_ROWS_DEFAULT;
     const uint64_t unit_m = (uint64_t)c->block_m * jg__cfg_m_stack(c);
@@ -2401,11 +2405,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
-            char groups[40] = "";
+            char groups[32] = "";
             if (out->stream_k > 1)
                 snprintf(groups, sizeof groups, " in %u row groups", out->stream_k);
-            else if (out->sk_dp)
-                snprintf(groups, sizeof groups, " after data-parallel tiles");
             if (out->split_ws > 1 && out->stream_k && sk_gain > 0)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", stream-K in %u units a tile%s (by the waves' rule, %.2fx)",
@@ -2416,7 +2418,8 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                          groups);
             else if (out->split_ws > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
-                         ", K split over %u units through the workspace (%s)", out->split_ws,
+                         ", K split over %u units through the workspace%s (%s)", out->split_ws,
+                         out->sk_dp ? " after data-parallel tiles" : "",
                          ws_rule ? "without a workspace, a cluster's" : "JITGEMM_SPLIT_WS");
             const sm90_table_cell *cell = why.cell;
             if (why.row_tiles)

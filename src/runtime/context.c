@@ -183,9 +183,10 @@ static void read_forced_units(jg_context *ctx, const char *name, uint32_t *out)
  * ping-pong tiles only) and JITGEMM_SPLIT_WS=S (the planner's plan split
  * into S = 2..16 units a tile through the caller's workspace, where it
  * fits; 0: never) and JITGEMM_STREAM_K=S (the plan's tile run stream-K in S
- * = 2..16 units a tile, where it fits; 0: never; with JITGEMM_STREAM_K_DP=1 the tiles
- * of all but the last waves data-parallel first): instead of the planner's measured table, for
- * experiments and the sweep that measures the table. */
+ * = 2..16 units a tile, where it fits; 0: never); with JITGEMM_SPLIT_DP=1 a
+ * forced split only over the tiles of the last waves, those before them
+ * whole first: instead of the planner's measured table, for experiments
+ * and the sweep that measures the table. */
 static void read_forced_shape(jg_context *ctx)
 {
     const char *split = getenv("JITGEMM_SPLIT");
@@ -197,7 +198,7 @@ static void read_forced_shape(jg_context *ctx)
         ctx->target.force_swap = (uint32_t)swap + 1;
     read_forced_units(ctx, "JITGEMM_SPLIT_WS", &ctx->target.force_split_ws);
     read_forced_units(ctx, "JITGEMM_STREAM_K", &ctx->target.force_stream_k);
-    ctx->target.force_sk_dp = read_env_bit(ctx, "JITGEMM_STREAM_K_DP") == 1;
+    ctx->target.force_sk_dp = read_env_bit(ctx, "JITGEMM_SPLIT_DP") == 1;
     if (split && *split) {
         char *end;
         const unsigned long s = strtoul(split, &end, 10);

@@ -16,7 +16,7 @@
  * ping-pong tiles, 256-row tiles, clusters stacked along N sharing A by
  * multicast: 1x2, 1x4 and 2x2 where the tiles allow them, split-K through
  * a workspace of 3 and, with swap-AB, 5 units a tile, stream-K in 4 and,
- * with swap-AB, 7 units a tile, and in 5 after data-parallel tiles: plans that take a
+ * with swap-AB, 7 units a tile, split-K in 5 units after data-parallel tiles: plans that take a
  * workspace get one filled with 0xff bytes every other round of the
  * contexts, and none in the others, where they run their plan without
  * the split).
@@ -128,8 +128,8 @@ static const jg_fuzz_env fuzz_envs[] = {
     /* stream-K (4 units a tile; 7 with swap-AB; 16-bit operands) */
     {"stream-k4", "JITGEMM_STREAM_K", "4", NULL, NULL},
     {"stream-k7-swap", "JITGEMM_STREAM_K", "7", "JITGEMM_SWAP", "1"},
-    /* stream-K in 5 units after data-parallel tiles (those past two waves) */
-    {"stream-k5-dp", "JITGEMM_STREAM_K", "5", "JITGEMM_STREAM_K_DP", "1"},
+    /* split-K in 5 units after data-parallel tiles (those past two waves) */
+    {"split-dp5", "JITGEMM_SPLIT_WS", "5", "JITGEMM_SPLIT_DP", "1"},
 };
 #define FUZZ_ENVS (sizeof fuzz_envs / sizeof fuzz_envs[0])
 
@@ -249,12 +249,12 @@ static bool sk_row_groups(const jg_plan *plan)
     return sk && sk[3 + strspn(sk + 3, "0123456789")] == 'r';
 }
 
-/* Whether it runs stream-K after data-parallel tiles ("_skSdp"; those
- * tiles exist where the plan makes more than two waves) */
-static bool sk_after_dp(const jg_plan *plan)
+/* Whether it splits K after data-parallel tiles ("_wsSdp"; those tiles
+ * exist where the plan makes more than two waves) */
+static bool split_after_dp(const jg_plan *plan)
 {
-    const char *sk = strstr(jg_fuzz_kernel(plan), "_sk");
-    return sk && !strncmp(sk + 3 + strspn(sk + 3, "0123456789"), "dp", 2);
+    const char *ws = strstr(jg_fuzz_kernel(plan), "_ws");
+    return ws && !strncmp(ws + 3 + strspn(ws + 3, "0123456789"), "dp", 2);
 }
 
 int main(int argc, char **argv)
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
         draw_shape(&r, &shapes[i]);
     plan_all(ctx, shapes, &o);
     int64_t failed = 0, ran = 0, split_ws = 0, split_none = 0, stream_k = 0, sk_rows = 0;
-    int64_t sk_dp = 0;
+    int64_t split_dp = 0;
     double margin[2] = {0, 0};
     for (int64_t i = 0; i < o.count; ++i) {
         if (o.only >= 0 && i != o.only)
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
         const bool split = sk || (s->plan && strstr(jg_fuzz_kernel(s->plan), "_ws") != NULL);
         stream_k += sk && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
         sk_rows += sk && (i / (int64_t)FUZZ_ENVS) % 2 == 0 && sk_row_groups(s->plan);
-        sk_dp += sk && (i / (int64_t)FUZZ_ENVS) % 2 == 0 && sk_after_dp(s->plan);
+        split_dp += split && (i / (int64_t)FUZZ_ENVS) % 2 == 0 && split_after_dp(s->plan);
         split_ws += split && (i / (int64_t)FUZZ_ENVS) % 2 == 0;
         split_none += split && (i / (int64_t)FUZZ_ENVS) % 2 == 1;
         if (s->plan_status != JG_OK) {
@@ -309,10 +309,10 @@ int main(int argc, char **argv)
     printf("gemm_fuzz: largest errors: %.3g of the element bound, %.3g of the norm bound\n",
            margin[0], margin[1]);
     printf("gemm_fuzz: %lld shapes split K through a workspace (%lld of them stream-K, %lld in "
-           "row groups, %lld after data-parallel tiles), %lld such plans ran without one\n",
-           (long long)split_ws, (long long)stream_k, (long long)sk_rows, (long long)sk_dp,
+           "row groups; %lld after data-parallel tiles), %lld such plans ran without one\n",
+           (long long)split_ws, (long long)stream_k, (long long)sk_rows, (long long)split_dp,
            (long long)split_none);
-    printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran,
-           (long long)failed, (unsigned long long)o.seed);
+    printf("gemm_fuzz: %lld shapes, %lld failed (seed %llu)\n", (long long)ran, (long long)failed,
+           (unsigned long long)o.seed);
     return failed ? 1 : 0;
 }

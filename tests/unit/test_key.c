@@ -149,10 +149,10 @@ MUTATION(pre_rows, c->pre_rows = 128)
 MUTATION(n_stack, (c->cluster = 2, c->n_stack = 2))
 MUTATION(split_ws, c->split_ws = 3)
 MUTATION(stream_k, (c->split_ws = 3, c->stream_k = 1))
-MUTATION(sk_dp, (c->split_ws = 3, c->stream_k = 1, c->sk_dp = 1))
+MUTATION(sk_dp, (c->split_ws = 3, c->sk_dp = 1))
 MUTATION(scale, p->scale = JG_SCALE_TENSOR)
-#define JG_NVFP4_PROBLEM(sfa, sfb)                                                            \
-    (p->a_type = p->b_type = JG_NVFP4, p->scale = JG_SCALE_NVFP4, p->a_sf_layout = (sfa),      \
+#define JG_NVFP4_PROBLEM(sfa, sfb)                                                                 \
+    (p->a_type = p->b_type = JG_NVFP4, p->scale = JG_SCALE_NVFP4, p->a_sf_layout = (sfa),          \
      p->b_sf_layout = (sfb))
 MUTATION(nvfp4, JG_NVFP4_PROBLEM(JG_SF_SWIZZLED_128X4, JG_SF_SWIZZLED_128X4))
 MUTATION(a_sf_layout, JG_NVFP4_PROBLEM(JG_SF_ROW_MAJOR, JG_SF_SWIZZLED_128X4))

@@ -1963,45 +1963,65 @@ static void test_stream_k(void)
     }
 }
 
-/* JITGEMM_STREAM_K=S with JITGEMM_STREAM_K_DP=1: the plan's tile (up to
- * 256 wide without C) runs stream-K in one group after data-parallel
- * tiles (cfg.sk_dp), its kernel named "_skSdp" and built with JG_SK_DP;
- * without the switch, 240-wide tiles do not fit stream-K and the plan
- * stays as it was. Only forced: no rule takes it. */
-static void test_stream_k_dp(void)
+/* JITGEMM_SPLIT_WS=S with JITGEMM_SPLIT_DP=1: the plan's tile (up to 256
+ * wide without C) split into S units after data-parallel tiles
+ * (cfg.sk_dp, stream_k 0), its kernel named "_wsSdp" and built with
+ * JG_SK_DP; its workspace holds a count and S - 1 tiles of FP32 sums only
+ * for the tiles past the whole waves but the last (counted here tile by
+ * tile: 2578x5616x14336 on 128x240 tiles makes 21 x 24 = 504 tiles, 3
+ * waves of 132 and 108 more, of which 2 x 132 run whole and 240 split);
+ * without the switch, 240-wide tiles do not fit the split and the plan
+ * stays as it was; FP8 never takes it (its promoted sums do not carry
+ * from unit to unit); no candidate has it. */
+static void test_split_dp(void)
 {
     jg__target t, forced, dp;
     jg_test_h100_target(&t);
     forced = dp = t;
-    forced.force_stream_k = dp.force_stream_k = 8;
+    forced.force_split_ws = dp.force_split_ws = 4;
     dp.force_sk_dp = 1;
     const jg_gemm_problem p = bf16(2578, 5616, 14336);
     const jg__gemm_config base = plan_of(&t, &p, "2578x5616x14336");
-    const jg__gemm_config f = plan_of(&forced, &p, "2578x5616x14336 JITGEMM_STREAM_K=8");
-    const jg__gemm_config c = plan_of(&dp, &p, "2578x5616x14336 JITGEMM_STREAM_K_DP=1");
-    CHECK(!base.sk_dp && !f.sk_dp && !c.stream_k == !c.sk_dp, "sk_dp without the switch");
+    const jg__gemm_config f = plan_of(&forced, &p, "2578x5616x14336 JITGEMM_SPLIT_WS=4");
+    const jg__gemm_config c = plan_of(&dp, &p, "2578x5616x14336 JITGEMM_SPLIT_DP=1");
+    CHECK(!base.sk_dp && !f.sk_dp, "sk_dp without the switch");
     CHECK(base.block_n > 176 && !f.split_ws,
-          "the %u-wide tile took stream-K without JITGEMM_STREAM_K_DP", base.block_n);
-    CHECK(c.sk_dp && c.stream_k == 1 && c.split_ws == 8 && c.cluster == 1 &&
+          "the %u-wide tile took the split without JITGEMM_SPLIT_DP", base.block_n);
+    CHECK(c.sk_dp && !c.stream_k && c.split_ws == 4 && c.cluster == 1 &&
               c.block_m == base.block_m && c.block_n == base.block_n,
-          "JITGEMM_STREAM_K_DP=1: sk_dp %u, stream_k %u, %u units, tile %ux%u (the plan's %ux%u)",
+          "JITGEMM_SPLIT_DP=1: sk_dp %u, stream_k %u, %u units, tile %ux%u (the plan's %ux%u)",
           c.sk_dp, c.stream_k, c.split_ws, c.block_m, c.block_n, base.block_m, base.block_n);
+    /* the workspace: the tiles of the last wave (ragged or not) and, where
+     * it is ragged, the wave before it; all of them under two waves */
+    const uint64_t tiles =
+        (2578 + c.block_m - 1) / c.block_m * ((5616 + c.block_n - 1) / c.block_n);
+    const uint64_t split = tiles < 2 * 132 ? tiles : 132 + tiles % 132;
+    CHECK(tiles != 504 || split == 240, "%llu split tiles of 504", (unsigned long long)split);
+    const uint64_t want = (split * 4 + 255) / 256 * 256 + split * 3 * c.block_m * c.block_n * 4;
+    CHECK(jg__split_ws_bytes(&c, p.m, p.n, 132) == want,
+          "workspace %llu bytes, expected %llu "
+          "(%llu split tiles)",
+          (unsigned long long)jg__split_ws_bytes(&c, p.m, p.n, 132), (unsigned long long)want,
+          (unsigned long long)split);
     jg__problem_key pk;
     jg__problem_key_make(&p, &pk);
     jg__gemm_key key;
     jg__gemm_key_make(&pk, &c, &key);
     char name[128];
     jg__gemm_kernel_name(&key, "sm_90a", name);
-    CHECK(strstr(name, "_sk8dp_") != NULL, "kernel name %s lacks _sk8dp_", name);
+    CHECK(strstr(name, "_ws4dp") != NULL, "kernel name %s lacks _ws4dp", name);
     jg_gemm_problem with_c = p;
     with_c.c_type = JG_BF16;
-    const jg__gemm_config cc = plan_of(&dp, &with_c, "2578x5616x14336 +C JITGEMM_STREAM_K_DP=1");
+    const jg__gemm_config cc = plan_of(&dp, &with_c, "2578x5616x14336 +C JITGEMM_SPLIT_DP=1");
     CHECK(cc.block_n > 128 ? !cc.split_ws : cc.sk_dp, "with C: a %u-wide tile, %u units",
           cc.block_n, cc.split_ws);
+    const jg_gemm_problem f8 = fp8(2578, 5616, 14336, JG_SCALE_TENSOR);
+    const jg__gemm_config c8 = plan_of(&dp, &f8, "fp8 2578x5616x14336 JITGEMM_SPLIT_DP=1");
+    CHECK(!c8.sk_dp, "FP8 split after data-parallel tiles (%u units)", c8.split_ws);
     jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
     const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
     for (size_t j = 0; j < n; ++j)
-        CHECK(!cands[j].sk_dp, "candidate %zu has data-parallel stream-K", j);
+        CHECK(!cands[j].sk_dp, "candidate %zu splits after data-parallel tiles", j);
 }
 
 /* Stream-K through a context: with JG_CONTEXT_WORKSPACE the plan of a row
@@ -2175,7 +2195,7 @@ static void test_bands(void)
 
 int main(void)
 {
-    test_stream_k_dp();
+    test_split_dp();
     test_bands();
     test_stream_k_context();
     test_stream_k();
