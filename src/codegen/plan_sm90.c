@@ -2173,6 +2173,44 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     return true;
 }
 
+/* FP8 plain tiles in clusters of 2 stacked along M (sharing B's tile by
+ * multicast: the planner's clusters for long K) whose rows of tiles are odd
+ * in number: the last cluster's second CTA computes a whole tile past M,
+ * 1 / (rows + 1) of the grid's MACs. Where that is SM90_M_STACK_PAD_MAX or
+ * more (23 rows of 128 or fewer), the best plain tiles in clusters stacked
+ * along N instead (1x2, sharing A's tile: search_families' n_stack), which
+ * pad no row. On an H200 (bench/results/2026-11-29-h200-fp8-odd-rows), 1x2
+ * stacks forced on 18 FP8 tensor-scale rows of such plans: 1.058x (energy
+ * 0.966x); on the 8 with 3-21 odd rows 1.04-1.40 (568x22016x23376 805.5 us
+ * -> 651.8, 619x25600x23024 1022.5 -> 732.4), on 27-53 odd rows 0.92-1.02,
+ * on even rows 0.92-1.00; as the rule, on 22 of the 39 rows it changed in
+ * 3000 fresh ones (seed 53001), two rounds: 1.046x (0.99-1.14), energy
+ * 0.959x, of cuBLASLt 0.882 -> 0.924. Not M-generic plans (the launch's M
+ * decides the rows). */
+#define SM90_M_STACK_PAD_MAX 0.04
+static bool odd_rows_along_n(const jg__target *t, const jg__problem_key *p, jg__gemm_config *plan,
+                             estimate *e)
+{
+    if (p->a_type != JG_E4M3 || p->groups || plan->swap_ab || plan->cluster != 2 ||
+        jg__cfg_m_stack(plan) != 2 || plan->split_k > 1 || plan->split_ws > 1 || plan->pingpong ||
+        (p->flags & JG_GEMM_M_GENERIC) || family_forced(t) || t->force_n_stack)
+        return false;
+    const uint64_t rows = jg__ceil_div((uint64_t)p->m, plan->block_m);
+    if (rows % 2 == 0 || 1.0 / (double)(rows + 1) < SM90_M_STACK_PAD_MAX)
+        return false;
+    jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
+    estimate alt_est[JG_PLAN_CANDIDATES_MAX];
+    const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, 2, 2, alt, alt_est,
+                                     JG_PLAN_CANDIDATES_MAX);
+    for (size_t i = 0; i < n; ++i)
+        if (jg__cfg_n_stack(&alt[i]) == 2 && jg__cfg_m_stack(&alt[i]) == 1) {
+            *plan = alt[i];
+            *e = alt_est[i];
+            return true;
+        }
+    return false;
+}
+
 /* Bands of the grouped tile order (cfg.group_m: sm90_gemm.cu's
  * jg_tile_coords sweeps bands of that many rows of tiles column by
  * column). The CTAs at work at once (a wave of the persistent grid) run
@@ -2294,13 +2332,15 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
     size_t n = search(t, p, out, est, max, &why);
     for (size_t i = 0; i < n; ++i)
         force_split_ws(t, p, &out[i]);
-    /* The first candidate's swap-AB pair (swap_pairs_share_weight, a rule
-     * after the ranking) comes first, so that tuning never loses what the
-     * planner would run; the ranking itself never pairs (the rule is off
-     * under JITGEMM_N_STACK, which alone stacks in search_families). */
+    /* The first candidate's swap-AB pair (swap_pairs_share_weight) or its
+     * tiles stacked along N (odd_rows_along_n), rules after the ranking,
+     * come first, so that tuning never loses what the planner would run;
+     * the ranking itself never stacks but under JITGEMM_N_STACK (the rules
+     * are off there). */
     jg__gemm_config pair = out[0];
     estimate pair_est;
-    if (n && swap_pairs_share_weight(t, p, &pair, &pair_est)) {
+    if (n && (swap_pairs_share_weight(t, p, &pair, &pair_est) ||
+              odd_rows_along_n(t, p, &pair, &pair_est))) {
         n = n < max ? n + 1 : max;
         memmove(out + 1, out, (n - 1) * sizeof *out);
         out[0] = pair;
@@ -2359,6 +2399,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         return JG_ERR_UNSUPPORTED;
     *out = cands[0];
     estimate best = est[0];
+    const bool odd_rows = odd_rows_along_n(t, p, out, &best);
     force_split_ws(t, p, out);
     const bool ws_rule = split_ws_for_clusters(t, p, out);
     const double sk_gain = ws_rule ? 0 : stream_k_for_waves(t, p, out, cands, est, found);
@@ -2474,9 +2515,10 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                      " (swap-AB tiles in pairs along M sharing the weight's tile by multicast)");
         else if (jg__cfg_n_stack(out) > 1)
             snprintf(stacked, sizeof stacked,
-                     " (%u along M by %u along N: A's tile multicast along N, by "
-                     "JITGEMM_N_STACK)",
-                     jg__cfg_m_stack(out), jg__cfg_n_stack(out));
+                     " (%u along M by %u along N: A's tile multicast along N, by %s)",
+                     jg__cfg_m_stack(out), jg__cfg_n_stack(out),
+                     odd_rows ? "the odd rows' rule: stacked along M, a tile row past M"
+                              : "JITGEMM_N_STACK");
         char band[96] = "";
         if (out->group_m != JG_BAND_ROWS_DEFAULT)
             snprintf(band, sizeof band,

@@ -2144,6 +2144,61 @@ static uint64_t band_panels_brute(uint64_t rows, uint64_t cols, uint64_t g, uint
     return panels;
 }
 
+/* FP8 plans in clusters of 2 stacked along M whose tile rows are odd: the
+ * last cluster's second CTA computes a tile wholly past M. Where that pads
+ * 4% or more of the rows computed, the plan stacks its cluster along N
+ * instead (1x2, no row past M's last tile); even rows, fewer than 4%
+ * padded, M-generic plans, BF16 and JITGEMM_N_STACK=1 keep the M stack.
+ * The rows and their padding are counted here from the plan's tile. */
+static void test_odd_rows_along_n(void)
+{
+    jg__target t, no_stack;
+    jg_test_h100_target(&t);
+    no_stack = t;
+    no_stack.force_n_stack = 1;
+    static const struct {
+        int64_t m, n, k;
+    } rows[] = {{568, 22016, 23376}, {1403, 3584, 24576}, {619, 25600, 23024},
+                {1707, 3072, 24432}, {6686, 2816, 16032}, {8388, 18432, 25680}};
+    int stacked = 0, kept = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        char what[96];
+        snprintf(what, sizeof what, "fp8 %lldx%lldx%lld", (long long)rows[i].m,
+                 (long long)rows[i].n, (long long)rows[i].k);
+        const jg_gemm_problem p = fp8(rows[i].m, rows[i].n, rows[i].k, JG_SCALE_TENSOR);
+        const jg__gemm_config before = plan_of(&no_stack, &p, what);
+        const jg__gemm_config c = plan_of(&t, &p, what);
+        CHECK(before.cluster == 2 && jg__cfg_m_stack(&before) == 2 && !before.swap_ab,
+              "%s: the plan without stacks along N: cluster %u of %u along M (a row of the test "
+              "wants clusters of 2 along M)",
+              what, before.cluster, jg__cfg_m_stack(&before));
+        const int64_t tile_rows = (rows[i].m + before.block_m - 1) / before.block_m;
+        const bool pads = tile_rows % 2 == 1 && 100 / (tile_rows + 1) >= 4;
+        if (pads) {
+            ++stacked;
+            CHECK(c.cluster == 2 && jg__cfg_n_stack(&c) == 2 && jg__cfg_m_stack(&c) == 1 &&
+                      !c.swap_ab,
+                  "%s: %lld rows of %u-row tiles (one more computed): cluster %u, %u along N", what,
+                  (long long)tile_rows, before.block_m, c.cluster, jg__cfg_n_stack(&c));
+        } else {
+            ++kept;
+            CHECK(!memcmp(&c, &before, sizeof c), "%s: %lld rows of %u-row tiles: the plan moved",
+                  what, (long long)tile_rows, before.block_m);
+        }
+        jg_gemm_problem g = p;
+        g.flags = JG_GEMM_M_GENERIC;
+        const jg__gemm_config cg = plan_of(&t, &g, what);
+        CHECK(jg__cfg_n_stack(&cg) <= 1, "%s M-generic: stacked along N", what);
+        jg_gemm_problem b = p;
+        b.a_type = b.b_type = JG_BF16;
+        b.scale = JG_SCALE_NONE;
+        const jg__gemm_config cb = plan_of(&t, &b, what);
+        CHECK(jg__cfg_n_stack(&cb) <= 1, "%s BF16: stacked along N", what);
+    }
+    CHECK(stacked == 3 && kept == 3, "%d rows stacked along N, %d kept (3 and 3 expected)", stacked,
+          kept);
+}
+
 /* Dense plans past L2's reach take the band whose waves read the fewest
  * panels, counted here tile by tile: at most 0.95 of the default band's,
  * and none of the bands the planner tries reads fewer; others keep the
@@ -2197,6 +2252,7 @@ int main(void)
 {
     test_split_dp();
     test_bands();
+    test_odd_rows_along_n();
     test_stream_k_context();
     test_stream_k();
     test_split_ws_context();
