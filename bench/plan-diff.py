@@ -12,7 +12,11 @@ One build with two environments compares a rule with its switch off:
     python3 bench/plan-diff.py --base build --cand build --base-env JITGEMM_STREAM_K=0 ...
 
 A plan differs where the logged tile, stages, cluster or family differ.
-Prints how many of the drawn rows changed and the first few pairs."""
+--model-gain G keeps only the rows whose candidate plan the model estimates
+G times faster or more (e.g. a forced family the planner never ranks:
+--cand-env JITGEMM_N_STACK=2 --model-gain 1.1, the rows where the model
+believes in it most). Prints how many of the drawn rows changed and the
+first few pairs."""
 import argparse
 import json
 import os
@@ -38,6 +42,12 @@ def plans(build, spec, sm_count, extra):
     return lines
 
 
+def estimate(line):
+    """The plan line's estimated time in us (None without one)."""
+    m = re.search(r"estimated ([0-9.]+) us", line)
+    return float(m.group(1)) if m else None
+
+
 def shape(line):
     """What decides the kernel in a plan line: up to the estimate."""
     return re.sub(r"; \d+ tiles = .*", "", line)
@@ -59,6 +69,8 @@ def main():
                     help="set for the base's planning (repeatable)")
     ap.add_argument("--cand-env", action="append", default=[], metavar="VAR=VALUE",
                     help="set for the candidate's planning (repeatable)")
+    ap.add_argument("--model-gain", type=float, metavar="G",
+                    help="only rows whose candidate the model estimates G times faster or more")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 2**32)
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,6 +97,12 @@ def main():
         sys.exit(f"plan-diff.py: {len(base)} and {len(cand)} plans for {len(rows)} rows")
     changed = [i for i in range(len(rows)) if shape(base[i]) != shape(cand[i])]
     print(f"seed {seed}: {len(changed)} of {len(rows)} {a.dtype} rows change plan")
+    if a.model_gain:
+        def gain(i):
+            b, c = estimate(base[i]), estimate(cand[i])
+            return b / c if b and c else 0.0
+        changed = [i for i in changed if gain(i) >= a.model_gain]
+        print(f"  {len(changed)} of them estimated {a.model_gain}x faster or more")
     for i in changed[:4]:
         print(f"  base {base[i][:160]}\n  cand {cand[i][:160]}")
     with open(a.out, "w") as f:
