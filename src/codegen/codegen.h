@@ -392,10 +392,10 @@ uint32_t jg__gemm_threads(const jg__gemm_config *cfg);
  * kernel counts them; clusters stacked along M or N count one unit each. */
 uint64_t jg__gemm_units(const jg__gemm_config *cfg, int64_t m, int64_t n);
 /* Split-K through the workspace (cfg.split_ws > 1): the bytes a launch's
- * workspace needs for m x n on `grid` CTAs (jg_split_ws_kargs: the tiles'
- * counts, then from a 256-byte boundary split_ws - 1 FP32 tiles of sums
- * per tile; stream-K: a flag and a tile of sums per CTA); 0 for other
- * plans. */
+ * workspace needs for m x n on `grid` CTAs (jg_split_ws_kargs: the split
+ * tiles' counts, then from a 256-byte boundary split_ws - 1 FP32 tiles of
+ * sums per split tile, every tile but those cfg.sk_dp runs whole; stream-K:
+ * a flag and a tile of sums per CTA); 0 for other plans. */
 uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n, uint32_t grid);
 /* ... where in it the partial sums start, after `counts` counts (the
  * tiles', or stream-K's CTAs' flags) */

@@ -523,10 +523,9 @@ uint64_t jg__split_ws_bytes(const jg__gemm_config *cfg, int64_t m, int64_t n, ui
     if (cfg->split_ws <= 1)
         return 0;
     const uint64_t tiles = jg__gemm_units(cfg, m, n);
-    const uint64_t parts =
-        cfg->stream_k ? grid : (tiles - jg__dp_tiles(cfg, tiles, grid)) * (cfg->split_ws - 1);
-    return jg__split_ws_parts_at(jg__split_ws_counts(cfg, tiles, grid)) +
-           parts * cfg->block_m * cfg->block_n * 4;
+    const uint64_t counts = jg__split_ws_counts(cfg, tiles, grid);
+    const uint64_t parts = cfg->stream_k ? grid : counts * (cfg->split_ws - 1);
+    return jg__split_ws_parts_at(counts) + parts * cfg->block_m * cfg->block_n * 4;
 }
 
 /* Widest tile of one CTA for split-K through the workspace, and with C or
@@ -571,10 +570,12 @@ static void split_through_ws(jg__gemm_config *cfg, uint32_t s)
  * or two waves split, the others run whole first (cfg.sk_dp). */
 static void force_split_ws(const jg__target *t, const jg__problem_key *p, jg__gemm_config *cfg)
 {
+    if (t->force_split_ws <= 1)
+        return;
     jg__gemm_config c = *cfg;
     split_through_ws(&c, t->force_split_ws);
     c.sk_dp = t->force_sk_dp && p->a_type != JG_E4M3;
-    if (t->force_split_ws > 1 && jg__split_ws_fits(p, &c))
+    if (jg__split_ws_fits(p, &c))
         *cfg = c;
 }
 
