@@ -1967,9 +1967,9 @@ static void test_stream_k(void)
  * wide without C) split into S units after data-parallel tiles
  * (cfg.sk_dp, stream_k 0), its kernel named "_wsSdp" and built with
  * JG_SK_DP; its workspace holds a count and S - 1 tiles of FP32 sums only
- * for the tiles past the whole waves but the last (counted here tile by
- * tile: 2578x5616x14336 on 128x240 tiles makes 21 x 24 = 504 tiles, 3
- * waves of 132 and 108 more, of which 2 x 132 run whole and 240 split);
+ * for the tiles of the last one or two waves (counted here from the waves:
+ * 2578x5616x14336 on 128x240 tiles makes 21 x 24 = 504 tiles, 3 waves of
+ * 132 and 108 more, of which 2 x 132 run whole and 240 split);
  * without the switch, 240-wide tiles do not fit the split and the plan
  * stays as it was; FP8 never takes it (its promoted sums do not carry
  * from unit to unit); no candidate has it. */
@@ -1999,8 +1999,7 @@ static void test_split_dp(void)
     CHECK(tiles != 504 || split == 240, "%llu split tiles of 504", (unsigned long long)split);
     const uint64_t want = (split * 4 + 255) / 256 * 256 + split * 3 * c.block_m * c.block_n * 4;
     CHECK(jg__split_ws_bytes(&c, p.m, p.n, 132) == want,
-          "workspace %llu bytes, expected %llu "
-          "(%llu split tiles)",
+          "workspace %llu bytes, expected %llu (%llu split tiles)",
           (unsigned long long)jg__split_ws_bytes(&c, p.m, p.n, 132), (unsigned long long)want,
           (unsigned long long)split);
     jg__problem_key pk;
