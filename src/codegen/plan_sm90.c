@@ -2118,18 +2118,84 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
     return gain;
 }
 
+/* Few tiles, long K (16-bit dense): swap-AB tiles of 128 weight rows
+ * spanning M in one column, or two where one would pass
+ * SM90_SPLIT_WS_MAX_N, their K split through the workspace into S =
+ * SMs / tiles units (at most JG_SPLIT_WS_MAX), all of the tiles' units in
+ * one wave; where those tiles fill fewer than half the SMs and each unit
+ * keeps SM90_FEW_TILES_MIN_STAGES stages. The plans it replaces split such
+ * rows over clusters of 2 or 4 CTAs on tiles that padded M or made two
+ * columns of it (the long-K rule), or through the workspace on plain tiles
+ * padding M (split_ws_for_clusters); rows the stream-K rule takes keep
+ * its plan. On an H200 (bench/results/2026-11-30-h200-few-tiles), forced
+ * on 12 BF16 rows of M = 71-376 that trailed torch: 168x4608x28672 1.27x
+ * (S = 3), 130x2048x21088 1.19x (8), 248x2560x10240 1.07x (3, two
+ * columns), 71x3072x28672 1.07x; units of 22-32 stages 0.80-0.85x. As a
+ * rule with units of 40 stages or more, over 46 BF16 rows of those it
+ * changed in 3000 fresh ones (seeds 61001, 61002): 1.031x, units of 40-57
+ * stages 0.87-1.12x, of 64 or more 1.052x over 35 rows (0.96-1.26); with
+ * 64 (chosen on those rows, so checked again) on 20 of the 59 rows it
+ * changed in 3000 fresh ones (seed 61004): 1.107x (0.96-1.48), energy
+ * 0.953x, of cuBLASLt 0.878 -> 0.975. */
+#define SM90_FEW_TILES_MIN_M 64
+#define SM90_FEW_TILES_MIN_STAGES 64
+#define SM90_FEW_TILES_ROWS 128
+static bool few_tiles_split(const jg__target *t, const jg__problem_key *p, jg__gemm_config *plan,
+                            estimate *e)
+{
+    if (p->groups || (p->a_type != JG_BF16 && p->a_type != JG_FP16) ||
+        p->m <= SM90_FEW_TILES_MIN_M || (p->flags & JG_GEMM_M_GENERIC) || family_forced(t) ||
+        t->force_k || t->force_n_stack || t->force_split_ws || t->force_stream_k)
+        return false;
+    uint64_t cols = 1, width;
+    while ((width = jg__ceil_div(jg__ceil_div((uint64_t)p->m, cols), 8) * 8) > SM90_SPLIT_WS_MAX_N)
+        ++cols;
+    if (cols > 2)
+        return false;
+    jg__target swap = *t;
+    swap.force_m = SM90_FEW_TILES_ROWS;
+    swap.force_n = (uint32_t)width;
+    jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
+    estimate alt_est[JG_PLAN_CANDIDATES_MAX];
+    const size_t n = search_families(&swap, p, family_limits(p, JG_FAMILY_SWAP), 1, 1, 0, alt,
+                                     alt_est, JG_PLAN_CANDIDATES_MAX);
+    if (!n || !alt[0].swap_ab)
+        return false;
+    const uint64_t tiles = jg__gemm_units(&alt[0], p->m, p->n), sms = (uint64_t)t->sm_count;
+    if (2 * tiles >= sms)
+        return false;
+    const uint64_t s = sms / tiles < JG_SPLIT_WS_MAX ? sms / tiles : JG_SPLIT_WS_MAX;
+    const uint64_t stages = jg__ceil_div((uint64_t)p->k, alt[0].block_k);
+    if (stages < s * SM90_FEW_TILES_MIN_STAGES)
+        return false;
+    jg__gemm_config c = alt[0];
+    split_through_ws(&c, (uint32_t)s);
+    if (!jg__split_ws_fits(p, &c))
+        return false;
+    *plan = c;
+    /* the unsplit tiles' estimate, their compute shared by the S units,
+     * their memory time as the units' CTAs stream it (stream_s) */
+    *e = alt_est[0];
+    e->tiles = tiles * s;
+    e->compute_s /= (double)s;
+    e->memory_s = e->stream_s;
+    const double hi = e->compute_s > e->memory_s ? e->compute_s : e->memory_s;
+    const double lo = e->compute_s + e->memory_s - hi;
+    e->total_s = hi + SM90_OVERLAP_LOSS * lo + (double)e->waves * SM90_TILE_OVERHEAD_S;
+    return true;
+}
+
 /* A swap-AB plan (16-bit, or FP8 with tensor or row scales: block scales
  * do not stack, n_stack_fits) of one CTA a cluster, without a split, whose
  * tiles make an even number of columns across M (M <=
- * SM90_SWAP_PAIRS_MAX_M, K >= SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the pair
- * sharing the weight's tile by TMA multicast (sm90_gemm.cu's JG_N_STACK over
- * the swapped problem), as cuBLAS pairs the small-output long-K class. On an
- * H200 (bench/results/2026-11-29-h200-swap-n-stack): over 30 BF16 rows of
- * M = 129-2048, K >= 4096 (forced swap-AB without a split, with and without
- * the stack) the 9 rows whose tile the stack kept ran 1.047x faster
- * (0.986-1.277) at 0.948x the energy; as a rule without those bounds, over
- * the 40 rows of a fresh draw it changed, 1.021x (0.86-1.33; energy 0.959x):
- * its 22 rows within the bounds 1.05x (0.93-1.33: 262x27648x19184 717.7 us
+ * SM90_SWAP_PAIRS_MAX_M, K >= SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the
+ * pair sharing the weight's tile by TMA multicast (sm90_gemm.cu's JG_N_STACK over the swapped
+ * problem), as cuBLAS pairs the small-output long-K class. On an H200
+ * (bench/results/2026-11-29-h200-swap-n-stack): over 30 BF16 rows of M = 129-2048, K >= 4096
+ * (forced swap-AB without a split, with and without the stack) the 9 rows whose tile the stack kept
+ * ran 1.047x faster (0.986-1.277) at 0.948x the energy; as a rule without those bounds, over the 40
+ * rows of a fresh draw it changed, 1.021x (0.86-1.33; energy 0.959x): its 22 rows within the
+ * bounds 1.05x (0.93-1.33: 262x27648x19184 717.7 us
  * -> 537.8), the 18 others 0.98x (M >= 2481 0.92-1.02, K <= 3072 with few
  * tiles 0.86-0.90). FP8 (tensor or row scales) too: over 30 fresh FP8
  * tensor-scale rows it changes, 1.035x (0.97-1.30: 388x28672x23200 716.1
@@ -2205,6 +2271,47 @@ static bool odd_rows_along_n(const jg__target *t, const jg__problem_key *p, jg__
                                      JG_PLAN_CANDIDATES_MAX);
     for (size_t i = 0; i < n; ++i)
         if (jg__cfg_n_stack(&alt[i]) == 2 && jg__cfg_m_stack(&alt[i]) == 1) {
+            *plan = alt[i];
+            *e = alt_est[i];
+            return true;
+        }
+    return false;
+}
+
+/* FP8 plain tiles of one CTA, without a split, whose one row of tiles
+ * spans M (SM90_ONE_ROW_MIN_M to the tile's rows) over long K: every tile
+ * along N reads the whole of A's K-panel through L2, about M / N-tile
+ * times the weight's bytes. Clusters of 4 stacked along N (1x4) read it
+ * once and multicast it (search_families' best such plain tiles whose
+ * rows still span M). On an H200 (bench/results/2026-11-30-h200-few-tiles),
+ * 1x4 forced on 18 FP8 tensor-scale rows of such plans (M = 65-128, of
+ * 3000 fresh ones, seed 61003; one round): M >= 80 with K >= 9216
+ * 1.07-1.26x on all 5 rows (84x10240x18432 82.0 us -> 66.3), K up to 3072
+ * 0.86-1.02x, M = 65-76 0.89-0.93x. As the rule, on 16 of the 47 rows it
+ * changed in 3000 fresh ones (seed 61005): 1.053x, energy 0.991x, of
+ * cuBLASLt 0.956 -> 1.035; its one loss, 110x5120x9216 at 0.77x, took
+ * 64-row tiles (two rows) and ran 20 us: hence the tile's rows spanning M
+ * and N >= SM90_ONE_ROW_MIN_N, which leave 15 of the 16 rows (1.073x,
+ * 0.91-1.26). Not M-generic plans (the launch's M decides the rows). */
+#define SM90_ONE_ROW_MIN_M 80
+#define SM90_ONE_ROW_MIN_K 9216
+#define SM90_ONE_ROW_MIN_N 8192
+static bool one_row_along_n(const jg__target *t, const jg__problem_key *p, jg__gemm_config *plan,
+                            estimate *e)
+{
+    if (p->a_type != JG_E4M3 || p->scale == JG_SCALE_BLOCK || p->groups || plan->swap_ab ||
+        plan->cluster > 1 || plan->split_k > 1 || plan->split_ws > 1 || plan->pingpong ||
+        p->m < SM90_ONE_ROW_MIN_M || p->m > plan->block_m || p->k < SM90_ONE_ROW_MIN_K ||
+        p->n < SM90_ONE_ROW_MIN_N || (p->flags & JG_GEMM_M_GENERIC) || family_forced(t) ||
+        t->force_n_stack)
+        return false;
+    jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
+    estimate alt_est[JG_PLAN_CANDIDATES_MAX];
+    const size_t n =
+        search_families(t, p, JG_FAMILY_PLAIN, 1, 4, 4, alt, alt_est, JG_PLAN_CANDIDATES_MAX);
+    for (size_t i = 0; i < n; ++i)
+        if (jg__cfg_n_stack(&alt[i]) == 4 && jg__cfg_m_stack(&alt[i]) == 1 &&
+            alt[i].block_m >= p->m) {
             *plan = alt[i];
             *e = alt_est[i];
             return true;
@@ -2340,8 +2447,9 @@ size_t jg__plan_candidates_sm90(const jg__target *t, const jg__problem_key *p, j
      * are off there). */
     jg__gemm_config pair = out[0];
     estimate pair_est;
-    if (n && (swap_pairs_share_weight(t, p, &pair, &pair_est) ||
-              odd_rows_along_n(t, p, &pair, &pair_est))) {
+    if (n &&
+        (swap_pairs_share_weight(t, p, &pair, &pair_est) ||
+         odd_rows_along_n(t, p, &pair, &pair_est) || one_row_along_n(t, p, &pair, &pair_est))) {
         n = n < max ? n + 1 : max;
         memmove(out + 1, out, (n - 1) * sizeof *out);
         out[0] = pair;
@@ -2401,10 +2509,13 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     *out = cands[0];
     estimate best = est[0];
     const bool odd_rows = odd_rows_along_n(t, p, out, &best);
+    const bool one_row = !odd_rows && one_row_along_n(t, p, out, &best);
     force_split_ws(t, p, out);
-    const bool ws_rule = split_ws_for_clusters(t, p, out);
+    bool ws_rule = split_ws_for_clusters(t, p, out);
     const double sk_gain = ws_rule ? 0 : stream_k_for_waves(t, p, out, cands, est, found);
-    const bool pairs = swap_pairs_share_weight(t, p, out, &best);
+    const bool few = sk_gain == 0 && few_tiles_split(t, p, out, &best);
+    ws_rule = ws_rule && !few;
+    const bool pairs = !few && swap_pairs_share_weight(t, p, out, &best);
     double band_ratio;
     out->group_m = band_rows(t, p, out, &band_ratio);
     if (jg__log_on(log, JG_LOGC_PLAN)) {
@@ -2441,7 +2552,7 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
         /* dense: the family, and what chose it */
         char family[448] = "";
         if (!p->groups && p->a_type != JG_NVFP4) {
-            char shape[128];
+            char shape[192];
             snprintf(shape, sizeof shape, "%s",
                      out->swap_ab ? "swap-AB (tiles of N x M)" : "plain tiles");
             if (out->split_k > 1)
@@ -2462,9 +2573,13 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u units through the workspace%s (%s)", out->split_ws,
                          out->sk_dp ? " after data-parallel tiles" : "",
-                         ws_rule ? "without a workspace, a cluster's" : "JITGEMM_SPLIT_WS");
+                         few       ? "by the few tiles' rule: tiles spanning M, under half the SMs"
+                         : ws_rule ? "without a workspace, a cluster's"
+                                   : "JITGEMM_SPLIT_WS");
             const sm90_table_cell *cell = why.cell;
-            if (why.row_tiles)
+            if (few)
+                snprintf(family, sizeof family, "; %s", shape);
+            else if (why.row_tiles)
                 snprintf(family, sizeof family,
                          "; %s, over two rows of 64-row plain tiles (each row of them read "
                          "the whole weight)",
@@ -2518,8 +2633,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             snprintf(stacked, sizeof stacked,
                      " (%u along M by %u along N: A's tile multicast along N, by %s)",
                      jg__cfg_m_stack(out), jg__cfg_n_stack(out),
-                     odd_rows ? "the odd rows' rule: stacked along M, a tile row past M"
-                              : "JITGEMM_N_STACK");
+                     odd_rows  ? "the odd rows' rule: stacked along M, a tile row past M"
+                     : one_row ? "the one row's rule: every tile along N read A"
+                               : "JITGEMM_N_STACK");
         char band[96] = "";
         if (out->group_m != JG_BAND_ROWS_DEFAULT)
             snprintf(band, sizeof band,

@@ -1080,6 +1080,7 @@ static void test_long_k_swap(void)
 {
     jg__target t;
     jg_test_h100_target(&t);
+    t.force_split_ws = 1; /* the plan without a workspace: the few tiles' rule splits through one */
     const struct {
         jg_dtype type;
         int64_t m, n, k;
@@ -1743,21 +1744,29 @@ static void test_split_ws_rule(void)
         {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 338, .n = 3584, .k = 28672},
         {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 94, .n = 3520, .k = 22016},
         fp8(530, 1536, 18432, JG_SCALE_TENSOR),
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 48, .n = 3520, .k = 22016},
+        {.a_type = JG_BF16, .b_type = JG_BF16, .d_type = JG_BF16, .m = 60, .n = 2560, .k = 17568},
     };
-    int converted = 0, kept = 0;
+    int converted = 0, kept = 0, few = 0;
     for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
         const jg_gemm_problem *p = &rows[i];
         char what[96];
         snprintf(what, sizeof what, "%s %lldx%lldx%lld", p->a_type == JG_E4M3 ? "fp8" : "bf16",
                  (long long)p->m, (long long)p->n, (long long)p->k);
         const jg__gemm_config base = plan_of(&never, p, what);
-        const jg__gemm_config c = plan_of(&t, p, what);
+        char msg[768] = "";
+        const jg__gemm_config c = plan_logged(&t, p, msg, what);
         jg__problem_key pk;
         jg__problem_key_make(p, &pk);
         CHECK(base.split_ws <= 1, "%s: JITGEMM_SPLIT_WS=0 split through the workspace", what);
         const bool rule = !base.swap_ab && base.split_k >= 2 && base.split_k <= 4 && p->m > 128 &&
                           jg__split_ws_fits(&pk, &base);
-        if (rule) {
+        if (strstr(msg, "by the few tiles' rule")) {
+            /* (test_few_tiles_split checks that rule's plans) */
+            CHECK(c.swap_ab && c.split_ws > 1 && p->a_type != JG_E4M3,
+                  "%s: the few tiles' rule's plan is no swap-AB split: \"%s\"", what, msg);
+            ++few;
+        } else if (rule) {
             jg__gemm_config want = base;
             want.split_ws = base.split_k;
             want.split_k = 0;
@@ -1784,9 +1793,10 @@ static void test_split_ws_rule(void)
             CHECK(cands[j].split_ws <= 1, "%s: candidate %zu splits through the workspace", what,
                   j);
     }
-    CHECK(converted >= 4 && kept >= 2,
-          "the rows exercise the rule too little: %d converted, %d cluster splits kept", converted,
-          kept);
+    CHECK(converted >= 4 && kept >= 2 && few >= 2,
+          "the rows exercise the rule too little: %d converted, %d cluster splits kept, %d taken "
+          "by the few tiles' rule first",
+          converted, kept, few);
 }
 
 /* An offline sm_90a context, with JG_CONTEXT_WORKSPACE where `flag`, its
@@ -1822,7 +1832,7 @@ static void test_split_ws_context(void)
     for (int flag = 0; flag < 2; ++flag)
         for (int forced = 0; forced < 2; ++forced) {
             if (forced)
-                setenv("JITGEMM_SPLIT_WS", "3", 1);
+                setenv("JITGEMM_SPLIT_WS", "4", 1);
             jg_plan *plan;
             size_t ws;
             jg_context *ctx = offline_plan(flag, &p, &plan, &ws);
@@ -1830,10 +1840,11 @@ static void test_split_ws_context(void)
             if (!ctx)
                 continue;
             if (plan) {
-                const uint32_t want = !flag ? 0 : forced ? 3 : 2;
+                /* (unforced: the few tiles' rule's 3 units of its swap-AB tiles) */
+                const uint32_t want = !flag ? 0 : forced ? 4 : 3;
                 CHECK(plan->cfg.split_ws == want || (want == 0 && plan->cfg.split_ws <= 1),
                       "flag %d, JITGEMM_SPLIT_WS %s: split_ws %u, expected %u", flag,
-                      forced ? "3" : "unset", plan->cfg.split_ws, want);
+                      forced ? "4" : "unset", plan->cfg.split_ws, want);
                 CHECK((ws > 0) == (want > 1) &&
                           ws == jg__split_ws_bytes(&plan->cfg, p.m, p.n, plan->grid),
                       "flag %d: workspace %zu bytes", flag, ws);
@@ -2143,6 +2154,120 @@ static uint64_t band_panels_brute(uint64_t rows, uint64_t cols, uint64_t g, uint
     return panels;
 }
 
+/* Few tiles, long K (16-bit): where swap-AB tiles of 128 weight rows span M
+ * in one or two columns (each at most 176 wide) and fill under half the
+ * SMs, and each of S = SMs / tiles units keeps 64 stages of K or more, the
+ * plan is those tiles split S ways through the workspace. Counted here
+ * from the problem: the columns, the tiles, S and the stages; rows from
+ * the H200 measurements (bench/results/2026-11-30-h200-few-tiles). Units
+ * under 64 stages, three columns, M <= 64, FP8, M-generic plans and plans
+ * without a workspace (JITGEMM_SPLIT_WS=0) are not the rule's. */
+static void test_few_tiles_split(void)
+{
+    jg__target t, never;
+    jg_test_h100_target(&t);
+    never = t;
+    never.force_split_ws = 1;
+    static const struct {
+        int64_t m, n, k;
+    } rows[] = {{168, 4608, 28672}, {130, 2048, 21088}, {248, 2560, 10240}, {71, 3072, 28672},
+                {170, 4096, 27712}, {229, 2816, 20480}, {155, 1536, 15360}, {376, 2048, 4096},
+                {82, 2560, 15360},  {48, 3520, 22016},  {221, 3584, 5120}};
+    int taken = 0, left = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = dense_problem(JG_BF16, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
+        char what[96], msg[768] = "";
+        problem_name(&p, what, sizeof what);
+        const jg__gemm_config c = plan_logged(&t, &p, msg, what);
+        int64_t cols = 1, width;
+        while ((width = ((p.m + cols - 1) / cols + 7) / 8 * 8) > 176)
+            ++cols;
+        const int64_t tiles = (p.n + 127) / 128 * cols;
+        int64_t s = t.sm_count / tiles;
+        s = s > JG_SPLIT_WS_MAX ? JG_SPLIT_WS_MAX : s;
+        const bool takes =
+            p.m > 64 && cols <= 2 && 2 * tiles < t.sm_count && s >= 2 && (p.k + 63) / 64 >= 64 * s;
+        const bool by_rule = strstr(msg, "by the few tiles' rule") != NULL;
+        CHECK(by_rule == takes, "%s: the few tiles' rule %d, expected %d: \"%s\"", what, by_rule,
+              takes, msg);
+        if (takes) {
+            ++taken;
+            CHECK(c.swap_ab && c.block_m == 128 && c.block_n == (uint32_t)width &&
+                      c.split_ws == (uint32_t)s && c.cluster <= 1 && c.split_k <= 1,
+                  "%s: swap-AB %d, tile %ux%u split %u, expected 128x%lld split %lld", what,
+                  c.swap_ab, c.block_m, c.block_n, c.split_ws, (long long)width, (long long)s);
+            const jg__gemm_config w = plan_of(&never, &p, what);
+            CHECK(w.split_ws <= 1, "%s: split through the workspace under JITGEMM_SPLIT_WS=0",
+                  what);
+        } else {
+            ++left;
+        }
+        jg_gemm_problem g = p;
+        g.flags = JG_GEMM_M_GENERIC;
+        msg[0] = 0;
+        plan_logged(&t, &g, msg, what);
+        CHECK(!strstr(msg, "few tiles"), "%s M-generic: the few tiles' rule", what);
+        const jg_gemm_problem f = fp8(p.m, p.n, p.k, JG_SCALE_TENSOR);
+        msg[0] = 0;
+        plan_logged(&t, &f, msg, what);
+        CHECK(!strstr(msg, "few tiles"), "%s FP8: the few tiles' rule", what);
+    }
+    CHECK(taken == 4 && left == 7,
+          "%d rows taken by the few tiles' rule, %d left (4 and 7 expected)", taken, left);
+}
+
+/* FP8 plain tiles of one CTA, no split, one row of tiles spanning M =
+ * 80-128 with K >= 9216 and N >= 8192: the plan stacks 4 CTAs along N
+ * (1x4, A's tile multicast), its tile's rows still spanning M; M under 80,
+ * short K, narrow N, block scales, M-generic plans and JITGEMM_N_STACK=1
+ * keep the plan; the tuner's candidates start with the rule's plan. */
+static void test_one_row_along_n(void)
+{
+    jg__target t, no_stack;
+    jg_test_h100_target(&t);
+    no_stack = t;
+    no_stack.force_n_stack = 1;
+    static const struct {
+        int64_t m, n, k;
+        bool stacks;
+    } rows[] = {{84, 10240, 18432, true},  {116, 13232, 9520, true}, {95, 9216, 16880, true},
+                {123, 22016, 22416, true}, {110, 5120, 9216, false}, {76, 18944, 11008, false},
+                {120, 12288, 3072, false}, {100, 13824, 8192, false}};
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p = fp8(rows[i].m, rows[i].n, rows[i].k, JG_SCALE_TENSOR);
+        char what[96];
+        problem_name(&p, what, sizeof what);
+        const jg__gemm_config before = plan_of(&no_stack, &p, what);
+        const jg__gemm_config c = plan_of(&t, &p, what);
+        CHECK(!before.swap_ab && before.cluster <= 1 && before.split_k <= 1 &&
+                  before.block_m >= p.m,
+              "%s: the plan without the rule is not one row of plain tiles of one CTA (a row of "
+              "the test wants one)",
+              what);
+        if (rows[i].stacks) {
+            CHECK(c.cluster == 4 && jg__cfg_n_stack(&c) == 4 && jg__cfg_m_stack(&c) == 1 &&
+                      !c.swap_ab && c.block_m >= p.m,
+                  "%s: cluster %u, %u along N, tile %ux%u: expected 1x4 of tiles spanning M", what,
+                  c.cluster, jg__cfg_n_stack(&c), c.block_m, c.block_n);
+            jg__problem_key pk;
+            jg__problem_key_make(&p, &pk);
+            jg__gemm_config cands[JG_PLAN_CANDIDATES_MAX];
+            const size_t n = jg__plan_candidates_sm90(&t, &pk, cands, JG_PLAN_CANDIDATES_MAX);
+            CHECK(n && !memcmp(&cands[0], &c, sizeof c),
+                  "%s: the tuner's first candidate is not the rule's plan", what);
+        } else {
+            CHECK(!memcmp(&c, &before, sizeof c), "%s: the plan moved", what);
+        }
+        jg_gemm_problem g = p;
+        g.flags = JG_GEMM_M_GENERIC;
+        const jg__gemm_config cg = plan_of(&t, &g, what);
+        CHECK(jg__cfg_n_stack(&cg) <= 1, "%s M-generic: stacked along N", what);
+        const jg_gemm_problem b = fp8(p.m, p.n, p.k, JG_SCALE_BLOCK);
+        const jg__gemm_config cb = plan_of(&t, &b, what);
+        CHECK(jg__cfg_n_stack(&cb) <= 1, "%s block scales: stacked along N", what);
+    }
+}
+
 /* FP8 plans in clusters of 2 stacked along M whose tile rows are odd: the
  * last cluster's second CTA computes a tile wholly past M. Where that pads
  * 4% or more of the rows computed, the plan stacks its cluster along N
@@ -2252,6 +2377,8 @@ int main(void)
     test_split_dp();
     test_bands();
     test_odd_rows_along_n();
+    test_few_tiles_split();
+    test_one_row_along_n();
     test_stream_k_context();
     test_stream_k();
     test_split_ws_context();
