@@ -483,10 +483,14 @@ enum {
  * cluster of 2 or 4 CTAs (long K, few output tiles) with plain tiles past
  * M = 128 splits it through a workspace instead: the same tile in 2 or 4
  * units, each storing its FP32 sums there for the tile's last unit to add
- * (measured 1.09-1.17x faster on H200). jg_plan_workspace_bytes reports
- * what it needs: a 4-byte count per output tile rounded up to 256 bytes,
- * then (units - 1) FP32 tiles of sums per tile (a few MB: 340x2560 in
- * 66 tiles of 128x120 at 2 units, 4.1 MB). Given args.workspace (16-byte
+ * (measured 1.09-1.17x faster on H200). A dense BF16 or FP16 plan whose
+ * swap-AB tiles of 128 weight rows span M (M 65-352, in one column or two
+ * of at most 176) and fill under half the SMs splits K so too, into SMs /
+ * tiles units where each keeps 64 stages of K (measured 1.11x on H200).
+ * jg_plan_workspace_bytes reports what it needs: a 4-byte count per output
+ * tile rounded up to 256 bytes, then (units - 1) FP32 tiles of sums per
+ * tile (a few MB to tens: 66 tiles of 128x120 at 2 units, 4.1 MB; 36 of
+ * 128x168 at 3 units, 6.2 MB). Given args.workspace (16-byte
  * aligned, at least that many bytes, any contents: the launch zeroes the
  * counts on the stream first), a launch splits through it; with none, one
  * too small or misaligned, it runs the cluster's plan, built with it: the
