@@ -2188,14 +2188,15 @@ static bool few_tiles_split(const jg__target *t, const jg__problem_key *p, jg__g
 /* A swap-AB plan (16-bit, or FP8 with tensor or row scales: block scales
  * do not stack, n_stack_fits) of one CTA a cluster, without a split, whose
  * tiles make an even number of columns across M (M <=
- * SM90_SWAP_PAIRS_MAX_M, K >= SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the
- * pair sharing the weight's tile by TMA multicast (sm90_gemm.cu's JG_N_STACK over the swapped
- * problem), as cuBLAS pairs the small-output long-K class. On an H200
- * (bench/results/2026-11-29-h200-swap-n-stack): over 30 BF16 rows of M = 129-2048, K >= 4096
- * (forced swap-AB without a split, with and without the stack) the 9 rows whose tile the stack kept
- * ran 1.047x faster (0.986-1.277) at 0.948x the energy; as a rule without those bounds, over the 40
- * rows of a fresh draw it changed, 1.021x (0.86-1.33; energy 0.959x): its 22 rows within the
- * bounds 1.05x (0.93-1.33: 262x27648x19184 717.7 us
+ * SM90_SWAP_PAIRS_MAX_M, K >= SM90_SWAP_PAIRS_MIN_K): the same tiles in 1x2 clusters along M, the pair
+ * sharing the weight's tile by TMA multicast (sm90_gemm.cu's JG_N_STACK over
+ * the swapped problem), as cuBLAS pairs the small-output long-K class. On an
+ * H200 (bench/results/2026-11-29-h200-swap-n-stack): over 30 BF16 rows of
+ * M = 129-2048, K >= 4096 (forced swap-AB without a split, with and without
+ * the stack) the 9 rows whose tile the stack kept ran 1.047x faster
+ * (0.986-1.277) at 0.948x the energy; as a rule without those bounds, over
+ * the 40 rows of a fresh draw it changed, 1.021x (0.86-1.33; energy 0.959x):
+ * its 22 rows within the bounds 1.05x (0.93-1.33: 262x27648x19184 717.7 us
  * -> 537.8), the 18 others 0.98x (M >= 2481 0.92-1.02, K <= 3072 with few
  * tiles 0.86-0.90). FP8 (tensor or row scales) too: over 30 fresh FP8
  * tensor-scale rows it changes, 1.035x (0.97-1.30: 388x28672x23200 716.1
