@@ -882,6 +882,14 @@ static double operand_row_cost(const jg__problem_key *p, uint32_t soft, uint32_t
     return rows > 1 ? tma_row_cost(b ? p->ldb : p->lda, size) : 1.0;
 }
 
+/* Compute and memory time overlapped: the longer, plus the share
+ * SM90_OVERLAP_LOSS of the shorter not hidden under it. */
+static double overlapped_s(double compute_s, double memory_s)
+{
+    const double hi = compute_s > memory_s ? compute_s : memory_s;
+    return hi + SM90_OVERLAP_LOSS * (compute_s + memory_s - hi);
+}
+
 static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
                               const jg__gemm_config *c, double efficiency, double dram_efficiency)
 {
@@ -954,9 +962,7 @@ static estimate estimate_time(const jg__target *t, const jg__problem_key *p,
         if (per_sm / SM90_TMA_REQUESTS_PER_SM_S > e.memory_s)
             e.memory_s = per_sm / SM90_TMA_REQUESTS_PER_SM_S;
     }
-    double hi = e.compute_s > e.memory_s ? e.compute_s : e.memory_s;
-    double lo = e.compute_s > e.memory_s ? e.memory_s : e.compute_s;
-    e.total_s = hi + SM90_OVERLAP_LOSS * lo + (double)e.waves * SM90_TILE_OVERHEAD_S;
+    e.total_s = overlapped_s(e.compute_s, e.memory_s) + (double)e.waves * SM90_TILE_OVERHEAD_S;
     return e;
 }
 
@@ -1717,13 +1723,20 @@ typedef struct family_choice {
     bool row_tiles;    /* swap-AB over two rows of 64-row plain tiles (swap_over_row_tiles) */
 } family_choice;
 
-/* Swap-AB's unsplit tiles as wide as M (rounded up to 8: wgmma's N), one
- * column across M, ranked (at most max); how many. */
-static size_t swap_across_m(const jg__target *t, const jg__problem_key *p, uint32_t max_cluster,
-                            jg__gemm_config *out, estimate *est, size_t max)
+/* The width of swap-AB tiles spanning M in `cols` columns: M / cols
+ * rounded up to 8 (wgmma's N). */
+static uint32_t swap_column_width(const jg__problem_key *p, uint64_t cols)
+{
+    return (uint32_t)(jg__ceil_div(jg__ceil_div((uint64_t)p->m, cols), 8) * 8);
+}
+
+/* Swap-AB's unsplit tiles spanning M in `cols` columns
+ * (swap_column_width), ranked (at most max); how many. */
+static size_t swap_across_m(const jg__target *t, const jg__problem_key *p, uint64_t cols,
+                            uint32_t max_cluster, jg__gemm_config *out, estimate *est, size_t max)
 {
     jg__target wide = *t;
-    wide.force_n = (uint32_t)jg__ceil_div((uint64_t)p->m, 8) * 8;
+    wide.force_n = swap_column_width(p, cols);
     return search_families(&wide, p, family_limits(p, JG_FAMILY_SWAP), 1, max_cluster, 0, out,
                            est, max);
 }
@@ -1760,7 +1773,7 @@ static size_t swap_against_padding(const jg__target *t, const jg__problem_key *p
         return found;
     jg__gemm_config alt[RANKED];
     estimate alt_est[RANKED];
-    const size_t n = swap_across_m(t, p, max_cluster, alt, alt_est, RANKED);
+    const size_t n = swap_across_m(t, p, 1, max_cluster, alt, alt_est, RANKED);
     /* ... as many as half the SMs at least (the rows it was measured on had
      * 72 or more on 132 SMs; fewer leave SMs idle, and stream-K passes them by) */
     if (!n || !alt[0].swap_ab || 2 * jg__gemm_units(&alt[0], p->m, p->n) < (uint64_t)t->sm_count)
@@ -2096,7 +2109,7 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
     jg__gemm_config swap[JG_PLAN_CANDIDATES_MAX];
     estimate swap_est[JG_PLAN_CANDIDATES_MAX];
     const size_t n_swap = p->m <= SM90_SPLIT_WS_MAX_N
-                              ? swap_across_m(t, p, 1, swap, swap_est, JG_PLAN_CANDIDATES_MAX)
+                              ? swap_across_m(t, p, 1, 1, swap, swap_est, JG_PLAN_CANDIDATES_MAX)
                               : 0;
     double best_s = est[0].total_s;
     for (size_t i = 0; i < n + n_swap; ++i) {
@@ -2104,10 +2117,8 @@ static double stream_k_for_waves(const jg__target *t, const jg__problem_key *p,
         const estimate *e = i < n ? &est[i] : &swap_est[i - n];
         if (!stream_k_units(t, p, cand, e, 0, &c, &sk, &now))
             continue;
-        const double compute = e->compute_s * sk / now, memory = e->stream_s;
-        const double hi = compute > memory ? compute : memory, lo = compute + memory - hi;
         const double s =
-            hi + SM90_OVERLAP_LOSS * lo +
+            overlapped_s(e->compute_s * sk / now, e->stream_s) +
             sk / (double)jg__ceil_div((uint64_t)p->k, c.block_k) * SM90_TILE_OVERHEAD_S;
         if (s * SM90_STREAM_K_GAIN <= est[0].total_s && s < best_s) {
             best_s = s;
@@ -2147,26 +2158,28 @@ static bool few_tiles_split(const jg__target *t, const jg__problem_key *p, jg__g
         p->m <= SM90_FEW_TILES_MIN_M || (p->flags & JG_GEMM_M_GENERIC) || family_forced(t) ||
         t->force_k || t->force_n_stack || t->force_split_ws || t->force_stream_k)
         return false;
-    uint64_t cols = 1, width;
-    while ((width = jg__ceil_div(jg__ceil_div((uint64_t)p->m, cols), 8) * 8) > SM90_SPLIT_WS_MAX_N)
+    uint64_t cols = 1;
+    while (swap_column_width(p, cols) > SM90_SPLIT_WS_MAX_N)
         ++cols;
     if (cols > 2)
         return false;
-    jg__target swap = *t;
-    swap.force_m = SM90_FEW_TILES_ROWS;
-    swap.force_n = (uint32_t)width;
+    /* the tiles (128 weight rows by the columns' width), S and the stages
+     * at the shortest BLOCK_K, before the search */
+    const uint64_t tiles = jg__ceil_div((uint64_t)p->n, SM90_FEW_TILES_ROWS) *
+                           jg__ceil_div((uint64_t)p->m, swap_column_width(p, cols));
+    const uint64_t sms = (uint64_t)t->sm_count;
+    const uint64_t s = sms / tiles < JG_SPLIT_WS_MAX ? sms / tiles : JG_SPLIT_WS_MAX;
+    const uint32_t ab_size = jg__dtype_size(p->a_type);
+    if (2 * tiles >= sms ||
+        jg__ceil_div((uint64_t)p->k, sm90_block_k_of(0, ab_size)) < s * SM90_FEW_TILES_MIN_STAGES)
+        return false;
+    jg__target rows = *t;
+    rows.force_m = SM90_FEW_TILES_ROWS;
     jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
     estimate alt_est[JG_PLAN_CANDIDATES_MAX];
-    const size_t n = search_families(&swap, p, family_limits(p, JG_FAMILY_SWAP), 1, 1, 0, alt,
-                                     alt_est, JG_PLAN_CANDIDATES_MAX);
-    if (!n || !alt[0].swap_ab)
-        return false;
-    const uint64_t tiles = jg__gemm_units(&alt[0], p->m, p->n), sms = (uint64_t)t->sm_count;
-    if (2 * tiles >= sms)
-        return false;
-    const uint64_t s = sms / tiles < JG_SPLIT_WS_MAX ? sms / tiles : JG_SPLIT_WS_MAX;
-    const uint64_t stages = jg__ceil_div((uint64_t)p->k, alt[0].block_k);
-    if (stages < s * SM90_FEW_TILES_MIN_STAGES)
+    const size_t n = swap_across_m(&rows, p, cols, 1, alt, alt_est, JG_PLAN_CANDIDATES_MAX);
+    if (!n || !alt[0].swap_ab ||
+        jg__ceil_div((uint64_t)p->k, alt[0].block_k) < s * SM90_FEW_TILES_MIN_STAGES)
         return false;
     jg__gemm_config c = alt[0];
     split_through_ws(&c, (uint32_t)s);
@@ -2179,9 +2192,7 @@ static bool few_tiles_split(const jg__target *t, const jg__problem_key *p, jg__g
     e->tiles = tiles * s;
     e->compute_s /= (double)s;
     e->memory_s = e->stream_s;
-    const double hi = e->compute_s > e->memory_s ? e->compute_s : e->memory_s;
-    const double lo = e->compute_s + e->memory_s - hi;
-    e->total_s = hi + SM90_OVERLAP_LOSS * lo + (double)e->waves * SM90_TILE_OVERHEAD_S;
+    e->total_s = overlapped_s(e->compute_s, e->memory_s) + (double)e->waves * SM90_TILE_OVERHEAD_S;
     return true;
 }
 
@@ -2241,6 +2252,26 @@ static bool swap_pairs_share_weight(const jg__target *t, const jg__problem_key *
     return true;
 }
 
+/* The best plain tiles in clusters of `stack` CTAs stacked along N (1 x
+ * stack, sharing A's tile by multicast) whose tile has min_rows rows or
+ * more, into *plan and *e; false where none fits. */
+static bool plain_along_n(const jg__target *t, const jg__problem_key *p, uint32_t stack,
+                          int64_t min_rows, jg__gemm_config *plan, estimate *e)
+{
+    jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
+    estimate alt_est[JG_PLAN_CANDIDATES_MAX];
+    const size_t n = search_families(t, p, JG_FAMILY_PLAIN, 1, stack, stack, alt, alt_est,
+                                     JG_PLAN_CANDIDATES_MAX);
+    for (size_t i = 0; i < n; ++i)
+        if (jg__cfg_n_stack(&alt[i]) == stack && jg__cfg_m_stack(&alt[i]) == 1 &&
+            (int64_t)alt[i].block_m >= min_rows) {
+            *plan = alt[i];
+            *e = alt_est[i];
+            return true;
+        }
+    return false;
+}
+
 /* FP8 plain tiles in clusters of 2 stacked along M (sharing B's tile by
  * multicast: the planner's clusters for long K) whose rows of tiles are odd
  * in number: the last cluster's second CTA computes a whole tile past M,
@@ -2266,17 +2297,7 @@ static bool odd_rows_along_n(const jg__target *t, const jg__problem_key *p, jg__
     const uint64_t rows = jg__ceil_div((uint64_t)p->m, plan->block_m);
     if (rows % 2 == 0 || 1.0 / (double)(rows + 1) < SM90_M_STACK_PAD_MAX)
         return false;
-    jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
-    estimate alt_est[JG_PLAN_CANDIDATES_MAX];
-    const size_t n = search_families(t, p, JG_FAMILY_PLAIN, JG_SPLIT_K_MAX, 2, 2, alt, alt_est,
-                                     JG_PLAN_CANDIDATES_MAX);
-    for (size_t i = 0; i < n; ++i)
-        if (jg__cfg_n_stack(&alt[i]) == 2 && jg__cfg_m_stack(&alt[i]) == 1) {
-            *plan = alt[i];
-            *e = alt_est[i];
-            return true;
-        }
-    return false;
+    return plain_along_n(t, p, 2, 0, plan, e);
 }
 
 /* FP8 plain tiles of one CTA, without a split, whose one row of tiles
@@ -2306,18 +2327,7 @@ static bool one_row_along_n(const jg__target *t, const jg__problem_key *p, jg__g
         p->n < SM90_ONE_ROW_MIN_N || (p->flags & JG_GEMM_M_GENERIC) || family_forced(t) ||
         t->force_n_stack)
         return false;
-    jg__gemm_config alt[JG_PLAN_CANDIDATES_MAX];
-    estimate alt_est[JG_PLAN_CANDIDATES_MAX];
-    const size_t n =
-        search_families(t, p, JG_FAMILY_PLAIN, 1, 4, 4, alt, alt_est, JG_PLAN_CANDIDATES_MAX);
-    for (size_t i = 0; i < n; ++i)
-        if (jg__cfg_n_stack(&alt[i]) == 4 && jg__cfg_m_stack(&alt[i]) == 1 &&
-            alt[i].block_m >= p->m) {
-            *plan = alt[i];
-            *e = alt_est[i];
-            return true;
-        }
-    return false;
+    return plain_along_n(t, p, 4, p->m, plan, e);
 }
 
 /* Bands of the grouped tile order (cfg.group_m: sm90_gemm.cu's
@@ -2512,10 +2522,10 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
     const bool odd_rows = odd_rows_along_n(t, p, out, &best);
     const bool one_row = !odd_rows && one_row_along_n(t, p, out, &best);
     force_split_ws(t, p, out);
-    bool ws_rule = split_ws_for_clusters(t, p, out);
+    const bool ws_rule = split_ws_for_clusters(t, p, out);
     const double sk_gain = ws_rule ? 0 : stream_k_for_waves(t, p, out, cands, est, found);
+    /* (may replace the split_ws_for_clusters plan; the log names it first) */
     const bool few = sk_gain == 0 && few_tiles_split(t, p, out, &best);
-    ws_rule = ws_rule && !few;
     const bool pairs = !few && swap_pairs_share_weight(t, p, out, &best);
     double band_ratio;
     out->group_m = band_rows(t, p, out, &band_ratio);
