@@ -1385,6 +1385,25 @@ static bool n_stack_fits(const jg__problem_key *p, const jg__gemm_config *c, con
            dp->cluster * dp->n_stack <= 4;
 }
 
+/* Whether K split over clusters of `split` CTAs makes more waves of them
+ * than the unsplit tiles make: the split is to fill idle SMs, not to queue
+ * its CTAs. The model rated such splits level with the unsplit plans
+ * (916x1536x7168 BF16: swap-AB 128x160 over clusters of 8, 576 CTAs in 5
+ * waves, 44.1 us against 44.6) where they ran at about half their speed
+ * (75.5 us; torch.mm 36.6). On an H200 (bench/results/2026-11-30-h200-
+ * split-waves): the 13 rows of bench/split-waves.jsonl (their plans' CTAs
+ * in 2-6 waves) ran 1.561x (BF16, 7 rows) and 1.264x (FP8, 6) faster
+ * without such splits, JITGEMM_SPLIT=1 1.201x and 1.179x; on the rows
+ * drawn afresh whose plans it changes (48 of 26000, seeds 62001, 62002,
+ * 62004, 62005) 1.230x over 29 BF16 rows (0.93-2.01) and 1.272x over 19
+ * FP8 tensor-scale ones (0.86-2.26), at 0.88-0.93x the energy. Where no
+ * split of a split family passes, the family unsplit (search_ranked). */
+static bool split_adds_waves(const jg__target *t, uint64_t tiles, uint32_t split)
+{
+    return jg__ceil_div(tiles, clusters_at_once(t, split)) >
+           jg__ceil_div(tiles, (uint64_t)t->sm_count);
+}
+
 /* The dense candidate of BLOCK_M row i of sm90_block_m, BLOCK_K row j of
  * sm90_block_k and BLOCK_N bn, its stages fitted, and its estimate; false
  * where the dtype, the scale mode, a forced size, the pass's cluster or
@@ -1419,13 +1438,14 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
     /* Split-K: every CTA runs at least SM90_SPLIT_MIN_STAGES of K's stages
      * (the last CTA's share may run past K), and only where the tiles alone
      * leave SMs idle or a ragged wave (up to SM90_SPLIT_MAX_WAVES waves of
-     * them), unless JITGEMM_SPLIT asks for it. */
-    if (split > 1 &&
-        (dp->cluster > 1 || k_stages < (uint64_t)split * SM90_SPLIT_MIN_STAGES ||
-         (c.block_m == 128 && bn > SM90_SPLIT_MAX_BLOCK_N) ||
-         ((!t->force_split || t->force_split == JG_SPLIT_ANY) &&
-          tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn) >
-              (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES)))
+     * them) and the split adds no wave (split_adds_waves), unless
+     * JITGEMM_SPLIT asks for it. */
+    const uint64_t tiles = tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn);
+    const bool split_free = !t->force_split || t->force_split == JG_SPLIT_ANY;
+    if (split > 1 && (dp->cluster > 1 || k_stages < (uint64_t)split * SM90_SPLIT_MIN_STAGES ||
+                      (c.block_m == 128 && bn > SM90_SPLIT_MAX_BLOCK_N) ||
+                      (split_free && (tiles > (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES ||
+                                      split_adds_waves(t, tiles, split)))))
         return false;
     const bool exact = (p->flags & JG_GEMM_FP32_EXACT) != 0;
     if (ab_size == 1 || exact) {
@@ -1850,6 +1870,14 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
         split_max = SM90_LONG_K_SPLIT_MAX;
     }
     found = search_families(t, p, families, split_max, max_cluster, n_stack, all, all_est, RANKED);
+    /* no split that fills the SMs without adding waves (split_adds_waves):
+     * the same families unsplit */
+    const uint32_t unsplit = (families & ~(JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT)) |
+                             (families & JG_FAMILY_SPLIT ? JG_FAMILY_PLAIN : 0) |
+                             (families & JG_FAMILY_SWAP_SPLIT ? JG_FAMILY_SWAP : 0);
+    if (!found && unsplit != families)
+        found = search_families(t, p, family_limits(p, unsplit), split_max, max_cluster, n_stack,
+                                all, all_est, RANKED);
     if (!found && families != JG_FAMILY_PLAIN) {
         *cell = NULL;
         why->long_k = false;

@@ -1217,7 +1217,7 @@ static void test_swap_pad_always(void)
     jg_test_h100_target(&t);
     const typed_row rows[] = {
         {JG_BF16, 131, 9216, 5760, true},   {JG_BF16, 142, 5120, 2880, true},
-        {JG_FP16, 146, 4608, 2048, true},   {JG_BF16, 193, 8192, 7168, true},
+        {JG_FP16, 146, 4608, 2048, true},   {JG_BF16, 193, 6144, 7168, true},
         {JG_BF16, 194, 20480, 6144, true},  {JG_BF16, 141, 18944, 7168, false},
         {JG_BF16, 169, 20480, 5760, false}, {JG_E4M3, 182, 9216, 15360, false},
         {JG_BF16, 240, 18944, 7168, false}};
@@ -1237,6 +1237,15 @@ static void test_swap_pad_always(void)
     }
 }
 
+/* The test target with an H200's resident clusters of 2-8 CTAs (the
+ * driver's count, which the device's plans use). */
+static void h200_clusters_target(jg__target *t)
+{
+    static const uint16_t h200[] = {0, 0, 66, 39, 30, 22, 17, 15, 15};
+    jg_test_h100_target(t);
+    memcpy(t->resident_clusters, h200, sizeof h200);
+}
+
 /* Plain 64-row tiles in two rows (M = 65-128) with long K give way to
  * swap-AB as JITGEMM_SWAP=1 plans it (swap_over_row_tiles): the H200's
  * plans of the rows it was measured on (its resident clusters); short K,
@@ -1245,9 +1254,7 @@ static void test_swap_pad_always(void)
 static void test_swap_over_row_tiles(void)
 {
     jg__target t, swap;
-    jg_test_h100_target(&t);
-    static const uint16_t h200[] = {0, 0, 66, 39, 30, 22, 17, 15, 15};
-    memcpy(t.resident_clusters, h200, sizeof h200);
+    h200_clusters_target(&t);
     swap = t;
     swap.force_swap = 2; /* JITGEMM_SWAP=1 */
     const typed_row rows[] = {{JG_BF16, 107, 1408, 20480, true},  {JG_BF16, 102, 1024, 14144, true},
@@ -2216,6 +2223,55 @@ static void test_few_tiles_split(void)
           "%d rows taken by the few tiles' rule, %d left (4 and 7 expected)", taken, left);
 }
 
+/* K split over a cluster never makes more waves of clusters than the
+ * unsplit tiles make (split_adds_waves), on the rows of
+ * bench/split-waves.jsonl whose plans split into 2-6 waves before (H200's
+ * resident clusters: BF16 916x1536x7168 swap-AB 128x160 over clusters of
+ * 8, 576 CTAs in 5 waves, ran at 0.45 of torch.mm); some of them still
+ * split (fewer CTAs a cluster or wider tiles), and JITGEMM_SPLIT=8 still
+ * splits over 8 whatever the waves. */
+static void test_split_adds_waves(void)
+{
+    jg__target t, forced;
+    h200_clusters_target(&t);
+    forced = t;
+    forced.force_split = 8;
+    const typed_row rows[] = {
+        {JG_BF16, 91, 1024, 15504, false},  {JG_BF16, 89, 5760, 7120, false},
+        {JG_BF16, 536, 1408, 6144, false},  {JG_BF16, 606, 1408, 10240, false},
+        {JG_BF16, 210, 1024, 21072, false}, {JG_BF16, 113, 5760, 3440, false},
+        {JG_E4M3, 126, 9216, 9360, false},  {JG_E4M3, 104, 4096, 21072, false},
+        {JG_E4M3, 70, 20480, 23504, false}, {JG_E4M3, 169, 9216, 28576, false},
+        {JG_E4M3, 408, 1024, 6448, false},  {JG_BF16, 916, 1536, 7168, false},
+        {JG_E4M3, 652, 1536, 10240, false}};
+    int split = 0;
+    for (size_t i = 0; i < JG_ARRAY_LEN(rows); ++i) {
+        const jg_gemm_problem p =
+            rows[i].ab == JG_E4M3
+                ? fp8(rows[i].m, rows[i].n, rows[i].k, JG_SCALE_TENSOR)
+                : dense_problem(JG_BF16, JG_BF16, rows[i].m, rows[i].n, rows[i].k);
+        char what[96], msg[768] = "";
+        const jg__gemm_config c = plan_logged(&t, &p, msg, problem_name(&p, what, sizeof what));
+        if (c.split_k <= 1)
+            continue;
+        ++split;
+        const int64_t rows_of = c.swap_ab ? p.n : p.m, cols = c.swap_ab ? p.m : p.n;
+        const int64_t tiles =
+            (rows_of + c.block_m - 1) / c.block_m * ((cols + c.block_n - 1) / c.block_n);
+        const int64_t at_once = t.resident_clusters[c.split_k] ? t.resident_clusters[c.split_k]
+                                                               : t.sm_count / c.split_k;
+        CHECK((tiles + at_once - 1) / at_once <= (tiles + t.sm_count - 1) / t.sm_count,
+              "%s: %lld tiles split over clusters of %u make %lld waves of them, unsplit %lld: "
+              "\"%s\"",
+              what, (long long)tiles, c.split_k, (long long)((tiles + at_once - 1) / at_once),
+              (long long)((tiles + t.sm_count - 1) / t.sm_count), msg);
+    }
+    CHECK(split >= 3, "%d of the rows split over a cluster (3 or more expected)", split);
+    const jg_gemm_problem p = dense_problem(JG_BF16, JG_BF16, 916, 1536, 7168);
+    const jg__gemm_config f = plan_of(&forced, &p, "bf16 916x1536x7168 under JITGEMM_SPLIT=8");
+    CHECK(f.split_k == 8, "bf16 916x1536x7168 under JITGEMM_SPLIT=8: split %u", f.split_k);
+}
+
 /* FP8 plain tiles of one CTA, no split, one row of tiles spanning M =
  * 80-128 with K >= 9216 and N >= 8192: the plan stacks 4 CTAs along N
  * (1x4, A's tile multicast), its tile's rows still spanning M; M under 80,
@@ -2378,6 +2434,7 @@ int main(void)
     test_bands();
     test_odd_rows_along_n();
     test_few_tiles_split();
+    test_split_adds_waves();
     test_one_row_along_n();
     test_stream_k_context();
     test_stream_k();
