@@ -22,6 +22,12 @@ kernel it changes), the spread of the rows where a variant ran the first variant
 kernel (the run's noise, which biases a best of several upward), and the
 best-of-all-variants geomean; the runs' JSON and a summary JSON go to --out.
 
+--chunk N times the rows N at a time: every variant runs a chunk before the next chunk
+starts, so that a sweep cut short has timed the same rows under every variant. --deadline
+S (seconds, for a device call's budget; chunks of 6 unless --chunk) starts no chunk that
+the slowest chunk so far says would end past S, and reports the rows timed, saying where
+it stopped.
+
 --draw N draws N rows from the random generator of jitgemm-bench --random (a fresh seed
 unless --seed; printed) that satisfy --where (a Python expression in m, n, k) and writes
 them as spec lines to --emit, with no GPU.
@@ -34,9 +40,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import random_draw  # noqa: E402
+
+
+# rows a run under --deadline without --chunk
+DEADLINE_CHUNK = 6
 
 
 def parse_variant(text):
@@ -87,6 +98,8 @@ def main():
     ap.add_argument("--where", default="True")
     ap.add_argument("--dims", default="bench/model-dims.json")
     ap.add_argument("--emit")
+    ap.add_argument("--chunk", type=int, help="rows a run (default: all; 6 with --deadline)")
+    ap.add_argument("--deadline", type=float, help="seconds for the whole sweep")
     ap.add_argument("rest", nargs="*")
     args = ap.parse_args()
     if args.draw:
@@ -105,38 +118,67 @@ def main():
     peer = {}
     energy, peer_energy = {}, {}  # --energy (in the jitgemm-bench arguments): uJ per GEMM
     info = {}
+    lines = [line for line in open(args.spec) if line.strip() and not line.startswith("#")]
+    size = args.chunk or (DEADLINE_CHUNK if args.deadline else len(lines)) or 1
+    if size < 1:
+        ap.error("--chunk takes a positive number of rows")
+    specs = [args.spec]
+    chunk_dir = None
+    if size < len(lines):
+        chunk_dir = tempfile.mkdtemp(prefix="env-sweep-chunks-")
+        specs = []
+        for i in range(0, len(lines), size):
+            specs.append(os.path.join(chunk_dir, f"c{len(specs)}.jsonl"))
+            with open(specs[-1], "w") as f:
+                f.writelines(lines[i:i + size])
+    start, slowest, stopped = time.monotonic(), 0.0, None
     for r in range(1, args.rounds + 1):
-        for vi, (name, env) in enumerate(args.variant):
-            out = os.path.join(args.out, f"{name}-{r}.json")
-            bench = env.get("BENCH", args.bench)
-            cmd = [bench, "--spec", args.spec, "--pooled", "--no-check", "--json", out]
-            if not (args.peer and vi == 0 and r == 1):
-                cmd.append("--no-peer")
-            cmd += args.rest
-            e = dict(os.environ, JITGEMM_CACHE_DIR=os.path.join(caches, name),
-                     **{v: x for v, x in env.items() if v != "BENCH"})
-            res = subprocess.run(cmd, env=e, capture_output=True, text=True)
-            if res.returncode not in (0, 1):
-                print(f"{name} round {r}: jitgemm-bench exited {res.returncode}:\n{res.stderr[-2000:]}",
-                      file=sys.stderr)
-                continue
-            try:
-                rows = json.load(open(out))["rows"]
-            except (OSError, ValueError, KeyError) as err:
-                print(f"{name} round {r}: no JSON ({err})", file=sys.stderr)
-                continue
-            for row in rows:
-                key = row["name"]
-                info[key] = (row["m"], row["n"], row["k"])
-                if row.get("ours_us"):
-                    times.setdefault(key, {}).setdefault(name, []).append(row["ours_us"])
-                kernels.setdefault(key, {})[name] = row.get("kernel", "")
-                if row.get("cublas_us"):
-                    peer[key] = row["cublas_us"]
-                if row.get("ours_uj"):
-                    energy.setdefault(key, {}).setdefault(name, []).append(row["ours_uj"])
-                if row.get("cublas_uj"):
-                    peer_energy[key] = row["cublas_uj"]
+        for ci, spec in enumerate(specs):
+            if args.deadline and time.monotonic() - start + slowest > args.deadline:
+                stopped = (r, ci)
+                break
+            t0 = time.monotonic()
+            for vi, (name, env) in enumerate(args.variant):
+                tag = f"{name}-{r}" if len(specs) == 1 else f"{name}-{r}-c{ci}"
+                out = os.path.join(args.out, f"{tag}.json")
+                bench = env.get("BENCH", args.bench)
+                cmd = [bench, "--spec", spec, "--pooled", "--no-check", "--json", out]
+                if not (args.peer and vi == 0 and r == 1):
+                    cmd.append("--no-peer")
+                cmd += args.rest
+                e = dict(os.environ, JITGEMM_CACHE_DIR=os.path.join(caches, name),
+                         **{v: x for v, x in env.items() if v != "BENCH"})
+                res = subprocess.run(cmd, env=e, capture_output=True, text=True)
+                if res.returncode not in (0, 1):
+                    print(f"{tag}: jitgemm-bench exited {res.returncode}:\n{res.stderr[-2000:]}",
+                          file=sys.stderr)
+                    continue
+                try:
+                    rows = json.load(open(out))["rows"]
+                except (OSError, ValueError, KeyError) as err:
+                    print(f"{tag}: no JSON ({err})", file=sys.stderr)
+                    continue
+                for row in rows:
+                    key = row["name"]
+                    info[key] = (row["m"], row["n"], row["k"])
+                    if row.get("ours_us"):
+                        times.setdefault(key, {}).setdefault(name, []).append(row["ours_us"])
+                    kernels.setdefault(key, {})[name] = row.get("kernel", "")
+                    if row.get("cublas_us"):
+                        peer[key] = row["cublas_us"]
+                    if row.get("ours_uj"):
+                        energy.setdefault(key, {}).setdefault(name, []).append(row["ours_uj"])
+                    if row.get("cublas_uj"):
+                        peer_energy[key] = row["cublas_uj"]
+            slowest = max(slowest, time.monotonic() - t0)
+        if stopped:
+            break
+    if chunk_dir:
+        shutil.rmtree(chunk_dir, ignore_errors=True)
+    if stopped:
+        print(f"deadline {args.deadline:g} s: stopped in round {stopped[0]} before chunk "
+              f"{stopped[1] + 1} of {len(specs)} ({size} rows each); the ratios below are "
+              f"over the rows every variant timed")
     if not args.caches:
         shutil.rmtree(caches, ignore_errors=True)  # the variants' kernels
     base = names[0]

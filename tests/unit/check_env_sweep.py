@@ -58,8 +58,9 @@ with tempfile.TemporaryDirectory() as tmp:
     fake = os.path.join(tmp, "fake-bench")
     with open(fake, "w") as f:
         f.write(f"""#!{sys.executable}
-import json, os, sys
+import json, os, sys, time
 a = sys.argv
+time.sleep(float(os.environ.get("FAKE_SLEEP", "0")))
 spec, out = a[a.index("--spec") + 1], a[a.index("--json") + 1]
 rows = []
 for line in open(spec):
@@ -119,5 +120,29 @@ with open(os.path.join(os.environ["JITGEMM_CACHE_DIR"], "seen"), "a") as f:
             if os.path.exists(os.path.join(caches, v, "seen"))}
     check(seen == {"base": ["-", "-"], "t": ["128x128", "128x128"]},
           f"each variant's runs used its own cache under --caches, kept after the run: {seen}")
+
+    # --chunk: every variant times a chunk before the next; the same ratios as one run
+    res = subprocess.run([sys.executable, script, "--spec", spec, "--bench", fake, "--rounds", "2",
+                          "--chunk", "5", "--peer", "--out", os.path.join(tmp, "out3"),
+                          "--variant", "base=", "--variant", "t=JITGEMM_TILE=128x128",
+                          "--variant", "s=JITGEMM_SWAP=1"], capture_output=True, text=True)
+    check(res.returncode == 0, f"the chunked run exits 0 ({res.stderr[-300:]})")
+    check("t: base us / t us geomean 2.000 over 12 rows" in res.stdout and
+          f"s: base us / s us geomean {3 ** (odd / 12):.3f} over 12 rows" in res.stdout and
+          "cuBLAS us / base us 2.000" in res.stdout, "chunks of 5: the ratios of one run")
+    made = sorted(os.listdir(os.path.join(tmp, "out3")))
+    check("base-2-c2.json" in made and "s-1-c0.json" in made and len(made) == 19,
+          f"a JSON per variant, round and chunk, and the summary: {made}")
+
+    # --deadline: no chunk starts that the slowest so far would end past it (each
+    # run sleeps 0.3 s: the first chunk of two variants takes over half of 1 s)
+    res = subprocess.run([sys.executable, script, "--spec", spec, "--bench", fake, "--rounds", "2",
+                          "--deadline", "1", "--chunk", "4", "--out", os.path.join(tmp, "out4"),
+                          "--variant", "base=", "--variant", "t=JITGEMM_TILE=128x128"],
+                         capture_output=True, text=True, env=dict(os.environ, FAKE_SLEEP="0.3"))
+    check(res.returncode == 0, f"the run under a deadline exits 0 ({res.stderr[-300:]})")
+    check("deadline 1 s: stopped in round 1 before chunk 2 of 3 (4 rows each)" in res.stdout and
+          "t: base us / t us geomean 2.000 over 4 rows" in res.stdout,
+          f"the deadline's stop and the rows timed: {res.stdout[-400:]}")
 
 finish("env_sweep")
