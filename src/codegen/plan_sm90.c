@@ -1741,6 +1741,7 @@ typedef struct family_choice {
     double pad_always; /* swap-AB taken because the plan padded M this much (else 0) */
     double pad_before; /* the padding of the plan the 15% tier replaced (pad) */
     bool row_tiles;    /* swap-AB over two rows of 64-row plain tiles (swap_over_row_tiles) */
+    bool unsplit;      /* a family of splits planned unsplit: each split added waves */
 } family_choice;
 
 /* The width of swap-AB tiles spanning M in `cols` columns: M / cols
@@ -1820,6 +1821,7 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
     why->pad_always = 0;
     why->pad_before = 0;
     why->row_tiles = false;
+    why->unsplit = false;
     if (p->a_type == JG_NVFP4)
         return search_nvfp4(t, p, out, est, max);
     /* JG_GEMM_FP32_EXACT: the GEMM runs three passes over the workspace's
@@ -1875,9 +1877,11 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
     const uint32_t unsplit = (families & ~(JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT)) |
                              (families & JG_FAMILY_SPLIT ? JG_FAMILY_PLAIN : 0) |
                              (families & JG_FAMILY_SWAP_SPLIT ? JG_FAMILY_SWAP : 0);
-    if (!found && unsplit != families)
+    if (!found && unsplit != families) {
         found = search_families(t, p, family_limits(p, unsplit), split_max, max_cluster, n_stack,
                                 all, all_est, RANKED);
+        why->unsplit = found > 0;
+    }
     if (!found && families != JG_FAMILY_PLAIN) {
         *cell = NULL;
         why->long_k = false;
@@ -2597,6 +2601,9 @@ jg_status jg__plan_gemm_sm90(const jg__target *t, const jg__problem_key *p, cons
             if (out->split_k > 1)
                 snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
                          ", K split over %u CTAs", out->split_k);
+            if (why.unsplit && out->split_k <= 1 && out->split_ws <= 1)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape),
+                         " (unsplit: each split over a cluster would add waves)");
             char groups[32] = "";
             if (out->stream_k > 1)
                 snprintf(groups, sizeof groups, " in %u row groups", out->stream_k);

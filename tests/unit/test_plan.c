@@ -2268,6 +2268,10 @@ static void test_split_adds_waves(void)
     }
     CHECK(split >= 3, "%d of the rows split over a cluster (3 or more expected)", split);
     const jg_gemm_problem p = dense_problem(JG_BF16, JG_BF16, 916, 1536, 7168);
+    char msg[768] = "";
+    const jg__gemm_config u = plan_logged(&t, &p, msg, "bf16 916x1536x7168");
+    CHECK(u.split_k <= 1 && strstr(msg, "unsplit: each split over a cluster would add waves"),
+          "bf16 916x1536x7168: split %u; the log names the unsplit family: \"%s\"", u.split_k, msg);
     const jg__gemm_config f = plan_of(&forced, &p, "bf16 916x1536x7168 under JITGEMM_SPLIT=8");
     CHECK(f.split_k == 8, "bf16 916x1536x7168 under JITGEMM_SPLIT=8: split %u", f.split_k);
 }
