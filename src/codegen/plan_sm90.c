@@ -143,10 +143,9 @@ bool jg__sm90_table_cell(size_t i, jg__table_cell_info *out)
     return true;
 }
 
-/* Dense split-K: each CTA at least this many stages of K, and only where
- * the tiles alone make at most this many waves */
+/* Dense split-K: each CTA at least this many stages of K (and only where
+ * the split adds no wave: split_adds_waves) */
 #define SM90_SPLIT_MIN_STAGES 4
-#define SM90_SPLIT_MAX_WAVES 2
 /* ... over 2, 4 or 8 CTAs, and 128-row tiles at most this wide: the
  * split's consumers hold 224 registers, and ptxas spilled 8-16 bytes from
  * 192 columns on with clusters of 6, from 216 with 8 (BF16 out) and from
@@ -1387,7 +1386,9 @@ static bool n_stack_fits(const jg__problem_key *p, const jg__gemm_config *c, con
 
 /* Whether K split over clusters of `split` CTAs makes more waves of them
  * than the unsplit tiles make: the split is to fill idle SMs, not to queue
- * its CTAs. The model rated such splits level with the unsplit plans
+ * its CTAs. At most SMs / split clusters run at once, so a split adds no
+ * wave exactly where all its clusters run at once (tiles past the SMs
+ * already take a wave more split in two). The model rated such splits level with the unsplit plans
  * (916x1536x7168 BF16: swap-AB 128x160 over clusters of 8, 576 CTAs in 5
  * waves, 44.1 us against 44.6) where they ran at about half their speed
  * (75.5 us; torch.mm 36.6). On an H200 (bench/results/2026-11-30-h200-
@@ -1400,8 +1401,7 @@ static bool n_stack_fits(const jg__problem_key *p, const jg__gemm_config *c, con
  * split of a split family passes, the family unsplit (search_ranked). */
 static bool split_adds_waves(const jg__target *t, uint64_t tiles, uint32_t split)
 {
-    return jg__ceil_div(tiles, clusters_at_once(t, split)) >
-           jg__ceil_div(tiles, (uint64_t)t->sm_count);
+    return tiles > clusters_at_once(t, split);
 }
 
 /* The dense candidate of BLOCK_M row i of sm90_block_m, BLOCK_K row j of
@@ -1436,16 +1436,13 @@ static bool dense_candidate(const jg__target *t, const jg__problem_key *p, size_
         return false;
     const uint64_t k_stages = jg__ceil_div((uint64_t)p->k, c.block_k);
     /* Split-K: every CTA runs at least SM90_SPLIT_MIN_STAGES of K's stages
-     * (the last CTA's share may run past K), and only where the tiles alone
-     * leave SMs idle or a ragged wave (up to SM90_SPLIT_MAX_WAVES waves of
-     * them) and the split adds no wave (split_adds_waves), unless
-     * JITGEMM_SPLIT asks for it. */
-    const uint64_t tiles = tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn);
-    const bool split_free = !t->force_split || t->force_split == JG_SPLIT_ANY;
-    if (split > 1 && (dp->cluster > 1 || k_stages < (uint64_t)split * SM90_SPLIT_MIN_STAGES ||
-                      (c.block_m == 128 && bn > SM90_SPLIT_MAX_BLOCK_N) ||
-                      (split_free && (tiles > (uint64_t)t->sm_count * SM90_SPLIT_MAX_WAVES ||
-                                      split_adds_waves(t, tiles, split)))))
+     * (the last CTA's share may run past K), and only where the split adds
+     * no wave (split_adds_waves), unless JITGEMM_SPLIT asks for it. */
+    if (split > 1 &&
+        (dp->cluster > 1 || k_stages < (uint64_t)split * SM90_SPLIT_MIN_STAGES ||
+         (c.block_m == 128 && bn > SM90_SPLIT_MAX_BLOCK_N) ||
+         ((!t->force_split || t->force_split == JG_SPLIT_ANY) &&
+          split_adds_waves(t, tiles_m(p, c.block_m) * jg__ceil_div((uint64_t)p->n, bn), split))))
         return false;
     const bool exact = (p->flags & JG_GEMM_FP32_EXACT) != 0;
     if (ab_size == 1 || exact) {
@@ -1874,10 +1871,10 @@ static size_t search_ranked(const jg__target *t, const jg__problem_key *p, jg__g
     found = search_families(t, p, families, split_max, max_cluster, n_stack, all, all_est, RANKED);
     /* no split that fills the SMs without adding waves (split_adds_waves):
      * the same families unsplit */
-    const uint32_t unsplit = (families & ~(JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT)) |
-                             (families & JG_FAMILY_SPLIT ? JG_FAMILY_PLAIN : 0) |
-                             (families & JG_FAMILY_SWAP_SPLIT ? JG_FAMILY_SWAP : 0);
-    if (!found && unsplit != families) {
+    if (!found && (families & (JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT))) {
+        const uint32_t unsplit = (families & ~(JG_FAMILY_SPLIT | JG_FAMILY_SWAP_SPLIT)) |
+                                 (families & JG_FAMILY_SPLIT ? JG_FAMILY_PLAIN : 0) |
+                                 (families & JG_FAMILY_SWAP_SPLIT ? JG_FAMILY_SWAP : 0);
         found = search_families(t, p, family_limits(p, unsplit), split_max, max_cluster, n_stack,
                                 all, all_est, RANKED);
         why->unsplit = found > 0;
